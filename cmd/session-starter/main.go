@@ -1,0 +1,146 @@
+// Command session-starter runs a program (the Engine) so that when the
+// session ends — the Engine exits, the launcher dies, the control
+// descriptor closes, a stop signal arrives — every process the Engine
+// started ends too, and the launcher gets the Engine's exact exit status.
+//
+//	session-starter [flags] -- PROGRAM [ARG...]
+//
+// See README.md for the flags, the ack line and the exit statuses.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/session-starter/session-starter/gate"
+	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/starter"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; without
+// it the module version from the build info is used.
+var version = ""
+
+func main() {
+	// The hidden modes come first: their command lines are not ours.
+	switch {
+	case gate.Invoked(os.Args):
+		gate.Main(os.Args)
+	case guard.Invoked(os.Args):
+		guard.Main(os.Args)
+	}
+	run(os.Args[1:], os.Stdout, os.Stderr).Apply()
+}
+
+const usageHead = `Usage: session-starter [flags] -- PROGRAM [ARG...]
+
+Runs PROGRAM (the Engine) in a new process group behind a guard. When the
+session ends — the Engine exits, the launcher is gone (--watch-parent), the
+control descriptor reaches end of input, or SIGTERM, SIGINT, SIGHUP or
+SIGQUIT arrives — every process of the group is killed, and session-starter
+exits with the Engine's status (or dies of the Engine's signal).
+
+Exit statuses of its own: 2 usage error, 125 containment failed or members
+survived, 126 PROGRAM cannot be executed, 127 PROGRAM not found.
+
+Flags:
+`
+
+// run parses args and holds the session. Only help and version write to
+// stdout, before anything is started.
+func run(args []string, stdout, stderr io.Writer) starter.Verdict {
+	fs := pflag.NewFlagSet("session-starter", pflag.ContinueOnError)
+	fs.SetInterspersed(false)
+	fs.SetOutput(io.Discard)
+	ack := fs.Bool("ack", false, "write the ack line to stdout once containment exists, before PROGRAM runs")
+	watchParent := fs.Bool("watch-parent", false, "end the session when the process that started session-starter is gone")
+	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
+	controlFD := fs.Int("control-fd", -1, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
+	budget := fs.Duration("kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors")
+	logLevel := fs.String("log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
+	logFormat := fs.String("log-format", "auto", "diagnostics format: auto, json, console")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	help := fs.BoolP("help", "h", false, "print this help and exit")
+	usage := func() string { return usageHead + fs.FlagUsages() }
+
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, err.Error())
+	}
+	switch {
+	case *help:
+		fmt.Fprint(stdout, usage())
+		return starter.Verdict{}
+	case *showVersion:
+		fmt.Fprintln(stdout, "session-starter", buildVersion())
+		return starter.Verdict{}
+	}
+	if fs.ArgsLenAtDash() != 0 {
+		return usageError(stderr, "missing -- before PROGRAM")
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, "missing PROGRAM after --")
+	}
+	if fs.Changed("parent-pid") && *parentPID <= 0 {
+		return usageError(stderr, fmt.Sprintf("--parent-pid %d: must be a PID", *parentPID))
+	}
+	if fs.Changed("control-fd") && *controlFD < 0 {
+		return usageError(stderr, fmt.Sprintf("--control-fd %d: must be greater than 2", *controlFD))
+	}
+	if *budget <= 0 {
+		return usageError(stderr, "--kill-budget must be positive")
+	}
+	logger, err := newLogger(*logLevel, *logFormat, stderr)
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	return starter.Main(context.Background(), starter.Options{
+		Argv:        fs.Args(),
+		WatchParent: *watchParent,
+		ParentPID:   *parentPID,
+		ControlFD:   *controlFD,
+		KillBudget:  *budget,
+		Logger:      logger,
+	}, *ack)
+}
+
+func usageError(stderr io.Writer, msg string) starter.Verdict {
+	fmt.Fprintf(stderr, "session-starter: %s\nRun 'session-starter --help' for usage.\n", msg)
+	return starter.Verdict{Code: starter.ExitUsage}
+}
+
+func newLogger(level, format string, w io.Writer) (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(level)
+	if err != nil || level == "" {
+		return zerolog.Nop(), fmt.Errorf("--log-level %q: want debug, info, warn, error or disabled", level)
+	}
+	switch format {
+	case "json":
+	case "console":
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+	case "auto":
+		if isTerminal(w) {
+			w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+		}
+	default:
+		return zerolog.Nop(), errors.New("--log-format: want auto, json or console")
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,31 @@
+// Package gate holds both sides of the readiness gate: the process that
+// becomes the Engine, but executes the Engine's program only when the
+// starter says so.
+//
+//	starter ── Start ──> gate        leader of a NEW process group E,
+//	   │                              waits in "ready", has executed nothing
+//	   ├── (arms the guard on E)
+//	   └── Release ─────> gate ── execve ──> Engine (same PID, same group)
+//
+// Go cannot run code between fork and exec, so the gate is the starter's
+// own binary started again in a hidden mode ([Arg] as the first argument).
+//
+// # Guarantees
+//
+// [Start] returns only once the gate has shown that it leads its own
+// process group, and the starter has checked the same from outside
+// (getpgid of the gate is the gate's PID). The Engine's program is never
+// executed before [Gate.Release]: if the starter is gone first — the
+// go-ahead pipe ends, or carries anything but the exact go-ahead — the gate
+// exits without executing anything. An execve failure comes back as its
+// errno ([ExecError]).
+//
+// The Engine gets the descriptors named in [Spec.Files] at their own
+// numbers and nothing else of the gate's or the starter's: the gate's own
+// pipes are close-on-exec before the go-ahead is read.
+//
+// # Failure rule
+//
+// Whatever cannot be shown — the group leadership, the ready message —
+// is an error from Start, and nothing was executed.
+package gate

@@ -1,0 +1,60 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Arg is the first argument that selects the hidden gate mode. It cannot
+// be mistaken for a flag of session-starter's own command line.
+const Arg = "__session-starter-gate__"
+
+// Invoked reports whether args (os.Args) asks for the gate mode.
+func Invoked(args []string) bool {
+	return len(args) > 1 && args[1] == Arg
+}
+
+// Spec says what the gate is to become.
+type Spec struct {
+	// Exe is the binary that implements the hidden mode, normally
+	// /proc/self/exe.
+	Exe string
+	// Path is the Engine's program, already resolved; Argv its arguments,
+	// Argv[0] included; Env its environment.
+	Path string
+	Argv []string
+	Env  []string
+	// Files lists the descriptors the Engine gets at the same numbers:
+	// 0, 1, 2 and those the launcher passed. Numbers not listed are closed
+	// in the Engine.
+	Files []int
+}
+
+// ExecError is an execve failure of the Engine's program.
+type ExecError struct {
+	Path  string
+	Errno syscall.Errno
+}
+
+func (e *ExecError) Error() string {
+	return fmt.Sprintf("execute %s: %v", e.Path, e.Errno)
+}
+
+func (e *ExecError) Unwrap() error { return e.Errno }
+
+// Exit statuses of the gate process itself, seen by the starter only when
+// the Engine's program was never executed.
+const (
+	// exitNotReleased: the starter was gone before the go-ahead.
+	exitNotReleased = 125
+)
+
+// ExitStatusFor is the status for an Engine program that could not be
+// executed: 127 when it does not exist, else 126 (as a shell does).
+func ExitStatusFor(err error) int {
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+		return 127
+	}
+	return 126
+}

@@ -1,0 +1,234 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// readyTimeout bounds the wait for the gate's ready message. A gate that
+// starts normally answers within milliseconds; one that has not answered in
+// this time is stuck (stopped, or the machine is out of memory), and the
+// session is refused rather than left hanging.
+const readyTimeout = 30 * time.Second
+
+// Gate is a started gate process waiting for its go-ahead.
+type Gate struct {
+	// PID is the gate's PID, which is also the number of its process
+	// group and, after the go-ahead, the Engine's PID.
+	PID int
+	// Pidfd names the gate; it stays valid after the gate executes the
+	// Engine, since execve keeps the process.
+	Pidfd int
+	path  string
+	goW   int // starter → gate: the go-ahead
+	repR  int // gate → starter: ready, then exec-failed or end of file
+}
+
+// noFD marks a descriptor slot that is closed in the child.
+const noFD = ^uintptr(0)
+
+// Start starts the gate and waits until it is ready: it leads its own
+// process group, and has executed nothing.
+func Start(spec Spec) (*Gate, error) {
+	goR, goW, err := sys.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	repR, repW, err := sys.Pipe()
+	if err != nil {
+		sys.Close(goR)
+		sys.Close(goW)
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	// The identity map: the launcher's descriptors at their own numbers,
+	// holes closed, the gate's two pipes after the highest. Every slot
+	// below len(files) is set explicitly, so Go's fork cannot park its
+	// internal pipe on a number the Engine should inherit
+	// (LINUX-FACTS.md §1, case d).
+	top := 2
+	if len(spec.Files) > 0 {
+		top = max(top, slices.Max(spec.Files))
+	}
+	files := make([]uintptr, top+3)
+	for i := range files {
+		files[i] = noFD
+	}
+	for _, fd := range spec.Files {
+		files[fd] = uintptr(fd)
+	}
+	goFD, repFD := top+1, top+2
+	files[goFD], files[repFD] = uintptr(goR), uintptr(repW)
+
+	argv := append([]string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), spec.Path, "--"}, spec.Argv...)
+	pidfd := -1
+	pid, err := syscall.ForkExec(spec.Exe, argv, &syscall.ProcAttr{
+		Env:   spec.Env,
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
+	})
+	sys.Close(goR)
+	sys.Close(repW)
+	if err != nil {
+		sys.Close(goW)
+		sys.Close(repR)
+		return nil, fmt.Errorf("gate: start %s: %w", spec.Exe, err)
+	}
+	g := &Gate{PID: pid, Pidfd: pidfd, path: spec.Path, goW: goW, repR: repR}
+	if err := g.awaitReady(); err != nil {
+		g.kill()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *Gate) awaitReady() error {
+	fds := []unix.PollFd{{Fd: int32(g.repR), Events: unix.POLLIN}}
+	n, err := sys.Poll(fds, readyTimeout)
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("gate: no ready message from pid %d within %v", g.PID, readyTimeout)
+	}
+	line, err := wire.ReadLine(sys.FD(g.repR))
+	if err != nil {
+		return fmt.Errorf("gate: pid %d ended before it was ready: %w", g.PID, err)
+	}
+	if err := wire.Expect(line, wire.Ready, g.PID); err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	// The gate said it leads its group; check it from outside too. The
+	// gate is our unreaped child, so its PID cannot name anyone else.
+	pgid, err := sys.Getpgid(g.PID)
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	if pgid != g.PID {
+		return fmt.Errorf("gate: pid %d is in process group %d, not its own", g.PID, pgid)
+	}
+	return nil
+}
+
+// kill ends a gate that never got its go-ahead, through its pidfd, and
+// reaps it. It has executed nothing and is alone in its group.
+func (g *Gate) kill() {
+	sys.Close(g.goW)
+	g.goW = -1
+	_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
+	_, _ = sys.Reap(g.Pidfd)
+	g.Close()
+}
+
+// Release sends the go-ahead: the gate executes the Engine's program.
+// Whether that worked is read with [Gate.ExecResult].
+func (g *Gate) Release() error {
+	err := sys.WriteAll(g.goW, wire.Encode(wire.Go, g.PID))
+	sys.Close(g.goW)
+	g.goW = -1
+	if err != nil {
+		return fmt.Errorf("gate: go-ahead: %w", err)
+	}
+	return nil
+}
+
+// Abort closes the go-ahead pipe without a go-ahead: the gate exits
+// without executing anything.
+func (g *Gate) Abort() {
+	if g.goW >= 0 {
+		sys.Close(g.goW)
+		g.goW = -1
+	}
+}
+
+// ReportFD is the descriptor on which the exec result arrives; it becomes
+// readable (data or end of file) when the gate has executed the Engine or
+// failed to.
+func (g *Gate) ReportFD() int { return g.repR }
+
+// ExecResult reads the outcome of the go-ahead: nil when the Engine's
+// program was executed (the report pipe, close-on-exec in the gate, ended
+// without a message), an [*ExecError] when execve failed. Call it only
+// once ReportFD is readable or the gate has exited, else it blocks.
+func (g *Gate) ExecResult() error {
+	line, err := wire.ReadLine(sys.FD(g.repR))
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("gate: exec report: %w", err)
+	}
+	nums, err := wire.Decode(line, wire.ExecFailed, 1)
+	if err != nil {
+		return fmt.Errorf("gate: exec report: %w", err)
+	}
+	return &ExecError{Path: g.path, Errno: syscall.Errno(nums[0])}
+}
+
+// Close releases the starter's descriptors of the gate, the pidfd
+// included. It does not reap the gate.
+func (g *Gate) Close() {
+	for _, fd := range []*int{&g.goW, &g.repR, &g.Pidfd} {
+		if *fd >= 0 {
+			sys.Close(*fd)
+			*fd = -1
+		}
+	}
+}
+
+// Main is the gate side. It never returns: it executes the Engine's
+// program, or exits without executing anything when the starter is gone
+// before the go-ahead, or reports an execve failure and exits 126 or 127.
+func Main(args []string) {
+	goFD, repFD, path, argv, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "session-starter: gate: %v\n", err)
+		os.Exit(exitNotReleased)
+	}
+	// The two pipes arrived without close-on-exec (dup2 into their slots
+	// clears it); the Engine must not inherit them.
+	if sys.SetCloseOnExec(goFD) != nil || sys.SetCloseOnExec(repFD) != nil {
+		os.Exit(exitNotReleased)
+	}
+	pid := os.Getpid()
+	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
+		os.Exit(exitNotReleased)
+	}
+	if sys.WriteAll(repFD, wire.Encode(wire.Ready, pid)) != nil {
+		os.Exit(exitNotReleased)
+	}
+	line, err := wire.ReadLine(sys.FD(goFD))
+	if err != nil || wire.Expect(line, wire.Go, pid) != nil {
+		os.Exit(exitNotReleased)
+	}
+	sys.Close(goFD)
+	err = syscall.Exec(path, argv, os.Environ())
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		errno = syscall.EINVAL
+	}
+	_ = sys.WriteAll(repFD, wire.Encode(wire.ExecFailed, int(errno)))
+	os.Exit(ExitStatusFor(errno))
+}
+
+func parseArgs(args []string) (goFD, repFD int, path string, argv []string, err error) {
+	if len(args) < 7 || args[1] != Arg || args[5] != "--" {
+		return 0, 0, "", nil, errors.New("malformed gate command line")
+	}
+	goFD, err1 := strconv.Atoi(args[2])
+	repFD, err2 := strconv.Atoi(args[3])
+	if err1 != nil || err2 != nil || goFD < 3 || repFD < 3 || goFD == repFD {
+		return 0, 0, "", nil, errors.New("malformed gate descriptors")
+	}
+	return goFD, repFD, args[4], args[6:], nil
+}

@@ -1,0 +1,37 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Arg is the first argument that selects the hidden guard mode.
+const Arg = "__session-starter-guard__"
+
+// Invoked reports whether args (os.Args) asks for the guard mode.
+func Invoked(args []string) bool {
+	return len(args) > 1 && args[1] == Arg
+}
+
+// Reasons a guard refuses to arm, sent as "refused CODE".
+const (
+	refusedNoGroupSignal = 1 + iota
+	refusedInGroup
+	refusedGroupGone
+	refusedSetup
+)
+
+// ErrRefused is wrapped by Arm's error when the guard refused to arm.
+var ErrRefused = errors.New("guard refused to arm")
+
+func refusal(code int) error {
+	switch code {
+	case refusedNoGroupSignal:
+		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9)", ErrRefused)
+	case refusedInGroup:
+		return fmt.Errorf("%w: it is a member of the Engine's process group", ErrRefused)
+	case refusedGroupGone:
+		return fmt.Errorf("%w: the Engine's process group is gone", ErrRefused)
+	}
+	return fmt.Errorf("%w: its descriptors were not as expected", ErrRefused)
+}

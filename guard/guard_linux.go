@@ -1,0 +1,261 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// Spec says what the guard watches.
+type Spec struct {
+	// Exe is the binary that implements the hidden mode.
+	Exe string
+	// GatePidfd is a pidfd of the gate, the leader of group PGID.
+	GatePidfd int
+	PGID      int
+	// Budget bounds how long the guard keeps ending the group.
+	Budget time.Duration
+}
+
+// Guard is an armed guard process.
+type Guard struct {
+	PID   int
+	Pidfd int
+	pgid  int
+	finW  int
+}
+
+// armTimeout bounds the wait for the guard's armed message; a guard that
+// has not answered by then is stuck, and the session is refused.
+const armTimeout = 30 * time.Second
+
+// Descriptor numbers in the guard process.
+const (
+	fdGate    = 3 // pidfd of the gate
+	fdFinish  = 4 // read end of the finish pipe
+	fdStarter = 5 // pidfd of the starter
+	fdArmed   = 6 // write end of the armed pipe
+)
+
+// Arm starts the guard on the group spec.PGID and waits until it watches.
+func Arm(spec Spec) (*Guard, error) {
+	self, err := sys.PidfdOpen(os.Getpid())
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	defer sys.Close(self)
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("guard: open /dev/null: %w", err)
+	}
+	defer sys.Close(null)
+	finR, finW, err := sys.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	armR, armW, err := sys.Pipe()
+	if err != nil {
+		sys.Close(finR)
+		sys.Close(finW)
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	defer sys.Close(armR)
+	// The guard's environment carries nothing of the Engine's but a race
+	// detector setting, so that a race-built test binary playing the guard
+	// exits at once.
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GORACE=") {
+			env = append(env, kv)
+		}
+	}
+	pidfd := -1
+	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10)}
+	pid, err := syscall.ForkExec(spec.Exe, argv, &syscall.ProcAttr{
+		Dir:   "/",
+		Env:   env,
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(spec.GatePidfd), uintptr(finR), uintptr(self), uintptr(armW)},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
+	})
+	sys.Close(finR)
+	sys.Close(armW)
+	if err != nil {
+		sys.Close(finW)
+		return nil, fmt.Errorf("guard: start %s: %w", spec.Exe, err)
+	}
+	g := &Guard{PID: pid, Pidfd: pidfd, pgid: spec.PGID, finW: finW}
+	if err := awaitArmed(armR, spec.PGID); err != nil {
+		g.kill()
+		return nil, err
+	}
+	return g, nil
+}
+
+func awaitArmed(armR, pgid int) error {
+	n, err := sys.Poll([]unix.PollFd{{Fd: int32(armR), Events: unix.POLLIN}}, armTimeout)
+	if err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("guard: not armed within %v", armTimeout)
+	}
+	line, err := wire.ReadLine(sys.FD(armR))
+	if err != nil {
+		return fmt.Errorf("guard: ended before it was armed: %w", err)
+	}
+	if code, err := wire.Decode(line, wire.Refused, 1); err == nil {
+		return fmt.Errorf("guard: %w", refusal(code[0]))
+	}
+	if err := wire.Expect(line, wire.Armed, pgid); err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	return nil
+}
+
+// kill ends a guard that is not armed (it leads its own group and watches
+// nothing) and reaps it.
+func (g *Guard) kill() {
+	_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
+	_, _ = sys.Reap(g.Pidfd)
+	g.close()
+}
+
+func (g *Guard) close() {
+	if g.finW >= 0 {
+		sys.Close(g.finW)
+		g.finW = -1
+	}
+	if g.Pidfd >= 0 {
+		sys.Close(g.Pidfd)
+		g.Pidfd = -1
+	}
+}
+
+// Finish tells the guard that the session ended: it exits without
+// signalling anything. Finish waits up to wait for that exit and reaps the
+// guard; a guard still running then is left to exit on its own.
+func (g *Guard) Finish(wait time.Duration) error {
+	err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, g.pgid))
+	sys.Close(g.finW)
+	g.finW = -1
+	defer g.close()
+	if err != nil {
+		return fmt.Errorf("guard: finish: %w", err)
+	}
+	n, err := sys.Poll([]unix.PollFd{{Fd: int32(g.Pidfd), Events: unix.POLLIN}}, wait)
+	if err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("guard: pid %d still running %v after finish", g.PID, wait)
+	}
+	st, err := sys.Reap(g.Pidfd)
+	if err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	if !st.Exited || st.Code != 0 {
+		return fmt.Errorf("guard: pid %d ended with %v", g.PID, st)
+	}
+	return nil
+}
+
+// Main is the guard side. It never returns.
+func Main(args []string) {
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
+	// Keep guarding through terminal and hang-up signals; only SIGKILL
+	// ends the guard. The guard executes nothing, so ignoring them here
+	// reaches no Engine.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
+	pgid, budget, ok := parseArgs(args)
+	for _, fd := range []int{fdGate, fdFinish, fdStarter, fdArmed} {
+		if sys.SetCloseOnExec(fd) != nil {
+			ok = false
+		}
+	}
+	if !ok {
+		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
+		os.Exit(2)
+	}
+	group := groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid}
+	if code := check(group); code != 0 {
+		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
+		os.Exit(2)
+	}
+	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
+		// The starter is gone already: that is what we guard against.
+		endGroup(group, budget)
+	}
+	sys.Close(fdArmed)
+	if finished(pgid) {
+		os.Exit(0)
+	}
+	endGroup(group, budget)
+}
+
+func check(group groupend.PidfdGroup) int {
+	if own, err := sys.Getpgid(0); err != nil || own == group.PGID {
+		return refusedInGroup
+	}
+	switch err := group.Signal(0); {
+	case errors.Is(err, sys.ErrNoGroupSignal):
+		return refusedNoGroupSignal
+	case errors.Is(err, sys.ErrGone):
+		return refusedGroupGone
+	case err != nil:
+		return refusedSetup
+	}
+	return 0
+}
+
+// finished waits for the starter's word. It reports true only for a
+// complete "finish PGID" line followed by the end of the pipe.
+func finished(pgid int) bool {
+	fds := []unix.PollFd{{Fd: fdFinish, Events: unix.POLLIN}, {Fd: fdStarter, Events: unix.POLLIN}}
+	if _, err := sys.Poll(fds, -1); err != nil {
+		return false
+	}
+	if fds[0].Revents == 0 {
+		// The starter ended while its pipe shows nothing: someone else
+		// holds the write end. The starter is gone all the same.
+		return false
+	}
+	line, err := wire.ReadLine(sys.FD(fdFinish))
+	if err != nil || wire.Expect(line, wire.Finish, pgid) != nil {
+		return false
+	}
+	_, err = wire.ReadLine(sys.FD(fdFinish))
+	return errors.Is(err, io.EOF)
+}
+
+func endGroup(group groupend.PidfdGroup, budget time.Duration) {
+	own, _ := sys.Getpgid(0)
+	groupend.End(group, budget, own)
+	os.Exit(0)
+}
+
+func parseArgs(args []string) (pgid int, budget time.Duration, ok bool) {
+	if len(args) != 4 || args[1] != Arg {
+		return 0, 0, false
+	}
+	pgid, err1 := strconv.Atoi(args[2])
+	ns, err2 := strconv.ParseInt(args[3], 10, 64)
+	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
+		return 0, 0, false
+	}
+	return pgid, time.Duration(ns), true
+}

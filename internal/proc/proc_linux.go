@@ -1,0 +1,177 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Root is where procfs is read. Tests never change it; it is a variable
+// only so that the path is named once.
+const Root = "/proc"
+
+// readSmall reads a small /proc file into buf with raw calls (no *os.File,
+// so a scan of thousands of processes allocates little).
+func readSmall(path string, buf []byte) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Read(fd, buf[n:])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return buf[:n], nil
+}
+
+// gone reports whether err means the process ended while it was read.
+func gone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
+}
+
+// ReadStat reads and parses /proc/PID/stat. A process that is gone gives
+// an error for which [errors.Is](err, os.ErrNotExist) holds.
+func ReadStat(pid int) (Stat, error) {
+	var buf [1024]byte
+	b, err := readSmall(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:])
+	if err != nil {
+		if gone(err) {
+			return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+		}
+		return Stat{}, fmt.Errorf("proc: read stat of %d: %w", pid, err)
+	}
+	return ParseStat(b)
+}
+
+// pids lists the numeric entries of /proc.
+func pids() ([]int, error) {
+	d, err := os.Open(Root)
+	if err != nil {
+		return nil, fmt.Errorf("proc: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("proc: list: %w", err)
+	}
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		if n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		if pid, err := strconv.Atoi(n); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
+// LiveMembers scans /proc for the live processes whose process group is
+// pgid. The result names numbers, not processes: a caller may trust it
+// only between two checks that show the group number still belongs to the
+// group it means (DESIGN.md invariant 3), and must never signal a PID it
+// found here.
+func LiveMembers(pgid int) ([]Stat, error) {
+	all, err := pids()
+	if err != nil {
+		return nil, err
+	}
+	var buf [1024]byte
+	var out []Stat
+	for _, pid := range all {
+		b, err := readSmall(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:])
+		if err != nil {
+			if gone(err) {
+				continue
+			}
+			return nil, fmt.Errorf("proc: read stat of %d: %w", pid, err)
+		}
+		st, err := ParseStat(b)
+		if err != nil {
+			return nil, fmt.Errorf("proc: pid %d: %w", pid, err)
+		}
+		if st.Pgrp == pgid && st.Live() {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// UID returns the real user ID of pid from /proc/PID/status, or -1.
+func UID(pid int) int {
+	var buf [4096]byte
+	b, err := readSmall(Root+"/"+strconv.Itoa(pid)+"/status", buf[:])
+	if err != nil {
+		return -1
+	}
+	return parseUID(b)
+}
+
+func parseUID(b []byte) int {
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) > 0 {
+				if uid, err := strconv.Atoi(string(f[0])); err == nil {
+					return uid
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// OpenFDs lists the descriptor numbers in /proc/self/fd, in ascending
+// order. The descriptor of the directory listing itself is left out.
+func OpenFDs() ([]int, error) {
+	d, err := os.Open(Root + "/self/fd")
+	if err != nil {
+		return nil, fmt.Errorf("proc: %w", err)
+	}
+	own := int(d.Fd())
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, fmt.Errorf("proc: list fds: %w", err)
+	}
+	var out []int
+	for _, n := range names {
+		fd, err := strconv.Atoi(n)
+		if err == nil && fd != own {
+			out = append(out, fd)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// SameNamespace reports whether /proc belongs to this process's PID
+// namespace: readlink /proc/self must be this process's PID. A /proc of
+// another namespace would make every scan name strangers
+// (DESIGN.md invariant 10).
+func SameNamespace() error {
+	target, err := os.Readlink(Root + "/self")
+	if err != nil {
+		return fmt.Errorf("proc: %w", err)
+	}
+	if target != strconv.Itoa(os.Getpid()) {
+		return fmt.Errorf("proc: %s/self is %q but this process is %d: /proc belongs to another PID namespace", Root, target, os.Getpid())
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Stat holds the fields of /proc/PID/stat that session-starter uses.
+type Stat struct {
+	PID        int
+	Comm       string
+	State      byte
+	PPID       int
+	Pgrp       int
+	Session    int
+	NumThreads int
+	// StartTime is the start time after boot in clock ticks; with PID it
+	// names one process for as long as the machine runs.
+	StartTime uint64
+}
+
+// Live reports whether the process still runs code. A zombie counts as
+// live while it has more than one thread: when a multi-threaded leader
+// calls pthread_exit, its stat shows Z while the other threads run
+// (LINUX-FACTS.md §5). A dead task (X) is not live.
+func (s Stat) Live() bool {
+	switch s.State {
+	case 'X', 'x':
+		return false
+	case 'Z':
+		return s.NumThreads > 1
+	}
+	return true
+}
+
+// ErrMalformed is returned for a stat line that does not parse.
+var ErrMalformed = errors.New("malformed /proc stat line")
+
+// ParseStat parses the contents of /proc/PID/stat. It returns a zero Stat
+// and an error wrapping [ErrMalformed] on any malformed input.
+func ParseStat(b []byte) (Stat, error) {
+	open := bytes.IndexByte(b, '(')
+	closing := bytes.LastIndexByte(b, ')')
+	if open < 1 || closing < open {
+		return Stat{}, fmt.Errorf("%w: no command name", ErrMalformed)
+	}
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
+	if err != nil || pid <= 0 {
+		return Stat{}, fmt.Errorf("%w: pid", ErrMalformed)
+	}
+	// Fields after the command name, numbered as in proc(5) from 3.
+	rest := bytes.Fields(b[closing+1:])
+	const need = 22 - 2 // up to field 22, starttime
+	if len(rest) < need || len(rest[0]) != 1 {
+		return Stat{}, fmt.Errorf("%w: %d fields", ErrMalformed, len(rest)+2)
+	}
+	field := func(n int) []byte { return rest[n-3] }
+	num := func(n int) (int, error) { return strconv.Atoi(string(field(n))) }
+	s := Stat{PID: pid, Comm: string(b[open+1 : closing]), State: field(3)[0]}
+	if s.PPID, err = num(4); err != nil {
+		return Stat{}, fmt.Errorf("%w: ppid", ErrMalformed)
+	}
+	if s.Pgrp, err = num(5); err != nil {
+		return Stat{}, fmt.Errorf("%w: pgrp", ErrMalformed)
+	}
+	if s.Session, err = num(6); err != nil {
+		return Stat{}, fmt.Errorf("%w: session", ErrMalformed)
+	}
+	if s.NumThreads, err = num(20); err != nil {
+		return Stat{}, fmt.Errorf("%w: num_threads", ErrMalformed)
+	}
+	if s.StartTime, err = strconv.ParseUint(string(field(22)), 10, 64); err != nil {
+		return Stat{}, fmt.Errorf("%w: starttime", ErrMalformed)
+	}
+	return s, nil
+}

@@ -1,0 +1,10 @@
+// Package sys wraps the system calls session-starter needs over
+// golang.org/x/sys/unix: each wrapper retries EINTR where the call may be
+// interrupted, names the failed call in its error, and turns the errnos
+// that are expected outcomes into sentinels ([ErrGone] for a process or
+// group that no longer exists, [ErrNoGroupSignal] for a kernel without
+// group signals through a pidfd).
+//
+// Nothing here decides policy: what may be signalled, and when, is the
+// business of the callers.
+package sys

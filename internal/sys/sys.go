@@ -1,0 +1,73 @@
+package sys
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+var (
+	// ErrGone means the process, or every member of the group, is gone:
+	// the kernel answered ESRCH.
+	ErrGone = errors.New("no such process")
+	// ErrNoGroupSignal means the kernel does not know
+	// PIDFD_SIGNAL_PROCESS_GROUP (added in Linux 6.9).
+	ErrNoGroupSignal = fmt.Errorf("pidfd_send_signal: PIDFD_SIGNAL_PROCESS_GROUP needs Linux 6.9: %w", errors.ErrUnsupported)
+	// ErrBadFD means the descriptor is not open.
+	ErrBadFD = errors.New("bad file descriptor")
+)
+
+// WaitStatus is how a child ended, as waitid reports it.
+type WaitStatus struct {
+	// Exited is true when the child called exit; Code is then its status.
+	Exited bool
+	Code   int
+	// Signal is the signal that ended the child when Exited is false.
+	Signal syscall.Signal
+	// CoreDumped is set when the child dumped core.
+	CoreDumped bool
+}
+
+func (s WaitStatus) String() string {
+	if s.Exited {
+		return fmt.Sprintf("exit status %d", s.Code)
+	}
+	if s.CoreDumped {
+		return fmt.Sprintf("signal %s (core dumped)", SignalName(s.Signal))
+	}
+	return "signal " + SignalName(s.Signal)
+}
+
+// SignalName returns the short upper-case name of sig (TERM, KILL, …), or
+// its number when it has none.
+func SignalName(sig syscall.Signal) string {
+	if name, ok := signalNames[sig]; ok {
+		return name
+	}
+	return fmt.Sprintf("%d", int(sig))
+}
+
+// SignalByName parses a signal name with or without the SIG prefix, in
+// either case, or a number.
+func SignalByName(s string) (syscall.Signal, bool) {
+	up := []byte(s)
+	for i, c := range up {
+		if 'a' <= c && c <= 'z' {
+			up[i] = c - 'a' + 'A'
+		}
+	}
+	name := string(up)
+	if len(name) > 3 && name[:3] == "SIG" {
+		name = name[3:]
+	}
+	for sig, n := range signalNames {
+		if n == name {
+			return sig, true
+		}
+	}
+	var n int
+	if _, err := fmt.Sscanf(s, "%d", &n); err == nil && fmt.Sprint(n) == s && n > 0 && n < 65 {
+		return syscall.Signal(n), true
+	}
+	return 0, false
+}

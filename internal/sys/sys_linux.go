@@ -1,0 +1,279 @@
+package sys
+
+import (
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ignoringEINTR calls fn until it returns something other than EINTR.
+// Signals delivered to a Go program interrupt slow system calls even with
+// SA_RESTART (see go: os/file_posix.go), so every blocking wrapper retries.
+func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
+	for {
+		v, err := fn()
+		if !errors.Is(err, unix.EINTR) {
+			return v, err
+		}
+	}
+}
+
+func named(call string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return os.NewSyscallError(call, err)
+}
+
+// PidfdOpen wraps [unix.PidfdOpen] (Linux 5.3). The descriptor is
+// close-on-exec, as every pidfd is.
+func PidfdOpen(pid int) (int, error) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return -1, ErrGone
+	}
+	return fd, named("pidfd_open", err)
+}
+
+// PidfdSignal wraps [unix.PidfdSendSignal] for the one process the pidfd
+// names. It returns [ErrGone] once that process has been reaped.
+func PidfdSignal(pidfd int, sig syscall.Signal) error {
+	err := unix.PidfdSendSignal(pidfd, sig, nil, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return ErrGone
+	}
+	return named("pidfd_send_signal", err)
+}
+
+// PidfdSignalGroup wraps [unix.PidfdSendSignal] with
+// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9): the signal goes to every member
+// of the process group whose number is the pidfd's process's PID.
+//
+// It is safe against PID reuse: the kernel resolves the group through the
+// pid object the pidfd holds, not through the number. That object's group
+// list is the group the process led; once it has no member the call
+// returns ESRCH ([ErrGone]), and a later group that happens to get the same
+// number hangs off another pid object the pidfd never names. This holds
+// whether or not the leader has been reaped.
+//
+// Before Linux 6.9 the flag is unknown and the call returns
+// [ErrNoGroupSignal].
+func PidfdSignalGroup(pidfd int, sig syscall.Signal) error {
+	err := unix.PidfdSendSignal(pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+	switch {
+	case errors.Is(err, unix.ESRCH):
+		return ErrGone
+	case errors.Is(err, unix.EINVAL):
+		return ErrNoGroupSignal
+	}
+	return named("pidfd_send_signal", err)
+}
+
+// Peek reports whether the child the pidfd names has ended, and how,
+// without reaping it: waitid(P_PIDFD, WEXITED|WNOHANG|WNOWAIT). An unreaped
+// child stays a zombie, and a zombie keeps its PID and its process-group
+// number allocated (LINUX-FACTS.md §4).
+func Peek(pidfd int) (WaitStatus, bool, error) {
+	var info unix.Siginfo
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	})
+	if err != nil {
+		return WaitStatus{}, false, named("waitid", err)
+	}
+	if info.Signo == 0 {
+		return WaitStatus{}, false, nil
+	}
+	return statusOf(&info), true, nil
+}
+
+// Reap waits for the child the pidfd names and reaps it:
+// waitid(P_PIDFD, WEXITED).
+func Reap(pidfd int) (WaitStatus, error) {
+	var info unix.Siginfo
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED, nil)
+	})
+	if err != nil {
+		return WaitStatus{}, named("waitid", err)
+	}
+	return statusOf(&info), nil
+}
+
+// statusOf reads the SIGCHLD part of a siginfo: si_pid, si_uid and
+// si_status follow the three int32 header fields and their padding.
+func statusOf(info *unix.Siginfo) WaitStatus {
+	raw := (*[128]byte)(unsafe.Pointer(info)) // Siginfo is 128 bytes on Linux.
+	status := int(*(*int32)(unsafe.Pointer(&raw[24])))
+	// si_code values from <linux/signal.h>.
+	const cldExited, cldDumped = 1, 3
+	switch info.Code {
+	case cldExited:
+		return WaitStatus{Exited: true, Code: status}
+	case cldDumped:
+		return WaitStatus{Signal: syscall.Signal(status), CoreDumped: true}
+	default: // CLD_KILLED; stops and continues are not asked for.
+		return WaitStatus{Signal: syscall.Signal(status)}
+	}
+}
+
+// Poll wraps [unix.Poll]; on EINTR it retries with the time that is left.
+// A negative timeout waits without limit.
+func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
+	var deadline time.Time
+	if timeout >= 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	for {
+		ms := -1
+		if timeout >= 0 {
+			left := time.Until(deadline)
+			if left < 0 {
+				left = 0
+			}
+			ms = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err := unix.Poll(fds, ms)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return n, named("poll", err)
+	}
+}
+
+// Read wraps [unix.Read], retrying EINTR.
+func Read(fd int, p []byte) (int, error) {
+	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, p) })
+	return n, named("read", err)
+}
+
+// WriteAll writes all of p to fd with raw write calls, retrying EINTR and
+// short writes. A raw write to a pipe whose reader is gone returns EPIPE:
+// the Go runtime turns that into death by SIGPIPE only for os.File writes
+// to descriptors 1 and 2, never for a raw write.
+func WriteAll(fd int, p []byte) error {
+	for len(p) > 0 {
+		n, err := ignoringEINTR(func() (int, error) { return unix.Write(fd, p) })
+		if err != nil {
+			return named("write", err)
+		}
+		p = p[n:]
+	}
+	return nil
+}
+
+// Close wraps [unix.Close]. It is never retried: Linux frees the
+// descriptor even when close reports EINTR.
+func Close(fd int) error {
+	return named("close", unix.Close(fd))
+}
+
+// Pipe returns a close-on-exec pipe: read end, write end.
+func Pipe() (r, w int, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, -1, named("pipe2", err)
+	}
+	return p[0], p[1], nil
+}
+
+// CloseOnExec reports whether fd is open and close-on-exec.
+// It returns [ErrBadFD] if fd is not open.
+func CloseOnExec(fd int) (bool, error) {
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	if errors.Is(err, unix.EBADF) {
+		return false, ErrBadFD
+	}
+	if err != nil {
+		return false, named("fcntl", err)
+	}
+	return flags&unix.FD_CLOEXEC != 0, nil
+}
+
+// SetCloseOnExec marks fd close-on-exec. The flag belongs to this
+// process's descriptor table, not to the open file, so the launcher's
+// descriptors are not changed.
+func SetCloseOnExec(fd int) error {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+	return named("fcntl", err)
+}
+
+// AccessMode returns the O_ACCMODE bits of fd's open file.
+func AccessMode(fd int) (int, error) {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return 0, named("fcntl", err)
+	}
+	return fl & unix.O_ACCMODE, nil
+}
+
+// Fstat wraps [unix.Fstat].
+func Fstat(fd int) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	err := unix.Fstat(fd, &st)
+	return st, named("fstat", err)
+}
+
+// Getpgid wraps [unix.Getpgid]; ESRCH becomes [ErrGone].
+func Getpgid(pid int) (int, error) {
+	pg, err := unix.Getpgid(pid)
+	if errors.Is(err, unix.ESRCH) {
+		return 0, ErrGone
+	}
+	return pg, named("getpgid", err)
+}
+
+// Dup2 makes newfd a copy of oldfd (dup3 without flags).
+func Dup2(oldfd, newfd int) error {
+	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Dup3(oldfd, newfd, 0) })
+	return named("dup3", err)
+}
+
+// Die ends this process by signal sig, as a process that did not catch it
+// would end: no Go traceback and no core file. It returns only if the
+// signal did not end the process (PID 1 of a PID namespace ignores its own
+// fatal signals), and the caller then exits 128+sig.
+//
+// The Go runtime cannot be asked to die of a signal it handles (SEGV,
+// ABRT, QUIT and BUS print a traceback; PIPE and USR1 are caught), so the
+// disposition is reset with a raw rt_sigaction on a locked thread, the
+// signal is unblocked on that thread and sent to it with tgkill. Core dumps
+// are switched off first, by RLIMIT_CORE (file core_pattern) and by
+// PR_SET_DUMPABLE (a |pipe core_pattern ignores RLIMIT_CORE): the Engine's
+// core, if any, was already written by the Engine itself
+// (LINUX-FACTS.md §6).
+func Die(sig syscall.Signal) {
+	runtime.LockOSThread()
+	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	// struct kernel_sigaction {handler, flags, restorer, mask}: all zero is
+	// SIG_DFL with no flags. Sound: sa outlives the raw call, which only
+	// reads it, and its layout is the kernel's on every 64-bit Linux port.
+	var sa [4]uintptr
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
+	var set unix.Sigset_t
+	set.Val[(int(sig)-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+	_ = unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+	// A pending fatal signal ends the process before tgkill returns to
+	// user space; reaching this line means it was not fatal here.
+	time.Sleep(100 * time.Millisecond)
+}
+
+// FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
+// [io.EOF]. It never closes the descriptor.
+type FD int
+
+func (fd FD) Read(p []byte) (int, error) {
+	n, err := Read(int(fd), p)
+	if err == nil && n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}

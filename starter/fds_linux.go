@@ -1,0 +1,125 @@
+package starter
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// inheritedFDs lists the descriptors ≥ 3 that are open and not
+// close-on-exec: those the launcher passed. Every descriptor the Go
+// runtime or this process opened itself is close-on-exec (LINUX-FACTS.md
+// §1), so "open" alone would also name the runtime's cgroup files.
+func inheritedFDs() ([]int, error) {
+	open, err := proc.OpenFDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, fd := range open {
+		if fd < 3 {
+			continue
+		}
+		cloexec, err := sys.CloseOnExec(fd)
+		if errors.Is(err, sys.ErrBadFD) {
+			continue // closed since the listing (the listing's own descriptor)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !cloexec {
+			out = append(out, fd)
+		}
+	}
+	return out, nil
+}
+
+// control is the control descriptor as the starter reads it.
+type control struct {
+	fd     int // descriptor polled and read
+	socket bool
+	owned  bool // fd is a private reopening to close at the end
+}
+
+// openControl validates the launcher's control descriptor n and returns
+// the descriptor to watch. A pipe is reopened through /proc/self/fd/N as a
+// private non-blocking, close-on-exec open file, so the shared file's
+// status flags never change; a socket is read with MSG_DONTWAIT.
+func openControl(n int, inherited []int) (*control, error) {
+	if n <= 2 {
+		return nil, fmt.Errorf("--control-fd %d: must be greater than 2", n)
+	}
+	if !slices.Contains(inherited, n) {
+		return nil, fmt.Errorf("--control-fd %d: not a descriptor the launcher passed (not open, or close-on-exec)", n)
+	}
+	st, err := sys.Fstat(n)
+	if err != nil {
+		return nil, fmt.Errorf("--control-fd %d: %w", n, err)
+	}
+	if in, err := sys.Fstat(0); err == nil && in.Dev == st.Dev && in.Ino == st.Ino {
+		return nil, fmt.Errorf("--control-fd %d: the same pipe or file as standard input", n)
+	}
+	mode, err := sys.AccessMode(n)
+	if err != nil {
+		return nil, fmt.Errorf("--control-fd %d: %w", n, err)
+	}
+	if mode == unix.O_WRONLY {
+		return nil, fmt.Errorf("--control-fd %d: not open for reading", n)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFSOCK:
+		return &control{fd: n, socket: true}, nil
+	case unix.S_IFIFO:
+		fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(n), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("--control-fd %d: reopen: %w", n, err)
+		}
+		return &control{fd: fd, owned: true}, nil
+	}
+	return nil, fmt.Errorf("--control-fd %d: not a pipe or socket", n)
+}
+
+// ended reads and drops what is available; it reports true at end of
+// input. A descriptor that cannot be read counts as ended.
+func (c *control) ended() bool {
+	var buf [512]byte
+	for range 64 { // bounded: a launcher streaming data cannot hold us here
+		var n int
+		var err error
+		if c.socket {
+			n, _, err = unix.Recvfrom(c.fd, buf[:], unix.MSG_DONTWAIT)
+		} else {
+			n, err = unix.Read(c.fd, buf[:])
+		}
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			return false
+		case err != nil:
+			return true
+		case n == 0:
+			return true
+		}
+	}
+	return false
+}
+
+func (c *control) events() int16 {
+	if c.socket {
+		return unix.POLLIN | unix.POLLRDHUP
+	}
+	return unix.POLLIN
+}
+
+func (c *control) close() {
+	if c != nil && c.owned {
+		sys.Close(c.fd)
+	}
+}

@@ -1,0 +1,173 @@
+package starter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Exit statuses of session-starter's own (DESIGN.md §1).
+const (
+	// ExitUsage: bad command line or descriptor; nothing was started.
+	ExitUsage = 2
+	// ExitTimeout: reserved for --timeout.
+	ExitTimeout = 124
+	// ExitContainment: containment could not be established (nothing was
+	// executed), the guard was lost, or members survived the kill budget.
+	ExitContainment = 125
+	// ExitCannotExecute: PROGRAM was found but cannot be executed.
+	ExitCannotExecute = 126
+	// ExitNotFound: PROGRAM was not found.
+	ExitNotFound = 127
+)
+
+// DefaultKillBudget is how long the starter and the guard keep ending the
+// group before they report survivors. Ten seconds covers a group of ten
+// thousand processes on a loaded two-core machine (LINUX-FACTS.md §5:
+// 1.6 s) several times over, while still ending a session that cannot be
+// ended in a time a launcher would wait for.
+const DefaultKillBudget = 10 * time.Second
+
+// RequestEnv is the environment variable by which a launcher asks a Go
+// Engine to become its own starter (the requested form). It is removed
+// from the Engine's environment.
+const RequestEnv = "SESSION_STARTER_CONTAIN"
+
+// Options describe one session.
+type Options struct {
+	// Argv is the Engine's command line; Argv[0] is PROGRAM, resolved
+	// with execvp semantics against PATH of Env.
+	Argv []string
+	// Env is the Engine's environment; nil means this process's own.
+	// [RequestEnv] is removed from it either way.
+	Env []string
+	// WatchParent ends the session when the parent process is gone.
+	WatchParent bool
+	// ParentPID is the launcher's PID; nonzero implies WatchParent, and a
+	// parent other than ParentPID at start means it is gone already.
+	ParentPID int
+	// ControlFD, when ≥ 0, is a descriptor whose end of input ends the
+	// session. It must be a pipe or socket the launcher passed open and
+	// not close-on-exec, > 2, and not the same pipe or socket as fd 0.
+	ControlFD int
+	// KillBudget bounds the ending of the group; 0 means
+	// DefaultKillBudget.
+	KillBudget time.Duration
+	// Exe is the binary that implements the hidden gate and guard modes;
+	// empty means /proc/self/exe.
+	Exe string
+	// Ack, when set, is called once containment exists — the gate leads
+	// group E and the guard is armed — and before the Engine's program is
+	// executed. An error ends the session with nothing executed.
+	Ack func(pid int, mode string) error
+	// Released, when set, is called right after the go-ahead.
+	Released func()
+	// Logger receives diagnostics; the zero value logs nothing.
+	Logger zerolog.Logger
+}
+
+// Reason says what ended a session.
+type Reason string
+
+// Reasons, as they appear in logs and in the status record.
+const (
+	ReasonEngineExit    Reason = "engine-exit"
+	ReasonSignal        Reason = "signal"
+	ReasonParentGone    Reason = "parent-gone"
+	ReasonControlClosed Reason = "control-closed"
+	ReasonGuardLost     Reason = "guard-lost"
+	ReasonCanceled      Reason = "canceled"
+	// ReasonWatchFailed: the starter could not watch its end conditions
+	// (poll failed); the session is ended and reported as a failure.
+	ReasonWatchFailed Reason = "watch-failed"
+)
+
+// Result is how a session ended.
+type Result struct {
+	Reason Reason
+	// Signal is the stop signal when Reason is ReasonSignal.
+	Signal syscall.Signal
+	// PID is the Engine's PID and the number of its group; 0 if the gate
+	// never started.
+	PID int
+	// Executed reports whether the Engine's program was executed.
+	Executed bool
+	// Engine is how the Engine ended, when Executed.
+	Engine sys.WaitStatus
+	// End is the report of the group end.
+	End groupend.Report
+	// Duration is the time from Run's start to its return.
+	Duration time.Duration
+}
+
+// Error is a failure of Run, with the exit status it maps to.
+type Error struct {
+	Code int
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func fail(code int, format string, args ...any) error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// ExitCode returns the exit status for err: the Code of an [*Error],
+// else ExitContainment.
+func ExitCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ExitContainment
+}
+
+// Verdict is what the session-starter process does at the end: report,
+// then exit with Code or die of Signal.
+type Verdict struct {
+	// Report is a line for stderr, empty when there is nothing to say.
+	Report string
+	// Signal, when nonzero, is the signal to die of; Code is then the
+	// status to exit with if dying of it is impossible (128+Signal).
+	Signal syscall.Signal
+	Code   int
+}
+
+// Verdict applies the exit-status table of DESIGN.md §1 to r, with its
+// precedence: 125 over the mirrored status.
+func (r Result) Verdict() Verdict {
+	var notes []string
+	switch r.End.Outcome {
+	case groupend.Survivors, groupend.Refused:
+		return Verdict{Code: ExitContainment, Report: "the Engine's " + r.End.Describe()}
+	case groupend.Unconfirmed:
+		notes = append(notes, "the Engine's group was signalled; its end could not be observed: "+r.End.Describe())
+	}
+	switch r.Reason {
+	case ReasonGuardLost:
+		return Verdict{Code: ExitContainment, Report: "the guard was lost; the session was ended"}
+	case ReasonWatchFailed:
+		return Verdict{Code: ExitContainment, Report: "the end conditions could not be watched; the session was ended"}
+	}
+	if !r.Executed {
+		if r.Reason == ReasonSignal {
+			return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal)}
+		}
+		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Reason)}
+	}
+	v := Verdict{Report: strings.Join(notes, "; ")}
+	if r.Engine.Exited {
+		v.Code = r.Engine.Code
+	} else {
+		v.Signal, v.Code = r.Engine.Signal, 128+int(r.Engine.Signal)
+	}
+	return v
+}

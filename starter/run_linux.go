@@ -1,0 +1,451 @@
+package starter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/gate"
+	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// ModeGroup names the process-group containment in the ack and the logs.
+const ModeGroup = "group"
+
+// Waits at the end of a session. Both are for processes that have been
+// SIGKILLed or told to exit, so they are not expected to be reached.
+const (
+	// reapWait bounds the wait for the Engine to become reapable after
+	// the group end (a member in uninterruptible sleep keeps dying).
+	reapWait = 2 * time.Second
+	// guardWait bounds the wait for the guard to exit after "finish".
+	guardWait = 5 * time.Second
+)
+
+// Run holds one session; see the package doc for what it guarantees.
+func Run(ctx context.Context, o Options) (Result, error) {
+	start := time.Now()
+	res, err := run(ctx, o)
+	res.Duration = time.Since(start)
+	return res, err
+}
+
+func run(ctx context.Context, o Options) (Result, error) {
+	log := o.Logger
+	if len(o.Argv) == 0 {
+		return Result{}, fail(ExitUsage, "no PROGRAM given")
+	}
+	budget := o.KillBudget
+	if budget <= 0 {
+		budget = DefaultKillBudget
+	}
+	exe := o.Exe
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, RequestEnv+"=") })
+
+	// The launcher: recorded first, so that a parent gone already is seen.
+	parent := 0
+	if o.WatchParent || o.ParentPID != 0 {
+		parent = os.Getppid()
+		if o.ParentPID != 0 && parent != o.ParentPID {
+			return Result{Reason: ReasonParentGone}, nil
+		}
+		if o.ParentPID == 0 && parent <= 1 {
+			// PID 1 is taken as a container init and not watched; a
+			// launcher that died before we started cannot be told apart.
+			log.Debug().Int("ppid", parent).Msg("parent not watched")
+			parent = 0
+		}
+	}
+
+	path, pathSet := lookupEnv(env, "PATH")
+	program, err := Resolve(o.Argv[0], path, pathSet)
+	if err != nil {
+		return Result{}, fail(gate.ExitStatusFor(err), "%s: %v", o.Argv[0], err)
+	}
+	if err := proc.SameNamespace(); err != nil {
+		return Result{}, fail(ExitContainment, "%v", err)
+	}
+
+	inherited, err := inheritedFDs()
+	if err != nil {
+		return Result{}, fail(ExitContainment, "list inherited descriptors: %v", err)
+	}
+	var ctl *control
+	if o.ControlFD >= 0 {
+		if ctl, err = openControl(o.ControlFD, inherited); err != nil {
+			return Result{}, fail(ExitUsage, "%v", err)
+		}
+		defer ctl.close()
+	}
+	// No helper of ours may inherit the launcher's descriptors: mark them
+	// close-on-exec in our table (the flag is per table, so the launcher's
+	// own descriptors are untouched), and put them back on return.
+	for _, fd := range inherited {
+		if err := sys.SetCloseOnExec(fd); err != nil {
+			return Result{}, fail(ExitContainment, "%v", err)
+		}
+	}
+	defer func() {
+		for _, fd := range inherited {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
+		}
+	}()
+	engineFiles := []int{0, 1, 2}
+	for _, fd := range inherited {
+		if fd != o.ControlFD {
+			engineFiles = append(engineFiles, fd)
+		}
+	}
+
+	// Stop signals. SIGHUP and SIGINT left ignored by the launcher stay
+	// ignored: notifying them would replace the ignore, here and in the
+	// Engine.
+	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
+	for _, s := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if !signal.Ignored(s) {
+			stops = append(stops, s)
+		}
+	}
+	// Buffered: signal.Notify drops a signal when the channel is full.
+	sigCh := make(chan os.Signal, 8)
+	signal.Notify(sigCh, stops...)
+	defer signal.Stop(sigCh)
+
+	s := &session{log: log, sigCh: sigCh, ctx: ctx, ctl: ctl, budget: budget}
+	defer s.close()
+	if parent != 0 {
+		if err := s.watchParent(parent); err != nil {
+			if errors.Is(err, errParentGone) {
+				return Result{Reason: ReasonParentGone}, nil
+			}
+			return Result{}, fail(ExitContainment, "%v", err)
+		}
+	}
+
+	s.gate, err = gate.Start(gate.Spec{Exe: exe, Path: program, Argv: o.Argv, Env: env, Files: engineFiles})
+	if err != nil {
+		return Result{}, fail(ExitContainment, "%v", err)
+	}
+	res := Result{PID: s.gate.PID}
+	s.group = groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}
+	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
+
+	s.guard, err = guard.Arm(guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget})
+	if err != nil {
+		s.endBeforeRelease()
+		return res, fail(ExitContainment, "%v", err)
+	}
+	log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
+
+	if o.Ack != nil {
+		if err := o.Ack(s.gate.PID, ModeGroup); err != nil {
+			s.endBeforeRelease()
+			return res, fail(ExitContainment, "write ack: %v", err)
+		}
+	}
+	// A stop that came during setup ends the session with nothing
+	// executed.
+	if reason, sig := s.pending(); reason != "" {
+		res.Reason, res.Signal = reason, sig
+		res.End = s.endBeforeRelease()
+		return res, nil
+	}
+	if err := s.gate.Release(); err != nil {
+		res.End = s.endBeforeRelease()
+		return res, fail(ExitContainment, "%v", err)
+	}
+	res.Executed = true
+	if o.Released != nil {
+		o.Released()
+	}
+	log.Debug().Int("pid", s.gate.PID).Msg("engine released")
+
+	res.Reason, res.Signal, res.Engine = s.watch()
+	log.Debug().Str("reason", string(res.Reason)).Msg("ending the group")
+	res.End = groupend.End(s.group, budget, s.forbidden()...)
+	execErr := s.execResult()
+	if err := s.guard.Finish(guardWait); err != nil {
+		log.Warn().Err(err).Msg("guard")
+	}
+	if res.Reason != ReasonEngineExit {
+		st, err := s.awaitEngine()
+		if err != nil {
+			return res, fail(ExitContainment, "the Engine could not be reaped: %v", err)
+		}
+		res.Engine = st
+	}
+	if _, err := sys.Reap(s.gate.Pidfd); err != nil {
+		return res, fail(ExitContainment, "reap the Engine: %v", err)
+	}
+	s.reaped = true
+	if execErr != nil {
+		res.Executed = false
+		return res, fail(gate.ExitStatusFor(execErr), "%v", execErr)
+	}
+	return res, nil
+}
+
+var errParentGone = errors.New("parent gone")
+
+// session is the state of one Run once the watching starts.
+type session struct {
+	log    zerolog.Logger
+	ctx    context.Context
+	sigCh  chan os.Signal
+	ctl    *control
+	budget time.Duration
+
+	parentFD int // pidfd of the launcher, or -1
+	gate     *gate.Gate
+	guard    *guard.Guard
+	group    groupend.PidfdGroup
+	execRead bool  // the gate's exec report has been read
+	execErr  error // what it said
+	reaped   bool
+}
+
+func (s *session) close() {
+	if s.parentFD > 0 {
+		sys.Close(s.parentFD)
+	}
+	if s.gate != nil {
+		if !s.reaped {
+			// Only reached on a path that ended the group already; the
+			// gate is dead or dying and must not stay a zombie.
+			_, _ = sys.Reap(s.gate.Pidfd)
+		}
+		s.gate.Close()
+	}
+}
+
+// watchParent opens a pidfd of the launcher, then checks getppid() again:
+// a parent that died before the pidfd was opened has re-parented us by
+// then (invariant 8). A pidfd watches the parent process, not the thread
+// that forked us, unlike PR_SET_PDEATHSIG (golang/go#27505).
+func (s *session) watchParent(parent int) error {
+	fd, err := sys.PidfdOpen(parent)
+	if errors.Is(err, sys.ErrGone) {
+		return errParentGone
+	}
+	if err != nil {
+		return fmt.Errorf("watch parent: %w", err)
+	}
+	s.parentFD = fd
+	if os.Getppid() != parent {
+		return errParentGone
+	}
+	return nil
+}
+
+// forbidden lists the groups the starter must never signal: its own and
+// the guard's.
+func (s *session) forbidden() []int {
+	own, _ := sys.Getpgid(0)
+	out := []int{own}
+	if s.guard != nil {
+		out = append(out, s.guard.PID)
+	}
+	return out
+}
+
+// endBeforeRelease ends a session whose Engine was never executed: the
+// gate exits when its go-ahead pipe closes, and its group is ended all the
+// same, then the guard is finished.
+func (s *session) endBeforeRelease() groupend.Report {
+	s.gate.Abort()
+	r := groupend.End(s.group, s.budget, s.forbidden()...)
+	if s.guard != nil {
+		if err := s.guard.Finish(guardWait); err != nil {
+			s.log.Warn().Err(err).Msg("guard")
+		}
+	}
+	return r
+}
+
+// pending reports a stop that is already due, without waiting.
+func (s *session) pending() (Reason, syscall.Signal) {
+	select {
+	case sig := <-s.sigCh:
+		return ReasonSignal, sig.(syscall.Signal)
+	default:
+	}
+	if s.ctx.Err() != nil {
+		return ReasonCanceled, 0
+	}
+	var fds []unix.PollFd
+	if s.parentFD > 0 {
+		fds = append(fds, unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN})
+	}
+	if s.ctl != nil {
+		fds = append(fds, unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
+	}
+	if len(fds) == 0 {
+		return "", 0
+	}
+	if _, err := sys.Poll(fds, 0); err != nil {
+		return ReasonControlClosed, 0
+	}
+	if s.parentFD > 0 && fds[0].Revents != 0 {
+		return ReasonParentGone, 0
+	}
+	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
+		return ReasonControlClosed, 0
+	}
+	return "", 0
+}
+
+// Slots of the watch set.
+const (
+	slotWake = iota
+	slotEngine
+	slotGuard
+	slotReport
+	slotParent
+	slotControl
+	slots
+)
+
+// watch waits for the first end condition. It polls the pidfds of the
+// Engine, the guard and the launcher, the gate's exec report and the
+// control descriptor in one poll call, run by a goroutine so that signals
+// and ctx can be selected on too; a wake pipe stops that poll.
+func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
+	wakeR, wakeW, err := sys.Pipe()
+	if err != nil {
+		// Without a wake pipe the poll cannot be interrupted, and
+		// polling with a timeout instead would be a tick: end the session.
+		s.log.Error().Err(err).Msg("wake pipe")
+		return ReasonWatchFailed, 0, sys.WaitStatus{}
+	}
+	defer sys.Close(wakeR)
+	defer sys.Close(wakeW)
+
+	fds := make([]unix.PollFd, slots)
+	for i := range fds {
+		fds[i].Fd = -1 // poll ignores negative descriptors
+	}
+	fds[slotWake] = unix.PollFd{Fd: int32(wakeR), Events: unix.POLLIN}
+	fds[slotEngine] = unix.PollFd{Fd: int32(s.gate.Pidfd), Events: unix.POLLIN}
+	fds[slotGuard] = unix.PollFd{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}
+	fds[slotReport] = unix.PollFd{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}
+	if s.parentFD > 0 {
+		fds[slotParent] = unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN}
+	}
+	if s.ctl != nil {
+		fds[slotControl] = unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
+	}
+
+	polled := make(chan error, 1)
+	for {
+		for i := range fds {
+			fds[i].Revents = 0
+		}
+		go func() {
+			_, err := sys.Poll(fds, -1)
+			polled <- err
+		}()
+		var perr error
+		select {
+		case sig := <-s.sigCh:
+			s.stopPoll(wakeR, wakeW, polled)
+			return ReasonSignal, sig.(syscall.Signal), sys.WaitStatus{}
+		case <-s.ctx.Done():
+			s.stopPoll(wakeR, wakeW, polled)
+			return ReasonCanceled, 0, sys.WaitStatus{}
+		case perr = <-polled:
+		}
+		if perr != nil {
+			s.log.Error().Err(perr).Msg("watch")
+			return ReasonWatchFailed, 0, sys.WaitStatus{}
+		}
+		if fds[slotReport].Revents != 0 {
+			s.readExecResult()
+			fds[slotReport].Fd = -1
+		}
+		if fds[slotEngine].Revents != 0 {
+			st, exited, err := sys.Peek(s.gate.Pidfd)
+			if err != nil {
+				s.log.Error().Err(err).Msg("peek at the Engine")
+			}
+			if exited {
+				return ReasonEngineExit, 0, st
+			}
+		}
+		if fds[slotGuard].Revents != 0 {
+			return ReasonGuardLost, 0, sys.WaitStatus{}
+		}
+		if fds[slotParent].Revents != 0 {
+			return ReasonParentGone, 0, sys.WaitStatus{}
+		}
+		if fds[slotControl].Revents != 0 && s.ctl.ended() {
+			return ReasonControlClosed, 0, sys.WaitStatus{}
+		}
+	}
+}
+
+// stopPoll wakes the poll goroutine, waits for it, and drains the wake
+// pipe so that the next poll blocks again.
+func (s *session) stopPoll(wakeR, wakeW int, polled chan error) {
+	_ = sys.WriteAll(wakeW, []byte{0})
+	<-polled
+	var b [8]byte
+	_, _ = sys.Read(wakeR, b[:])
+}
+
+// readExecResult reads the gate's exec report once it is readable.
+func (s *session) readExecResult() {
+	if !s.execRead {
+		s.execRead = true
+		s.execErr = s.gate.ExecResult()
+	}
+}
+
+// execResult returns the exec report after the group end, when the gate
+// has executed the Engine or exited: its report is readable (a message or
+// end of file) and reading it cannot block. If it is somehow not readable
+// yet, no exec failure was seen.
+func (s *session) execResult() error {
+	if !s.execRead {
+		fds := []unix.PollFd{{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}}
+		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
+			s.readExecResult()
+		}
+	}
+	return s.execErr
+}
+
+// awaitEngine waits, bounded, for the SIGKILLed Engine to become a zombie
+// and returns its status without reaping it.
+func (s *session) awaitEngine() (sys.WaitStatus, error) {
+	fds := []unix.PollFd{{Fd: int32(s.gate.Pidfd), Events: unix.POLLIN}}
+	if _, err := sys.Poll(fds, reapWait); err != nil {
+		return sys.WaitStatus{}, err
+	}
+	st, exited, err := sys.Peek(s.gate.Pidfd)
+	if err != nil {
+		return st, err
+	}
+	if !exited {
+		return st, fmt.Errorf("pid %d still running %v after the group end", s.gate.PID, reapWait)
+	}
+	return st, nil
+}
