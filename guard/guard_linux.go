@@ -175,6 +175,8 @@ func (g *Guard) Finish(wait time.Duration) error {
 
 // Main is the guard side. It never returns.
 func Main(args []string) {
+	runtime.LockOSThread() // the name below belongs to this, the main, thread
+	_ = sys.SetName("session-guard")
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
 	// Keep guarding through terminal and hang-up signals; only SIGKILL

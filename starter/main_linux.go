@@ -4,19 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// Ack returns the acknowledgement line: one line of JSON with
-// session_containment first, then the Engine's PID (also its group) and
-// the containment mode. Written by hand to keep that key order.
-func Ack(pid int, mode string) []byte {
-	return []byte(`{"session_containment":1,"pid":` + strconv.Itoa(pid) + `,"mode":` + strconv.Quote(mode) + "}\n")
-}
 
 // Main runs a session as the session-starter process does and returns
 // what the process must do at the end (see [Verdict.Apply]). On top of

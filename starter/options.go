@@ -3,6 +3,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -170,4 +171,11 @@ func (r Result) Verdict() Verdict {
 		v.Signal, v.Code = r.Engine.Signal, 128+int(r.Engine.Signal)
 	}
 	return v
+}
+
+// Ack returns the acknowledgement line: one line of JSON with
+// session_containment first, then the Engine's PID (also its group) and
+// the containment mode. Written by hand to keep that key order.
+func Ack(pid int, mode string) []byte {
+	return []byte(`{"session_containment":1,"pid":` + strconv.Itoa(pid) + `,"mode":` + strconv.Quote(mode) + "}\n")
 }

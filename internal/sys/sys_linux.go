@@ -277,3 +277,12 @@ func (fd FD) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// SetName sets the calling thread's command name (PR_SET_NAME), as ps and
+// /proc/PID/comm show it; the kernel truncates it to 15 bytes.
+func SetName(name string) error {
+	b := append([]byte(name), 0)
+	// Sound: the kernel copies at most 16 bytes from b, which outlives the
+	// call and is NUL-terminated.
+	return named("prctl", unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0))
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package gate
+
+import (
+	"fmt"
+	"os"
+)
+
+// Main is the gate side; on this platform there is none yet, and it
+// exits 125 without executing anything.
+func Main([]string) {
+	fmt.Fprintln(os.Stderr, "session-starter: gate: unsupported on this platform")
+	os.Exit(exitNotReleased)
+}

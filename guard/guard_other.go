@@ -1,0 +1,9 @@
+//go:build !linux
+
+package guard
+
+import "os"
+
+// Main is the guard side; on this platform there is none yet, and it
+// exits at once, refusing to arm.
+func Main([]string) { os.Exit(2) }

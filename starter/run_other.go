@@ -1,0 +1,32 @@
+//go:build !linux
+
+package starter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Run is not supported on this platform yet (macOS, FreeBSD and Windows
+// are later steps, DESIGN.md §7): it returns an error with exit status 125
+// and starts nothing.
+func Run(context.Context, Options) (Result, error) {
+	return Result{}, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
+}
+
+// Main reports that sessions are not supported on this platform.
+func Main(ctx context.Context, o Options, ack bool) Verdict {
+	_, err := Run(ctx, o)
+	fmt.Fprintf(os.Stderr, "session-starter: %v\n", err)
+	return Verdict{Code: ExitCode(err)}
+}
+
+// Apply exits with v.Code; dying of a signal is not mirrored here.
+func (v Verdict) Apply() {
+	if v.Signal != 0 && v.Code == 0 {
+		os.Exit(128 + int(v.Signal))
+	}
+	os.Exit(v.Code)
+}
