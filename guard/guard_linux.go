@@ -76,8 +76,10 @@ func Arm(spec Spec) (*Guard, error) {
 	defer sys.Close(armR)
 	// The guard's environment carries nothing of the Engine's but a race
 	// detector setting, so that a race-built test binary playing the guard
-	// exits at once.
-	var env []string
+	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
+	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
+	// would pin that mount (invariant 9); the guard sets GOMAXPROCS itself.
+	env := []string{"GODEBUG=containermaxprocs=0"}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)

@@ -1,0 +1,367 @@
+package main
+
+// Session tests run the product binary, built once without -race in
+// TestMain (a race-built binary takes about a second to exit and uses
+// ~16 MB: STYLE.md). The test binary itself plays small helpers, selected
+// by an environment variable.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// tooLong bounds every "eventually" of these tests. Sessions end in
+// milliseconds; two noisy cores running the race detector next door can
+// stretch that a hundredfold, and a real hang still fails well within the
+// test timeout.
+const tooLong = 60 * time.Second
+
+// markVar tags every process of a test's sessions, through the
+// environment the Engine inherits, so that cleanup and the survivor checks
+// find exactly them.
+const markVar = "SESSION_STARTER_E2E_MARK"
+
+// helperVar selects a helper role for the test binary.
+const helperVar = "SESSION_STARTER_E2E_HELPER"
+
+var binary string // the product binary
+
+var helpers = map[string]func(args []string) int{}
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(helperVar); name != "" {
+		h, ok := helpers[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
+			os.Exit(2)
+		}
+		os.Exit(h(os.Args[1:]))
+	}
+	dir, err := os.MkdirTemp("", "session-starter-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "session-starter")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build session-starter:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// helperCommand runs the test binary as helper name.
+func helperCommand(t *testing.T, mark, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), helperVar+"="+name, markVar+"="+mark, "GORACE=atexit_sleep_ms=0", "SESSION_STARTER_BIN="+binary)
+	return cmd
+}
+
+// newMark returns a fresh marker and registers the cleanup that ends
+// every process carrying it.
+func newMark(t *testing.T) string {
+	t.Helper()
+	mark := fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(t.Name(), "/", "_"), os.Getpid(), rand.Uint64())
+	t.Cleanup(func() {
+		if left := killMarked(mark); len(left) > 0 {
+			t.Errorf("processes of this test were still live at cleanup and were killed: %v", left)
+		}
+	})
+	return mark
+}
+
+// marked lists the live processes whose environment carries mark. Zombies
+// and processes whose environment cannot be read have none.
+func marked(mark string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(markVar + "=" + mark + "\x00")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+				continue
+			}
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// killMarked SIGKILLs every live process carrying mark, each through a
+// pidfd opened first and the mark checked again after the open, so that a
+// reused PID is never signalled.
+func killMarked(mark string) []int {
+	var killed []int
+	for range 20 {
+		pids := marked(mark)
+		if len(pids) == 0 {
+			return killed
+		}
+		for _, pid := range pids {
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+			if err == nil && bytes.Contains(env, []byte(markVar+"="+mark+"\x00")) {
+				if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+					killed = append(killed, pid)
+				}
+			}
+			unix.Close(fd)
+		}
+		time.Sleep(50 * time.Millisecond) // let the killed exit before the next look
+	}
+	return killed
+}
+
+// eventually polls cond until it holds or tooLong has passed.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(tooLong)
+	wait := time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", tooLong, what)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// noSurvivors waits until no process of mark is live.
+func noSurvivors(t *testing.T, mark string) {
+	t.Helper()
+	var left []int
+	eventually(t, "no process of the session may be left", func() bool {
+		left = marked(mark)
+		return len(left) == 0
+	})
+}
+
+// session is one session-starter process started by a test, which plays
+// the launcher.
+type session struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	out    *os.File      // read end of the starter's stdout
+	lines  *bufio.Reader // over out
+	stderr *bytes.Buffer
+	in     *os.File // write end of the starter's stdin, or nil
+	mark   string
+}
+
+type startOpt func(*exec.Cmd)
+
+// withExtraFiles passes files to the starter from fd 3 on.
+func withExtraFiles(files ...*os.File) startOpt {
+	return func(c *exec.Cmd) { c.ExtraFiles = files }
+}
+
+func withDir(dir string) startOpt { return func(c *exec.Cmd) { c.Dir = dir } }
+
+func withEnv(kv ...string) startOpt { return func(c *exec.Cmd) { c.Env = append(c.Env, kv...) } }
+
+// start runs session-starter with args (flags, "--", Engine) as a launcher
+// would: stdout and stdin are pipes, stderr is collected.
+func start(t *testing.T, mark string, args []string, opts ...startOpt) *session {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	out, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
+	for _, o := range opts {
+		o(cmd)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	inR.Close()
+	s := &session{t: t, cmd: cmd, out: out, lines: bufio.NewReader(out), stderr: &stderr, in: inW, mark: mark}
+	t.Cleanup(func() {
+		inW.Close()
+		out.Close()
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return s
+}
+
+// line reads the next line of the starter's stdout.
+func (s *session) line() string {
+	s.t.Helper()
+	_ = s.out.SetReadDeadline(time.Now().Add(tooLong))
+	l, err := s.lines.ReadString('\n')
+	if err != nil {
+		s.t.Fatalf("read a line of stdout: %v (got %q); stderr: %s", err, l, s.stderr)
+	}
+	return strings.TrimSuffix(l, "\n")
+}
+
+// rest reads the starter's stdout to its end and returns what it read.
+func (s *session) rest() string {
+	s.t.Helper()
+	_ = s.out.SetReadDeadline(time.Now().Add(tooLong))
+	b, err := io.ReadAll(s.lines)
+	if err != nil {
+		s.t.Fatalf("read stdout to its end: %v (got %q); stderr: %s", err, b, s.stderr)
+	}
+	return string(b)
+}
+
+// wait waits for the starter and returns its wait status.
+func (s *session) wait() syscall.WaitStatus {
+	s.t.Helper()
+	done := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(tooLong):
+		s.t.Fatalf("session-starter did not exit within %v; stderr: %s", tooLong, s.stderr)
+	}
+	return s.cmd.ProcessState.Sys().(syscall.WaitStatus)
+}
+
+// signal sends sig to the starter, our unreaped child.
+func (s *session) signal(sig syscall.Signal) {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// ack reads the ack line and returns the Engine's PID from it.
+func (s *session) ack() int {
+	s.t.Helper()
+	l := s.line()
+	var pid int
+	if _, err := fmt.Sscanf(l, `{"session_containment":1,"pid":%d,"mode":"group"}`, &pid); err != nil || pid <= 1 {
+		s.t.Fatalf("first stdout line = %q, want the ack line", l)
+	}
+	return pid
+}
+
+// guardOf finds the guard: the child of pid whose command is
+// session-guard.
+func guardOf(t *testing.T, pid int) int {
+	t.Helper()
+	var guard int
+	eventually(t, "the starter must have a guard child", func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			i := bytes.LastIndexByte(stat, ')')
+			f := strings.Fields(string(stat[i+1:]))
+			if len(f) > 1 && f[1] == strconv.Itoa(pid) && bytes.Contains(stat[:i], []byte("(session-guard")) {
+				guard, _ = strconv.Atoi(e.Name())
+				return true
+			}
+		}
+		return false
+	})
+	return guard
+}
+
+// statusString renders a wait status for failure messages.
+func statusString(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return fmt.Sprintf("exit %d", ws.ExitStatus())
+	case ws.Signaled():
+		s := "signal " + ws.Signal().String()
+		if ws.CoreDump() {
+			s += " (core dumped)"
+		}
+		return s
+	}
+	return fmt.Sprintf("status %#x", int(ws))
+}
+
+func wantExit(t *testing.T, ws syscall.WaitStatus, code int, stderr fmt.Stringer) {
+	t.Helper()
+	if !ws.Exited() || ws.ExitStatus() != code {
+		t.Fatalf("session-starter ended with %s, want exit %d; stderr: %s", statusString(ws), code, stderr)
+	}
+}
+
+func wantSignal(t *testing.T, ws syscall.WaitStatus, sig syscall.Signal, stderr fmt.Stringer) {
+	t.Helper()
+	if !ws.Signaled() || ws.Signal() != sig || ws.CoreDump() {
+		t.Fatalf("session-starter ended with %s, want death by %v without core; stderr: %s", statusString(ws), sig, stderr)
+	}
+}
+
+func unixPidfdOpen(pid int) (int, error) { return unix.PidfdOpen(pid, 0) }
+
+// awaitExit waits until the process a pidfd names has exited.
+func awaitExit(t *testing.T, pidfd int, what string) {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(tooLong)
+	for {
+		n, err := unix.Poll(fds, int(time.Until(deadline)/time.Millisecond)+1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", tooLong, what)
+		}
+	}
+}

@@ -1,0 +1,446 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// treeEngine starts two background sleeps — one a plain child, one a
+// grandchild in a subshell — then says ready and waits.
+const treeEngine = `sleep 600 & (sleep 600 &) ; echo ready; wait`
+
+func TestGrandchildrenAndBackgroundChildrenEndWhenTheEngineExits(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--", "sh", "-c", `sleep 600 & (sleep 600 &) ; sleep 600 </dev/null >/dev/null 2>&1 & echo ready; exit 0`})
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	wantExit(t, s.wait(), 0, s.stderr)
+	noSurvivors(t, mark)
+}
+
+func TestStopSignalsEndTheWholeTree(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			mark := newMark(t)
+			s := start(t, mark, []string{"--ack", "--", "sh", "-c", treeEngine})
+			s.ack()
+			if got := s.line(); got != "ready" {
+				t.Fatalf("Engine said %q, want ready", got)
+			}
+			s.signal(sig)
+			// The Engine was SIGKILLed with its group; its status is
+			// mirrored.
+			wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+func TestControlDescriptorClosedByTheLauncherEndsTheSession(t *testing.T) {
+	mark := newMark(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", treeEngine}, withExtraFiles(r))
+	r.Close()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	if _, err := w.Write([]byte("data on the control pipe is ignored\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+}
+
+func TestControlDescriptorMayBeASocket(t *testing.T) {
+	mark := newMark(t)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
+	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", treeEngine}, withExtraFiles(theirs))
+	theirs.Close()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	ours.Close()
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+}
+
+func TestTheEngineNeverInheritsTheControlDescriptor(t *testing.T) {
+	mark := newMark(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", `ls /proc/$$/fd; echo end`}, withExtraFiles(r))
+	r.Close()
+	out := s.rest()
+	if strings.Contains(out, "\n3\n") {
+		t.Fatalf("Engine's descriptors:\n%s\nwant no descriptor 3", out)
+	}
+	wantExit(t, s.wait(), 0, s.stderr)
+}
+
+// TestLauncherSIGKILLedEndsTheSessionWithWatchParent kills a shell that
+// started session-starter in the background; the starter, watching its
+// parent through a pidfd, ends the session.
+func TestLauncherSIGKILLedEndsTheSessionWithWatchParent(t *testing.T) {
+	mark := newMark(t)
+	launcher := exec.Command("sh", "-c", `"$0" --watch-parent -- sh -c "$1" & echo $!; wait`, binary, treeEngine)
+	launcher.Env = append(os.Environ(), markVar+"="+mark)
+	out, err := launcher.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := launcher.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = launcher.Process.Kill(); _ = launcher.Wait() })
+	var starterPID int
+	var ready string
+	if _, err := fmt.Fscan(out, &starterPID, &ready); err != nil || ready != "ready" {
+		t.Fatalf("launcher said pid %d, %q (%v)", starterPID, ready, err)
+	}
+	starter := pidfdOf(t, starterPID)
+	if err := launcher.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = launcher.Wait()
+	awaitExit(t, starter, "the starter must end once its launcher is gone")
+	noSurvivors(t, mark)
+}
+
+func TestStarterSIGKILLedLeavesTheGuardToEndTheTree(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `setpgid_not_needed=1; ` + treeEngine})
+	s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	guard := pidfdOf(t, guardOf(t, s.cmd.Process.Pid))
+	s.signal(syscall.SIGKILL)
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+	awaitExit(t, guard, "the guard must exit once the group is ended")
+}
+
+// TestStarterSIGKILLedAtTheAckRunsNothingOrEndsIt kills the starter right
+// after the ack, before or just after the go-ahead: either the Engine never
+// ran, or the guard ends its tree.
+func TestStarterSIGKILLedAtTheAckRunsNothingOrEndsIt(t *testing.T) {
+	ran := 0
+	for i := range 10 {
+		mark := newMark(t)
+		dir := t.TempDir()
+		s := start(t, mark, []string{"--ack", "--", "sh", "-c", `touch ran; sleep 600 & sleep 600`}, withDir(dir))
+		s.ack()
+		s.signal(syscall.SIGKILL)
+		s.wait()
+		noSurvivors(t, mark)
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			ran++
+		}
+		_ = i
+	}
+	t.Logf("the Engine had run in %d of 10 trials; no process survived any", ran)
+}
+
+func TestExitCodesAreMirrored(t *testing.T) {
+	for _, code := range []int{0, 1, 2, 42, 124, 125, 126, 127, 255} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			mark := newMark(t)
+			s := start(t, mark, []string{"--", "sh", "-c", "exit " + strconv.Itoa(code)})
+			wantExit(t, s.wait(), code, s.stderr)
+		})
+	}
+}
+
+// TestSignalDeathsAreMirroredWithoutCore compares the launcher's view of
+// the starter with its view of the same Engine run directly.
+func TestSignalDeathsAreMirroredWithoutCore(t *testing.T) {
+	sigs := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL, syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGPIPE, syscall.SIGUSR1, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGBUS}
+	for _, sig := range sigs {
+		t.Run(sig.String(), func(t *testing.T) {
+			mark := newMark(t)
+			dir := t.TempDir()
+			// The Engine dumps no core itself; the starter must not add one.
+			engine := fmt.Sprintf("ulimit -c 0; kill -%d $$", int(sig))
+			direct := exec.Command("sh", "-c", engine)
+			direct.Dir = dir
+			_ = direct.Run()
+			want := direct.ProcessState.Sys().(syscall.WaitStatus)
+
+			s := start(t, mark, []string{"--", "sh", "-c", engine}, withDir(dir), withCoreLimit())
+			got := s.wait()
+			if got != want {
+				t.Fatalf("through session-starter: %s; direct: %s; stderr: %s", statusString(got), statusString(want), s.stderr)
+			}
+			if s.stderr.Len() != 0 {
+				t.Fatalf("stderr = %q, want nothing (no traceback)", s.stderr)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), "core") {
+					t.Fatalf("found %s in the working directory, want no core file", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// withCoreLimit lets the starter dump core, so that a core file would
+// show if dying of the Engine's signal made one.
+func withCoreLimit() startOpt {
+	return func(c *exec.Cmd) {
+		c.Path = "/bin/sh"
+		c.Args = append([]string{"sh", "-c", `ulimit -c unlimited && exec "$@"`, "sh", binary}, c.Args[1:]...)
+	}
+}
+
+func TestAckIsTheFirstLineBeforeAnyEngineOutput(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `echo $$`})
+	pid := s.ack()
+	if got := s.line(); got != strconv.Itoa(pid) {
+		t.Fatalf("Engine printed its pid %s, ack said %d", got, pid)
+	}
+	wantExit(t, s.wait(), 0, s.stderr)
+}
+
+// TestNoAckAndNothingExecutedWhenProcIsAnotherNamespace runs the starter
+// as PID 1 of a new PID namespace that still sees the old /proc: it cannot
+// name processes, so it refuses before anything runs.
+func TestNoAckAndNothingExecutedWhenProcIsAnotherNamespace(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare not installed")
+	}
+	mark := newMark(t)
+	dir := t.TempDir()
+	cmd := exec.Command("unshare", "--pid", "--fork", binary, "--ack", "--", "touch", "ran")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 125 {
+		t.Fatalf("unshare … session-starter: %v, want exit 125; stderr: %s", err, &stderr)
+	}
+	if stdout.Len() != 0 {
+		t.Fatalf("stdout = %q, want no ack", &stdout)
+	}
+	if !strings.Contains(stderr.String(), "session-starter: ") || !strings.Contains(stderr.String(), "namespace") {
+		t.Fatalf("stderr = %q, want a report naming the namespace", &stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the Engine ran, want nothing executed")
+	}
+}
+
+func TestLauncherReadsEOFWhileTheTreeRunsAfterClosingStdout(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `echo hi; exec >/dev/null; exec sleep 600`})
+	s.ack()
+	if got := s.rest(); got != "hi\n" {
+		t.Fatalf("stdout after the ack = %q, want hi and end of file", got)
+	}
+	if len(marked(mark)) == 0 {
+		t.Fatal("the session ended, want it running after its stdout closed")
+	}
+	s.signal(syscall.SIGTERM)
+	s.wait()
+	noSurvivors(t, mark)
+}
+
+func TestLauncherReadsEOFWithStderrMergedIntoStdout(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `echo hi; echo err >&2; exec >/dev/null 2>&1; exec sleep 600`},
+		func(c *exec.Cmd) { c.Stderr = c.Stdout })
+	s.ack()
+	if got := s.rest(); got != "hi\nerr\n" {
+		t.Fatalf("stdout after the ack = %q, want hi, err and end of file", got)
+	}
+	if len(marked(mark)) == 0 {
+		t.Fatal("the session ended, want it running after its stdout closed")
+	}
+	s.signal(syscall.SIGTERM)
+	s.wait()
+	noSurvivors(t, mark)
+}
+
+// TestInheritedDescriptorReachesTheEngineAndNothingElse checks the
+// Engine's descriptors (0, 1, 2 and the launcher's 3, nothing of ours) and
+// the guard's (none of the launcher's).
+func TestInheritedDescriptorReachesTheEngineAndNothingElse(t *testing.T) {
+	mark := newMark(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `echo ready; read x`}, withExtraFiles(r))
+	r.Close()
+	pid := s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(w.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	pipeName := fmt.Sprintf("pipe:[%d]", st.Ino)
+	// Expected: 0, 1, 2, the pipe at 3, and whatever this process (the
+	// launcher) leaves open without close-on-exec, at the same numbers.
+	want := inheritable(t)
+	want[3] = pipeName
+	got := fdTable(t, pid)
+	for n := range 3 {
+		want[n] = got[n]
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Engine's descriptors = %v, want %v", got, want)
+	}
+	guard := guardOf(t, s.cmd.Process.Pid)
+	for n, target := range fdTable(t, guard) {
+		switch {
+		case n <= 2 && target != "/dev/null":
+			t.Errorf("guard fd %d -> %s, want /dev/null", n, target)
+		case n == 3 || n == 5:
+			if target != "anon_inode:[pidfd]" {
+				t.Errorf("guard fd %d -> %s, want a pidfd", n, target)
+			}
+		case n == 4:
+			if !strings.HasPrefix(target, "pipe:") || target == pipeName {
+				t.Errorf("guard fd 4 -> %s, want its own finish pipe", target)
+			}
+		case n > 5:
+			t.Errorf("guard holds fd %d -> %s, want nothing beyond its own 0-5", n, target)
+		}
+	}
+	if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", guard)); cwd != "/" {
+		t.Errorf("guard's working directory = %q, want /", cwd)
+	}
+	if _, err := s.in.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 0, s.stderr)
+}
+
+// inheritable lists this process's descriptors ≥ 3 that a child would
+// inherit: open and not close-on-exec.
+func inheritable(t *testing.T) map[int]string {
+	t.Helper()
+	out := map[int]string{}
+	for n, target := range fdTable(t, os.Getpid()) {
+		if n < 3 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(n), unix.F_GETFD, 0)
+		if err == nil && flags&unix.FD_CLOEXEC == 0 {
+			out[n] = target
+		}
+	}
+	return out
+}
+
+func fdTable(t *testing.T, pid int) map[int]string {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	for _, e := range entries {
+		n, _ := strconv.Atoi(e.Name())
+		out[n], _ = os.Readlink(filepath.Join(dir, e.Name()))
+	}
+	return out
+}
+
+// TestNohupStyleLaunchKeepsHUPAndINTIgnored starts the starter with SIGHUP
+// and SIGINT ignored, as nohup and `cmd &` in a script do.
+func TestNohupStyleLaunchKeepsHUPAndINTIgnored(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `grep SigIgn /proc/$$/status; read x; echo alive`},
+		func(c *exec.Cmd) {
+			c.Path = "/bin/sh"
+			c.Args = append([]string{"sh", "-c", `trap "" HUP INT && exec "$@"`, "sh", binary}, c.Args[1:]...)
+		})
+	s.ack()
+	ign, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(s.line(), "SigIgn:")), 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hupInt = 1<<(syscall.SIGHUP-1) | 1<<(syscall.SIGINT-1)
+	if ign&hupInt != hupInt {
+		t.Fatalf("Engine's SigIgn = %#x, want HUP and INT ignored", ign)
+	}
+	s.signal(syscall.SIGHUP)
+	s.signal(syscall.SIGINT)
+	// Nothing may happen: watch for a while that the session goes on.
+	observe(t, func() bool { return s.cmd.ProcessState == nil && len(marked(mark)) >= 2 }, "the session must go on after SIGHUP and SIGINT")
+	if _, err := s.in.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.line(); got != "alive" {
+		t.Fatalf("Engine said %q, want alive", got)
+	}
+	wantExit(t, s.wait(), 0, s.stderr)
+}
+
+// observe checks that cond keeps holding for a short while. It is for
+// proving that something does not happen; nothing waits on it.
+func observe(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	end := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(end) {
+		if !cond() {
+			t.Fatal(what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestTheLaunchersGroupIsNeverSignalled(t *testing.T) {
+	mark := newMark(t)
+	// The launcher shell, its canary and the starter share one group.
+	cmd := exec.Command("sh", "-c", `sleep 600 & c=$!; "$0" -- sh -c 'sleep 600 & exit 3'; s=$?; kill -0 $c && echo canary-alive; kill $c; echo $s`, binary)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("launcher: %v", err)
+	}
+	if got := string(out); got != "canary-alive\n3\n" {
+		t.Fatalf("launcher printed %q, want the canary alive and status 3", got)
+	}
+	noSurvivors(t, mark)
+}
+
+func pidfdOf(t *testing.T, pid int) int {
+	t.Helper()
+	fd, err := unixPidfdOpen(pid)
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	return fd
+}
