@@ -1,0 +1,195 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+// The test binary plays the guard: Arm starts it with Arg first.
+func TestMain(m *testing.M) {
+	if Invoked(os.Args) {
+		Main(os.Args)
+	}
+	os.Exit(m.Run())
+}
+
+// group starts a stand-in for the gate: a shell leading a new group, with
+// one background member, both sleeping. It returns the leader and the
+// member's PID.
+func group(t *testing.T) (*testproc.Child, int) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	leader := testproc.StartLeaderWithStdout(t, w, "/bin/sh", "-c", `sleep 600 & echo $!; exec sleep 600`)
+	w.Close()
+	var member int
+	if _, err := fmt.Fscan(r, &member); err != nil {
+		t.Fatal(err)
+	}
+	return leader, member
+}
+
+func arm(t *testing.T, leader *testproc.Child) *Guard {
+	t.Helper()
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Arm(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("Arm: %v", err)
+	}
+	t.Cleanup(func() {
+		if g.Pidfd >= 0 {
+			_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
+			_, _ = sys.Reap(g.Pidfd)
+			g.close()
+		}
+	})
+	return g
+}
+
+func live(pid int) bool {
+	st, err := proc.ReadStat(pid)
+	return err == nil && st.Live()
+}
+
+// awaitGuardExit waits for the guard to exit and reaps it.
+func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(g.Pidfd), Events: unix.POLLIN}}
+	if n, err := sys.Poll(fds, testproc.TooLong); err != nil || n == 0 {
+		t.Fatalf("guard still running after %v (%v)", testproc.TooLong, err)
+	}
+	st, err := sys.Reap(g.Pidfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.close()
+	return st
+}
+
+func TestFinishMakesTheGuardExitWithoutSignalling(t *testing.T) {
+	leader, member := group(t)
+	g := arm(t, leader)
+	if err := g.Finish(testproc.TooLong); err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	if !live(member) || leader.Exited(0) {
+		t.Fatal("the group was signalled after a valid finish")
+	}
+}
+
+// TestAnythingButAValidFinishEndsTheGroup: the guard fails closed.
+func TestAnythingButAValidFinishEndsTheGroup(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		msg  func(pgid int) string
+	}{
+		{"starter gone without a word", func(int) string { return "" }},
+		{"finish without a group", func(int) string { return "finish\n" }},
+		{"finish for another group", func(p int) string { return "finish " + strconv.Itoa(p+1) + "\n" }},
+		{"finish without newline", func(p int) string { return "finish " + strconv.Itoa(p) }},
+		{"finish then more", func(p int) string { return "finish " + strconv.Itoa(p) + "\nfinish " + strconv.Itoa(p) + "\n" }},
+		{"finish with leading zero", func(p int) string { return "finish 0" + strconv.Itoa(p) + "\n" }},
+		{"upper case", func(p int) string { return "FINISH " + strconv.Itoa(p) + "\n" }},
+		{"armed echoed back", func(p int) string { return "armed " + strconv.Itoa(p) + "\n" }},
+		{"a long line", func(int) string { return string(make([]byte, 500)) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			leader, member := group(t)
+			g := arm(t, leader)
+			if msg := tt.msg(leader.PID); msg != "" {
+				if err := sys.WriteAll(g.finW, []byte(msg)); err != nil && !errors.Is(err, unix.EPIPE) {
+					t.Fatal(err)
+				}
+			}
+			sys.Close(g.finW)
+			g.finW = -1
+			if st := awaitGuardExit(t, g); !st.Exited || st.Code != 0 {
+				t.Fatalf("guard ended with %v, want exit 0 after ending the group", st)
+			}
+			if ws := leader.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+				t.Fatalf("leader ended with %v, want SIGKILL from the guard", ws)
+			}
+			testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+		})
+	}
+}
+
+// TestGuardKeepsGuardingThroughHangupAndTerminalSignals: only SIGKILL
+// ends it.
+func TestGuardKeepsGuardingThroughHangupAndTerminalSignals(t *testing.T) {
+	leader, member := group(t)
+	g := arm(t, leader)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP} {
+		if err := sys.PidfdSignal(g.Pidfd, sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The signals are ignored at delivery; the guard still answers the
+	// end of its pipe by ending the group.
+	sys.Close(g.finW)
+	g.finW = -1
+	if st := awaitGuardExit(t, g); !st.Exited || st.Code != 0 {
+		t.Fatalf("guard ended with %v, want exit 0 after ending the group", st)
+	}
+	if ws := leader.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("leader ended with %v, want SIGKILL from the guard", ws)
+	}
+	testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+}
+
+// TestGuardEndsTheGroupAfterTheLeaderWasReaped: after the starter's death
+// the Engine is re-parented and may be reaped before the guard acts; the
+// pidfd still names the group.
+func TestGuardEndsTheGroupAfterTheLeaderWasReaped(t *testing.T) {
+	leader, member := group(t)
+	g := arm(t, leader)
+	if err := sys.PidfdSignal(leader.Pidfd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	leader.Wait(t) // reaped: the number now lives on through the member only
+	if !live(member) {
+		t.Fatal("member died with its leader")
+	}
+	sys.Close(g.finW)
+	g.finW = -1
+	awaitGuardExit(t, g)
+	testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+}
+
+func TestArmRefusesAGroupThatIsGone(t *testing.T) {
+	leader, _ := group(t)
+	if err := unix.PidfdSendSignal(leader.Pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != nil {
+		t.Fatal(err)
+	}
+	leader.Wait(t)
+	testproc.Eventually(t, "the group must be gone", func() bool {
+		return sys.PidfdSignalGroup(leader.Pidfd, 0) != nil
+	})
+	exe, _ := os.Executable()
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	g, err := Arm(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second})
+	if !errors.Is(err, ErrRefused) {
+		if g != nil {
+			g.kill()
+		}
+		t.Fatalf("Arm = %v, want ErrRefused", err)
+	}
+}

@@ -1,0 +1,102 @@
+// Package testproc helps tests start and end real processes safely. It is
+// imported only by _test.go files.
+//
+// Every process it starts is the test's own unreaped child, signalled only
+// through a pidfd, so cleanup can never reach a process that is not the
+// test's; every wait is bounded by [TooLong].
+package testproc
+
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TooLong bounds every "eventually" in tests: sessions end in
+// milliseconds, two noisy cores running the race detector can stretch that
+// a hundredfold, and a real hang still fails well inside the test timeout.
+const TooLong = 60 * time.Second
+
+// Child is a started process the test owns.
+type Child struct {
+	PID   int
+	Pidfd int
+}
+
+// StartLeader starts argv as the leader of a new process group and
+// registers a cleanup that kills the group (pinned by the unreaped leader)
+// and reaps the leader.
+func StartLeader(t testing.TB, argv ...string) *Child {
+	t.Helper()
+	return StartLeaderWithStdout(t, os.Stdout, argv...)
+}
+
+// StartLeaderWithStdout is StartLeader with stdout connected to out.
+func StartLeaderWithStdout(t testing.TB, out *os.File, argv ...string) *Child {
+	t.Helper()
+	pidfd := -1
+	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, out.Fd(), 2},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
+	})
+	if err != nil {
+		t.Fatalf("start %v: %v", argv, err)
+	}
+	c := &Child{PID: pid, Pidfd: pidfd}
+	t.Cleanup(func() {
+		// The leader is our unreaped child: its zombie keeps the group
+		// number ours until the Reap below.
+		_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+		c.Wait(t)
+		unix.Close(pidfd)
+	})
+	return c
+}
+
+// Wait reaps the child, waiting at most TooLong, and returns its status;
+// it returns a zero status if the child was reaped already.
+func (c *Child) Wait(t testing.TB) syscall.WaitStatus {
+	t.Helper()
+	if !c.Exited(TooLong) {
+		t.Fatalf("pid %d still running after %v", c.PID, TooLong)
+	}
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(c.PID, &ws, syscall.WNOHANG, nil)
+	return ws
+}
+
+// Exited waits up to d for the child to exit (without reaping it).
+func (c *Child) Exited(d time.Duration) bool {
+	fds := []unix.PollFd{{Fd: int32(c.Pidfd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(d)
+	for {
+		left := time.Until(deadline)
+		if left < 0 {
+			left = 0
+		}
+		n, err := unix.Poll(fds, int(left/time.Millisecond))
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n > 0
+	}
+}
+
+// Eventually polls cond with a growing pause until it holds, or fails the
+// test after TooLong.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(TooLong)
+	pause := time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", TooLong, what)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+}
