@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -443,4 +444,116 @@ func pidfdOf(t *testing.T, pid int) int {
 	}
 	t.Cleanup(func() { syscall.Close(fd) })
 	return fd
+}
+
+// TestStopSignalBeforeTheGoAheadDiesOfItAndRunsNothing holds the starter
+// in its ack write (stdout is a full pipe), signals it, then lets the ack
+// through: the stop is seen before the go-ahead.
+func TestStopSignalBeforeTheGoAheadDiesOfItAndRunsNothing(t *testing.T) {
+	mark := newMark(t)
+	dir := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fill(t, w)
+	cmd := exec.Command(binary, "--ack", "--", "touch", "ran")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	// Wait until a thread of the starter blocks writing the ack, so the
+	// signal reaches its handler, not the default action.
+	eventually(t, "the starter must block writing its ack", func() bool {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", cmd.Process.Pid))
+		for _, f := range tasks {
+			if b, _ := os.ReadFile(f); strings.HasSuffix(string(b), "pipe_write") {
+				return true
+			}
+		}
+		return false
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, r) }()
+	_ = cmd.Wait()
+	wantSignal(t, cmd.ProcessState.Sys().(syscall.WaitStatus), syscall.SIGTERM, &stderr)
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the Engine ran, want nothing executed")
+	}
+	noSurvivors(t, mark)
+}
+
+// fill writes to w until the pipe is full.
+func fill(t *testing.T, w *os.File) {
+	t.Helper()
+	fd := int(w.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for range 1 << 12 { // bounded: a pipe holds far less than 16 MiB
+		if _, err := syscall.Write(fd, chunk); err != nil {
+			break
+		}
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestControlDescriptorAtEndBeforeTheGoAheadRunsNothing(t *testing.T) {
+	mark := newMark(t)
+	dir := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	s := start(t, mark, []string{"--ack", "--control-fd", "3", "--", "touch", "ran"}, withExtraFiles(r), withDir(dir))
+	r.Close()
+	s.ack()
+	wantExit(t, s.wait(), 125, s.stderr)
+	if !strings.Contains(s.stderr.String(), "control-closed") {
+		t.Fatalf("stderr = %q, want a report naming the closed control descriptor", s.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the Engine ran, want nothing executed")
+	}
+}
+
+// TestAckToAClosedStdoutIsAContainmentFailure: the starter must not die of
+// SIGPIPE, and must run nothing.
+func TestAckToAClosedStdoutIsAContainmentFailure(t *testing.T) {
+	mark := newMark(t)
+	dir := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command(binary, "--ack", "--", "touch", "ran")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	w.Close()
+	wantExit(t, cmd.ProcessState.Sys().(syscall.WaitStatus), 125, &stderr)
+	if !strings.Contains(stderr.String(), "write ack") {
+		t.Fatalf("stderr = %q, want a report about the ack", &stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the Engine ran, want nothing executed")
+	}
+	noSurvivors(t, mark)
 }

@@ -1,0 +1,47 @@
+package starter
+
+import (
+	"syscall"
+	"testing"
+
+	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// TestVerdictFollowsTheExitStatusTable checks each row of DESIGN.md §1
+// and the precedence of 125 over the mirrored status.
+func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
+	empty := groupend.Report{Outcome: groupend.Empty}
+	tests := []struct {
+		name       string
+		res        Result
+		wantCode   int
+		wantSignal syscall.Signal
+		wantReport bool
+	}{
+		{"exit code mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 42}, End: empty}, 42, 0, false},
+		{"exit 0 mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: empty}, 0, 0, false},
+		{"signal mirrored", Result{Executed: true, Engine: sys.WaitStatus{Signal: syscall.SIGSEGV, CoreDumped: true}, End: empty}, 128 + 11, syscall.SIGSEGV, false},
+		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: groupend.Report{Outcome: groupend.Unconfirmed}}, 3, 0, true},
+		{"survivors over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: groupend.Report{Outcome: groupend.Survivors}}, 125, 0, true},
+		{"refused over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: groupend.Report{Outcome: groupend.Refused}}, 125, 0, true},
+		{"guard lost", Result{Reason: ReasonGuardLost, Executed: true, Engine: sys.WaitStatus{Signal: syscall.SIGKILL}, End: empty}, 125, 0, true},
+		{"signal before go-ahead dies of it", Result{Reason: ReasonSignal, Signal: syscall.SIGTERM, End: empty}, 128 + 15, syscall.SIGTERM, false},
+		{"parent gone before go-ahead", Result{Reason: ReasonParentGone}, 125, 0, true},
+		{"control closed before go-ahead", Result{Reason: ReasonControlClosed, End: empty}, 125, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.res.Verdict()
+			if v.Code != tt.wantCode || v.Signal != tt.wantSignal || (v.Report != "") != tt.wantReport {
+				t.Fatalf("Verdict() = %+v, want code %d, signal %v, report %v", v, tt.wantCode, tt.wantSignal, tt.wantReport)
+			}
+		})
+	}
+}
+
+func TestAckLineHasItsKeysInOrder(t *testing.T) {
+	if got, want := string(Ack(1234, "group")), `{"session_containment":1,"pid":1234,"mode":"group"}`+"\n"; got != want {
+		t.Fatalf("Ack = %q, want %q", got, want)
+	}
+}
