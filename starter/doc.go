@@ -21,10 +21,13 @@
 // that members survived ([groupend.Survivors], [groupend.Refused]).
 //
 // Every signal to E goes through the gate's pidfd with
-// PIDFD_SIGNAL_PROCESS_GROUP and, in the starter, while the Engine is its
-// unreaped child: the Engine's zombie keeps the number E allocated, and the
-// pidfd names E's pid object, so no signal can reach a reused number. The
-// starter refuses to signal its own group or the guard's.
+// PIDFD_SIGNAL_PROCESS_GROUP (on a kernel before 6.9, kill(-E)), and only
+// while the Engine is the starter's unreaped child: the Engine's zombie
+// keeps the number E allocated, and the pidfd names E's pid object, so no
+// signal can reach a reused number. The starter refuses to signal its own
+// group or the guard's. Before Linux 6.9 the guard cannot signal E safely
+// and refuses to arm, so the session is refused (exit 125, the missing
+// feature named) before anything runs.
 //
 // Each end condition is noticed when it happens — a pidfd or the control
 // descriptor becoming readable in poll, a signal on a channel — never by a

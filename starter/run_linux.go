@@ -146,7 +146,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, fail(ExitContainment, "%v", err)
 	}
 	res := Result{PID: s.gate.PID}
-	s.group = groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}
+	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
 	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
 
 	s.guard, err = guard.Arm(guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget})
@@ -217,7 +217,7 @@ type session struct {
 	parentFD int // pidfd of the launcher, or -1
 	gate     *gate.Gate
 	guard    *guard.Guard
-	group    groupend.PidfdGroup
+	group    engineGroup
 	execRead bool  // the gate's exec report has been read
 	execErr  error // what it said
 	reaped   bool

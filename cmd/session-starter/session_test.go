@@ -557,3 +557,23 @@ func TestAckToAClosedStdoutIsAContainmentFailure(t *testing.T) {
 	}
 	noSurvivors(t, mark)
 }
+
+// TestGuardSIGKILLedEndsTheSessionAsAFailure: without its backstop the
+// session cannot keep its promise, so it ends now, with exit 125.
+func TestGuardSIGKILLedEndsTheSessionAsAFailure(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", treeEngine})
+	s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	guard := pidfdOf(t, guardOf(t, s.cmd.Process.Pid))
+	if err := unix.PidfdSendSignal(guard, unix.SIGKILL, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 125, s.stderr)
+	if !strings.Contains(s.stderr.String(), "guard was lost") {
+		t.Fatalf("stderr = %q, want a report that the guard was lost", s.stderr)
+	}
+	noSurvivors(t, mark)
+}
