@@ -147,6 +147,13 @@ func (g *Guard) close() {
 	}
 }
 
+// Lost reaps a guard that has exited on its own (its pidfd is readable)
+// and releases the starter's descriptors of it.
+func (g *Guard) Lost() {
+	_, _ = sys.Reap(g.Pidfd)
+	g.close()
+}
+
 // Finish tells the guard that the session ended: it exits without
 // signalling anything. Finish waits up to wait for that exit and reaps the
 // guard; a guard still running then is left to exit on its own.

@@ -39,6 +39,20 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
+	ev := o.Logger.Info().Str("reason", string(res.Reason)).Int("pid", res.PID).
+		Bool("executed", res.Executed).Str("mode", ModeGroup).
+		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
+		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
+	if res.Executed {
+		ev = ev.Str("status", res.Engine.String())
+	}
+	if res.End.Outcome != 0 {
+		ev = ev.Str("group", res.End.Outcome.String())
+	}
+	if err != nil {
+		ev = ev.Err(err)
+	}
+	ev.Msg("session end")
 	return res, err
 }
 
@@ -183,7 +197,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	log.Debug().Str("reason", string(res.Reason)).Msg("ending the group")
 	res.End = groupend.End(s.group, budget, s.forbidden()...)
 	execErr := s.execResult()
-	if err := s.guard.Finish(guardWait); err != nil {
+	if res.Reason == ReasonGuardLost {
+		s.guard.Lost()
+	} else if err := s.guard.Finish(guardWait); err != nil {
 		log.Warn().Err(err).Msg("guard")
 	}
 	if res.Reason != ReasonEngineExit {

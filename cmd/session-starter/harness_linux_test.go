@@ -194,8 +194,6 @@ func withExtraFiles(files ...*os.File) startOpt {
 
 func withDir(dir string) startOpt { return func(c *exec.Cmd) { c.Dir = dir } }
 
-func withEnv(kv ...string) startOpt { return func(c *exec.Cmd) { c.Env = append(c.Env, kv...) } }
-
 // start runs session-starter with args (flags, "--", Engine) as a launcher
 // would: stdout and stdin are pipes, stderr is collected.
 func start(t *testing.T, mark string, args []string, opts ...startOpt) *session {

@@ -1,9 +1,3 @@
-// Package testproc helps tests start and end real processes safely. It is
-// imported only by _test.go files.
-//
-// Every process it starts is the test's own unreaped child, signalled only
-// through a pidfd, so cleanup can never reach a process that is not the
-// test's; every wait is bounded by [TooLong].
 package testproc
 
 import (

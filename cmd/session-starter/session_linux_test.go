@@ -572,8 +572,8 @@ func TestGuardSIGKILLedEndsTheSessionAsAFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantExit(t, s.wait(), 125, s.stderr)
-	if !strings.Contains(s.stderr.String(), "guard was lost") {
-		t.Fatalf("stderr = %q, want a report that the guard was lost", s.stderr)
+	if got := s.stderr.String(); got != "session-starter: the guard was lost; the session was ended\n" {
+		t.Fatalf("stderr = %q, want one line reporting that the guard was lost", got)
 	}
 	noSurvivors(t, mark)
 }

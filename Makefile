@@ -1,0 +1,61 @@
+GO ?= go
+GOFMT ?= gofmt
+SHELLCHECK ?= shellcheck
+
+# Pinned: staticcheck 2026.2.2 (module v0.8.2) understands Go 1.26.
+STATICCHECK_VERSION := v0.8.2
+
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+BIN := bin/session-starter
+CROSS_GOOS := darwin freebsd windows linux
+SHELL_SCRIPTS := $(wildcard scripts/*.sh) .ci/run
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help
+	@echo "Targets:"
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build a static binary at bin/session-starter
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" \
+		-o $(BIN) ./cmd/session-starter
+
+.PHONY: test
+test: ## Run every test with the race detector (the session tests build the binary themselves)
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+.PHONY: lint
+lint: ## Run go vet, the pinned staticcheck and (where installed) shellcheck
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	@if command -v $(SHELLCHECK) >/dev/null 2>&1; then \
+		echo "$(SHELLCHECK) $(SHELL_SCRIPTS)"; \
+		$(SHELLCHECK) $(SHELL_SCRIPTS); \
+	else \
+		echo "shellcheck not installed: skipped (apt-get install shellcheck)"; \
+	fi
+
+.PHONY: fmt
+fmt: ## Fail if gofmt would change any file
+	@out="$$($(GOFMT) -l .)"; \
+	if [ -n "$$out" ]; then \
+		echo "gofmt -l lists files that need gofmt -w:"; \
+		echo "$$out"; \
+		exit 1; \
+	fi
+
+.PHONY: cross
+cross: ## go build and go vet for darwin, freebsd, windows and linux
+	@set -e; for os in $(CROSS_GOOS); do \
+		echo "GOOS=$$os: go build ./... && go vet ./..."; \
+		GOOS=$$os $(GO) build ./...; \
+		GOOS=$$os $(GO) vet ./...; \
+	done
+
+.PHONY: demo
+demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 mirrored
+	bash scripts/demo.sh
