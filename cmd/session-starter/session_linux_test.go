@@ -55,10 +55,15 @@ func TestControlDescriptorClosedByTheLauncherEndsTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", treeEngine}, withExtraFiles(r))
-	r.Close()
 	if got := s.line(); got != "ready" {
 		t.Fatalf("Engine said %q, want ready", got)
 	}
+	// The starter shares r's open file; it must not have changed its
+	// status flags (it reads a private reopening instead).
+	if fl, err := unix.FcntlInt(r.Fd(), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
+		t.Fatalf("launcher's control pipe flags = %#x, %v; want them unchanged (blocking)", fl, err)
+	}
+	r.Close()
 	if _, err := w.Write([]byte("data on the control pipe is ignored\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -576,4 +581,65 @@ func TestGuardSIGKILLedEndsTheSessionAsAFailure(t *testing.T) {
 		t.Fatalf("stderr = %q, want one line reporting that the guard was lost", got)
 	}
 	noSurvivors(t, mark)
+}
+
+// TestMembersThatCannotBeKilledAreReportedAsSurvivors runs the starter as
+// an unprivileged user while a root process of the test has joined the
+// Engine's group: the starter cannot end it, and after its kill budget it
+// exits 125 naming the survivor, its uid and the permission failure.
+func TestMembersThatCannotBeKilledAreReportedAsSurvivors(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the starter as another user")
+	}
+	const nobody = 65534
+	dir, err := os.MkdirTemp("", "session-starter-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "session-starter")
+	copyFile(t, binary, bin)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--kill-budget", "1s", "--", "sh", "-c", "echo ready; exec sleep 600"},
+		func(c *exec.Cmd) {
+			c.Path = bin
+			c.Dir = dir
+			c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		})
+	pid := s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	// A root process of ours joins group E (same session: the starter did
+	// not leave ours).
+	root := exec.Command("sleep", "600")
+	root.Env = append(os.Environ(), markVar+"="+mark)
+	root.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pid}
+	if err := root.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = root.Process.Kill(); _ = root.Wait() })
+	s.signal(syscall.SIGTERM)
+	wantExit(t, s.wait(), 125, s.stderr)
+	want := fmt.Sprintf(`pid %d uid 0 state S comm "sleep" (permission denied`, root.Process.Pid)
+	if !strings.Contains(s.stderr.String(), want) {
+		t.Fatalf("stderr = %q, want the survivor named: %s", s.stderr, want)
+	}
+	_ = root.Process.Kill()
+	_ = root.Wait()
+	noSurvivors(t, mark)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -18,6 +18,7 @@ package groupend
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -70,6 +71,9 @@ type Member struct {
 	proc.Stat
 	// UID is the member's real user ID, or -1 when it could not be read.
 	UID int
+	// Denied is set when this process may not signal the member: it is
+	// not root and the member belongs to another user.
+	Denied bool
 }
 
 // Report is what End found.
@@ -103,7 +107,11 @@ func (r Report) Describe() string {
 				fmt.Fprintf(&b, " and %d more", len(r.Survivors)-i)
 				break
 			}
-			fmt.Fprintf(&b, " pid %d uid %d state %c comm %q;", m.PID, m.UID, m.State, m.Comm)
+			fmt.Fprintf(&b, " pid %d uid %d state %c comm %q", m.PID, m.UID, m.State, m.Comm)
+			if m.Denied {
+				b.WriteString(" (permission denied: another user's process)")
+			}
+			b.WriteString(";")
 		}
 	}
 	return strings.TrimSuffix(b.String(), ";")
@@ -177,8 +185,10 @@ func end(g Group, deadline time.Time, forbidden []int) Report {
 				return r
 			}
 			r.Outcome = Survivors
+			euid := os.Geteuid()
 			for _, st := range last {
-				r.Survivors = append(r.Survivors, Member{Stat: st, UID: proc.UID(st.PID)})
+				uid := proc.UID(st.PID)
+				r.Survivors = append(r.Survivors, Member{Stat: st, UID: uid, Denied: euid != 0 && uid >= 0 && uid != euid})
 			}
 			return r
 		}
