@@ -46,8 +46,9 @@ func ParseStat(b []byte) (Stat, error) {
 	if open < 1 || closing < open {
 		return Stat{}, fmt.Errorf("%w: no command name", ErrMalformed)
 	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
-	if err != nil || pid <= 0 {
+	digits := bytes.TrimSpace(b[:open])
+	pid, err := strconv.Atoi(string(digits))
+	if err != nil || pid <= 0 || digits[0] < '0' || digits[0] > '9' {
 		return Stat{}, fmt.Errorf("%w: pid", ErrMalformed)
 	}
 	// Fields after the command name, numbered as in proc(5) from 3.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -65,15 +66,29 @@ func PidfdSignal(pidfd int, sig syscall.Signal) error {
 // Before Linux 6.9 the flag is unknown and the call returns
 // [ErrNoGroupSignal].
 func PidfdSignalGroup(pidfd int, sig syscall.Signal) error {
-	err := unix.PidfdSendSignal(pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
-	switch {
-	case errors.Is(err, unix.ESRCH):
-		return ErrGone
-	case errors.Is(err, unix.EINVAL):
+	if !groupSignalSupported() {
 		return ErrNoGroupSignal
+	}
+	err := unix.PidfdSendSignal(pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+	if errors.Is(err, unix.ESRCH) {
+		return ErrGone
 	}
 	return named("pidfd_send_signal", err)
 }
+
+// groupSignalSupported probes once whether the kernel knows
+// PIDFD_SIGNAL_PROCESS_GROUP: signal 0 (a permission check that delivers
+// nothing) to this process's own group through a pidfd of itself. EINVAL
+// there means the flag is unknown; EINVAL from a later call means
+// something else (a bad signal number) and is returned as it is.
+var groupSignalSupported = sync.OnceValue(func() bool {
+	self, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(self)
+	return !errors.Is(unix.PidfdSendSignal(self, 0, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP), unix.EINVAL)
+})
 
 // Peek reports whether the child the pidfd names has ended, and how,
 // without reaping it: waitid(P_PIDFD, WEXITED|WNOHANG|WNOWAIT). An unreaped

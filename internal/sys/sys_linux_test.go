@@ -1,0 +1,608 @@
+package sys
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// helperEnv marks a run of this test binary as a helper process.
+const helperEnv = "SESSION_STARTER_SYS_TEST_HELPER"
+
+// tooLong bounds every wait in these tests. Each awaited event takes
+// milliseconds; PID 1 on this machine reaps orphans after up to about two
+// seconds (LINUX-FACTS.md §8), and a loaded shared machine stretches both.
+// A real failure is a hang, which this turns into a test failure.
+const tooLong = 30 * time.Second
+
+// helpers are the roles this test binary plays, by name (os.Args[1]).
+var (
+	helpers     = map[string]func(args []string) int{}
+	helpersUsed sync.Map
+)
+
+func registerHelper(name string, fn func(args []string) int) {
+	if _, dup := helpers[name]; dup {
+		panic("helper registered twice: " + name)
+	}
+	helpers[name] = fn
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		if len(os.Args) < 2 || helpers[os.Args[1]] == nil {
+			fmt.Fprintf(os.Stderr, "unknown helper %q\n", os.Args[1:])
+			os.Exit(2)
+		}
+		os.Exit(helpers[os.Args[1]](os.Args[2:]))
+	}
+	code := m.Run()
+	// A full run must use every helper, or a helper has gone stale.
+	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" {
+		for name := range helpers {
+			if _, ok := helpersUsed.Load(name); !ok {
+				fmt.Fprintf(os.Stderr, "helper %q was never used\n", name)
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// helperCommand returns a command that runs this test binary as the
+// helper name, with a context that bounds it.
+func helperCommand(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	if helpers[name] == nil {
+		t.Fatalf("no helper %q", name)
+	}
+	helpersUsed.Store(name, true)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tooLong)
+	t.Cleanup(cancel)
+	// On timeout, os/exec kills the helper through its pidfd: only that
+	// process, never a reused number.
+	cmd := exec.CommandContext(ctx, exe, append([]string{name}, args...)...)
+	// A race-built helper would wait a second before exiting.
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	return cmd
+}
+
+func init() {
+	// catch-usr1: say "ready" once SIGUSR1 is caught, then "trapped" when
+	// it comes, and exit 0; exit 6 if it does not come within tooLong.
+	registerHelper("catch-usr1", func([]string) int {
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGUSR1)
+		fmt.Println("ready")
+		select {
+		case <-c:
+			fmt.Println("trapped")
+			return 0
+		case <-time.After(tooLong):
+			return 6
+		}
+	})
+	// die SIG: allow core dumps of any size, then die of SIG with Die,
+	// which must switch core dumps off again by itself.
+	registerHelper("die", func(args []string) int {
+		sig, ok := SignalByName(args[0])
+		if !ok {
+			return 3
+		}
+		inf := &unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+		if err := unix.Setrlimit(unix.RLIMIT_CORE, inf); err != nil {
+			fmt.Fprintln(os.Stderr, "setrlimit:", err)
+			return 4
+		}
+		Die(sig)
+		return 5 // Die returned: the signal did not end the process
+	})
+}
+
+// corePatternIsAFile reports whether the kernel writes core files into the
+// crashing process's working directory, where the tests look for them.
+func corePatternIsAFile(t *testing.T) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/kernel/core_pattern")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := strings.TrimSpace(string(b))
+	return p != "" && !strings.HasPrefix(p, "|") && !strings.Contains(p, "/")
+}
+
+// Control for TestDieEndsTheProcessBySignalWithoutCoreOrTraceback: a
+// process that dies of SEGV with RLIMIT_CORE raised leaves a core file in
+// its working directory here, so finding none after Die means something.
+func TestACrashWithCoreDumpsEnabledLeavesACoreFile(t *testing.T) {
+	if !corePatternIsAFile(t) {
+		t.Skip("core_pattern does not write into the working directory")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("/bin/sh", "-c", "ulimit -c unlimited && kill -SEGV $$")
+	cmd.Dir = dir
+	err := cmd.Run()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGSEGV || !ws.CoreDump() {
+		t.Fatalf("sh killing itself with SEGV: %v (status %#x), want signal SEGV with core dump", err, ws)
+	}
+	if names := dirNames(t, dir); len(names) == 0 {
+		t.Fatalf("no core file in %s after a core dump", dir)
+	}
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestDieEndsTheProcessBySignalWithoutCoreOrTraceback(t *testing.T) {
+	signals := []syscall.Signal{
+		syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL, syscall.SIGSEGV, syscall.SIGABRT,
+		syscall.SIGPIPE, syscall.SIGUSR1, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGBUS,
+	}
+	for _, sig := range signals {
+		t.Run(SignalName(sig), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cmd := helperCommand(t, "die", SignalName(sig))
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			start := time.Now()
+			err := cmd.Run()
+			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ok || !ws.Signaled() || ws.Signal() != sig {
+				t.Fatalf("helper die %s: %v (status %#x), want death by %s; stderr:\n%s", SignalName(sig), err, ws, SignalName(sig), stderr.Bytes())
+			}
+			if ws.CoreDump() {
+				t.Errorf("helper die %s: core dump flag set, want none", SignalName(sig))
+			}
+			if names := dirNames(t, dir); len(names) > 0 {
+				t.Errorf("helper die %s left %v in its working directory, want nothing", SignalName(sig), names)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("helper die %s wrote to stderr:\n%s\nwant nothing", SignalName(sig), stderr.Bytes())
+			}
+			t.Logf("helper died of %s after %v", SignalName(sig), time.Since(start))
+		})
+	}
+}
+
+// child is a process started with a pidfd by ForkExec, as the starter
+// starts the gate.
+type child struct {
+	pid, pidfd int
+	reaped     bool
+}
+
+// startChild starts argv in its own process group with a pidfd; cleanup
+// kills it through the pidfd and reaps it unless the test reaped it.
+func startChild(t *testing.T, dir string, stdin, stdout uintptr, argv ...string) *child {
+	t.Helper()
+	return startChildEnv(t, dir, nil, stdin, stdout, argv...)
+}
+
+// startChildEnv is startChild with extra environment variables.
+func startChildEnv(t *testing.T, dir string, env []string, stdin, stdout uintptr, argv ...string) *child {
+	t.Helper()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if stdin == 0 {
+		stdin = null.Fd()
+	}
+	if stdout == 0 {
+		stdout = null.Fd()
+	}
+	pidfd := -1
+	attr := &syscall.ProcAttr{
+		Dir:   dir,
+		Env:   append([]string{"PATH=/usr/bin:/bin"}, env...),
+		Files: []uintptr{stdin, stdout, null.Fd()},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
+	}
+	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	if err != nil {
+		t.Fatalf("ForkExec(%v) = %v", argv, err)
+	}
+	if pidfd < 0 {
+		t.Fatalf("ForkExec(%v) gave no pidfd", argv)
+	}
+	c := &child{pid: pid, pidfd: pidfd}
+	t.Cleanup(func() {
+		if !c.reaped {
+			// SAFETY: the pidfd names this process only, reaped or not.
+			_ = PidfdSignal(c.pidfd, syscall.SIGKILL)
+			_, _ = Reap(c.pidfd)
+		}
+		_ = Close(c.pidfd)
+	})
+	return c
+}
+
+func (c *child) reap(t *testing.T) WaitStatus {
+	t.Helper()
+	ws, err := Reap(c.pidfd)
+	c.reaped = true
+	if err != nil {
+		t.Fatalf("Reap(pid %d) = %v", c.pid, err)
+	}
+	return ws
+}
+
+// waitExit blocks until the child has ended, without reaping it.
+func (c *child) waitExit(t *testing.T) {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(c.pidfd), Events: unix.POLLIN}}
+	n, err := Poll(fds, tooLong)
+	if err != nil || n != 1 {
+		t.Fatalf("Poll(pidfd of %d) = %d, %v; want 1, nil", c.pid, n, err)
+	}
+}
+
+func TestPeekDoesNotReapAndReapDoes(t *testing.T) {
+	c := startChild(t, "", 0, 0, "/bin/sh", "-c", "exit 7")
+	c.waitExit(t)
+	want := WaitStatus{Exited: true, Code: 7}
+	for i := range 2 {
+		ws, done, err := Peek(c.pidfd)
+		if err != nil || !done || ws != want {
+			t.Fatalf("Peek #%d = %+v, %v, %v; want %+v, true, nil", i+1, ws, done, err, want)
+		}
+	}
+	st, err := proc.ReadStat(c.pid)
+	if err != nil || st.State != 'Z' {
+		t.Fatalf("ReadStat(%d) after Peek = %+v, %v; want state Z", c.pid, st, err)
+	}
+	if ws := c.reap(t); ws != want {
+		t.Fatalf("Reap = %+v, want %+v", ws, want)
+	}
+	if ws, done, err := Peek(c.pidfd); err == nil {
+		t.Fatalf("Peek after Reap = %+v, %v, nil; want an error", ws, done)
+	} else if !errors.Is(err, unix.ECHILD) {
+		t.Fatalf("Peek after Reap error = %v, want ECHILD", err)
+	}
+	if err := PidfdSignal(c.pidfd, 0); !errors.Is(err, ErrGone) {
+		t.Fatalf("PidfdSignal after Reap = %v, want ErrGone", err)
+	}
+}
+
+func TestPeekOfARunningChildReportsNothing(t *testing.T) {
+	c := startChild(t, "", 0, 0, "/bin/sleep", "60")
+	ws, done, err := Peek(c.pidfd)
+	if err != nil || done || ws != (WaitStatus{}) {
+		t.Fatalf("Peek(running) = %+v, %v, %v; want zero, false, nil", ws, done, err)
+	}
+	// A zombie still takes signals through its pidfd; only a reaped
+	// process is gone.
+	if err := PidfdSignal(c.pidfd, syscall.SIGKILL); err != nil {
+		t.Fatalf("PidfdSignal(SIGKILL) = %v", err)
+	}
+	c.waitExit(t)
+	if err := PidfdSignal(c.pidfd, 0); err != nil {
+		t.Fatalf("PidfdSignal(zombie, 0) = %v, want nil", err)
+	}
+	if ws := c.reap(t); ws != (WaitStatus{Signal: syscall.SIGKILL}) {
+		t.Fatalf("Reap = %+v, want death by KILL", ws)
+	}
+}
+
+func TestStatusOfReportsExitCodesAndSignals(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		want   WaitStatus
+		text   string
+	}{
+		{"exit 0", "exit 0", WaitStatus{Exited: true, Code: 0}, "exit status 0"},
+		{"exit 1", "exit 1", WaitStatus{Exited: true, Code: 1}, "exit status 1"},
+		{"exit 42", "exit 42", WaitStatus{Exited: true, Code: 42}, "exit status 42"},
+		{"exit 255", "exit 255", WaitStatus{Exited: true, Code: 255}, "exit status 255"},
+		{"killed by TERM", "kill -TERM $$", WaitStatus{Signal: syscall.SIGTERM}, "signal TERM"},
+		{"killed by USR1", "kill -USR1 $$", WaitStatus{Signal: syscall.SIGUSR1}, "signal USR1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startChild(t, "", 0, 0, "/bin/sh", "-c", tt.script)
+			c.waitExit(t)
+			peeked, done, err := Peek(c.pidfd)
+			if err != nil || !done || peeked != tt.want {
+				t.Fatalf("Peek = %+v, %v, %v; want %+v, true, nil", peeked, done, err, tt.want)
+			}
+			ws := c.reap(t)
+			if ws != tt.want {
+				t.Fatalf("Reap = %+v, want %+v", ws, tt.want)
+			}
+			if ws.String() != tt.text {
+				t.Fatalf("WaitStatus.String() = %q, want %q", ws.String(), tt.text)
+			}
+		})
+	}
+}
+
+func TestStatusOfReportsACoreDump(t *testing.T) {
+	if !corePatternIsAFile(t) {
+		t.Skip("core_pattern does not write into the working directory")
+	}
+	c := startChild(t, t.TempDir(), 0, 0, "/bin/sh", "-c", "ulimit -c unlimited && kill -SEGV $$")
+	want := WaitStatus{Signal: syscall.SIGSEGV, CoreDumped: true}
+	if ws := c.reap(t); ws != want || ws.String() != "signal SEGV (core dumped)" {
+		t.Fatalf("Reap = %+v (%q), want %+v", ws, ws, want)
+	}
+}
+
+// The group signal goes through the leader's pid object, so it still
+// reaches a member after the leader was reaped, and reports ErrGone once
+// the group has no member left (LINUX-FACTS.md, added by review).
+func TestPidfdSignalGroupReachesAMemberAfterTheLeaderWasReaped(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); inW.Close(); outR.Close(); outW.Close() })
+	// The leader starts the member and waits for its stdin to close. The
+	// member is this binary as the helper "catch-usr1", whose output proves
+	// that our signal reached it. (A shell member with a trap would need a
+	// child to wait on, and a child forked but not yet exec'd runs the
+	// shell's handler, which swallows the signal.)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	helpersUsed.Store("catch-usr1", true)
+	env := []string{helperEnv + "=1", "GORACE=atexit_sleep_ms=0"}
+	leader := startChildEnv(t, "", env, inR.Fd(), outW.Fd(), "/bin/sh", "-c", `"$1" catch-usr1 & read x; exit 0`, "leader", exe)
+	t.Cleanup(func() {
+		// SAFETY: the pidfd names the group the leader led, and only that
+		// group, however its number is reused.
+		_ = PidfdSignalGroup(leader.pidfd, syscall.SIGKILL)
+	})
+	inR.Close()
+	outW.Close()
+	out := bufio.NewReader(outR)
+	if line, err := out.ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("read from member = %q, %v; want %q", line, err, "ready\n")
+	}
+	inW.Close() // the leader's read ends: it exits
+	if ws := leader.reap(t); ws != (WaitStatus{Exited: true}) {
+		t.Fatalf("Reap(leader) = %+v, want exit status 0", ws)
+	}
+
+	err = PidfdSignalGroup(leader.pidfd, syscall.SIGUSR1)
+	if errors.Is(err, ErrNoGroupSignal) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PidfdSignalGroup: %v (this machine runs Linux 6.18)", err)
+		}
+		t.Skipf("PidfdSignalGroup: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("PidfdSignalGroup(USR1) after the leader was reaped = %v, want nil", err)
+	}
+	if line, err := out.ReadString('\n'); err != nil || line != "trapped\n" {
+		t.Fatalf("read from member = %q, %v; want %q", line, err, "trapped\n")
+	}
+	// EOF: the member has ended.
+	if rest, err := io.ReadAll(out); err != nil || len(rest) > 0 {
+		t.Fatalf("read to EOF = %q, %v; want nothing", rest, err)
+	}
+	// Their zombies are PID 1's now, and still count until it reaps them.
+	deadline := time.Now().Add(tooLong)
+	for {
+		err = PidfdSignalGroup(leader.pidfd, 0)
+		if errors.Is(err, ErrGone) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("PidfdSignalGroup(0) = %v, want nil or ErrGone", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("PidfdSignalGroup(0) still nil after %v, want ErrGone", tooLong)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestPidfdSignalGroupOfAnEmptyGroupIsGone(t *testing.T) {
+	c := startChild(t, "", 0, 0, "/bin/true")
+	c.waitExit(t)
+	// The zombie leader still is a member.
+	if err := PidfdSignalGroup(c.pidfd, 0); errors.Is(err, ErrNoGroupSignal) {
+		t.Skipf("PidfdSignalGroup: %v", err)
+	} else if err != nil {
+		t.Fatalf("PidfdSignalGroup(zombie leader, 0) = %v, want nil", err)
+	}
+	c.reap(t)
+	if err := PidfdSignalGroup(c.pidfd, 0); !errors.Is(err, ErrGone) {
+		t.Fatalf("PidfdSignalGroup(reaped, 0) = %v, want ErrGone", err)
+	}
+}
+
+func TestPidfdOpenOfAMissingPIDIsGone(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidMax, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No process has a PID of pid_max or more.
+	if fd, err := PidfdOpen(pidMax); !errors.Is(err, ErrGone) {
+		if err == nil {
+			Close(fd)
+		}
+		t.Fatalf("PidfdOpen(pid_max) = %d, %v; want ErrGone", fd, err)
+	}
+}
+
+func TestSignalNamesRoundTrip(t *testing.T) {
+	for sig, name := range signalNames {
+		if got := SignalName(sig); got != name {
+			t.Errorf("SignalName(%d) = %q, want %q", sig, got, name)
+		}
+		for _, s := range []string{name, "SIG" + name, strings.ToLower(name), "sig" + strings.ToLower(name), "Sig" + name} {
+			if got, ok := SignalByName(s); !ok || got != sig {
+				t.Errorf("SignalByName(%q) = %d, %v; want %d, true", s, got, ok, sig)
+			}
+		}
+	}
+}
+
+func TestSignalNumbersRoundTrip(t *testing.T) {
+	for n := 1; n <= 64; n++ {
+		sig := syscall.Signal(n)
+		if got, ok := SignalByName(strconv.Itoa(n)); !ok || got != sig {
+			t.Errorf("SignalByName(%q) = %d, %v; want %d, true", strconv.Itoa(n), got, ok, n)
+		}
+		name := SignalName(sig)
+		if got, ok := SignalByName(name); !ok || got != sig {
+			t.Errorf("SignalByName(SignalName(%d) = %q) = %d, %v; want %d, true", n, name, got, ok, n)
+		}
+	}
+}
+
+func TestSignalByNameRejectsJunk(t *testing.T) {
+	for _, s := range []string{
+		"", "SIG", "sig", "FOO", "SIGFOO", "SIGSIGTERM", "TERM ", " TERM", "TE RM",
+		"0", "65", "-1", "+15", "015", "15x", "1.5", " 15", "15 ", "0x0f", "SIG15",
+		"99999999999999999999",
+	} {
+		if got, ok := SignalByName(s); ok {
+			t.Errorf("SignalByName(%q) = %d, true; want false", s, got)
+		}
+	}
+}
+
+// Poll must not return EINTR: signals that reach its thread interrupt
+// poll(2) even under SA_RESTART. SIGURG is the Go runtime's own preemption
+// signal, so sending it to our own thread is harmless.
+func TestPollWaitsOutItsTimeoutThroughSignals(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	const timeout = 300 * time.Millisecond
+	type result struct {
+		n       int
+		err     error
+		elapsed time.Duration
+	}
+	tids := make(chan int, 1)
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tids <- unix.Gettid()
+		start := time.Now()
+		n, err := Poll([]unix.PollFd{{Fd: int32(r.Fd()), Events: unix.POLLIN}}, timeout)
+		done <- result{n, err, time.Since(start)}
+	}()
+	tid := <-tids
+	sent := 0
+	var res result
+loop:
+	for range 1000 { // bounded: at most 1000 signals, 1 ms apart
+		select {
+		case res = <-done:
+			break loop
+		default:
+		}
+		if err := unix.Tgkill(os.Getpid(), tid, syscall.SIGURG); err == nil {
+			sent++
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if sent == 0 {
+		t.Fatal("sent no signal")
+	}
+	if res == (result{}) {
+		select {
+		case res = <-done:
+		case <-time.After(tooLong):
+			t.Fatalf("Poll(%v) did not return within %v", timeout, tooLong)
+		}
+	}
+	if res.err != nil || res.n != 0 {
+		t.Fatalf("Poll(idle pipe, %v) = %d, %v; want 0, nil", timeout, res.n, res.err)
+	}
+	if res.elapsed < timeout {
+		t.Fatalf("Poll(idle pipe, %v) returned after %v, want the whole timeout", timeout, res.elapsed)
+	}
+	t.Logf("%d signals sent during Poll", sent)
+}
+
+func TestPollReportsAReadyDescriptor(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	if _, err := w.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	fds := []unix.PollFd{{Fd: int32(r.Fd()), Events: unix.POLLIN}}
+	n, err := Poll(fds, -1)
+	if err != nil || n != 1 || fds[0].Revents&unix.POLLIN == 0 {
+		t.Fatalf("Poll(readable pipe) = %d, %v, revents %#x; want 1, nil, POLLIN", n, err, fds[0].Revents)
+	}
+}
+
+// ErrNoGroupSignal claims the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP. The
+// kernel also answers EINVAL for a signal number it does not know, and
+// this kernel (6.18) has the flag, so that EINVAL must not be reported as
+// a missing kernel feature.
+func TestPidfdSignalGroupDoesNotBlameTheKernelForABadSignal(t *testing.T) {
+	c := startChild(t, "", 0, 0, "/bin/sleep", "60")
+	if err := PidfdSignalGroup(c.pidfd, 0); err != nil {
+		t.Skipf("PidfdSignalGroup(0) = %v: no group signals here", err)
+	}
+	const bad = syscall.Signal(200) // beyond SIGRTMAX (64): never delivered
+	err := PidfdSignalGroup(c.pidfd, bad)
+	if err == nil {
+		t.Fatalf("PidfdSignalGroup(%d) = nil, want an error", bad)
+	}
+	if errors.Is(err, ErrNoGroupSignal) {
+		t.Fatalf("PidfdSignalGroup(%d) = %v, want EINVAL without blaming the kernel version", bad, err)
+	}
+	if !errors.Is(err, unix.EINVAL) {
+		t.Fatalf("PidfdSignalGroup(%d) = %v, want EINVAL", bad, err)
+	}
+}
