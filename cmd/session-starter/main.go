@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/spf13/pflag"
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
@@ -57,58 +56,23 @@ Flags:
 // run parses args and holds the session. Only help and version write to
 // stdout, before anything is started.
 func run(args []string, stdout, stderr io.Writer) starter.Verdict {
-	fs := pflag.NewFlagSet("session-starter", pflag.ContinueOnError)
-	fs.SetInterspersed(false)
-	fs.SetOutput(io.Discard)
-	ack := fs.Bool("ack", false, "write the ack line to stdout once containment exists, before PROGRAM runs")
-	watchParent := fs.Bool("watch-parent", false, "end the session when the process that started session-starter is gone")
-	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
-	controlFD := fs.Int("control-fd", -1, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
-	budget := fs.Duration("kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors")
-	logLevel := fs.String("log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
-	logFormat := fs.String("log-format", "auto", "diagnostics format: auto, json, console")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	help := fs.BoolP("help", "h", false, "print this help and exit")
-	usage := func() string { return usageHead + fs.FlagUsages() }
-
-	if err := fs.Parse(args); err != nil {
-		return usageError(stderr, err.Error())
-	}
-	switch {
-	case *help:
-		fmt.Fprint(stdout, usage())
-		return starter.Verdict{}
-	case *showVersion:
-		fmt.Fprintln(stdout, "session-starter", buildVersion())
-		return starter.Verdict{}
-	}
-	if fs.ArgsLenAtDash() != 0 {
-		return usageError(stderr, "missing -- before PROGRAM")
-	}
-	if fs.NArg() == 0 {
-		return usageError(stderr, "missing PROGRAM after --")
-	}
-	if fs.Changed("parent-pid") && *parentPID <= 0 {
-		return usageError(stderr, fmt.Sprintf("--parent-pid %d: must be a PID", *parentPID))
-	}
-	if fs.Changed("control-fd") && *controlFD < 0 {
-		return usageError(stderr, fmt.Sprintf("--control-fd %d: must be greater than 2", *controlFD))
-	}
-	if *budget <= 0 {
-		return usageError(stderr, "--kill-budget must be positive")
-	}
-	logger, err := newLogger(*logLevel, *logFormat, stderr)
+	inv, err := parse(args)
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
-	return starter.Main(context.Background(), starter.Options{
-		Argv:        fs.Args(),
-		WatchParent: *watchParent,
-		ParentPID:   *parentPID,
-		ControlFD:   *controlFD,
-		KillBudget:  *budget,
-		Logger:      logger,
-	}, *ack)
+	switch {
+	case inv.help:
+		fmt.Fprint(stdout, inv.usage)
+		return starter.Verdict{}
+	case inv.version:
+		fmt.Fprintln(stdout, "session-starter", buildVersion())
+		return starter.Verdict{}
+	}
+	inv.opts.Logger, err = newLogger(inv.logLevel, inv.logFormat, stderr)
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	return starter.Main(context.Background(), inv.opts, inv.ack)
 }
 
 func usageError(stderr io.Writer, msg string) starter.Verdict {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-starter/session-starter/starter"
+)
+
+// invocation is a parsed command line.
+type invocation struct {
+	opts          starter.Options
+	ack           bool
+	help, version bool
+	usage         string
+	logLevel      string
+	logFormat     string
+}
+
+// parse turns session-starter's arguments (without argv[0]) into an
+// invocation. Every error is a usage error; nothing has been started.
+func parse(args []string) (*invocation, error) {
+	fs := pflag.NewFlagSet("session-starter", pflag.ContinueOnError)
+	fs.SetInterspersed(false)
+	fs.SetOutput(io.Discard)
+	inv := &invocation{}
+	fs.BoolVar(&inv.ack, "ack", false, "write the ack line to stdout once containment exists, before PROGRAM runs")
+	watchParent := fs.Bool("watch-parent", false, "end the session when the process that started session-starter is gone")
+	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
+	controlFD := fs.Int("control-fd", -1, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
+	budget := fs.Duration("kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors")
+	fs.StringVar(&inv.logLevel, "log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
+	fs.StringVar(&inv.logFormat, "log-format", "auto", "diagnostics format: auto, json, console")
+	fs.BoolVar(&inv.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&inv.help, "help", "h", false, "print this help and exit")
+
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	inv.usage = usageHead + fs.FlagUsages()
+	if inv.help || inv.version {
+		return inv, nil
+	}
+	if fs.ArgsLenAtDash() != 0 {
+		return nil, errors.New("missing -- before PROGRAM")
+	}
+	if fs.NArg() == 0 {
+		return nil, errors.New("missing PROGRAM after --")
+	}
+	if fs.Changed("parent-pid") && *parentPID <= 0 {
+		return nil, fmt.Errorf("--parent-pid %d: must be a PID", *parentPID)
+	}
+	if fs.Changed("control-fd") && *controlFD < 0 {
+		return nil, fmt.Errorf("--control-fd %d: must be greater than 2", *controlFD)
+	}
+	if *budget <= 0 {
+		return nil, errors.New("--kill-budget must be positive")
+	}
+	inv.opts = starter.Options{
+		Argv:        fs.Args(),
+		WatchParent: *watchParent,
+		ParentPID:   *parentPID,
+		ControlFD:   *controlFD,
+		KillBudget:  *budget,
+	}
+	return inv, nil
+}
