@@ -69,7 +69,9 @@ func report(v Verdict) Verdict {
 // Apply ends the process as v says: death by v.Signal (with no core file
 // and no Go traceback) or, where that is impossible, exit v.Code.
 func (v Verdict) Apply() {
-	if v.Signal != 0 {
+	// PID 1 of a PID namespace cannot die of its own signal: the kernel
+	// drops it. Exit 128+S at once instead of trying.
+	if v.Signal != 0 && os.Getpid() != 1 {
 		sys.Die(v.Signal)
 	}
 	os.Exit(v.Code)

@@ -18,7 +18,7 @@ import (
 const (
 	// ExitUsage: bad command line or descriptor; nothing was started.
 	ExitUsage = 2
-	// ExitTimeout: reserved for --timeout.
+	// ExitTimeout: --timeout fired before the Engine's exit was seen.
 	ExitTimeout = 124
 	// ExitContainment: containment could not be established (nothing was
 	// executed), the guard was lost, or members survived the kill budget.
@@ -61,6 +61,15 @@ type Options struct {
 	// KillBudget bounds the ending of the group; 0 means
 	// DefaultKillBudget.
 	KillBudget time.Duration
+	// Grace, when positive, makes every end of the session send
+	// StopSignal (default SIGTERM) and SIGCONT to the group first, and
+	// wait up to Grace for it to empty before SIGKILL. A second stop
+	// signal during the grace goes straight to SIGKILL.
+	Grace      time.Duration
+	StopSignal syscall.Signal
+	// Timeout, when positive, ends the session that long after the
+	// Engine was released (exit status 124).
+	Timeout time.Duration
 	// Exe is the binary that implements the hidden gate and guard modes;
 	// empty means /proc/self/exe.
 	Exe string
@@ -85,6 +94,7 @@ const (
 	ReasonControlClosed Reason = "control-closed"
 	ReasonGuardLost     Reason = "guard-lost"
 	ReasonCanceled      Reason = "canceled"
+	ReasonTimeout       Reason = "timeout"
 	// ReasonWatchFailed: the starter could not watch its end conditions
 	// (poll failed); the session is ended and reported as a failure.
 	ReasonWatchFailed Reason = "watch-failed"
@@ -106,6 +116,17 @@ type Result struct {
 	End groupend.Report
 	// Duration is the time from Run's start to its return.
 	Duration time.Duration
+	// Timeout is the session's timeout, for the report when it fired.
+	Timeout time.Duration
+}
+
+// Why names the reason as logs and the status record do: the reason, or
+// "signal NAME" for a stop signal.
+func (r Result) Why() string {
+	if r.Reason == ReasonSignal {
+		return "signal " + sys.SignalName(r.Signal)
+	}
+	return string(r.Reason)
 }
 
 // Error is a failure of Run, with the exit status it maps to.
@@ -162,7 +183,11 @@ func (r Result) Verdict() Verdict {
 		if r.Reason == ReasonSignal {
 			return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal)}
 		}
-		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Reason)}
+		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Why())}
+	}
+	if r.Reason == ReasonTimeout {
+		notes = append(notes, fmt.Sprintf("timed out after %v; the session was ended", r.Timeout))
+		return Verdict{Code: ExitTimeout, Report: strings.Join(notes, "; ")}
 	}
 	v := Verdict{Report: strings.Join(notes, "; ")}
 	if r.Engine.Exited {

@@ -39,7 +39,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
-	ev := o.Logger.Info().Str("reason", string(res.Reason)).Int("pid", res.PID).
+	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", ModeGroup).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
 		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
@@ -75,6 +75,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, RequestEnv+"=") })
 
+	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
+		return Result{}, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
+	}
 	// The launcher: recorded first, so that a parent gone already is seen.
 	parent := 0
 	if o.WatchParent || o.ParentPID != 0 {
@@ -143,8 +146,23 @@ func run(ctx context.Context, o Options) (Result, error) {
 	sigCh := make(chan os.Signal, 8)
 	signal.Notify(sigCh, stops...)
 	defer signal.Stop(sigCh)
+	fwdCh := make(chan os.Signal, 16)
+	signal.Notify(fwdCh, Forwarded...)
+	defer signal.Stop(fwdCh)
 
-	s := &session{log: log, sigCh: sigCh, ctx: ctx, ctl: ctl, budget: budget}
+	s := &session{log: log, sigCh: sigCh, fwdCh: fwdCh, ctx: ctx, ctl: ctl, budget: budget, timeout: o.Timeout}
+	if os.Getpid() == 1 {
+		// As PID 1 of a PID namespace every orphan of it is ours to reap,
+		// as tini and dumb-init do: on each SIGCHLD, by PID.
+		s.chldCh = make(chan os.Signal, 1)
+		signal.Notify(s.chldCh, syscall.SIGCHLD)
+		defer signal.Stop(s.chldCh)
+		defer reapAdopted()
+	}
+	stopSig := o.StopSignal
+	if stopSig == 0 {
+		stopSig = syscall.SIGTERM
+	}
 	defer s.close()
 	if parent != 0 {
 		if err := s.watchParent(parent); err != nil {
@@ -159,7 +177,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, fail(ExitContainment, "%v", err)
 	}
-	res := Result{PID: s.gate.PID}
+	res := Result{PID: s.gate.PID, Timeout: o.Timeout}
 	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
 	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
 
@@ -194,8 +212,10 @@ func run(ctx context.Context, o Options) (Result, error) {
 	log.Debug().Int("pid", s.gate.PID).Msg("engine released")
 
 	res.Reason, res.Signal, res.Engine = s.watch()
-	log.Debug().Str("reason", string(res.Reason)).Msg("ending the group")
-	res.End = groupend.End(s.group, budget, s.forbidden()...)
+	log.Debug().Str("reason", res.Why()).Msg("ending the group")
+	hurried, stopHurry := hurry(sigCh)
+	res.End = groupend.EndAfter(s.group, groupend.Stop{Signal: stopSig, Grace: o.Grace, Hurry: hurried}, budget, s.forbidden()...)
+	stopHurry()
 	execErr := s.execResult()
 	if res.Reason == ReasonGuardLost {
 		s.guard.Lost()
@@ -222,13 +242,36 @@ func run(ctx context.Context, o Options) (Result, error) {
 
 var errParentGone = errors.New("parent gone")
 
+// Forwarded lists the signals the starter passes on to the Engine's
+// group, as tini and dumb-init do; they do not end the session.
+var Forwarded = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM}
+
+// hurry returns a channel that is closed when a stop signal arrives on
+// sigCh during the grace (a second stop goes straight to SIGKILL), and a
+// function that ends the goroutine watching sigCh.
+func hurry(sigCh <-chan os.Signal) (<-chan struct{}, func()) {
+	ch, done, exited := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		select {
+		case <-sigCh:
+			close(ch)
+		case <-done:
+		}
+	}()
+	return ch, func() { close(done); <-exited }
+}
+
 // session is the state of one Run once the watching starts.
 type session struct {
-	log    zerolog.Logger
-	ctx    context.Context
-	sigCh  chan os.Signal
-	ctl    *control
-	budget time.Duration
+	log     zerolog.Logger
+	ctx     context.Context
+	sigCh   chan os.Signal // stop signals
+	fwdCh   chan os.Signal // signals forwarded to the group
+	chldCh  chan os.Signal // SIGCHLD, when adopted orphans are reaped
+	ctl     *control
+	budget  time.Duration
+	timeout time.Duration
 
 	parentFD int // pidfd of the launcher, or -1
 	gate     *gate.Gate
@@ -342,8 +385,9 @@ const (
 
 // watch waits for the first end condition. It polls the pidfds of the
 // Engine, the guard and the launcher, the gate's exec report and the
-// control descriptor in one poll call, run by a goroutine so that signals
-// and ctx can be selected on too; a wake pipe stops that poll.
+// control descriptor in one poll call, run by a goroutine so that signals,
+// the timeout and ctx can be selected on too; a wake pipe stops that poll.
+// Forwarded signals are passed to the group while the poll goes on.
 func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	wakeR, wakeW, err := sys.Pipe()
 	if err != nil {
@@ -369,25 +413,54 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	if s.ctl != nil {
 		fds[slotControl] = unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
 	}
+	var timeout <-chan time.Time
+	if s.timeout > 0 {
+		t := time.NewTimer(s.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
 
 	polled := make(chan error, 1)
-	for {
-		for i := range fds {
-			fds[i].Revents = 0
+	polling := false
+	stop := func() {
+		if polling {
+			_ = sys.WriteAll(wakeW, []byte{0})
+			<-polled
+			var b [8]byte
+			_, _ = sys.Read(wakeR, b[:])
+			polling = false
 		}
-		go func() {
-			_, err := sys.Poll(fds, -1)
-			polled <- err
-		}()
+	}
+	defer stop()
+	for {
+		if !polling {
+			for i := range fds {
+				fds[i].Revents = 0
+			}
+			go func() {
+				_, err := sys.Poll(fds, -1)
+				polled <- err
+			}()
+			polling = true
+		}
 		var perr error
 		select {
 		case sig := <-s.sigCh:
-			s.stopPoll(wakeR, wakeW, polled)
 			return ReasonSignal, sig.(syscall.Signal), sys.WaitStatus{}
+		case sig := <-s.fwdCh:
+			s.forward(sig.(syscall.Signal))
+			continue
+		case <-s.chldCh:
+			if n := reapAdopted(s.gate.PID, s.guard.PID); n > 0 {
+				s.log.Debug().Int("reaped", n).Msg("adopted children")
+			}
+			continue
+		case <-timeout:
+			return ReasonTimeout, 0, sys.WaitStatus{}
 		case <-s.ctx.Done():
-			s.stopPoll(wakeR, wakeW, polled)
 			return ReasonCanceled, 0, sys.WaitStatus{}
 		case perr = <-polled:
+			polling = false
 		}
 		if perr != nil {
 			s.log.Error().Err(perr).Msg("watch")
@@ -418,13 +491,11 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	}
 }
 
-// stopPoll wakes the poll goroutine, waits for it, and drains the wake
-// pipe so that the next poll blocks again.
-func (s *session) stopPoll(wakeR, wakeW int, polled chan error) {
-	_ = sys.WriteAll(wakeW, []byte{0})
-	<-polled
-	var b [8]byte
-	_, _ = sys.Read(wakeR, b[:])
+// forward passes sig to the Engine's group. The group is pinned by the
+// Engine, still the starter's unreaped child (see engineGroup).
+func (s *session) forward(sig syscall.Signal) {
+	err := s.group.Signal(sig)
+	s.log.Debug().Str("signal", sys.SignalName(sig)).Err(err).Msg("forwarded")
 }
 
 // readExecResult reads the gate's exec report once it is readable.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -32,6 +33,9 @@ func parse(args []string) (*invocation, error) {
 	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
 	controlFD := fs.Int("control-fd", -1, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
 	budget := fs.Duration("kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors")
+	grace := fs.Duration("grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL")
+	stopSignal := fs.String("stop-signal", "TERM", "the signal --grace sends first")
+	timeout := fs.Duration("timeout", 0, "end the session `D` after the Engine started; exit status 124")
 	fs.StringVar(&inv.logLevel, "log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
 	fs.StringVar(&inv.logFormat, "log-format", "auto", "diagnostics format: auto, json, console")
 	fs.BoolVar(&inv.version, "version", false, "print the version and exit")
@@ -59,12 +63,25 @@ func parse(args []string) (*invocation, error) {
 	if *budget <= 0 {
 		return nil, errors.New("--kill-budget must be positive")
 	}
+	if *grace < 0 {
+		return nil, errors.New("--grace must not be negative")
+	}
+	if fs.Changed("timeout") && *timeout <= 0 {
+		return nil, errors.New("--timeout must be positive")
+	}
+	sig, ok := sys.SignalByName(*stopSignal)
+	if !ok {
+		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", *stopSignal)
+	}
 	inv.opts = starter.Options{
 		Argv:        fs.Args(),
 		WatchParent: *watchParent,
 		ParentPID:   *parentPID,
 		ControlFD:   *controlFD,
 		KillBudget:  *budget,
+		Grace:       *grace,
+		StopSignal:  sig,
+		Timeout:     *timeout,
 	}
 	return inv, nil
 }

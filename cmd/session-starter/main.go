@@ -43,12 +43,15 @@ const usageHead = `Usage: session-starter [flags] -- PROGRAM [ARG...]
 
 Runs PROGRAM (the Engine) in a new process group behind a guard. When the
 session ends — the Engine exits, the launcher is gone (--watch-parent), the
-control descriptor reaches end of input, or SIGTERM, SIGINT, SIGHUP or
-SIGQUIT arrives — every process of the group is killed, and session-starter
-exits with the Engine's status (or dies of the Engine's signal).
+control descriptor reaches end of input, --timeout passes, or SIGTERM,
+SIGINT, SIGHUP or SIGQUIT arrives — every process of the group is ended
+(SIGKILL, after --stop-signal and --grace if given), and session-starter
+exits with the Engine's status (or dies of the Engine's signal). SIGUSR1,
+SIGUSR2, SIGWINCH, SIGCONT and SIGALRM are forwarded to the group.
 
-Exit statuses of its own: 2 usage error, 125 containment failed or members
-survived, 126 PROGRAM cannot be executed, 127 PROGRAM not found.
+Exit statuses of its own: 2 usage error, 124 --timeout fired, 125
+containment failed or members survived, 126 PROGRAM cannot be executed,
+127 PROGRAM not found.
 
 Flags:
 `
