@@ -123,3 +123,27 @@ func (c *control) close() {
 		sys.Close(c.fd)
 	}
 }
+
+// checkStatusFD validates the status descriptor n: one the launcher passed
+// (open and not close-on-exec), > 2, not the control descriptor, open for
+// writing.
+func checkStatusFD(n, controlFD int) error {
+	if n <= 2 {
+		return fmt.Errorf("--status-fd %d: must be greater than 2", n)
+	}
+	if n == controlFD {
+		return fmt.Errorf("--status-fd %d: the same descriptor as --control-fd", n)
+	}
+	cloexec, err := sys.CloseOnExec(n)
+	if err != nil || cloexec {
+		return fmt.Errorf("--status-fd %d: not a descriptor the launcher passed (not open, or close-on-exec)", n)
+	}
+	mode, err := sys.AccessMode(n)
+	if err != nil {
+		return fmt.Errorf("--status-fd %d: %w", n, err)
+	}
+	if mode == unix.O_RDONLY {
+		return fmt.Errorf("--status-fd %d: not open for writing", n)
+	}
+	return nil
+}

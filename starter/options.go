@@ -54,10 +54,16 @@ type Options struct {
 	// ParentPID is the launcher's PID; nonzero implies WatchParent, and a
 	// parent other than ParentPID at start means it is gone already.
 	ParentPID int
-	// ControlFD, when ≥ 0, is a descriptor whose end of input ends the
-	// session. It must be a pipe or socket the launcher passed open and
-	// not close-on-exec, > 2, and not the same pipe or socket as fd 0.
+	// ControlFD, when nonzero, is a descriptor whose end of input ends
+	// the session. It must be a pipe or socket the launcher passed open
+	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0.
+	// The Engine does not inherit it.
 	ControlFD int
+	// StatusFD, when nonzero, is a descriptor the launcher passed open
+	// for writing, > 2, on which Run writes one JSON record per line: a
+	// [StatusStarted] when the Engine is released and a [StatusEnded]
+	// last. The Engine does not inherit it.
+	StatusFD int
 	// KillBudget bounds the ending of the group; 0 means
 	// DefaultKillBudget.
 	KillBudget time.Duration
@@ -81,6 +87,8 @@ type Options struct {
 	Released func()
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger
+
+	started func(pid, guard int) // writes the started record
 }
 
 // Reason says what ended a session.

@@ -37,8 +37,19 @@ const (
 // Run holds one session; see the package doc for what it guarantees.
 func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
+	status := statusFD(-1)
+	if o.StatusFD != 0 {
+		if err := checkStatusFD(o.StatusFD, o.ControlFD); err != nil {
+			return Result{}, fail(ExitUsage, "%v", err)
+		}
+		status = statusFD(o.StatusFD)
+	}
+	o.started = func(pid, guard int) {
+		status.write(StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: ModeGroup, GuardPID: guard, Time: now()})
+	}
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
+	status.write(ended(res, err))
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", ModeGroup).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
@@ -107,7 +118,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, fail(ExitContainment, "list inherited descriptors: %v", err)
 	}
 	var ctl *control
-	if o.ControlFD >= 0 {
+	if o.ControlFD != 0 {
 		if ctl, err = openControl(o.ControlFD, inherited); err != nil {
 			return Result{}, fail(ExitUsage, "%v", err)
 		}
@@ -128,7 +139,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}()
 	engineFiles := []int{0, 1, 2}
 	for _, fd := range inherited {
-		if fd != o.ControlFD {
+		if fd != o.ControlFD && fd != o.StatusFD {
 			engineFiles = append(engineFiles, fd)
 		}
 	}
@@ -209,6 +220,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.Released != nil {
 		o.Released()
 	}
+	o.started(s.gate.PID, s.guard.PID)
 	log.Debug().Int("pid", s.gate.PID).Msg("engine released")
 
 	res.Reason, res.Signal, res.Engine = s.watch()

@@ -28,9 +28,8 @@ func TestMain(m *testing.M) {
 
 func options(argv ...string) Options {
 	return Options{
-		Argv:      argv,
-		Env:       append(os.Environ(), "GORACE=atexit_sleep_ms=0"),
-		ControlFD: -1,
+		Argv: argv,
+		Env:  append(os.Environ(), "GORACE=atexit_sleep_ms=0"),
 	}
 }
 

@@ -31,7 +31,8 @@ func parse(args []string) (*invocation, error) {
 	fs.BoolVar(&inv.ack, "ack", false, "write the ack line to stdout once containment exists, before PROGRAM runs")
 	watchParent := fs.Bool("watch-parent", false, "end the session when the process that started session-starter is gone")
 	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
-	controlFD := fs.Int("control-fd", -1, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
+	controlFD := fs.Int("control-fd", 0, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
+	statusFD := fs.Int("status-fd", 0, "write JSON records (started, ended) for launchers on descriptor `N`")
 	budget := fs.Duration("kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors")
 	grace := fs.Duration("grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL")
 	stopSignal := fs.String("stop-signal", "TERM", "the signal --grace sends first")
@@ -57,8 +58,13 @@ func parse(args []string) (*invocation, error) {
 	if fs.Changed("parent-pid") && *parentPID <= 0 {
 		return nil, fmt.Errorf("--parent-pid %d: must be a PID", *parentPID)
 	}
-	if fs.Changed("control-fd") && *controlFD < 0 {
-		return nil, fmt.Errorf("--control-fd %d: must be greater than 2", *controlFD)
+	for _, fd := range []struct {
+		name string
+		n    int
+	}{{"control-fd", *controlFD}, {"status-fd", *statusFD}} {
+		if fs.Changed(fd.name) && fd.n <= 2 {
+			return nil, fmt.Errorf("--%s %d: must be greater than 2", fd.name, fd.n)
+		}
 	}
 	if *budget <= 0 {
 		return nil, errors.New("--kill-budget must be positive")
@@ -78,6 +84,7 @@ func parse(args []string) (*invocation, error) {
 		WatchParent: *watchParent,
 		ParentPID:   *parentPID,
 		ControlFD:   *controlFD,
+		StatusFD:    *statusFD,
 		KillBudget:  *budget,
 		Grace:       *grace,
 		StopSignal:  sig,
