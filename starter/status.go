@@ -1,7 +1,6 @@
 package starter
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -59,21 +58,6 @@ type Survivor struct {
 type StarterExit struct {
 	ExitStatus int     `json:"exit_status"`
 	Signal     *string `json:"signal"`
-}
-
-// statusFD writes the records to a descriptor with raw writes: a reader
-// that is gone gives EPIPE, never death by SIGPIPE.
-type statusFD int
-
-func (fd statusFD) write(v any) {
-	if fd < 0 {
-		return
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	_ = sys.WriteAll(int(fd), append(b, '\n'))
 }
 
 func now() string { return time.Now().Format(time.RFC3339Nano) }
