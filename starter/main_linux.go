@@ -38,6 +38,9 @@ func Main(ctx context.Context, o Options, ack bool) Verdict {
 			_ = sys.Dup2(null, 2)
 		}
 	}
+	// session-starter starts no other children: every other child it
+	// has is an orphan of the Engine's tree, adopted as a subreaper.
+	o.Subreaper = true
 	res, err := Run(ctx, o)
 	if err != nil {
 		return report(Verdict{Code: ExitCode(err), Report: err.Error()})

@@ -76,6 +76,14 @@ type Options struct {
 	// Timeout, when positive, ends the session that long after the
 	// Engine was released (exit status 124).
 	Timeout time.Duration
+	// Subreaper makes Run a child subreaper for the session, so that
+	// processes that leave the Engine's group (setsid, a double fork)
+	// are re-parented to this process: Run reaps them as they exit and,
+	// at the end, ends every one still running, and the groups they lead.
+	// Run then takes every child of this process other than its gate and
+	// guard as adopted: ask for it only in a process that starts no other
+	// children, as session-starter itself.
+	Subreaper bool
 	// Exe is the binary that implements the hidden gate and guard modes;
 	// empty means /proc/self/exe.
 	Exe string
@@ -122,6 +130,9 @@ type Result struct {
 	Engine sys.WaitStatus
 	// End is the report of the group end.
 	End groupend.Report
+	// Escapees is the report of the sweep of adopted children (with
+	// Options.Subreaper, or as PID 1); its zero value means no sweep.
+	Escapees groupend.Report
 	// Duration is the time from Run's start to its return.
 	Duration time.Duration
 	// Timeout is the session's timeout, for the report when it fired.
@@ -178,6 +189,11 @@ func (r Result) Verdict() Verdict {
 	switch r.End.Outcome {
 	case groupend.Survivors, groupend.Refused:
 		return Verdict{Code: ExitContainment, Report: "the Engine's " + r.End.Describe()}
+	}
+	if r.Escapees.Outcome == groupend.Survivors {
+		return Verdict{Code: ExitContainment, Report: "processes that left the Engine's group survived: " + r.Escapees.Describe()}
+	}
+	switch r.End.Outcome {
 	case groupend.Unconfirmed:
 		notes = append(notes, "the Engine's group was signalled; its end could not be observed: "+r.End.Describe())
 	}

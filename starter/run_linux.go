@@ -52,7 +52,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	status.write(ended(res, err))
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", ModeGroup).
-		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
+		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)+len(res.Escapees.Survivors)).
+		Int("escapees", res.Escapees.Seen).
 		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
 	if res.Executed {
 		ev = ev.Str("status", res.Engine.String())
@@ -90,18 +91,16 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
 	// The launcher: recorded first, so that a parent gone already is seen.
-	parent := 0
-	if o.WatchParent || o.ParentPID != 0 {
-		parent = os.Getppid()
-		if o.ParentPID != 0 && parent != o.ParentPID {
-			return Result{Reason: ReasonParentGone}, nil
-		}
-		if o.ParentPID == 0 && parent <= 1 {
-			// PID 1 is taken as a container init and not watched; a
-			// launcher that died before we started cannot be told apart.
-			log.Debug().Int("ppid", parent).Msg("parent not watched")
-			parent = 0
-		}
+	parent := os.Getppid()
+	watchParent := o.WatchParent || o.ParentPID != 0
+	if o.ParentPID != 0 && parent != o.ParentPID {
+		return Result{Reason: ReasonParentGone}, nil
+	}
+	if watchParent && parent <= 1 {
+		// PID 1 is taken as a container init and not watched; a launcher
+		// that died before we started cannot be told apart.
+		log.Debug().Int("ppid", parent).Msg("parent not watched")
+		watchParent = false
 	}
 
 	path, pathSet := lookupEnv(env, "PATH")
@@ -162,20 +161,30 @@ func run(ctx context.Context, o Options) (Result, error) {
 	defer signal.Stop(fwdCh)
 
 	s := &session{log: log, sigCh: sigCh, fwdCh: fwdCh, ctx: ctx, ctl: ctl, budget: budget, timeout: o.Timeout}
-	if os.Getpid() == 1 {
-		// As PID 1 of a PID namespace every orphan of it is ours to reap,
-		// as tini and dumb-init do: on each SIGCHLD, by PID.
+	adopting := o.Subreaper || os.Getpid() == 1
+	if o.Subreaper {
+		restore, err := subreaper()
+		if err != nil {
+			return Result{}, fail(ExitContainment, "become a subreaper: %v", err)
+		}
+		defer restore()
+	}
+	if adopting {
+		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
+		// namespace, as tini and dumb-init are) are reaped as they exit:
+		// on each SIGCHLD, by PID.
 		s.chldCh = make(chan os.Signal, 1)
 		signal.Notify(s.chldCh, syscall.SIGCHLD)
 		defer signal.Stop(s.chldCh)
 		defer reapAdopted()
 	}
+	sweepForbidden := neverSweep(parent)
 	stopSig := o.StopSignal
 	if stopSig == 0 {
 		stopSig = syscall.SIGTERM
 	}
 	defer s.close()
-	if parent != 0 {
+	if watchParent {
 		if err := s.watchParent(parent); err != nil {
 			if errors.Is(err, errParentGone) {
 				return Result{Reason: ReasonParentGone}, nil
@@ -226,7 +235,11 @@ func run(ctx context.Context, o Options) (Result, error) {
 	res.Reason, res.Signal, res.Engine = s.watch()
 	log.Debug().Str("reason", res.Why()).Msg("ending the group")
 	hurried, stopHurry := hurry(sigCh)
-	res.End = groupend.EndAfter(s.group, groupend.Stop{Signal: stopSig, Grace: o.Grace, Hurry: hurried}, budget, s.forbidden()...)
+	stop := groupend.Stop{Signal: stopSig, Grace: o.Grace, Hurry: hurried}
+	res.End = groupend.EndAfter(s.group, stop, budget, s.forbidden()...)
+	if adopting {
+		res.Escapees = s.sweep(stop, budget, append(sweepForbidden, s.forbidden()...))
+	}
 	stopHurry()
 	execErr := s.execResult()
 	if res.Reason == ReasonGuardLost {

@@ -3,6 +3,7 @@ package starter
 import (
 	"time"
 
+	"github.com/session-starter/session-starter/internal/groupend"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -33,13 +34,16 @@ type StatusEnded struct {
 	Outcome string `json:"outcome,omitempty"`
 	// MembersSeen is the largest number of live members one scan found
 	// before the group was empty: a lower bound of what was ended.
-	MembersSeen int         `json:"members_seen"`
-	KillRounds  int         `json:"kill_rounds"`
-	Graceful    bool        `json:"graceful"`
-	Survivors   []Survivor  `json:"survivors"`
-	DurationMS  float64     `json:"duration_ms"`
-	GroupEndMS  float64     `json:"group_end_ms"`
-	Starter     StarterExit `json:"starter"`
+	MembersSeen int `json:"members_seen"`
+	// EscapeesSeen counts the processes that had left the Engine's group
+	// and were adopted and ended by the sweep (a lower bound).
+	EscapeesSeen int         `json:"escapees_seen"`
+	KillRounds   int         `json:"kill_rounds"`
+	Graceful     bool        `json:"graceful"`
+	Survivors    []Survivor  `json:"survivors"`
+	DurationMS   float64     `json:"duration_ms"`
+	GroupEndMS   float64     `json:"group_end_ms"`
+	Starter      StarterExit `json:"starter"`
 	// Report is the line session-starter wrote to stderr, if any.
 	Report string `json:"report,omitempty"`
 	Time   string `json:"time"`
@@ -80,7 +84,11 @@ func ended(res Result, err error) StatusEnded {
 	if res.End.Outcome != 0 {
 		rec.Outcome = res.End.Outcome.String()
 	}
-	for _, m := range res.End.Survivors {
+	rec.EscapeesSeen = res.Escapees.Seen
+	if res.Escapees.Outcome == groupend.Survivors && rec.Outcome == "empty" {
+		rec.Outcome = "survivors"
+	}
+	for _, m := range append(res.End.Survivors, res.Escapees.Survivors...) {
 		rec.Survivors = append(rec.Survivors, Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm})
 	}
 	if res.Executed {

@@ -16,10 +16,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
 
@@ -65,6 +67,13 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if code == 0 {
+		// The tests must leave no goroutine behind (helpers exit above).
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
@@ -180,7 +189,7 @@ type session struct {
 	cmd    *exec.Cmd
 	out    *os.File      // read end of the starter's stdout
 	lines  *bufio.Reader // over out
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 	in     *os.File // write end of the starter's stdin, or nil
 	mark   string
 }
@@ -208,8 +217,11 @@ func start(t *testing.T, mark string, args []string, opts ...startOpt) *session 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+	// A survivor holding the starter's stderr (the documented escapee of a
+	// SIGKILLed starter) must not hold Wait up.
+	cmd.WaitDelay = time.Second
 	for _, o := range opts {
 		o(cmd)
 	}
@@ -218,7 +230,7 @@ func start(t *testing.T, mark string, args []string, opts ...startOpt) *session 
 	}
 	outW.Close()
 	inR.Close()
-	s := &session{t: t, cmd: cmd, out: out, lines: bufio.NewReader(out), stderr: &stderr, in: inW, mark: mark}
+	s := &session{t: t, cmd: cmd, out: out, lines: bufio.NewReader(out), stderr: stderr, in: inW, mark: mark}
 	t.Cleanup(func() {
 		inW.Close()
 		out.Close()
@@ -362,4 +374,35 @@ func awaitExit(t *testing.T, pidfd int, what string) {
 			t.Fatalf("after %v: %s", tooLong, what)
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that exec's copying goroutine and a
+// failing test may use at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
 }
