@@ -28,6 +28,19 @@ build: ## Build a static binary at bin/session-starter
 test: ## Run every test with the race detector (the session tests build the binary themselves)
 	$(GO) test -race -count=1 -timeout 15m ./...
 
+# The long variants of the fault tests (issue 3): 5,000 kill trials per
+# role, 1,000 sessions under PID reuse, 40 fork storms, a 10,000-wide
+# group, 5,000 in-process sessions; then the fuzz targets, the slow ones
+# counted in inputs (each input runs real processes). Not run by CI.
+TORTURE_RUN := AtAnyMoment|TestGateSIGKILLedBeforeItsGoAhead|AReusedPID|ForkStorm|ThousandsOfSleepers|AThousandSessions
+
+.PHONY: torture
+torture: ## Run the long fault tests and the fuzz targets (~10 min; not in CI)
+	SESSION_STARTER_TORTURE=1 $(GO) test -count=1 -timeout 60m -v -run '$(TORTURE_RUN)' ./cmd/session-starter/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./cmd/session-starter/
+	$(GO) test -run '^$$' -fuzz '^FuzzGoAhead$$' -fuzztime 2000x ./gate/
+	$(GO) test -run '^$$' -fuzz '^FuzzFinishMessage$$' -fuzztime 2000x ./guard/
+
 .PHONY: lint
 lint: ## Run go vet, the pinned staticcheck and (where installed) shellcheck
 	$(GO) vet ./...

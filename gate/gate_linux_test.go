@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -20,7 +21,9 @@ func TestMain(m *testing.M) {
 	if Invoked(os.Args) {
 		Main(os.Args)
 	}
-	os.Exit(m.Run())
+	// Hidden modes first: they never return. Then the tests, which
+	// must leave no goroutine behind.
+	goleak.VerifyTestMain(m)
 }
 
 // startGate starts a gate whose Engine would write its PID to a file

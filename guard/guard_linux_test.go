@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -21,7 +22,9 @@ func TestMain(m *testing.M) {
 	if Invoked(os.Args) {
 		Main(os.Args)
 	}
-	os.Exit(m.Run())
+	// Hidden modes first: they never return. Then the tests, which
+	// must leave no goroutine behind.
+	goleak.VerifyTestMain(m)
 }
 
 // group starts a stand-in for the gate: a shell leading a new group, with

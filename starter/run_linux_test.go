@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/gate"
@@ -23,7 +24,9 @@ func TestMain(m *testing.M) {
 	case guard.Invoked(os.Args):
 		guard.Main(os.Args)
 	}
-	os.Exit(m.Run())
+	// Hidden modes first: they never return. Then the tests, which
+	// must leave no goroutine behind.
+	goleak.VerifyTestMain(m)
 }
 
 func options(argv ...string) Options {

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -55,6 +56,13 @@ func TestMain(m *testing.M) {
 		os.Exit(helpers[os.Args[1]](os.Args[2:]))
 	}
 	code := m.Run()
+	if code == 0 {
+		// The tests must leave no goroutine behind (helpers exit above).
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
 	// A full run must use every helper, or a helper has gone stale.
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" {
 		for name := range helpers {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks the command-line parser on arbitrary argument lists
+// (the fuzzer's string, split at NUL bytes). Properties: it never panics;
+// an error comes with no invocation; a success is help, version, or a
+// session whose Engine command line is, byte for byte, what followed a
+// "--" at the end of the arguments, with descriptors, budgets and PIDs in
+// their ranges.
+func FuzzParse(f *testing.F) {
+	for _, seed := range [][]string{
+		{"--", "sh", "-c", "exit 3"},
+		{"--ack", "--parent-pid", "123", "--", "engine", "serve", "--stdio"},
+		{"--control-fd", "3", "--status-fd", "4", "--", "x"},
+		{"--grace", "2s", "--stop-signal", "INT", "--timeout", "1m", "--", "make", "test"},
+		{"--log-level", "--", "--", "prog"},
+		{"--kill-budget", "0s", "--", "x"},
+		{"-h"},
+		{"--version", "--", "x"},
+		{"prog", "--", "x"},
+		{"--", "prog", "--", "--ack"},
+		{"--ack=false", "--watch-parent", "--", "é", ""},
+		{"--control-fd", "-1", "--", "x"},
+		{"--stop-signal", "99", "--grace", "-1s", "--", "x"},
+	} {
+		f.Add(strings.Join(seed, "\x00"))
+	}
+	f.Fuzz(func(t *testing.T, joined string) {
+		args := strings.Split(joined, "\x00")
+		if joined == "" {
+			args = nil
+		}
+		inv, err := parse(slices.Clone(args))
+		if err != nil {
+			if inv != nil {
+				t.Fatalf("parse(%q) = %+v, %v; want no invocation with an error", args, inv, err)
+			}
+			if err.Error() == "" {
+				t.Fatalf("parse(%q): an empty error message", args)
+			}
+			return
+		}
+		if inv == nil {
+			t.Fatalf("parse(%q) = nil, nil", args)
+		}
+		if inv.help || inv.version {
+			if inv.usage == "" {
+				t.Fatalf("parse(%q): help or version without a usage text", args)
+			}
+			return
+		}
+		argv := inv.opts.Argv
+		if len(argv) == 0 {
+			t.Fatalf("parse(%q): a session without PROGRAM", args)
+		}
+		engineAfterDashes := false
+		for i, a := range args {
+			if a == "--" && slices.Equal(args[i+1:], argv) {
+				engineAfterDashes = true
+				break
+			}
+		}
+		if !engineAfterDashes {
+			t.Fatalf("parse(%q): Engine argv %q is not what followed a --", args, argv)
+		}
+		o := inv.opts
+		for name, fd := range map[string]int{"control": o.ControlFD, "status": o.StatusFD} {
+			if fd != 0 && fd <= 2 {
+				t.Fatalf("parse(%q): %s fd %d accepted, want none (0) or > 2", args, name, fd)
+			}
+		}
+		if o.KillBudget <= 0 || o.Grace < 0 || o.Timeout < 0 || o.ParentPID < 0 {
+			t.Fatalf("parse(%q): out of range: budget %v, grace %v, timeout %v, parent %d", args, o.KillBudget, o.Grace, o.Timeout, o.ParentPID)
+		}
+		if o.StopSignal <= 0 {
+			t.Fatalf("parse(%q): stop signal %d", args, o.StopSignal)
+		}
+	})
+}
