@@ -29,6 +29,11 @@ type Spec struct {
 	PGID      int
 	// Budget bounds how long the guard keeps ending the group.
 	Budget time.Duration
+	// TTY, when > 0, is the terminal the Engine's group was given; after
+	// ending the group the guard gives it back to TTYGroup (the
+	// starter's own group) if E still has it.
+	TTY      int
+	TTYGroup int
 }
 
 // Guard is an armed guard process.
@@ -49,6 +54,7 @@ const (
 	fdFinish  = 4 // read end of the finish pipe
 	fdStarter = 5 // pidfd of the starter
 	fdArmed   = 6 // write end of the armed pipe
+	fdTTY     = 7 // the terminal, in terminal mode only
 )
 
 // Arm starts the guard on the group spec.PGID and waits until it watches.
@@ -87,10 +93,17 @@ func Arm(spec Spec) (*Guard, error) {
 	}
 	pidfd := -1
 	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10)}
+	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(spec.GatePidfd), uintptr(finR), uintptr(self), uintptr(armW)}
+	if spec.TTY > 0 {
+		// In terminal mode only: the one descriptor of the launcher's the
+		// guard holds, to give the terminal back after ending E.
+		argv = append(argv, strconv.Itoa(spec.TTYGroup))
+		files = append(files, uintptr(spec.TTY))
+	}
 	pid, err := syscall.ForkExec(spec.Exe, argv, &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   env,
-		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(spec.GatePidfd), uintptr(finR), uintptr(self), uintptr(armW)},
+		Files: files,
 		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
 	})
 	sys.Close(finR)
@@ -192,8 +205,12 @@ func Main(args []string) {
 	// ends the guard. The guard executes nothing, so ignoring them here
 	// reaches no Engine.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	pgid, budget, ok := parseArgs(args)
-	for _, fd := range []int{fdGate, fdFinish, fdStarter, fdArmed} {
+	pgid, budget, ttyGroup, ok := parseArgs(args)
+	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
+	if ttyGroup > 0 {
+		fds = append(fds, fdTTY)
+	}
+	for _, fd := range fds {
 		if sys.SetCloseOnExec(fd) != nil {
 			ok = false
 		}
@@ -209,13 +226,13 @@ func Main(args []string) {
 	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endGroup(group, budget)
+		endGroup(group, budget, ttyGroup)
 	}
 	sys.Close(fdArmed)
 	if finished(pgid) {
 		os.Exit(0)
 	}
-	endGroup(group, budget)
+	endGroup(group, budget, ttyGroup)
 }
 
 func check(group groupend.PidfdGroup) int {
@@ -253,20 +270,33 @@ func finished(pgid int) bool {
 	return errors.Is(err, io.EOF)
 }
 
-func endGroup(group groupend.PidfdGroup, budget time.Duration) {
+func endGroup(group groupend.PidfdGroup, budget time.Duration, ttyGroup int) {
 	own, _ := sys.Getpgid(0)
 	groupend.End(group, budget, own)
+	// In terminal mode, give the terminal back to the starter's group if
+	// the Engine's group still has it (the guard ignores SIGTTOU).
+	if ttyGroup > 0 {
+		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == group.PGID {
+			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
+		}
+	}
 	os.Exit(0)
 }
 
-func parseArgs(args []string) (pgid int, budget time.Duration, ok bool) {
-	if len(args) != 4 || args[1] != Arg {
-		return 0, 0, false
+func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, ok bool) {
+	if len(args) < 4 || len(args) > 5 || args[1] != Arg {
+		return 0, 0, 0, false
 	}
 	pgid, err1 := strconv.Atoi(args[2])
 	ns, err2 := strconv.ParseInt(args[3], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return pgid, time.Duration(ns), true
+	if len(args) == 5 {
+		var err error
+		if ttyGroup, err = strconv.Atoi(args[4]); err != nil || ttyGroup <= 1 {
+			return 0, 0, 0, false
+		}
+	}
+	return pgid, time.Duration(ns), ttyGroup, true
 }

@@ -41,6 +41,7 @@ func Main(ctx context.Context, o Options, ack bool) Verdict {
 	// session-starter starts no other children: every other child it
 	// has is an orphan of the Engine's tree, adopted as a subreaper.
 	o.Subreaper = true
+	o.Terminal = true
 	res, err := Run(ctx, o)
 	if err != nil {
 		return report(Verdict{Code: ExitCode(err), Report: err.Error()})

@@ -84,6 +84,13 @@ type Options struct {
 	// guard as adopted: ask for it only in a process that starts no other
 	// children, as session-starter itself.
 	Subreaper bool
+	// Terminal hands the controlling terminal to the Engine's group when
+	// stdin and stdout are that terminal and this process's group is its
+	// foreground group: an interactive Engine can read it, and Ctrl-C and
+	// Ctrl-Z reach the Engine. Run follows job control (a stopped Engine
+	// stops this process too, and continuing it gives the terminal back
+	// to the Engine) and takes the terminal back before it returns.
+	Terminal bool
 	// Exe is the binary that implements the hidden gate and guard modes;
 	// empty means /proc/self/exe.
 	Exe string

@@ -169,7 +169,12 @@ func run(ctx context.Context, o Options) (Result, error) {
 		}
 		defer restore()
 	}
-	if adopting {
+	if o.Terminal {
+		if s.tty = openTerminal(); s.tty != nil {
+			defer s.tty.close()
+		}
+	}
+	if adopting || s.tty != nil {
 		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
 		// namespace, as tini and dumb-init are) are reaped as they exit:
 		// on each SIGCHLD, by PID.
@@ -201,16 +206,20 @@ func run(ctx context.Context, o Options) (Result, error) {
 	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
 	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
 
-	s.guard, err = guard.Arm(guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget})
+	gs := guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget}
+	if s.tty != nil {
+		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
+	}
+	s.guard, err = guard.Arm(gs)
 	if err != nil {
-		s.endBeforeRelease()
+		s.endBeforeRelease(false)
 		return res, fail(ExitContainment, "%v", err)
 	}
 	log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
 
 	if o.Ack != nil {
 		if err := o.Ack(s.gate.PID, ModeGroup); err != nil {
-			s.endBeforeRelease()
+			s.endBeforeRelease(false)
 			return res, fail(ExitContainment, "write ack: %v", err)
 		}
 	}
@@ -218,11 +227,20 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// executed.
 	if reason, sig := s.pending(); reason != "" {
 		res.Reason, res.Signal = reason, sig
-		res.End = s.endBeforeRelease()
+		res.End = s.endBeforeRelease(reason == ReasonGuardLost)
 		return res, nil
 	}
+	if s.tty != nil {
+		if err := s.tty.give(s.gate.PID); err != nil {
+			log.Warn().Err(err).Msg("the terminal stays with the starter's group")
+			s.tty.close()
+			s.tty = nil
+		} else {
+			defer s.returnTerminal()
+		}
+	}
 	if err := s.gate.Release(); err != nil {
-		res.End = s.endBeforeRelease()
+		res.End = s.endBeforeRelease(false)
 		return res, fail(ExitContainment, "%v", err)
 	}
 	res.Executed = true
@@ -293,7 +311,8 @@ type session struct {
 	ctx     context.Context
 	sigCh   chan os.Signal // stop signals
 	fwdCh   chan os.Signal // signals forwarded to the group
-	chldCh  chan os.Signal // SIGCHLD, when adopted orphans are reaped
+	chldCh  chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
+	tty     *terminal      // the terminal handed to the Engine, or nil
 	ctl     *control
 	budget  time.Duration
 	timeout time.Duration
@@ -354,10 +373,14 @@ func (s *session) forbidden() []int {
 // endBeforeRelease ends a session whose Engine was never executed: the
 // gate exits when its go-ahead pipe closes, and its group is ended all the
 // same, then the guard is finished.
-func (s *session) endBeforeRelease() groupend.Report {
+func (s *session) endBeforeRelease(lost bool) groupend.Report {
 	s.gate.Abort()
 	r := groupend.End(s.group, s.budget, s.forbidden()...)
-	if s.guard != nil {
+	switch {
+	case s.guard == nil:
+	case lost:
+		s.guard.Lost()
+	default:
 		if err := s.guard.Finish(guardWait); err != nil {
 			s.log.Warn().Err(err).Msg("guard")
 		}
@@ -375,20 +398,22 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	if s.ctx.Err() != nil {
 		return ReasonCanceled, 0
 	}
-	var fds []unix.PollFd
+	// The guard first: an Engine must never be released behind a guard
+	// that is gone.
+	fds := []unix.PollFd{{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}}
 	if s.parentFD > 0 {
 		fds = append(fds, unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN})
 	}
 	if s.ctl != nil {
 		fds = append(fds, unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
 	}
-	if len(fds) == 0 {
-		return "", 0
-	}
 	if _, err := sys.Poll(fds, 0); err != nil {
-		return ReasonControlClosed, 0
+		return ReasonWatchFailed, 0
 	}
-	if s.parentFD > 0 && fds[0].Revents != 0 {
+	if fds[0].Revents != 0 {
+		return ReasonGuardLost, 0
+	}
+	if s.parentFD > 0 && fds[1].Revents != 0 {
 		return ReasonParentGone, 0
 	}
 	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
@@ -479,6 +504,9 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 			if n := reapAdopted(s.gate.PID, s.guard.PID); n > 0 {
 				s.log.Debug().Int("reaped", n).Msg("adopted children")
 			}
+			if s.tty != nil && engineStopped(s.gate.Pidfd) {
+				s.followStop()
+			}
 			continue
 		case <-timeout:
 			return ReasonTimeout, 0, sys.WaitStatus{}
@@ -512,6 +540,35 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 		}
 		if fds[slotControl].Revents != 0 && s.ctl.ended() {
 			return ReasonControlClosed, 0, sys.WaitStatus{}
+		}
+	}
+}
+
+// followStop follows a job-control stop of the Engine (Ctrl-Z): it takes
+// the terminal back and stops this process too, so that the shell sees its
+// job stopped; when continued (fg), it gives the terminal back to the
+// Engine's group if it got it, and continues that group.
+func (s *session) followStop() {
+	s.log.Debug().Msg("the Engine stopped; stopping too")
+	if err := s.tty.takeBack(); err != nil {
+		s.log.Warn().Err(err).Msg("take the terminal back")
+	}
+	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
+	// Continued. With fg the shell gave us the terminal: pass it on.
+	if s.tty.foreground() {
+		if err := s.tty.give(s.gate.PID); err != nil {
+			s.log.Warn().Err(err).Msg("give the terminal to the Engine")
+		}
+	}
+	s.forward(syscall.SIGCONT)
+}
+
+// returnTerminal takes the terminal back at the end of the session if
+// the Engine's group still has it.
+func (s *session) returnTerminal() {
+	if fg, err := unix.IoctlGetInt(s.tty.fd, unix.TIOCGPGRP); err == nil && fg == s.gate.PID {
+		if err := s.tty.takeBack(); err != nil {
+			s.log.Warn().Err(err).Msg("take the terminal back")
 		}
 	}
 }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// tmuxShell is an interactive bash in a real pseudo-terminal, driven with
+// tmux send-keys and read with capture-pane.
+type tmuxShell struct {
+	t      *testing.T
+	socket string
+	env    []string
+}
+
+func newTmuxShell(t *testing.T, mark string) *tmuxShell {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is needed for the terminal tests (.ci/run installs it)")
+		}
+		t.Skip("tmux not installed")
+	}
+	sh := &tmuxShell{t: t, socket: fmt.Sprintf("session-starter-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "_")),
+		// Only the sessions carry the mark, not tmux and bash: $S is
+		// unquoted in the command lines, so it splits into env, the mark
+		// and the binary.
+		env: append(os.Environ(), "S=env "+markVar+"="+mark+" "+binary, "PS1=$ ")}
+	sh.tmux("new-session", "-d", "-x", "150", "-y", "40", "bash --norc --noprofile")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", sh.socket, "kill-server").Run() })
+	sh.run("PS1='$ '")
+	return sh
+}
+
+func (sh *tmuxShell) tmux(args ...string) string {
+	sh.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-L", sh.socket}, args...)...)
+	cmd.Env = sh.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		sh.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// run types a line and Enter.
+func (sh *tmuxShell) run(line string) { sh.tmux("send-keys", "-t", "0", "-l", line); sh.key("Enter") }
+
+// key sends a key such as C-c or Enter.
+func (sh *tmuxShell) key(k string) { sh.tmux("send-keys", "-t", "0", k) }
+
+// await waits until the screen shows want.
+func (sh *tmuxShell) await(want string) {
+	sh.t.Helper()
+	var screen string
+	defer func() {
+		if sh.t.Failed() {
+			sh.t.Logf("screen:\n%s", screen)
+		}
+	}()
+	eventually(sh.t, "the terminal must show "+want, func() bool {
+		screen = sh.tmux("capture-pane", "-p", "-t", "0")
+		return strings.Contains(screen, want)
+	})
+}
+
+func TestAtATerminalTheEngineReadsItAndCtrlCReachesIt(t *testing.T) {
+	mark := newMark(t)
+	sh := newTmuxShell(t, mark)
+	sh.run(`$S -- sh -c 'read l; echo "engine got: $l"'; echo "EXIT=$?"`)
+	sh.run("hello")
+	sh.await("engine got: hello")
+	sh.await("EXIT=0")
+
+	sh.run(`$S -- sh -c 'echo started; exec sleep 600'`)
+	sh.await("started")
+	sh.key("C-c")
+	sh.run(`echo "AFTER=$?"`)
+	sh.await("AFTER=130")
+	noSurvivors(t, mark)
+}
+
+func TestAtATerminalCtrlZStopsTheJobAndFgResumesIt(t *testing.T) {
+	mark := newMark(t)
+	sh := newTmuxShell(t, mark)
+	sh.run(`$S -- sh -c 'echo started; read l; echo "resumed: $l"; exit 4'`)
+	sh.await("started")
+	sh.key("C-z")
+	sh.await("Stopped")
+	sh.run("fg")
+	sh.run("more")
+	sh.await("resumed: more")
+	sh.run(`echo "FG=$?"`)
+	sh.await("FG=4")
+	noSurvivors(t, mark)
+}
+
+// TestInAPipelineTheTerminalIsNotHandedOver: stdout is a pipe, so the
+// Engine's group does not take the terminal (it would stop less).
+func TestInAPipelineTheTerminalIsNotHandedOver(t *testing.T) {
+	mark := newMark(t)
+	sh := newTmuxShell(t, mark)
+	sh.run(`$S -- sh -c 'echo through the pipe' | cat; echo "PIPE=$?"`)
+	sh.await("through the pipe")
+	sh.await("PIPE=0")
+	noSurvivors(t, mark)
+}
