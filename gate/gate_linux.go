@@ -41,6 +41,20 @@ const noFD = ^uintptr(0)
 // Start starts the gate and waits until it is ready: it leads its own
 // process group, and has executed nothing.
 func Start(spec Spec) (*Gate, error) {
+	g, err := Spawn(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.AwaitReady(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Spawn starts the gate without waiting for it; [Gate.AwaitReady] then
+// waits. Between the two the starter may start other helpers, so that
+// their start-up overlaps the gate's.
+func Spawn(spec Spec) (*Gate, error) {
 	goR, goW, err := sys.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
@@ -84,12 +98,18 @@ func Start(spec Spec) (*Gate, error) {
 		sys.Close(repR)
 		return nil, fmt.Errorf("gate: start %s: %w", spec.Exe, err)
 	}
-	g := &Gate{PID: pid, Pidfd: pidfd, path: spec.Path, goW: goW, repR: repR}
-	if err := g.awaitReady(); err != nil {
+	return &Gate{PID: pid, Pidfd: pidfd, path: spec.Path, goW: goW, repR: repR}, nil
+}
+
+// AwaitReady waits until the gate shows that it leads its own process
+// group. On an error the gate has been killed and reaped, and nothing was
+// executed.
+func (g *Gate) AwaitReady() error {
+	err := g.awaitReady()
+	if err != nil {
 		g.kill()
-		return nil, err
 	}
-	return g, nil
+	return err
 }
 
 func (g *Gate) awaitReady() error {

@@ -42,6 +42,7 @@ type Guard struct {
 	Pidfd int
 	pgid  int
 	finW  int
+	armR  int // read end of the armed pipe until AwaitArmed
 }
 
 // armTimeout bounds the wait for the guard's armed message; a guard that
@@ -59,6 +60,19 @@ const (
 
 // Arm starts the guard on the group spec.PGID and waits until it watches.
 func Arm(spec Spec) (*Guard, error) {
+	g, err := Spawn(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.AwaitArmed(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Spawn starts the guard without waiting for it; [Guard.AwaitArmed] then
+// waits. The guard is not watching until AwaitArmed returns nil.
+func Spawn(spec Spec) (*Guard, error) {
 	self, err := sys.PidfdOpen(os.Getpid())
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -79,7 +93,6 @@ func Arm(spec Spec) (*Guard, error) {
 		sys.Close(finW)
 		return nil, fmt.Errorf("guard: %w", err)
 	}
-	defer sys.Close(armR)
 	// The guard's environment carries nothing of the Engine's but a race
 	// detector setting, so that a race-built test binary playing the guard
 	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
@@ -110,14 +123,31 @@ func Arm(spec Spec) (*Guard, error) {
 	sys.Close(armW)
 	if err != nil {
 		sys.Close(finW)
+		sys.Close(armR)
 		return nil, fmt.Errorf("guard: start %s: %w", spec.Exe, err)
 	}
-	g := &Guard{PID: pid, Pidfd: pidfd, pgid: spec.PGID, finW: finW}
-	if err := awaitArmed(armR, spec.PGID); err != nil {
+	return &Guard{PID: pid, Pidfd: pidfd, pgid: spec.PGID, finW: finW, armR: armR}, nil
+}
+
+// AwaitArmed waits until the guard watches the group. On an error the
+// guard has been killed and reaped.
+func (g *Guard) AwaitArmed() error {
+	err := awaitArmed(g.armR, g.pgid)
+	sys.Close(g.armR)
+	g.armR = -1
+	if err != nil {
 		g.kill()
-		return nil, err
 	}
-	return g, nil
+	return err
+}
+
+// Abandon kills and reaps a guard whose AwaitArmed was never called.
+func (g *Guard) Abandon() {
+	if g.armR >= 0 {
+		sys.Close(g.armR)
+		g.armR = -1
+	}
+	g.kill()
 }
 
 func awaitArmed(armR, pgid int) error {

@@ -198,20 +198,36 @@ func run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 
-	s.gate, err = gate.Start(gate.Spec{Exe: exe, Path: program, Argv: o.Argv, Env: env, Files: engineFiles})
+	// The gate and the guard start side by side, so that their start-up
+	// overlaps; the guard needs only the gate's pidfd, which exists from
+	// the fork on. Neither watches or runs anything until it says so.
+	s.gate, err = gate.Spawn(gate.Spec{Exe: exe, Path: program, Argv: o.Argv, Env: env, Files: engineFiles})
 	if err != nil {
 		return Result{}, fail(ExitContainment, "%v", err)
 	}
 	res := Result{PID: s.gate.PID, Timeout: o.Timeout}
 	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
-	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
-
 	gs := guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget}
 	if s.tty != nil {
 		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
 	}
-	s.guard, err = guard.Arm(gs)
+	s.guard, err = guard.Spawn(gs)
 	if err != nil {
+		s.guard = nil
+		if rerr := s.gate.AwaitReady(); rerr == nil {
+			s.endBeforeRelease(false)
+		}
+		return res, fail(ExitContainment, "%v", err)
+	}
+	if err := s.gate.AwaitReady(); err != nil {
+		s.guard.Abandon()
+		s.guard = nil
+		s.reaped = true // AwaitReady killed and reaped the gate
+		return res, fail(ExitContainment, "%v", err)
+	}
+	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
+	if err := s.guard.AwaitArmed(); err != nil {
+		s.guard = nil
 		s.endBeforeRelease(false)
 		return res, fail(ExitContainment, "%v", err)
 	}
