@@ -44,8 +44,11 @@ const RequestEnv = "SESSION_STARTER_CONTAIN"
 // Options describe one session.
 type Options struct {
 	// Argv is the Engine's command line; Argv[0] is PROGRAM, resolved
-	// with execvp semantics against PATH of Env.
+	// with execvp semantics against PATH of Env, unless Path is set.
 	Argv []string
+	// Path, when set, is the Engine's program, used as it is; Argv[0] is
+	// then only the Engine's argv[0] (a login shell's "-sh", say).
+	Path string
 	// Env is the Engine's environment; nil means this process's own.
 	// [RequestEnv] is removed from it either way.
 	Env []string

@@ -103,10 +103,15 @@ func run(ctx context.Context, o Options) (Result, error) {
 		watchParent = false
 	}
 
-	path, pathSet := lookupEnv(env, "PATH")
-	program, err := Resolve(o.Argv[0], path, pathSet)
-	if err != nil {
-		return Result{}, fail(gate.ExitStatusFor(err), "%s: %v", o.Argv[0], err)
+	program := o.Path
+	if program == "" {
+		path, pathSet := lookupEnv(env, "PATH")
+		var err error
+		if program, err = Resolve(o.Argv[0], path, pathSet); err != nil {
+			return Result{}, fail(gate.ExitStatusFor(err), "%s: %v", o.Argv[0], err)
+		}
+	} else if err := executable(program); err != nil {
+		return Result{}, fail(gate.ExitStatusFor(err), "%s: %v", program, err)
 	}
 	if err := proc.SameNamespace(); err != nil {
 		return Result{}, fail(ExitContainment, "%v", err)

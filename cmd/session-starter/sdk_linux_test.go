@@ -1,0 +1,704 @@
+package main
+
+// SDK tests: real launchers in Python, Node and Go start session-starter
+// and drive an MCP-style Engine (testdata/mcp_engine.py) whose tool calls
+// start subprocesses; and a Go Engine in the requested form
+// (testdata/goengine). Every process carries the test's mark, so
+// noSurvivors sees each one the session must end.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/starter"
+)
+
+func init() {
+	helpers["go-sdk-launcher"] = goSDKLauncher
+}
+
+// needTool returns the path of an interpreter the test needs. Without it
+// the test is skipped, except under CI=true, where CI promises python3 and
+// node.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed, and CI=true promises it: %v", name, err)
+		}
+		t.Skipf("%s is not installed: %v", name, err)
+	}
+	return path
+}
+
+func testdata(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// sdkEnv is the environment of a launcher: the test's mark, and the
+// session-starter under test first in PATH.
+func sdkEnv(mark string) []string {
+	return append(os.Environ(), markVar+"="+mark, "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// mcpEngine is the Engine's command line: it exits 7 at the end of its
+// input.
+func mcpEngine(t *testing.T) []string {
+	return []string{needTool(t, "python3"), testdata(t, "mcp_engine.py"), "--exit-code", "7"}
+}
+
+// launcherRun is one launcher process started by a test.
+type launcherRun struct {
+	cmd    *exec.Cmd
+	lines  *bufio.Reader
+	out    *os.File
+	in     *os.File
+	stderr *bytes.Buffer
+}
+
+// launcherEvent is a report line of launcher.py and launcher.js.
+type launcherEvent struct {
+	Event   string   `json:"event"`
+	PID     int      `json:"pid"`
+	Mode    string   `json:"mode"`
+	Tools   []string `json:"tools"`
+	Spawned []int    `json:"spawned"`
+	Code    *int     `json:"code"`
+	Signal  *string  `json:"signal"`
+}
+
+// sdkLaunchers are the launchers in testdata, by name.
+var sdkLaunchers = []struct {
+	name   string
+	interp string
+	script string
+}{
+	{"python", "python3", "launcher.py"},
+	{"node", "node", "launcher.js"},
+}
+
+func startLauncher(t *testing.T, mark string, argv ...string) *launcherRun {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = sdkEnv(mark)
+	out, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	inR.Close()
+	t.Cleanup(func() {
+		inW.Close()
+		out.Close()
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return &launcherRun{cmd: cmd, lines: bufio.NewReader(out), out: out, in: inW, stderr: &stderr}
+}
+
+// event reads the launcher's next report.
+func (l *launcherRun) event(t *testing.T) launcherEvent {
+	t.Helper()
+	_ = l.out.SetReadDeadline(time.Now().Add(tooLong))
+	line, err := l.lines.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the launcher's report: %v (got %q); stderr: %s", err, line, l.stderr)
+	}
+	var e launcherEvent
+	if err := json.Unmarshal([]byte(line), &e); err != nil {
+		t.Fatalf("launcher report %q: %v", line, err)
+	}
+	return e
+}
+
+func (l *launcherRun) wait(t *testing.T) syscall.WaitStatus {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		_ = l.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(tooLong):
+		t.Fatalf("the launcher did not exit within %v; stderr: %s", tooLong, l.stderr)
+	}
+	return l.cmd.ProcessState.Sys().(syscall.WaitStatus)
+}
+
+// ready checks the launcher's first report: the ack was read, the tools
+// listed, and the processes the tool call started run in the session's
+// group, carrying the mark.
+func ready(t *testing.T, mark string, e launcherEvent) {
+	t.Helper()
+	if e.Event != "ready" || e.PID <= 1 || e.Mode != "group" {
+		t.Fatalf("launcher report = %+v, want ready with the ack's pid and mode group", e)
+	}
+	if !slices.Equal(e.Tools, []string{"spawn", "echo"}) {
+		t.Fatalf("tools/list = %q, want spawn and echo", e.Tools)
+	}
+	if len(e.Spawned) != 3 {
+		t.Fatalf("tools/call spawn started %v, want 3 processes", e.Spawned)
+	}
+	live := marked(mark)
+	for _, pid := range e.Spawned {
+		if pgid, err := syscall.Getpgid(pid); err != nil || pgid != e.PID {
+			t.Fatalf("spawned pid %d: group %d, %v; want the Engine's group %d", pid, pgid, err, e.PID)
+		}
+		if !slices.Contains(live, pid) {
+			t.Fatalf("spawned pid %d is not live and marked (marked: %v)", pid, live)
+		}
+	}
+}
+
+func TestSDKLauncherCleanShutdownReportsTheEnginesStatus(t *testing.T) {
+	for _, l := range sdkLaunchers {
+		t.Run(l.name, func(t *testing.T) {
+			mark := newMark(t)
+			argv := append([]string{needTool(t, l.interp), testdata(t, l.script), "clean", "--"}, mcpEngine(t)...)
+			run := startLauncher(t, mark, argv...)
+			ready(t, mark, run.event(t))
+			fmt.Fprintln(run.in, "go on")
+			if e := run.event(t); e.Event != "exit" || e.Code == nil || *e.Code != 7 || e.Signal != nil {
+				t.Fatalf("launcher report = %+v, want exit with the Engine's code 7", e)
+			}
+			wantExit(t, run.wait(t), 0, run.stderr)
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+func TestSDKLauncherSIGKILLedLeavesNoSurvivor(t *testing.T) {
+	for _, l := range sdkLaunchers {
+		t.Run(l.name, func(t *testing.T) {
+			mark := newMark(t)
+			argv := append([]string{needTool(t, l.interp), testdata(t, l.script), "hang", "--"}, mcpEngine(t)...)
+			run := startLauncher(t, mark, argv...)
+			ready(t, mark, run.event(t))
+			if err := run.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			run.wait(t)
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+func TestSDKLauncherClosingTheControlPipeLeavesNoSurvivor(t *testing.T) {
+	for _, l := range sdkLaunchers {
+		t.Run(l.name, func(t *testing.T) {
+			mark := newMark(t)
+			argv := append([]string{needTool(t, l.interp), testdata(t, l.script), "control", "--"}, mcpEngine(t)...)
+			run := startLauncher(t, mark, argv...)
+			ready(t, mark, run.event(t))
+			fmt.Fprintln(run.in, "go on")
+			if e := run.event(t); e.Event != "exit" || e.Signal == nil || *e.Signal != "SIGKILL" {
+				t.Fatalf("launcher report = %+v, want the Engine's death by SIGKILL", e)
+			}
+			wantExit(t, run.wait(t), 0, run.stderr)
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+// readmeBlock returns the first fenced code block of language lang in
+// README.md's section "Using it from a launcher".
+func readmeBlock(t *testing.T, lang string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Using it from a launcher\n")
+	if !ok {
+		t.Fatal(`README.md has no section "Using it from a launcher"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, "\n```"+lang+"\n")
+	if !ok {
+		t.Fatalf("README.md's launcher section has no %s block", lang)
+	}
+	block, _, _ = strings.Cut(block, "\n```\n")
+	return block
+}
+
+// TestReadmeLaunchersRunAsShown runs the Python and Node examples of the
+// README as they stand, against the session-starter under test.
+func TestReadmeLaunchersRunAsShown(t *testing.T) {
+	for _, tt := range []struct{ name, interp, lang, flag string }{
+		{"python", "python3", "python", "-c"},
+		{"node", "node", "js", "-e"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mark := newMark(t)
+			cmd := exec.Command(needTool(t, tt.interp), tt.flag, readmeBlock(t, tt.lang))
+			cmd.Env = sdkEnv(mark)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			done := make(chan struct{})
+			var out []byte
+			var err error
+			go func() {
+				out, err = cmd.Output()
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(tooLong):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("the README's %s example did not end within %v", tt.name, tooLong)
+			}
+			if err != nil {
+				t.Fatalf("the README's %s example: %v; stderr: %s", tt.name, err, &stderr)
+			}
+			want := regexp.MustCompile(`^contained: Engine pid [0-9]+ mode group\ngot hello\nexit status 0\n$`)
+			if !want.Match(out) {
+				t.Fatalf("the README's %s example printed %q, want %s", tt.name, out, want)
+			}
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+// rpc is a JSON-RPC client over a launched session's stdio.
+type rpc struct {
+	t     *testing.T
+	s     *starter.Session
+	lines *bufio.Reader
+	id    int
+}
+
+func (c *rpc) call(method string, params any) json.RawMessage {
+	c.t.Helper()
+	c.id++
+	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if _, err := c.s.Stdin.Write(append(msg, '\n')); err != nil {
+		c.t.Fatal(err)
+	}
+	_ = c.s.Stdout.SetReadDeadline(time.Now().Add(tooLong))
+	line, err := c.lines.ReadBytes('\n')
+	if err != nil {
+		c.t.Fatalf("%s: read the reply: %v (got %q); stderr: %s", method, err, line, c.s.StderrTail())
+	}
+	var reply struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(line, &reply); err != nil || reply.ID != c.id || reply.Error != nil {
+		c.t.Fatalf("%s: reply %q (%v), want a result for id %d", method, line, err, c.id)
+	}
+	return reply.Result
+}
+
+// spawn runs the MCP handshake and a tools/call that starts three
+// processes, and returns their PIDs.
+func (c *rpc) spawn() []int {
+	c.t.Helper()
+	c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "go", "version": "1"}})
+	c.call("tools/list", nil)
+	var res struct {
+		Structured struct {
+			PIDs []int `json:"pids"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(c.call("tools/call", map[string]any{"name": "spawn", "arguments": map[string]any{"count": 3}}), &res); err != nil || len(res.Structured.PIDs) != 3 {
+		c.t.Fatalf("tools/call spawn = %+v, %v; want 3 PIDs", res, err)
+	}
+	return res.Structured.PIDs
+}
+
+func launchMCP(t *testing.T, mark string, control bool) (*starter.Session, *rpc) {
+	t.Helper()
+	var stderr syncBuffer
+	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Binary:      binary,
+		Argv:        mcpEngine(t),
+		Env:         sdkEnv(mark),
+		Stderr:      &stderr,
+		ControlPipe: control,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.Process.Kill()
+		_, _ = s.Wait()
+		s.Stdout.Close()
+	})
+	return s, &rpc{t: t, s: s, lines: bufio.NewReader(s.Stdout)}
+}
+
+func waitLaunched(t *testing.T, s *starter.Session) syscall.WaitStatus {
+	t.Helper()
+	state, err := s.Wait()
+	if err != nil {
+		t.Fatalf("Session.Wait() = %v", err)
+	}
+	return state.Sys().(syscall.WaitStatus)
+}
+
+func TestGoLaunchDrivesTheMCPEngineAndGetsItsStatus(t *testing.T) {
+	mark := newMark(t)
+	s, c := launchMCP(t, mark, false)
+	for _, pid := range c.spawn() {
+		if pgid, err := syscall.Getpgid(pid); err != nil || pgid != s.PID {
+			t.Fatalf("spawned pid %d: group %d, %v; want %d", pid, pgid, err, s.PID)
+		}
+	}
+	s.Stdin.Close()
+	wantExit(t, waitLaunched(t, s), 7, text(s.StderrTail()))
+	noSurvivors(t, mark)
+}
+
+func TestGoLaunchClosingTheControlPipeLeavesNoSurvivor(t *testing.T) {
+	mark := newMark(t)
+	s, c := launchMCP(t, mark, true)
+	c.spawn()
+	s.Control.Close()
+	wantSignal(t, waitLaunched(t, s), syscall.SIGKILL, text(s.StderrTail()))
+	noSurvivors(t, mark)
+}
+
+// goSDKLauncher launches the MCP Engine with starter.Launch, has it spawn,
+// prints "ready", and waits for the end of its stdin.
+func goSDKLauncher(args []string) int {
+	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Binary: os.Getenv("SESSION_STARTER_BIN"),
+		Argv:   args,
+		Stderr: os.Stderr,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	lines := bufio.NewReader(s.Stdout)
+	for i, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"spawn","arguments":{"count":3}}}`,
+	} {
+		fmt.Fprintln(s.Stdin, msg)
+		if l, err := lines.ReadString('\n'); err != nil || !strings.Contains(l, `"id": `+strconv.Itoa(i+1)) {
+			fmt.Fprintf(os.Stderr, "reply %q, %v\n", l, err)
+			return 1
+		}
+	}
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+func TestGoLauncherSIGKILLedLeavesNoSurvivor(t *testing.T) {
+	mark := newMark(t)
+	cmd := helperCommand(t, mark, "go-sdk-launcher", mcpEngine(t)...)
+	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := &launcherRun{cmd: cmd}
+	out, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	inR.Close()
+	t.Cleanup(func() {
+		inW.Close()
+		out.Close()
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	_ = out.SetReadDeadline(time.Now().Add(tooLong))
+	if l, err := bufio.NewReader(out).ReadString('\n'); l != "ready\n" {
+		t.Fatalf("the Go launcher said %q, %v; stderr: %s", l, err, &stderr)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	run.wait(t)
+	noSurvivors(t, mark)
+}
+
+// syncBuffer is a bytes.Buffer safe for the writer goroutine of Launch and
+// a reader in the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// goEngine returns a fresh copy of testdata/goengine, built once per run,
+// in a directory of its own, where its init.log is written.
+func goEngine(t *testing.T) string {
+	t.Helper()
+	goEngineOnce.Do(func() {
+		goEngineBuilt = filepath.Join(filepath.Dir(binary), "goengine-build", "goengine")
+		build := exec.Command("go", "build", "-o", goEngineBuilt, "./testdata/goengine")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			goEngineErr = fmt.Errorf("build testdata/goengine: %v\n%s", err, out)
+		}
+	})
+	if goEngineErr != nil {
+		t.Fatal(goEngineErr)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(goEngineBuilt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "goengine")
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var (
+	goEngineOnce  sync.Once
+	goEngineBuilt string
+	goEngineErr   error
+)
+
+// initLog reads the goengine's init.log: one "PID ROLE" line per process
+// that ran its init functions.
+func initLog(t *testing.T, engine string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(engine), "init.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// startGoEngine runs the goengine as "goengine", found in PATH (argv[0]
+// is then a name to resolve, not a path), exiting code at the end of its
+// input. pathHead, when set, comes first in PATH; requested sets the
+// request variable.
+func startGoEngine(t *testing.T, mark, engine, pathHead string, requested bool, code int) *session {
+	t.Helper()
+	// PATH without any session-starter but the one of pathHead.
+	dirs := []string{filepath.Dir(engine)}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "session-starter")); err != nil && d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	path := strings.Join(dirs, string(os.PathListSeparator))
+	if pathHead != "" {
+		path = pathHead + string(os.PathListSeparator) + path
+	}
+	cmd := exec.Command(engine, strconv.Itoa(code))
+	cmd.Path, cmd.Args = engine, []string{"goengine", strconv.Itoa(code)}
+	cmd.Env = append(os.Environ(), markVar+"="+mark, "PATH="+path)
+	if requested {
+		cmd.Env = append(cmd.Env, starter.RequestEnv+"=1")
+	}
+	out, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	inR.Close()
+	s := &session{t: t, cmd: cmd, out: out, lines: bufio.NewReader(out), stderr: stderr, in: inW, mark: mark}
+	t.Cleanup(func() {
+		inW.Close()
+		out.Close()
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return s
+}
+
+// goEngineReport is what the goengine prints as the Engine.
+type goEngineReport struct {
+	argv      string
+	request   string
+	pid, pgid int
+	child     int
+}
+
+func (s *session) goEngineReport() goEngineReport {
+	s.t.Helper()
+	var r goEngineReport
+	r.argv = s.line()
+	r.request = s.line()
+	if _, err := fmt.Sscanf(s.line(), "pid %d pgid %d", &r.pid, &r.pgid); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(s.line(), "child %d", &r.child); err != nil {
+		s.t.Fatal(err)
+	}
+	return r
+}
+
+// roles counts the processes of init.log by role, and returns the PIDs
+// that ran it as a plain process.
+func roles(t *testing.T, engine string) (map[string]int, []int) {
+	t.Helper()
+	count := map[string]int{}
+	var plain []int
+	for _, l := range initLog(t, engine) {
+		pid, role, _ := strings.Cut(l, " ")
+		count[role]++
+		if role == "process" {
+			n, _ := strconv.Atoi(pid)
+			plain = append(plain, n)
+		}
+	}
+	return count, plain
+}
+
+// TestRequestedFormWithAnInstalledStarterRunsInitOnlyInStarterAndEngine:
+// with session-starter in PATH, the gate and the guard are that binary,
+// so the Engine's init functions run twice — in the process that became
+// the starter, and in the Engine — and the command line, argv[0] included,
+// is the Engine's.
+func TestRequestedFormWithAnInstalledStarterRunsInitOnlyInStarterAndEngine(t *testing.T) {
+	mark := newMark(t)
+	engine := goEngine(t)
+	s := startGoEngine(t, mark, engine, filepath.Dir(binary), true, 7)
+	pid := s.ack()
+	r := s.goEngineReport()
+	if r.argv != `argv ["goengine" "7"]` || r.request != `request false ""` {
+		t.Fatalf("the Engine saw %s, %s; want argv [goengine 7] unchanged and no request variable", r.argv, r.request)
+	}
+	if r.pid != pid || r.pgid != pid {
+		t.Fatalf("the Engine has pid %d, group %d; want the ack's pid %d for both", r.pid, r.pgid, pid)
+	}
+	s.in.Close()
+	wantExit(t, s.wait(), 7, s.stderr)
+	noSurvivors(t, mark)
+	count, plain := roles(t, engine)
+	if len(count) != 1 || !slices.Equal(plain, []int{s.cmd.Process.Pid, pid}) {
+		t.Fatalf("init ran in %v (plain: %v); want only the starter %d, then the Engine %d", count, plain, s.cmd.Process.Pid, pid)
+	}
+}
+
+// TestRequestedFormWithoutAnInstalledStarterPlaysGateAndGuardItself: the
+// fallback to /proc/self/exe, whose cost is the init functions in the gate
+// and the guard.
+func TestRequestedFormWithoutAnInstalledStarterPlaysGateAndGuardItself(t *testing.T) {
+	mark := newMark(t)
+	engine := goEngine(t)
+	s := startGoEngine(t, mark, engine, "", true, 3)
+	pid := s.ack()
+	r := s.goEngineReport()
+	if r.argv != `argv ["goengine" "3"]` || r.pid != pid || r.pgid != pid {
+		t.Fatalf("the Engine: %+v; want argv [goengine 3] and the ack's pid %d as pid and group", r, pid)
+	}
+	s.in.Close()
+	wantExit(t, s.wait(), 3, s.stderr)
+	noSurvivors(t, mark)
+	count, plain := roles(t, engine)
+	if want := map[string]int{"process": 2, "gate": 1, "guard": 1}; fmt.Sprint(count) != fmt.Sprint(want) || !slices.Equal(plain, []int{s.cmd.Process.Pid, pid}) {
+		t.Fatalf("init ran in %v (plain: %v); want %v, the starter %d and the Engine %d", count, plain, want, s.cmd.Process.Pid, pid)
+	}
+}
+
+func TestRequestedFormStarterSIGKILLedLeavesNoSurvivor(t *testing.T) {
+	mark := newMark(t)
+	engine := goEngine(t)
+	s := startGoEngine(t, mark, engine, filepath.Dir(binary), true, 0)
+	s.ack()
+	r := s.goEngineReport()
+	if !slices.Contains(marked(mark), r.child) {
+		t.Fatalf("the Engine's child %d is not live and marked", r.child)
+	}
+	s.signal(syscall.SIGKILL)
+	s.wait()
+	noSurvivors(t, mark)
+}
+
+// TestGoEngineWithoutTheRequestRunsAsItself: no ack, no gate, no guard, a
+// single run of init.
+func TestGoEngineWithoutTheRequestRunsAsItself(t *testing.T) {
+	mark := newMark(t)
+	engine := goEngine(t)
+	s := startGoEngine(t, mark, engine, filepath.Dir(binary), false, 5)
+	r := s.goEngineReport()
+	if r.argv != `argv ["goengine" "5"]` || r.pid != s.cmd.Process.Pid {
+		t.Fatalf("the program printed %+v first; want its own report, as pid %d", r, s.cmd.Process.Pid)
+	}
+	s.in.Close()
+	wantExit(t, s.wait(), 5, s.stderr)
+	// Not a session: its child outlives it, and the cleanup ends it.
+	if count, plain := roles(t, engine); len(count) != 1 || !slices.Equal(plain, []int{r.pid}) {
+		t.Fatalf("init ran in %v (plain: %v); want only %d", count, plain, r.pid)
+	}
+	// killMarked may name a process twice: once per look while it dies.
+	if left := slices.Compact(killMarked(mark)); !slices.Equal(left, []int{r.child}) {
+		t.Fatalf("left after the program: %v; want its child %d", left, r.child)
+	}
+}
+
+// text is a string for wantExit's report argument.
+type text string
+
+func (t text) String() string { return string(t) }

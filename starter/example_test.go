@@ -1,0 +1,104 @@
+//go:build linux
+
+package starter_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/session-starter/session-starter/starter"
+)
+
+// An Engine that answers one line on stdin and exits 3, launched under the
+// session-starter found in PATH.
+func ExampleLaunch() {
+	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Argv:   []string{"sh", "-c", `read line; echo "got $line"; exit 3`},
+		Stderr: os.Stderr,
+	})
+	if err != nil {
+		fmt.Println(err) // no session: nothing was left running
+		return
+	}
+	fmt.Println("contained, mode", s.Mode)
+
+	// From here stdin and stdout are the Engine's.
+	fmt.Fprintln(s.Stdin, "hello")
+	out, _ := io.ReadAll(s.Stdout) // to the end: the Engine's tree has closed it
+	s.Stdout.Close()
+	fmt.Print(string(out))
+
+	state, err := s.Wait()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("exit status", state.ExitCode()) // the Engine's
+	// Output:
+	// contained, mode group
+	// got hello
+	// exit status 3
+}
+
+// With a control pipe, closing Session.Control ends the session: the
+// Engine's whole process group is killed, and its death by SIGKILL is
+// mirrored. The same happens when the launcher dies, since that closes the
+// pipe too.
+func ExampleLaunch_controlPipe() {
+	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Argv:        []string{"sh", "-c", `sleep 600 & echo ready; exec sleep 600`},
+		ControlPipe: true,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Stdout.Close()
+	line := make([]byte, len("ready\n"))
+	if _, err := io.ReadFull(s.Stdout, line); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(line))
+
+	s.Control.Close()
+	state, err := s.Wait()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("ended by", state.Sys().(syscall.WaitStatus).Signal())
+	// Output:
+	// ready
+	// ended by killed
+}
+
+// A launch that fails leaves nothing running and says why: here
+// session-starter could not find the Engine and exited 127 before any ack.
+func ExampleLaunchError() {
+	_, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Argv: []string{"no-such-engine"},
+	})
+	var le *starter.LaunchError
+	if errors.As(err, &le) && errors.Is(err, starter.ErrNoAck) {
+		fmt.Println("no containment; session-starter exited", le.ExitCode())
+	}
+	// Output:
+	// no containment; session-starter exited 127
+}
+
+// A Go Engine that contains itself when its launcher sets
+// SESSION_STARTER_CONTAIN=1; without it, it runs as it always did.
+func ExampleContainIfRequested() {
+	// In package main:
+	//
+	//	func main() {
+	//		starter.ContainIfRequested() // first: it never returns when requested
+	//		serve(os.Stdin, os.Stdout)
+	//	}
+	starter.ContainIfRequested()
+}

@@ -1,0 +1,465 @@
+package starter
+
+// This file is the launcher side: a Go program that starts an Engine under
+// session-starter and talks to it over stdio.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultAckTimeout bounds how long [Launch] waits for the ack line. A
+// session-starter acknowledges within milliseconds; its gate and its guard
+// each give up after 30 s (a stuck fork, a machine out of memory), so one
+// that has said nothing after both is not going to. At the limit the
+// session-starter is killed and Launch returns [ErrAckTimeout].
+const DefaultAckTimeout = time.Minute
+
+// DefaultWaitDelay is the [exec.Cmd.WaitDelay] of a launched session. It
+// bounds two waits: from a stop ([Session.Stop] or the end of the context)
+// to session-starter's exit, after which it is SIGKILLed and its guard ends
+// the Engine's group; and from session-starter's exit to the end of its
+// stderr, which only a process that escaped the group (setsid) can hold
+// open. It is the default kill budget plus five seconds, so a
+// session-starter still ending a large group is not interrupted.
+const DefaultWaitDelay = DefaultKillBudget + 5*time.Second
+
+// stderrTail is how much of session-starter's stderr a [Session] keeps
+// for error reports: its own reports are one line each, and the Engine's
+// last words before an early exit fit too.
+const stderrTail = 4 << 10
+
+// maxAckLine bounds the first line read as the ack. The ack is about 60
+// bytes; a longer first line is not an ack.
+const maxAckLine = 1 << 10
+
+// Errors of [Launch], wrapped in a [*LaunchError].
+var (
+	// ErrNoAck: session-starter's stdout ended before a whole first line,
+	// normally because it exited before containment existed (a usage
+	// error, PROGRAM not found, containment refused). Nothing was
+	// executed; the exit status and stderr say why.
+	ErrNoAck = errors.New("no ack line")
+	// ErrMalformedAck: the first line of stdout is not the ack, so the
+	// binary is not a (compatible) session-starter. It was killed.
+	ErrMalformedAck = errors.New("first line is not an ack")
+	// ErrAckTimeout: no line came within [LaunchOptions.AckTimeout].
+	// session-starter was killed; its guard ends anything it started.
+	ErrAckTimeout = errors.New("no ack line in time")
+)
+
+// LaunchOptions describe an Engine to start under session-starter.
+type LaunchOptions struct {
+	// Argv is the Engine's command line, passed after "--" byte for
+	// byte; Argv[0] is looked up in PATH by session-starter.
+	Argv []string
+	// Binary is the session-starter binary. Empty means
+	// "session-starter", looked up in PATH as [exec.Command] does.
+	Binary string
+	// Flags are more flags for session-starter, placed before "--", such
+	// as "--kill-budget", "2s". Launch always passes "--ack" and
+	// "--parent-pid" with this process's PID, and "--control-fd" with
+	// ControlPipe.
+	Flags []string
+	// Env is the environment of session-starter and so of the Engine;
+	// nil means this process's own. [RequestEnv] is removed from it.
+	Env []string
+	// Dir is the working directory; empty means this process's own.
+	Dir string
+	// Stderr receives session-starter's stderr, which is also the
+	// Engine's, copied until its end by a goroutine; nil discards it. The
+	// last 4 KiB are kept for [Session.StderrTail] and error reports
+	// either way.
+	Stderr io.Writer
+	// ExtraFiles are passed to the Engine at descriptors 3, 4, … as in
+	// [exec.Cmd.ExtraFiles]; session-starter hands them on at the same
+	// numbers.
+	ExtraFiles []*os.File
+	// ControlPipe, when set, gives session-starter the read end of a pipe
+	// as its control descriptor ("--control-fd", after ExtraFiles); the
+	// launcher keeps the write end as [Session.Control]. Closing it — or
+	// this process's death, which closes it too — ends the session.
+	ControlPipe bool
+	// AckTimeout bounds the wait for the ack line; 0 means
+	// [DefaultAckTimeout].
+	AckTimeout time.Duration
+	// WaitDelay is as in [exec.Cmd.WaitDelay]; 0 means
+	// [DefaultWaitDelay].
+	WaitDelay time.Duration
+}
+
+// Session is an Engine running under session-starter, with containment
+// acknowledged.
+//
+// The caller owns Stdout and closes it when done reading; [Session.Wait]
+// closes Stdin and Control once session-starter has exited.
+type Session struct {
+	// Stdin is the write end of the Engine's standard input.
+	Stdin *os.File
+	// Stdout is the read end of the Engine's standard output, positioned
+	// just after the ack line: nothing the Engine wrote was read by
+	// Launch. It reaches end of file when the Engine's processes have all
+	// closed it (session-starter points its own stdout at /dev/null once
+	// the Engine runs). It supports [os.File.SetReadDeadline].
+	Stdout *os.File
+	// Control is the write end of the control pipe with
+	// [LaunchOptions.ControlPipe], else nil. Closing it ends the session.
+	Control *os.File
+	// PID is the Engine's PID, which is also its process group, from the
+	// ack line.
+	PID int
+	// Mode is the containment mode from the ack line ("group").
+	Mode string
+	// Process is the session-starter process. Signal it only through
+	// [Session.Stop] or before [Session.Wait] returns: once reaped, its
+	// PID may name another process.
+	Process *os.Process
+
+	cmd      *exec.Cmd
+	tail     *tailBuffer
+	waitOnce sync.Once
+	state    *os.ProcessState
+	waitErr  error
+}
+
+// Launch starts opts.Argv under session-starter with "--ack" and
+// "--parent-pid", and returns once session-starter has acknowledged
+// containment: the Engine leads its own process group and the guard is
+// armed on it.
+//
+// ctx governs the whole session, as in [exec.CommandContext]: when it is
+// done, session-starter gets SIGTERM (a stop: the Engine's group is killed
+// and the Engine's status, normally death by SIGKILL, is mirrored), and
+// SIGKILL if it has not exited after [LaunchOptions.WaitDelay], in which
+// case its guard ends the group.
+//
+// # Errors
+//
+// Every error is a [*LaunchError] and means there is no session: nothing
+// Launch started is left running, and session-starter was reaped (its
+// status is in the error). The error wraps one of
+//   - the error starting the binary ([exec.ErrNotFound] and the like), when
+//     session-starter did not start;
+//   - [ErrNoAck], when it exited (or closed stdout) before acknowledging —
+//     the exit status and the last of its stderr say why;
+//   - [ErrMalformedAck], when its first line is not an ack;
+//   - [ErrAckTimeout], when no line came within the ack timeout;
+//   - ctx.Err(), when ctx ended first.
+func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
+	if len(opts.Argv) == 0 {
+		return nil, &LaunchError{Err: errors.New("no Engine command line (LaunchOptions.Argv is empty)")}
+	}
+	binary := opts.Binary
+	if binary == "" {
+		binary = "session-starter"
+	}
+	args := []string{"--ack", "--parent-pid", strconv.Itoa(os.Getpid())}
+	var ctlR, ctlW *os.File
+	if opts.ControlPipe {
+		var err error
+		if ctlR, ctlW, err = os.Pipe(); err != nil {
+			return nil, &LaunchError{Err: fmt.Errorf("control pipe: %w", err)}
+		}
+		args = append(args, "--control-fd", strconv.Itoa(3+len(opts.ExtraFiles)))
+	}
+	args = append(args, opts.Flags...)
+	args = append(args, "--")
+	args = append(args, opts.Argv...)
+
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = opts.Dir
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = withoutRequest(env)
+	// A stop, not a kill: session-starter ends the group itself and
+	// mirrors the Engine's status.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = opts.WaitDelay
+	if cmd.WaitDelay <= 0 {
+		cmd.WaitDelay = DefaultWaitDelay
+	}
+	tail := &tailBuffer{}
+	out := opts.Stderr
+	if out == nil {
+		out = io.Discard
+	}
+	cmd.Stderr = io.MultiWriter(tail, out)
+	cmd.ExtraFiles = append([]*os.File(nil), opts.ExtraFiles...)
+	if ctlR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, ctlR)
+	}
+
+	// Our own pipes rather than exec's: Wait would close a StdoutPipe
+	// while the caller may still be reading, and an *os.File read end
+	// takes deadlines.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		closeAll(ctlR, ctlW)
+		return nil, &LaunchError{Err: fmt.Errorf("stdin pipe: %w", err)}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(ctlR, ctlW, inR, inW)
+		return nil, &LaunchError{Err: fmt.Errorf("stdout pipe: %w", err)}
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	// The child holds its ends now; ours would keep EOF from coming.
+	closeAll(inR, outW, ctlR)
+	if err != nil {
+		closeAll(inW, outR, ctlW)
+		return nil, &LaunchError{Err: err}
+	}
+	s := &Session{Stdin: inW, Stdout: outR, Control: ctlW, Process: cmd.Process, cmd: cmd, tail: tail}
+
+	timeout := opts.AckTimeout
+	if timeout <= 0 {
+		timeout = DefaultAckTimeout
+	}
+	line, err := readAckLine(ctx, outR, time.Now().Add(timeout))
+	if err == nil {
+		s.PID, s.Mode, err = ParseAck(line)
+		if err != nil {
+			err = fmt.Errorf("%w: %v", ErrMalformedAck, err)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, s.abandon(err, line, timeout)
+	}
+	return s, nil
+}
+
+// abandon ends a session that was never acknowledged and returns the
+// error for it. A session-starter that ended its stdout is left to exit
+// by itself within the ack timeout, so its own status is reported; any
+// other is killed at once (its guard ends whatever it started).
+func (s *Session) abandon(err error, line []byte, timeout time.Duration) error {
+	closeAll(s.Stdin, s.Control)
+	s.Stdin, s.Control = nil, nil
+	done := make(chan struct{})
+	go func() {
+		s.waitOnce.Do(s.wait)
+		close(done)
+	}()
+	if !errors.Is(err, ErrNoAck) {
+		_ = s.Process.Kill()
+	}
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		_ = s.Process.Kill()
+		<-done
+	}
+	closeAll(s.Stdout)
+	return &LaunchError{Err: err, Line: string(line), State: s.state, Stderr: s.tail.String()}
+}
+
+// readAckLine reads the first line of r, one byte at a time so that not a
+// byte after the newline is taken from the Engine. The line is returned
+// without its newline.
+func readAckLine(ctx context.Context, r *os.File, deadline time.Time) ([]byte, error) {
+	// Where pipes take no deadline (not on Unix), the ack timeout cannot
+	// apply; the end of ctx still does, through the SIGTERM.
+	if r.SetReadDeadline(deadline) == nil {
+		defer r.SetReadDeadline(time.Time{})
+		stop := context.AfterFunc(ctx, func() { _ = r.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	var line []byte
+	var b [1]byte
+	for len(line) < maxAckLine {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				return line, nil
+			}
+			line = append(line, b[0])
+			continue
+		}
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return line, ErrAckTimeout
+		case errors.Is(err, io.EOF):
+			return line, ErrNoAck
+		case err != nil:
+			return line, fmt.Errorf("read the ack line: %w", err)
+		}
+	}
+	return line, fmt.Errorf("%w: longer than %d bytes", ErrMalformedAck, maxAckLine)
+}
+
+// ackPrefix is how the ack line begins: session_containment is its first
+// key (DESIGN.md §1), and 1 the only value defined.
+const ackPrefix = `{"session_containment":1,`
+
+// ParseAck checks an ack line (its newline optional) and returns the
+// Engine's PID and the containment mode. The line must be one JSON object
+// whose first key is session_containment with the value 1, with an
+// integer pid > 1 and a non-empty string mode; other keys are ignored. On
+// error the results are zero.
+func ParseAck(line []byte) (pid int, mode string, err error) {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if !bytes.HasPrefix(line, []byte(ackPrefix)) || bytes.IndexByte(line, '\n') >= 0 {
+		return 0, "", fmt.Errorf("%q is not one line beginning with %s", truncate(line), ackPrefix)
+	}
+	var a struct {
+		Version *int    `json:"session_containment"`
+		PID     *int    `json:"pid"`
+		Mode    *string `json:"mode"`
+	}
+	if err := json.Unmarshal(line, &a); err != nil {
+		return 0, "", fmt.Errorf("%q: %v", truncate(line), err)
+	}
+	switch {
+	case a.Version == nil || *a.Version != 1:
+		return 0, "", fmt.Errorf("%q: session_containment is not 1", truncate(line))
+	case a.PID == nil || *a.PID <= 1:
+		return 0, "", fmt.Errorf("%q: no pid > 1", truncate(line))
+	case a.Mode == nil || *a.Mode == "":
+		return 0, "", fmt.Errorf("%q: no mode", truncate(line))
+	}
+	return *a.PID, *a.Mode, nil
+}
+
+// truncate shortens a line quoted in an error.
+func truncate(b []byte) []byte {
+	const limit = 120
+	if len(b) > limit {
+		return append(b[:limit:limit], "…"...)
+	}
+	return b
+}
+
+// Wait waits for session-starter to exit and returns its status, which is
+// the Engine's as session-starter mirrored it: the Engine's exit code, or
+// death by the Engine's signal — or one of session-starter's own codes
+// (125: containment failed or members survived; see the README's exit
+// status table, and [Session.StderrTail] for the report). A non-zero
+// status is not an error: the error is non-nil only when waiting failed,
+// or when stderr did not end within the wait delay ([exec.ErrWaitDelay]).
+// Wait may be called more than once. It closes Stdin and Control.
+func (s *Session) Wait() (*os.ProcessState, error) {
+	s.waitOnce.Do(s.wait)
+	return s.state, s.waitErr
+}
+
+func (s *Session) wait() {
+	err := s.cmd.Wait()
+	s.state = s.cmd.ProcessState
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		err = nil
+	}
+	s.waitErr = err
+	closeAll(s.Stdin, s.Control)
+}
+
+// Stop asks session-starter to end the session (SIGTERM): it kills the
+// Engine's group and exits with the Engine's status, normally death by
+// SIGKILL. It returns [os.ErrProcessDone] once session-starter has exited.
+func (s *Session) Stop() error {
+	return s.Process.Signal(syscall.SIGTERM)
+}
+
+// StderrTail returns the last 4 KiB of session-starter's stderr so far.
+func (s *Session) StderrTail() string { return s.tail.String() }
+
+// LaunchError is the error of [Launch]: no session exists.
+type LaunchError struct {
+	// Err is what went wrong; see [Launch] for the values it wraps.
+	Err error
+	// Line is what was read in the ack's place (without its newline), at
+	// most 1 KiB; empty when nothing was read.
+	Line string
+	// State is how session-starter ended; nil if it never started.
+	State *os.ProcessState
+	// Stderr is the last 4 KiB of session-starter's stderr.
+	Stderr string
+}
+
+func (e *LaunchError) Error() string {
+	var b strings.Builder
+	b.WriteString("launch session-starter: ")
+	b.WriteString(e.Err.Error())
+	if e.Line != "" && !errors.Is(e.Err, ErrMalformedAck) {
+		fmt.Fprintf(&b, " (read %q)", truncate([]byte(e.Line)))
+	}
+	if e.State != nil {
+		b.WriteString("; session-starter: " + e.State.String())
+	}
+	if msg := strings.TrimSpace(e.Stderr); msg != "" {
+		b.WriteString("; stderr: " + msg)
+	}
+	return b.String()
+}
+
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// ExitCode returns session-starter's exit code, or -1 if it did not exit
+// normally or never started.
+func (e *LaunchError) ExitCode() int {
+	if e.State == nil {
+		return -1
+	}
+	return e.State.ExitCode()
+}
+
+// withoutRequest removes RequestEnv from env: a Go Engine that got it
+// would become a starter of its own and write a second ack.
+func withoutRequest(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, RequestEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// tailBuffer keeps the last stderrTail bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	// Trim only past twice the size, so a stream of small writes copies
+	// each byte a bounded number of times.
+	if len(t.buf) > 2*stderrTail {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-stderrTail:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf[max(0, len(t.buf)-stderrTail):])
+}

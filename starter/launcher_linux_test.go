@@ -1,0 +1,473 @@
+package starter
+
+// The launcher tests and the examples need a session-starter in PATH. The
+// test binary plays it: a symlink named session-starter to it, in a
+// directory of this run put first in PATH, runs standIn below (its gate
+// and guard are the test binary too, dispatched by TestMain). The
+// session-starter binary itself is launched by cmd/session-starter's
+// sdk_linux_test.go.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/gate"
+	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+// standInPrefix names the directories holding the stand-in symlink:
+// prefix + PID of the test process + random suffix.
+const standInPrefix = "session-starter-standin-"
+
+// standInVar names the stand-in's directory in the environment of the test
+// process, so that its children set up no other.
+const standInVar = "SESSION_STARTER_TEST_STANDIN"
+
+func init() {
+	if gate.Invoked(os.Args) || guard.Invoked(os.Args) {
+		return // TestMain plays them
+	}
+	if filepath.Base(os.Args[0]) == "session-starter" {
+		standIn(os.Args[1:])
+	}
+	if os.Getenv(standInVar) != "" {
+		return // a child of a test process (a fuzz worker): PATH has it
+	}
+	if err := setUpStandIn(); err != nil {
+		fmt.Fprintln(os.Stderr, "stand-in session-starter:", err)
+		os.Exit(1)
+	}
+}
+
+// setUpStandIn puts a directory with the symlink first in PATH. Nothing
+// runs after the examples to remove it, so directories of earlier runs
+// whose process is gone are removed here.
+func setUpStandIn() error {
+	stale, _ := filepath.Glob(filepath.Join(os.TempDir(), standInPrefix+"*"))
+	for _, dir := range stale {
+		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(dir), standInPrefix), "-")
+		if _, err := os.Stat("/proc/" + pid); errors.Is(err, os.ErrNotExist) {
+			_ = os.RemoveAll(dir)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", standInPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return err
+	}
+	if err := os.Symlink(exe, filepath.Join(dir, "session-starter")); err != nil {
+		return err
+	}
+	// A race-built stand-in would linger a second at exit.
+	_ = os.Setenv("GORACE", "atexit_sleep_ms=0")
+	_ = os.Setenv(standInVar, dir)
+	return os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// standIn is session-starter's command line, as far as Launch uses it.
+func standIn(args []string) {
+	o := Options{}
+	ack := false
+	for ; len(args) > 0 && args[0] != "--"; args = args[1:] {
+		switch args[0] {
+		case "--ack":
+			ack = true
+		case "--parent-pid", "--control-fd":
+			if len(args) < 2 {
+				os.Exit(ExitUsage)
+			}
+			n, err := strconv.Atoi(args[1])
+			if err != nil {
+				os.Exit(ExitUsage)
+			}
+			if args[0] == "--parent-pid" {
+				o.ParentPID = n
+			} else {
+				o.ControlFD = n
+			}
+			args = args[1:]
+		default:
+			fmt.Fprintf(os.Stderr, "session-starter: unknown flag %s\n", args[0])
+			os.Exit(ExitUsage)
+		}
+	}
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "session-starter: no PROGRAM given")
+		os.Exit(ExitUsage)
+	}
+	o.Argv = args[1:]
+	Main(context.Background(), o, ack).Apply()
+}
+
+// launch launches opts and registers a cleanup that ends the session: a
+// SIGKILL of session-starter, after which its guard ends the group.
+func launch(t *testing.T, ctx context.Context, opts LaunchOptions) *Session {
+	t.Helper()
+	s, err := Launch(ctx, opts)
+	if err != nil {
+		t.Fatalf("Launch(%q) = %v", opts.Argv, err)
+	}
+	t.Cleanup(func() {
+		_ = s.Process.Kill()
+		if _, err := s.Wait(); err != nil {
+			t.Error(err)
+		}
+		s.Stdout.Close()
+	})
+	return s
+}
+
+// waitSession waits for s, bounded, and checks that its group is empty.
+func waitSession(t *testing.T, s *Session) syscall.WaitStatus {
+	t.Helper()
+	done := make(chan struct{})
+	var state *os.ProcessState
+	var err error
+	go func() {
+		state, err = s.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(testproc.TooLong):
+		t.Fatalf("session-starter did not exit within %v; stderr: %s", testproc.TooLong, s.StderrTail())
+	}
+	if err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	if live, err := proc.LiveMembers(s.PID); err != nil || len(live) != 0 {
+		t.Fatalf("live members of group %d after Wait: %v, %v; want none", s.PID, live, err)
+	}
+	return state.Sys().(syscall.WaitStatus)
+}
+
+// readLine reads one line of the Engine's stdout, bounded.
+func readLine(t *testing.T, f *os.File) string {
+	t.Helper()
+	_ = f.SetReadDeadline(time.Now().Add(testproc.TooLong))
+	defer f.SetReadDeadline(time.Time{})
+	var line []byte
+	var b [1]byte
+	for {
+		if _, err := f.Read(b[:]); err != nil {
+			t.Fatalf("read a line of the Engine's stdout: %v (got %q)", err, line)
+		}
+		if b[0] == '\n' {
+			return string(line)
+		}
+		line = append(line, b[0])
+	}
+}
+
+func TestLaunchHandsOverTheEnginesStdioAndItsStatus(t *testing.T) {
+	s := launch(t, context.Background(), LaunchOptions{
+		Argv: []string{"sh", "-c", `echo "first $$"; read l; echo "got $l"; exit 3`},
+	})
+	if s.PID <= 1 || s.Mode != ModeGroup {
+		t.Fatalf("Launch() PID, Mode = %d, %q; want a PID and %q", s.PID, s.Mode, ModeGroup)
+	}
+	if got, want := readLine(t, s.Stdout), fmt.Sprintf("first %d", s.PID); got != want {
+		t.Fatalf("first Engine line = %q, want %q (the Engine's first bytes after the ack)", got, want)
+	}
+	fmt.Fprintln(s.Stdin, "hello")
+	if got := readLine(t, s.Stdout); got != "got hello" {
+		t.Fatalf("Engine answered %q, want %q", got, "got hello")
+	}
+	if ws := waitSession(t, s); !ws.Exited() || ws.ExitStatus() != 3 {
+		t.Fatalf("Wait() status = %v, want exit 3", ws)
+	}
+}
+
+// TestReadAckLineLeavesTheEnginesBytesInThePipe: bytes that follow the
+// ack in the same write are not taken by Launch.
+func TestReadAckLineLeavesTheEnginesBytesInThePipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := w.Write(append(Ack(1234, "group"), "engine bytes"...)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	line, err := readAckLine(context.Background(), r, time.Now().Add(testproc.TooLong))
+	if err != nil || string(line) != strings.TrimSuffix(string(Ack(1234, "group")), "\n") {
+		t.Fatalf("readAckLine() = %q, %v; want the ack without its newline", line, err)
+	}
+	rest, err := io.ReadAll(r)
+	if err != nil || string(rest) != "engine bytes" {
+		t.Fatalf("after the ack the pipe holds %q, %v; want %q", rest, err, "engine bytes")
+	}
+}
+
+func TestLaunchReportsAStarterThatExitedBeforeTheAck(t *testing.T) {
+	_, err := Launch(context.Background(), LaunchOptions{Argv: []string{"no-such-engine-7f3a"}})
+	var le *LaunchError
+	if !errors.As(err, &le) || !errors.Is(err, ErrNoAck) {
+		t.Fatalf("Launch() error = %v, want a *LaunchError wrapping ErrNoAck", err)
+	}
+	if le.ExitCode() != ExitNotFound {
+		t.Fatalf("LaunchError.ExitCode() = %d, want %d", le.ExitCode(), ExitNotFound)
+	}
+	if !strings.Contains(le.Stderr, "no-such-engine-7f3a") || !strings.Contains(err.Error(), "exit status 127") {
+		t.Fatalf("Launch() error = %q, want the exit status and the report naming the program", err)
+	}
+}
+
+// fakeStarter writes an executable script to stand in for a binary that
+// is not session-starter. Its last command is exec'd, so that the
+// process Launch kills is the only one.
+func fakeStarter(t *testing.T, script string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fake-starter")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLaunchRejectsAFirstLineThatIsNotAnAck(t *testing.T) {
+	tests := []struct{ name, line string }{
+		{"text", "hello"},
+		{"other JSON", `{"pid":1234,"mode":"group"}`},
+		{"wrong version", `{"session_containment":2,"pid":1234,"mode":"group"}`},
+		{"no mode", `{"session_containment":1,"pid":1234}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := fakeStarter(t, "printf '%s\\n' '"+tt.line+"'; exec sleep 600")
+			_, err := Launch(context.Background(), LaunchOptions{Binary: bin, Argv: []string{"true"}})
+			var le *LaunchError
+			if !errors.As(err, &le) || !errors.Is(err, ErrMalformedAck) {
+				t.Fatalf("Launch() error = %v, want ErrMalformedAck", err)
+			}
+			if le.Line != tt.line {
+				t.Fatalf("LaunchError.Line = %q, want %q", le.Line, tt.line)
+			}
+			if ws := le.State.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+				t.Fatalf("the fake starter ended with %v, want killed by Launch", le.State)
+			}
+		})
+	}
+}
+
+func TestLaunchGivesUpAfterTheAckTimeout(t *testing.T) {
+	bin := fakeStarter(t, "exec sleep 600")
+	start := time.Now()
+	_, err := Launch(context.Background(), LaunchOptions{Binary: bin, Argv: []string{"true"}, AckTimeout: 100 * time.Millisecond})
+	var le *LaunchError
+	if !errors.As(err, &le) || !errors.Is(err, ErrAckTimeout) || le.State == nil {
+		t.Fatalf("Launch() error = %v after %v, want ErrAckTimeout with the fake starter reaped", err, time.Since(start))
+	}
+}
+
+func TestLaunchEndsWhenItsContextEndsBeforeTheAck(t *testing.T) {
+	bin := fakeStarter(t, "exec sleep 600")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := Launch(ctx, LaunchOptions{Binary: bin, Argv: []string{"true"}})
+	var le *LaunchError
+	if !errors.As(err, &le) || !errors.Is(err, context.DeadlineExceeded) || le.State == nil {
+		t.Fatalf("Launch() error = %v, want context.DeadlineExceeded with the fake starter reaped", err)
+	}
+}
+
+func TestLaunchOfAMissingBinaryStartsNothing(t *testing.T) {
+	_, err := Launch(context.Background(), LaunchOptions{Binary: filepath.Join(t.TempDir(), "none"), Argv: []string{"true"}})
+	var le *LaunchError
+	if !errors.As(err, &le) || !errors.Is(err, os.ErrNotExist) || le.State != nil {
+		t.Fatalf("Launch() error = %v, want a start error wrapping os.ErrNotExist", err)
+	}
+}
+
+// endedBySIGKILL waits for a session ended from outside and checks that the
+// Engine's death by SIGKILL was mirrored and its group is empty.
+func endedBySIGKILL(t *testing.T, s *Session) {
+	t.Helper()
+	if ws := waitSession(t, s); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("Wait() status = %v, want death by SIGKILL (mirrored); stderr: %s", ws, s.StderrTail())
+	}
+}
+
+// engineWithChild is an Engine with a background child, which says
+// "ready" once both run.
+var engineWithChild = []string{"sh", "-c", `sleep 600 & echo ready; exec sleep 600`}
+
+func TestClosingTheControlPipeEndsTheSession(t *testing.T) {
+	s := launch(t, context.Background(), LaunchOptions{Argv: engineWithChild, ControlPipe: true})
+	if s.Control == nil {
+		t.Fatal("Launch() with ControlPipe: Session.Control is nil")
+	}
+	readLine(t, s.Stdout)
+	s.Control.Close()
+	endedBySIGKILL(t, s)
+}
+
+// TestControlPipeFollowsTheExtraFiles: the Engine gets ExtraFiles at 3, …
+// and the control descriptor is not among them.
+func TestControlPipeFollowsTheExtraFiles(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	s := launch(t, context.Background(), LaunchOptions{
+		Argv:        []string{"sh", "-c", `echo via3 >&3; [ -e /proc/$$/fd/4 ] && echo "fd 4 open" || echo "no fd 4"; exec sleep 600`},
+		ExtraFiles:  []*os.File{w},
+		ControlPipe: true,
+	})
+	w.Close()
+	if got := readLine(t, r); got != "via3" {
+		t.Fatalf("the Engine's fd 3 got %q, want via3", got)
+	}
+	if got := readLine(t, s.Stdout); got != "no fd 4" {
+		t.Fatalf("the Engine says %q, want %q (4 is the control pipe)", got, "no fd 4")
+	}
+	s.Control.Close()
+	endedBySIGKILL(t, s)
+}
+
+func TestStopEndsTheSession(t *testing.T) {
+	s := launch(t, context.Background(), LaunchOptions{Argv: engineWithChild})
+	readLine(t, s.Stdout)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	endedBySIGKILL(t, s)
+}
+
+func TestTheEndOfTheContextEndsTheSession(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := launch(t, ctx, LaunchOptions{Argv: engineWithChild})
+	readLine(t, s.Stdout)
+	cancel()
+	endedBySIGKILL(t, s)
+}
+
+// TestStderrIsDrainedToItsEndAndItsTailKept: the caller's writer gets all
+// of stderr once Wait returns; the tail is the last 4 KiB.
+func TestStderrIsDrainedToItsEndAndItsTailKept(t *testing.T) {
+	var all bytes.Buffer
+	s := launch(t, context.Background(), LaunchOptions{
+		Argv:   []string{"sh", "-c", `i=0; while [ $i -lt 1000 ]; do echo "line $i" >&2; i=$((i+1)); done`},
+		Stderr: &all,
+	})
+	if ws := waitSession(t, s); !ws.Exited() || ws.ExitStatus() != 0 {
+		t.Fatalf("Wait() status = %v, want exit 0", ws)
+	}
+	var want strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&want, "line %d\n", i)
+	}
+	if all.String() != want.String() {
+		t.Fatalf("the caller's stderr writer got %d bytes, want %d", all.Len(), want.Len())
+	}
+	if tail, w := s.StderrTail(), want.String(); tail != w[len(w)-stderrTail:] {
+		t.Fatalf("StderrTail() = %d bytes ending %q, want the last %d bytes", len(tail), tail[max(0, len(tail)-20):], stderrTail)
+	}
+}
+
+// TestRequestEnvDoesNotReachTheEngine: a Go Engine that got it would
+// become a starter of its own.
+func TestRequestEnvDoesNotReachTheEngine(t *testing.T) {
+	s := launch(t, context.Background(), LaunchOptions{
+		Argv: []string{"sh", "-c", `echo "[${` + RequestEnv + `-unset}]"`},
+		Env:  append(os.Environ(), RequestEnv+"=1"),
+	})
+	if got := readLine(t, s.Stdout); got != "[unset]" {
+		t.Fatalf("the Engine saw %s=%s, want it unset", RequestEnv, got)
+	}
+	waitSession(t, s)
+}
+
+func TestTailBufferKeepsTheLastBytes(t *testing.T) {
+	var b tailBuffer
+	var all []byte
+	for i := range 3000 {
+		p := []byte(strconv.Itoa(i) + ",")
+		all = append(all, p...)
+		if n, err := b.Write(p); n != len(p) || err != nil {
+			t.Fatalf("Write() = %d, %v", n, err)
+		}
+		if got, want := b.String(), all[max(0, len(all)-stderrTail):]; got != string(want) {
+			t.Fatalf("after %d bytes String() = %d bytes, want the last %d", len(all), len(got), len(want))
+		}
+	}
+	if len(b.buf) > 2*stderrTail {
+		t.Fatalf("the buffer holds %d bytes, want at most %d", len(b.buf), 2*stderrTail)
+	}
+}
+
+func TestParseAck(t *testing.T) {
+	tests := []struct {
+		name, line string
+		pid        int
+		mode       string
+	}{
+		{"as written", string(Ack(1234, "group")), 1234, "group"},
+		{"without newline", `{"session_containment":1,"pid":1234,"mode":"cgroup"}`, 1234, "cgroup"},
+		{"unknown keys", `{"session_containment":1,"pid":7,"mode":"group","guard":8}`, 7, "group"},
+		{"empty", "", 0, ""},
+		{"key order", `{"pid":1234,"session_containment":1,"mode":"group"}`, 0, ""},
+		{"version 2", `{"session_containment":2,"pid":1234,"mode":"group"}`, 0, ""},
+		{"version as string", `{"session_containment":"1","pid":1234,"mode":"group"}`, 0, ""},
+		{"pid 1", `{"session_containment":1,"pid":1,"mode":"group"}`, 0, ""},
+		{"negative pid", `{"session_containment":1,"pid":-5,"mode":"group"}`, 0, ""},
+		{"pid as string", `{"session_containment":1,"pid":"1234","mode":"group"}`, 0, ""},
+		{"fractional pid", `{"session_containment":1,"pid":12.5,"mode":"group"}`, 0, ""},
+		{"huge pid", `{"session_containment":1,"pid":99999999999999999999,"mode":"group"}`, 0, ""},
+		{"no pid", `{"session_containment":1,"mode":"group"}`, 0, ""},
+		{"empty mode", `{"session_containment":1,"pid":1234,"mode":""}`, 0, ""},
+		{"mode not a string", `{"session_containment":1,"pid":1234,"mode":1}`, 0, ""},
+		{"trailing data", `{"session_containment":1,"pid":1234,"mode":"group"} x`, 0, ""},
+		{"cut short", `{"session_containment":1,"pid":1234,"mo`, 0, ""},
+		{"two lines", "{\"session_containment\":1,\"pid\":1234,\"mode\":\"group\"}\n\n", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pid, mode, err := ParseAck([]byte(tt.line))
+			if pid != tt.pid || mode != tt.mode || (err == nil) != (tt.pid != 0) {
+				t.Fatalf("ParseAck(%q) = %d, %q, %v; want %d, %q", tt.line, pid, mode, err, tt.pid, tt.mode)
+			}
+		})
+	}
+}
+
+// FuzzParseAck: an error comes with zero results, and what Ack writes is
+// read back.
+func FuzzParseAck(f *testing.F) {
+	f.Add([]byte(Ack(1234, "group")), 1234, "group")
+	f.Add([]byte(`{"session_containment":1,"pid":"x"}`), 2, "cgroup")
+	f.Fuzz(func(t *testing.T, line []byte, pid int, mode string) {
+		p, m, err := ParseAck(line)
+		if err != nil && (p != 0 || m != "") {
+			t.Fatalf("ParseAck(%q) = %d, %q, %v: results with an error", line, p, m, err)
+		}
+		if err == nil && (p <= 1 || m == "") {
+			t.Fatalf("ParseAck(%q) = %d, %q: accepted a bad ack", line, p, m)
+		}
+		if pid <= 1 || mode == "" || strings.ContainsFunc(mode, func(r rune) bool { return r < ' ' || r > '~' }) {
+			return // Ack quotes as Go does; JSON agrees on printable ASCII
+		}
+		if p, m, err := ParseAck(Ack(pid, mode)); err != nil || p != pid || m != mode {
+			t.Fatalf("ParseAck(Ack(%d, %q)) = %d, %q, %v", pid, mode, p, m, err)
+		}
+	})
+}

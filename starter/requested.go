@@ -1,0 +1,119 @@
+package starter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/session-starter/session-starter/gate"
+	"github.com/session-starter/session-starter/guard"
+)
+
+// requestValue is the value of [RequestEnv] that asks for containment.
+const requestValue = "1"
+
+// ContainIfRequested is the requested form: a Go Engine calls it first
+// thing in main, and becomes its own session starter when a launcher asks
+// for it with RequestEnv=1 (SESSION_STARTER_CONTAIN=1) in its
+// environment.
+//
+//	func main() {
+//		starter.ContainIfRequested()
+//		// The Engine's own main, contained or not.
+//	}
+//
+// # Requested
+//
+// With RequestEnv=1 the call never returns. This process becomes the
+// starter (as "session-starter --ack --watch-parent -- <this command
+// line>"): the same command line — the same binary, arguments and argv[0]
+// — runs as the Engine behind the gate and the guard, with RequestEnv
+// removed from its environment (so there the call returns at once), after
+// the ack line is written to stdout. This process exits with the Engine's
+// status, or dies of its signal, once the Engine's process group is empty;
+// if containment cannot be established it exits 125 with a report on
+// stderr and the Engine never runs. A launcher reads the ack line exactly
+// as from session-starter.
+//
+// The Engine runs the user's binary as is, by its path
+// ([os.Executable], given as [Options.Path]), with the same arguments and
+// the same argv[0].
+//
+// # Gate and guard
+//
+// The gate and the guard are helper processes started from a binary. An
+// installed session-starter found in PATH plays them, so that this
+// program's init functions run in no process but the starter and the
+// Engine; it must be of the same version as this package, or the gate or
+// guard refuses and the session fails closed (125). Without one, this
+// binary plays them itself (/proc/self/exe): its init functions then run
+// in the gate (which then executes the Engine) and in the guard (which
+// lives as long as the session) too, and must not do anything there that
+// matters — open listeners, write files, start goroutines that act. That
+// is why ContainIfRequested must be the first call in main: it dispatches
+// those hidden modes (see [gate.Invoked], [guard.Invoked]) before main does
+// anything else.
+//
+// # Not requested
+//
+// Without RequestEnv, the call returns at once (a look at os.Args and one
+// environment lookup; BenchmarkContainIfRequestedWithoutTheVariable).
+// Another value of RequestEnv than "1" is removed from the environment and
+// the call returns, so that it reaches no child of this program.
+func ContainIfRequested() {
+	switch {
+	case gate.Invoked(os.Args):
+		gate.Main(os.Args)
+	case guard.Invoked(os.Args):
+		guard.Main(os.Args)
+	}
+	v, ok := os.LookupEnv(RequestEnv)
+	if !ok {
+		return
+	}
+	_ = os.Unsetenv(RequestEnv)
+	if v != requestValue {
+		return
+	}
+	o, err := requestedOptions(os.Args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "session-starter: %v\n", err)
+		os.Exit(ExitContainment)
+	}
+	Main(context.Background(), o, true).Apply()
+}
+
+// requestedOptions are the options of the requested form for a process
+// started as args.
+func requestedOptions(args []string) (Options, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return Options{}, fmt.Errorf("requested form: name this binary: %w", err)
+	}
+	argv := append([]string(nil), args...)
+	if len(argv) == 0 {
+		argv = []string{self}
+	}
+	// The Engine is this same binary, by path; argv[0] stays as it was.
+	return Options{
+		Argv:        argv,
+		Path:        self,
+		WatchParent: true,
+		Exe:         installedStarter(),
+	}, nil
+}
+
+// installedStarter returns the absolute path of the session-starter found
+// in PATH, or "" (this binary plays gate and guard).
+func installedStarter() string {
+	p, err := exec.LookPath("session-starter")
+	if err != nil {
+		return ""
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return ""
+	}
+	return p
+}
