@@ -209,6 +209,13 @@ func start(t *testing.T, mark string, args []string, opts ...startOpt) *session 
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	return startCmd(t, mark, cmd, opts...)
+}
+
+// startCmd starts cmd with a stdin and a stdout pipe kept by the test and
+// stderr collected, and registers its cleanup.
+func startCmd(t *testing.T, mark string, cmd *exec.Cmd, opts ...startOpt) *session {
+	t.Helper()
 	out, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +282,7 @@ func (s *session) wait() syscall.WaitStatus {
 	select {
 	case <-done:
 	case <-time.After(tooLong):
-		s.t.Fatalf("session-starter did not exit within %v; stderr: %s", tooLong, s.stderr)
+		s.t.Fatalf("%s did not exit within %v; stderr: %s", s.cmd.Path, tooLong, s.stderr)
 	}
 	return s.cmd.ProcessState.Sys().(syscall.WaitStatus)
 }

@@ -68,15 +68,6 @@ func mcpEngine(t *testing.T) []string {
 	return []string{needTool(t, "python3"), testdata(t, "mcp_engine.py"), "--exit-code", "7"}
 }
 
-// launcherRun is one launcher process started by a test.
-type launcherRun struct {
-	cmd    *exec.Cmd
-	lines  *bufio.Reader
-	out    *os.File
-	in     *os.File
-	stderr *bytes.Buffer
-}
-
 // launcherEvent is a report line of launcher.py and launcher.js.
 type launcherEvent struct {
 	Event   string   `json:"event"`
@@ -98,64 +89,22 @@ var sdkLaunchers = []struct {
 	{"node", "node", "launcher.js"},
 }
 
-func startLauncher(t *testing.T, mark string, argv ...string) *launcherRun {
+func startLauncher(t *testing.T, mark string, argv ...string) *session {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = sdkEnv(mark)
-	out, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	outW.Close()
-	inR.Close()
-	t.Cleanup(func() {
-		inW.Close()
-		out.Close()
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return &launcherRun{cmd: cmd, lines: bufio.NewReader(out), out: out, in: inW, stderr: &stderr}
+	return startCmd(t, mark, cmd)
 }
 
 // event reads the launcher's next report.
-func (l *launcherRun) event(t *testing.T) launcherEvent {
-	t.Helper()
-	_ = l.out.SetReadDeadline(time.Now().Add(tooLong))
-	line, err := l.lines.ReadString('\n')
-	if err != nil {
-		t.Fatalf("read the launcher's report: %v (got %q); stderr: %s", err, line, l.stderr)
-	}
+func (s *session) event() launcherEvent {
+	s.t.Helper()
+	line := s.line()
 	var e launcherEvent
 	if err := json.Unmarshal([]byte(line), &e); err != nil {
-		t.Fatalf("launcher report %q: %v", line, err)
+		s.t.Fatalf("launcher report %q: %v", line, err)
 	}
 	return e
-}
-
-func (l *launcherRun) wait(t *testing.T) syscall.WaitStatus {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		_ = l.cmd.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(tooLong):
-		t.Fatalf("the launcher did not exit within %v; stderr: %s", tooLong, l.stderr)
-	}
-	return l.cmd.ProcessState.Sys().(syscall.WaitStatus)
 }
 
 // ready checks the launcher's first report: the ack was read, the tools
@@ -189,12 +138,12 @@ func TestSDKLauncherCleanShutdownReportsTheEnginesStatus(t *testing.T) {
 			mark := newMark(t)
 			argv := append([]string{needTool(t, l.interp), testdata(t, l.script), "clean", "--"}, mcpEngine(t)...)
 			run := startLauncher(t, mark, argv...)
-			ready(t, mark, run.event(t))
+			ready(t, mark, run.event())
 			fmt.Fprintln(run.in, "go on")
-			if e := run.event(t); e.Event != "exit" || e.Code == nil || *e.Code != 7 || e.Signal != nil {
+			if e := run.event(); e.Event != "exit" || e.Code == nil || *e.Code != 7 || e.Signal != nil {
 				t.Fatalf("launcher report = %+v, want exit with the Engine's code 7", e)
 			}
-			wantExit(t, run.wait(t), 0, run.stderr)
+			wantExit(t, run.wait(), 0, run.stderr)
 			noSurvivors(t, mark)
 		})
 	}
@@ -206,11 +155,11 @@ func TestSDKLauncherSIGKILLedLeavesNoSurvivor(t *testing.T) {
 			mark := newMark(t)
 			argv := append([]string{needTool(t, l.interp), testdata(t, l.script), "hang", "--"}, mcpEngine(t)...)
 			run := startLauncher(t, mark, argv...)
-			ready(t, mark, run.event(t))
+			ready(t, mark, run.event())
 			if err := run.cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
-			run.wait(t)
+			run.wait()
 			noSurvivors(t, mark)
 		})
 	}
@@ -222,12 +171,12 @@ func TestSDKLauncherClosingTheControlPipeLeavesNoSurvivor(t *testing.T) {
 			mark := newMark(t)
 			argv := append([]string{needTool(t, l.interp), testdata(t, l.script), "control", "--"}, mcpEngine(t)...)
 			run := startLauncher(t, mark, argv...)
-			ready(t, mark, run.event(t))
+			ready(t, mark, run.event())
 			fmt.Fprintln(run.in, "go on")
-			if e := run.event(t); e.Event != "exit" || e.Signal == nil || *e.Signal != "SIGKILL" {
+			if e := run.event(); e.Event != "exit" || e.Signal == nil || *e.Signal != "SIGKILL" {
 				t.Fatalf("launcher report = %+v, want the Engine's death by SIGKILL", e)
 			}
-			wantExit(t, run.wait(t), 0, run.stderr)
+			wantExit(t, run.wait(), 0, run.stderr)
 			noSurvivors(t, mark)
 		})
 	}
@@ -346,7 +295,7 @@ func (c *rpc) spawn() []int {
 
 func launchMCP(t *testing.T, mark string, control bool) (*starter.Session, *rpc) {
 	t.Helper()
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
 		Binary:      binary,
 		Argv:        mcpEngine(t),
@@ -428,58 +377,15 @@ func TestGoLauncherSIGKILLedLeavesNoSurvivor(t *testing.T) {
 	mark := newMark(t)
 	cmd := helperCommand(t, mark, "go-sdk-launcher", mcpEngine(t)...)
 	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	run := &launcherRun{cmd: cmd}
-	out, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	outW.Close()
-	inR.Close()
-	t.Cleanup(func() {
-		inW.Close()
-		out.Close()
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	_ = out.SetReadDeadline(time.Now().Add(tooLong))
-	if l, err := bufio.NewReader(out).ReadString('\n'); l != "ready\n" {
-		t.Fatalf("the Go launcher said %q, %v; stderr: %s", l, err, &stderr)
+	run := startCmd(t, mark, cmd)
+	if l := run.line(); l != "ready" {
+		t.Fatalf("the Go launcher said %q, want ready", l)
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	run.wait(t)
+	run.wait()
 	noSurvivors(t, mark)
-}
-
-// syncBuffer is a bytes.Buffer safe for the writer goroutine of Launch and
-// a reader in the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // goEngine returns a fresh copy of testdata/goengine, built once per run,
@@ -549,31 +455,7 @@ func startGoEngine(t *testing.T, mark, engine, pathHead string, requested bool, 
 	if requested {
 		cmd.Env = append(cmd.Env, starter.RequestEnv+"=1")
 	}
-	out, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &lockedBuffer{}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	outW.Close()
-	inR.Close()
-	s := &session{t: t, cmd: cmd, out: out, lines: bufio.NewReader(out), stderr: stderr, in: inW, mark: mark}
-	t.Cleanup(func() {
-		inW.Close()
-		out.Close()
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return s
+	return startCmd(t, mark, cmd)
 }
 
 // goEngineReport is what the goengine prints as the Engine.
