@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -482,38 +481,11 @@ func stopDuringAck(t *testing.T) bool {
 	t.Helper()
 	mark := newMark(t)
 	dir := t.TempDir()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	fill(t, w)
-	cmd := exec.Command(binary, "--ack", "--", "sh", "-c", "touch ran; exec sleep 600")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), markVar+"="+mark)
-	cmd.Stdout = w
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	// Wait until a thread of the starter blocks writing the ack, so the
-	// signal reaches its handler, not the default action.
-	eventually(t, "the starter must block writing its ack", func() bool {
-		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", cmd.Process.Pid))
-		for _, f := range tasks {
-			if b, _ := os.ReadFile(f); strings.HasSuffix(string(b), "pipe_write") {
-				return true
-			}
-		}
-		return false
-	})
+	cmd, stderr, letAckThrough := holdAtAck(t, mark, dir)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(io.Discard, r) }()
+	letAckThrough()
 	_ = cmd.Wait()
 	noSurvivors(t, mark)
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -524,7 +496,7 @@ func stopDuringAck(t *testing.T) bool {
 		return true
 	}
 	// Seen after the go-ahead: the Engine, released, was SIGKILLed.
-	wantSignal(t, ws, syscall.SIGKILL, &stderr)
+	wantSignal(t, ws, syscall.SIGKILL, stderr)
 	return false
 }
 
