@@ -9,7 +9,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 BIN := bin/session-starter
 CROSS_GOOS := darwin freebsd windows linux
-SHELL_SCRIPTS := $(wildcard scripts/*.sh) .ci/run
+SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh) .ci/run
 
 .DEFAULT_GOAL := help
 
@@ -72,3 +72,7 @@ cross: ## go build and go vet for darwin, freebsd, windows and linux
 .PHONY: demo
 demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 mirrored
 	bash scripts/demo.sh
+
+.PHONY: bench
+bench: build ## Benchmark report: start-up, reaction, group end, idle cost (scripts/bench/run.sh, ~4 min)
+	bash scripts/bench/run.sh
