@@ -3,7 +3,6 @@ package starter
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,16 +12,39 @@ import (
 
 // children lists this process's children from
 // /proc/self/task/*/children (every thread's, since a child belongs to the
-// thread that forked it, and adopted orphans to the main thread).
+// thread that forked it, and adopted orphans to the main thread). It reads
+// with raw calls into one buffer: it runs on every SIGCHLD and in every
+// sweep round.
 func children() []int {
-	files, _ := filepath.Glob("/proc/self/task/*/children")
+	tasks, err := os.Open("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	names, _ := tasks.Readdirnames(-1)
+	tasks.Close()
 	var out []int
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	buf := make([]byte, 4096)
+	for _, tid := range names {
+		fd, err := unix.Open("/proc/self/task/"+tid+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
-		for _, field := range strings.Fields(string(b)) {
+		n := 0
+		for {
+			if n == len(buf) {
+				buf = append(buf, make([]byte, len(buf))...)
+			}
+			m, err := unix.Read(fd, buf[n:])
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil || m == 0 {
+				break
+			}
+			n += m
+		}
+		unix.Close(fd)
+		for field := range strings.FieldsSeq(string(buf[:n])) {
 			if pid, err := strconv.Atoi(field); err == nil {
 				out = append(out, pid)
 			}
