@@ -29,6 +29,12 @@ type Spec struct {
 	// 0, 1, 2 and those the launcher passed. Numbers not listed are closed
 	// in the Engine.
 	Files []int
+	// CgroupProcs, when > 2, is a descriptor open for writing on the
+	// cgroup.procs of the session cgroup: the gate writes its own PID to
+	// it before it reports ready, so that it executes the Engine only
+	// inside that cgroup. The gate gets it at a number of its own and
+	// closes it before the Engine runs.
+	CgroupProcs int
 }
 
 // ExecError is an execve failure of the Engine's program.

@@ -74,7 +74,7 @@ func Spawn(spec Spec) (*Gate, error) {
 	if len(spec.Files) > 0 {
 		top = max(top, slices.Max(spec.Files))
 	}
-	files := make([]uintptr, top+3)
+	files := make([]uintptr, top+3, top+4)
 	for i := range files {
 		files[i] = noFD
 	}
@@ -83,8 +83,13 @@ func Spawn(spec Spec) (*Gate, error) {
 	}
 	goFD, repFD := top+1, top+2
 	files[goFD], files[repFD] = uintptr(goR), uintptr(repW)
+	cgArg := "-"
+	if spec.CgroupProcs > 2 {
+		cgArg = strconv.Itoa(top + 3)
+		files = append(files, uintptr(spec.CgroupProcs))
+	}
 
-	argv := append([]string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), spec.Path, "--"}, spec.Argv...)
+	argv := append([]string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, spec.Path, "--"}, spec.Argv...)
 	pidfd := -1
 	pid, err := syscall.ForkExec(spec.Exe, argv, &syscall.ProcAttr{
 		Env:   spec.Env,
@@ -210,7 +215,7 @@ func (g *Gate) Close() {
 // program, or exits without executing anything when the starter is gone
 // before the go-ahead, or reports an execve failure and exits 126 or 127.
 func Main(args []string) {
-	goFD, repFD, path, argv, err := parseArgs(args)
+	goFD, repFD, cgFD, path, argv, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "session-starter: gate: %v\n", err)
 		os.Exit(exitNotReleased)
@@ -223,6 +228,17 @@ func Main(args []string) {
 	pid := os.Getpid()
 	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
 		os.Exit(exitNotReleased)
+	}
+	if cgFD > 0 {
+		// Join the session cgroup before saying ready: from here on every
+		// process of the Engine's tree is born in it. Writing our own PID
+		// moves every thread of this process; a failure means no ready.
+		err := sys.WriteAll(cgFD, []byte(strconv.Itoa(pid)))
+		sys.Close(cgFD)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "session-starter: gate: join the session cgroup: %v\n", err)
+			os.Exit(exitNotReleased)
+		}
 	}
 	if sys.WriteAll(repFD, wire.Encode(wire.Ready, pid)) != nil {
 		os.Exit(exitNotReleased)
@@ -241,14 +257,28 @@ func Main(args []string) {
 	os.Exit(ExitStatusFor(errno))
 }
 
-func parseArgs(args []string) (goFD, repFD int, path string, argv []string, err error) {
-	if len(args) < 7 || args[1] != Arg || args[5] != "--" {
-		return 0, 0, "", nil, errors.New("malformed gate command line")
+// parseArgs reads the gate's command line: Arg, the go-ahead and report
+// descriptors, the cgroup.procs descriptor or "-", PROGRAM's path, "--",
+// and the Engine's argv. cgFD is 0 when there is none.
+func parseArgs(args []string) (goFD, repFD, cgFD int, path string, argv []string, err error) {
+	if len(args) < 8 || args[1] != Arg || args[6] != "--" {
+		return 0, 0, 0, "", nil, errors.New("malformed gate command line")
 	}
 	goFD, err1 := strconv.Atoi(args[2])
 	repFD, err2 := strconv.Atoi(args[3])
 	if err1 != nil || err2 != nil || goFD < 3 || repFD < 3 || goFD == repFD {
-		return 0, 0, "", nil, errors.New("malformed gate descriptors")
+		return 0, 0, 0, "", nil, errors.New("malformed gate descriptors")
 	}
-	return goFD, repFD, args[4], args[6:], nil
+	if args[4] != "-" {
+		cgFD, err = strconv.Atoi(args[4])
+		if err != nil || cgFD < 3 || cgFD == goFD || cgFD == repFD {
+			return 0, 0, 0, "", nil, errors.New("malformed gate cgroup descriptor")
+		}
+		// Close-on-exec at once: the Engine must never inherit it, even
+		// on a path that exits before the join.
+		if sys.SetCloseOnExec(cgFD) != nil {
+			return 0, 0, 0, "", nil, errors.New("gate cgroup descriptor not open")
+		}
+	}
+	return goFD, repFD, cgFD, args[5], args[7:], nil
 }

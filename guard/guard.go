@@ -19,6 +19,7 @@ const (
 	refusedInGroup
 	refusedGroupGone
 	refusedSetup
+	refusedNoCgroup
 )
 
 // ErrRefused is wrapped by Arm's error when the guard refused to arm.
@@ -32,6 +33,8 @@ func refusal(code int) error {
 		return fmt.Errorf("%w: it is a member of the Engine's process group", ErrRefused)
 	case refusedGroupGone:
 		return fmt.Errorf("%w: the Engine's process group is gone", ErrRefused)
+	case refusedNoCgroup:
+		return fmt.Errorf("%w: the session cgroup's descriptors are not a cgroup2 directory with cgroup.kill and its parent", ErrRefused)
 	}
 	return fmt.Errorf("%w: its descriptors were not as expected", ErrRefused)
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/groupend"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
@@ -34,6 +35,14 @@ type Spec struct {
 	// starter's own group) if E still has it.
 	TTY      int
 	TTYGroup int
+	// Cgroup, when > 2, is a directory descriptor of the session cgroup
+	// (cgroup mode): the guard ends the session with its cgroup.kill and
+	// waits for "populated 0" before ending group E, then removes it
+	// through CgroupParent (a directory descriptor of its parent) and
+	// CgroupName, never through a path.
+	Cgroup       int
+	CgroupParent int
+	CgroupName   string
 }
 
 // Guard is an armed guard process.
@@ -56,6 +65,8 @@ const (
 	fdStarter = 5 // pidfd of the starter
 	fdArmed   = 6 // write end of the armed pipe
 	fdTTY     = 7 // the terminal, in terminal mode only
+	fdCgroup  = 8 // the session cgroup's directory, in cgroup mode only
+	fdCgroupP = 9 // its parent's directory, in cgroup mode only
 )
 
 // Arm starts the guard on the group spec.PGID and waits until it watches.
@@ -112,6 +123,14 @@ func Spawn(spec Spec) (*Guard, error) {
 		// guard holds, to give the terminal back after ending E.
 		argv = append(argv, strconv.Itoa(spec.TTYGroup))
 		files = append(files, uintptr(spec.TTY))
+	}
+	if spec.Cgroup > 2 {
+		if spec.TTY <= 0 {
+			argv = append(argv, "-")
+			files = append(files, ^uintptr(0)) // slot 7 closed
+		}
+		argv = append(argv, spec.CgroupName)
+		files = append(files, uintptr(spec.Cgroup), uintptr(spec.CgroupParent))
 	}
 	pid, err := syscall.ForkExec(spec.Exe, argv, &syscall.ProcAttr{
 		Dir:   "/",
@@ -235,10 +254,13 @@ func Main(args []string) {
 	// ends the guard. The guard executes nothing, so ignoring them here
 	// reaches no Engine.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	pgid, budget, ttyGroup, ok := parseArgs(args)
+	pgid, budget, ttyGroup, cgName, ok := parseArgs(args)
 	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
 	if ttyGroup > 0 {
 		fds = append(fds, fdTTY)
+	}
+	if cgName != "" {
+		fds = append(fds, fdCgroup, fdCgroupP)
 	}
 	for _, fd := range fds {
 		if sys.SetCloseOnExec(fd) != nil {
@@ -250,19 +272,46 @@ func Main(args []string) {
 		os.Exit(2)
 	}
 	group := groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid}
-	if code := check(group); code != 0 {
+	code := check(group)
+	if code == 0 && cgName != "" {
+		code = checkCgroup(cgName)
+	}
+	if code != 0 {
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
 		os.Exit(2)
 	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endGroup(group, budget, ttyGroup)
+		endGroup(group, budget, ttyGroup, cgName)
 	}
 	sys.Close(fdArmed)
 	if finished(pgid) {
 		os.Exit(0)
 	}
-	endGroup(group, budget, ttyGroup)
+	endGroup(group, budget, ttyGroup, cgName)
+}
+
+// checkCgroup checks the cgroup descriptors: two directories of a cgroup2
+// file system, the first named name in the second, with a cgroup.kill.
+func checkCgroup(name string) int {
+	if _, _, _, ok := cgroup.ParseName(name); !ok {
+		return refusedSetup
+	}
+	var in, named unix.Stat_t
+	for _, fd := range []int{fdCgroup, fdCgroupP} {
+		var fs unix.Statfs_t
+		if unix.Fstatfs(fd, &fs) != nil || fs.Type != unix.CGROUP2_SUPER_MAGIC {
+			return refusedNoCgroup
+		}
+	}
+	if unix.Fstat(fdCgroup, &in) != nil || unix.Fstatat(fdCgroupP, name, &named, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+		in.Ino != named.Ino || in.Dev != named.Dev {
+		return refusedNoCgroup
+	}
+	if unix.Faccessat(fdCgroup, "cgroup.kill", unix.W_OK, 0) != nil {
+		return refusedNoCgroup
+	}
+	return 0
 }
 
 func check(group groupend.PidfdGroup) int {
@@ -300,9 +349,20 @@ func finished(pgid int) bool {
 	return errors.Is(err, io.EOF)
 }
 
-func endGroup(group groupend.PidfdGroup, budget time.Duration, ttyGroup int) {
+func endGroup(group groupend.PidfdGroup, budget time.Duration, ttyGroup int, cgName string) {
 	own, _ := sys.Getpgid(0)
+	if cgName != "" {
+		// Everything in the session cgroup first, escapees included; the
+		// group end then finds nothing live (but a member that left the
+		// cgroup, which only a privileged Engine can do).
+		if cgroup.Kill(fdCgroup) == nil {
+			_, _ = cgroup.WaitEmpty(fdCgroup, budget, -1)
+		}
+	}
 	groupend.End(group, budget, own)
+	if cgName != "" {
+		_ = cgroup.Remove(fdCgroupP, cgName)
+	}
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
 	if ttyGroup > 0 {
@@ -313,20 +373,29 @@ func endGroup(group groupend.PidfdGroup, budget time.Duration, ttyGroup int) {
 	os.Exit(0)
 }
 
-func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, ok bool) {
-	if len(args) < 4 || len(args) > 5 || args[1] != Arg {
-		return 0, 0, 0, false
+// parseArgs reads the guard's command line: Arg, PGID, the budget in
+// nanoseconds, then optionally the terminal's group ("-" for none) and
+// the session cgroup's name.
+func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName string, ok bool) {
+	if len(args) < 4 || len(args) > 6 || args[1] != Arg {
+		return 0, 0, 0, "", false
 	}
 	pgid, err1 := strconv.Atoi(args[2])
 	ns, err2 := strconv.ParseInt(args[3], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
-		return 0, 0, 0, false
+		return 0, 0, 0, "", false
 	}
-	if len(args) == 5 {
+	if len(args) >= 5 && !(len(args) == 6 && args[4] == "-") {
 		var err error
 		if ttyGroup, err = strconv.Atoi(args[4]); err != nil || ttyGroup <= 1 {
-			return 0, 0, 0, false
+			return 0, 0, 0, "", false
 		}
 	}
-	return pgid, time.Duration(ns), ttyGroup, true
+	if len(args) == 6 {
+		if _, _, _, ok := cgroup.ParseName(args[5]); !ok {
+			return 0, 0, 0, "", false
+		}
+		cgName = args[5]
+	}
+	return pgid, time.Duration(ns), ttyGroup, cgName, true
 }

@@ -18,6 +18,7 @@ import (
 func ExampleLaunch() {
 	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
 		Argv:   []string{"sh", "-c", `read line; echo "got $line"; exit 3`},
+		Flags:  []string{"--containment", "group"}, // auto: cgroup where possible
 		Stderr: os.Stderr,
 	})
 	if err != nil {

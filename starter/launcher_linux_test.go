@@ -87,6 +87,16 @@ func standIn(args []string) {
 		switch args[0] {
 		case "--ack":
 			ack = true
+		case "--containment":
+			if len(args) < 2 {
+				os.Exit(ExitUsage)
+			}
+			c, err := ParseContainment(args[1])
+			if err != nil {
+				os.Exit(ExitUsage)
+			}
+			o.Containment = c
+			args = args[1:]
 		case "--parent-pid", "--control-fd":
 			if len(args) < 2 {
 				os.Exit(ExitUsage)
@@ -178,8 +188,8 @@ func TestLaunchHandsOverTheEnginesStdioAndItsStatus(t *testing.T) {
 	s := launch(t, context.Background(), LaunchOptions{
 		Argv: []string{"sh", "-c", `echo "first $$"; read l; echo "got $l"; exit 3`},
 	})
-	if s.PID <= 1 || s.Mode != ModeGroup {
-		t.Fatalf("Launch() PID, Mode = %d, %q; want a PID and %q", s.PID, s.Mode, ModeGroup)
+	if s.PID <= 1 || (s.Mode != ModeGroup && s.Mode != ModeCgroup) {
+		t.Fatalf("Launch() PID, Mode = %d, %q; want a PID and %q or %q", s.PID, s.Mode, ModeGroup, ModeCgroup)
 	}
 	if got, want := readLine(t, s.Stdout), fmt.Sprintf("first %d", s.PID); got != want {
 		t.Fatalf("first Engine line = %q, want %q (the Engine's first bytes after the ack)", got, want)

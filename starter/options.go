@@ -94,6 +94,9 @@ type Options struct {
 	// stops this process too, and continuing it gives the terminal back
 	// to the Engine) and takes the terminal back before it returns.
 	Terminal bool
+	// Containment is how the session is held on Linux: [ContainAuto] (the
+	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
+	Containment Containment
 	// Exe is the binary that implements the hidden gate and guard modes;
 	// empty means /proc/self/exe.
 	Exe string
@@ -106,7 +109,44 @@ type Options struct {
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger
 
-	started func(pid, guard int) // writes the started record
+	started func(pid, guard int, mode string) // writes the started record
+}
+
+// Containment says how a session is held (DESIGN.md §4).
+type Containment string
+
+const (
+	// ContainAuto (also the zero value) takes a cgroup where a fresh
+	// session cgroup can be made below the starter's own cgroup in a
+	// writable cgroup2 hierarchy that systemd does not manage (or has
+	// delegated), else the process group.
+	ContainAuto Containment = "auto"
+	// ContainGroup holds the session by the Engine's process group and,
+	// with Options.Subreaper, the sweep of processes that left it.
+	ContainGroup Containment = "group"
+	// ContainCgroup holds the session by a cgroup v2 of its own as well:
+	// nothing that stays in it escapes, even when the starter is
+	// SIGKILLed. Where it is impossible, Run fails with ExitContainment
+	// and nothing is executed.
+	ContainCgroup Containment = "cgroup"
+)
+
+// Modes in effect, as the ack line, the status records and the logs name
+// them.
+const (
+	// ModeGroup: the process group (and the subreaper sweep).
+	ModeGroup = "group"
+	// ModeCgroup: a session cgroup, the process group and the sweep.
+	ModeCgroup = "cgroup"
+)
+
+// ParseContainment reads a --containment value.
+func ParseContainment(s string) (Containment, error) {
+	switch c := Containment(s); c {
+	case ContainAuto, ContainGroup, ContainCgroup:
+		return c, nil
+	}
+	return "", fmt.Errorf("--containment %q: want auto, group or cgroup", s)
 }
 
 // Reason says what ended a session.
@@ -143,6 +183,8 @@ type Result struct {
 	// Escapees is the report of the sweep of adopted children (with
 	// Options.Subreaper, or as PID 1); its zero value means no sweep.
 	Escapees groupend.Report
+	// Mode is the containment mode in effect: ModeGroup or ModeCgroup.
+	Mode string
 	// Duration is the time from Run's start to its return.
 	Duration time.Duration
 	// Timeout is the session's timeout, for the report when it fired.

@@ -16,13 +16,11 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/groupend"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// ModeGroup names the process-group containment in the ack and the logs.
-const ModeGroup = "group"
 
 // Waits at the end of a session. Both are for processes that have been
 // SIGKILLed or told to exit, so they are not expected to be reached.
@@ -44,14 +42,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		status = statusFD(o.StatusFD)
 	}
-	o.started = func(pid, guard int) {
-		status.write(StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: ModeGroup, GuardPID: guard, Time: now()})
+	o.started = func(pid, guard int, mode string) {
+		status.write(StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now()})
 	}
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
 	status.write(ended(res, err))
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
-		Bool("executed", res.Executed).Str("mode", ModeGroup).
+		Bool("executed", res.Executed).Str("mode", res.Mode).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)+len(res.Escapees.Survivors)).
 		Int("escapees", res.Escapees.Seen).
 		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
@@ -203,18 +201,35 @@ func run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 
+	// The session cgroup, in cgroup mode: made before anything is
+	// started, removed by s.close() on every return.
+	mode, err := s.holdInCgroup(o.Containment)
+	if err != nil {
+		return Result{}, err
+	}
+	procs, err := s.procsFD()
+	if err != nil {
+		return Result{Mode: mode}, fail(ExitContainment, "%v", err)
+	}
+
 	// The gate and the guard start side by side, so that their start-up
 	// overlaps; the guard needs only the gate's pidfd, which exists from
 	// the fork on. Neither watches or runs anything until it says so.
-	s.gate, err = gate.Spawn(gate.Spec{Exe: exe, Path: program, Argv: o.Argv, Env: env, Files: engineFiles})
-	if err != nil {
-		return Result{}, fail(ExitContainment, "%v", err)
+	s.gate, err = gate.Spawn(gate.Spec{Exe: exe, Path: program, Argv: o.Argv, Env: env, Files: engineFiles, CgroupProcs: procs})
+	if procs > 0 {
+		sys.Close(procs)
 	}
-	res := Result{PID: s.gate.PID, Timeout: o.Timeout}
+	if err != nil {
+		return Result{Mode: mode}, fail(ExitContainment, "%v", err)
+	}
+	res := Result{PID: s.gate.PID, Timeout: o.Timeout, Mode: mode}
 	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
 	gs := guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget}
 	if s.tty != nil {
 		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
+	}
+	if s.cg != nil {
+		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
 	}
 	s.guard, err = guard.Spawn(gs)
 	if err != nil {
@@ -231,6 +246,16 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return res, fail(ExitContainment, "%v", err)
 	}
 	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
+	if s.cg != nil {
+		// The gate joined the session cgroup before it said ready; check
+		// it from outside before the guard is relied on.
+		if err := s.gateJoined(); err != nil {
+			s.guard.Abandon()
+			s.guard = nil
+			s.endBeforeRelease(false)
+			return res, fail(ExitContainment, "%v", err)
+		}
+	}
 	if err := s.guard.AwaitArmed(); err != nil {
 		s.guard = nil
 		s.endBeforeRelease(false)
@@ -239,7 +264,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
 
 	if o.Ack != nil {
-		if err := o.Ack(s.gate.PID, ModeGroup); err != nil {
+		if err := o.Ack(s.gate.PID, mode); err != nil {
 			s.endBeforeRelease(false)
 			return res, fail(ExitContainment, "write ack: %v", err)
 		}
@@ -268,18 +293,29 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.Released != nil {
 		o.Released()
 	}
-	o.started(s.gate.PID, s.guard.PID)
+	o.started(s.gate.PID, s.guard.PID, mode)
 	log.Debug().Int("pid", s.gate.PID).Msg("engine released")
 
 	res.Reason, res.Signal, res.Engine = s.watch()
 	log.Debug().Str("reason", res.Why()).Msg("ending the group")
 	hurried, stopHurry := hurry(sigCh)
 	stop := groupend.Stop{Signal: stopSig, Grace: o.Grace, Hurry: hurried}
-	res.End = groupend.EndAfter(s.group, stop, budget, s.forbidden()...)
+	if s.cg != nil {
+		// cgroup.kill first: it reaches the processes that left group E
+		// too. Then the group end and the sweep as in group mode: they
+		// find only zombies to reap, or a member that left the cgroup.
+		res.End = s.endCgroup(stop, budget)
+		if r := groupend.End(s.group, budget, s.forbidden()...); r.Outcome != groupend.Empty {
+			res.End = r
+		}
+	} else {
+		res.End = groupend.EndAfter(s.group, stop, budget, s.forbidden()...)
+	}
 	if adopting {
 		res.Escapees = s.sweep(stop, budget, append(sweepForbidden, s.forbidden()...))
 	}
 	stopHurry()
+	s.removeCgroup()
 	execErr := s.execResult()
 	if res.Reason == ReasonGuardLost {
 		s.guard.Lost()
@@ -330,10 +366,11 @@ func hurry(sigCh <-chan os.Signal) (<-chan struct{}, func()) {
 type session struct {
 	log     zerolog.Logger
 	ctx     context.Context
-	sigCh   chan os.Signal // stop signals
-	fwdCh   chan os.Signal // signals forwarded to the group
-	chldCh  chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
-	tty     *terminal      // the terminal handed to the Engine, or nil
+	sigCh   chan os.Signal  // stop signals
+	fwdCh   chan os.Signal  // signals forwarded to the group
+	chldCh  chan os.Signal  // SIGCHLD, when adopted orphans are reaped or job control followed
+	cg      *cgroup.Session // the session cgroup in cgroup mode, else nil
+	tty     *terminal       // the terminal handed to the Engine, or nil
 	ctl     *control
 	budget  time.Duration
 	timeout time.Duration
@@ -359,6 +396,7 @@ func (s *session) close() {
 		}
 		s.gate.Close()
 	}
+	s.closeCgroup()
 }
 
 // watchParent opens a pidfd of the launcher, then checks getppid() again:
@@ -396,7 +434,13 @@ func (s *session) forbidden() []int {
 // same, then the guard is finished.
 func (s *session) endBeforeRelease(lost bool) groupend.Report {
 	s.gate.Abort()
+	if s.cg != nil {
+		if cgroup.Kill(s.cg.DirFD) == nil {
+			_, _ = cgroup.WaitEmpty(s.cg.DirFD, s.budget, -1)
+		}
+	}
 	r := groupend.End(s.group, s.budget, s.forbidden()...)
+	s.removeCgroup()
 	switch {
 	case s.guard == nil:
 	case lost:

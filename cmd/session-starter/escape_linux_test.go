@@ -45,7 +45,7 @@ func TestProcessesThatLeaveTheGroupEndWhenTheEngineExits(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			mark := newMark(t)
-			s := start(t, mark, []string{"--ack", "--", "sh", "-c", tt.escape + ` read x; exit 5`})
+			s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", tt.escape + ` read x; exit 5`})
 			pid := s.ack()
 			escaped(t, s, pid)
 			if _, err := s.in.Write([]byte("x\n")); err != nil {
@@ -59,7 +59,7 @@ func TestProcessesThatLeaveTheGroupEndWhenTheEngineExits(t *testing.T) {
 
 func TestProcessesThatLeaveTheGroupEndOnAStopSignal(t *testing.T) {
 	mark := newMark(t)
-	s := start(t, mark, []string{"--ack", "--", "sh", "-c", doubleForkEscape + ` read x`})
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", doubleForkEscape + ` read x`})
 	pid := s.ack()
 	escaped(t, s, pid)
 	s.signal(syscall.SIGTERM)
@@ -69,7 +69,7 @@ func TestProcessesThatLeaveTheGroupEndOnAStopSignal(t *testing.T) {
 
 func TestEscapeesIgnoringTheStopSignalAreKilledAfterTheGrace(t *testing.T) {
 	mark := newMark(t)
-	s := start(t, mark, []string{"--ack", "--grace", "200ms", "--status-fd", "3", "--", "sh", "-c", ignoringEscape + ` read x; exit 0`}, withExtraFiles(statusPipe(t)))
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--grace", "200ms", "--status-fd", "3", "--", "sh", "-c", ignoringEscape + ` read x; exit 0`}, withExtraFiles(statusPipe(t)))
 	pid := s.ack()
 	escaped(t, s, pid)
 	if _, err := s.in.Write([]byte("x\n")); err != nil {
@@ -103,7 +103,7 @@ func statusPipe(t *testing.T) *os.File {
 // survived, the limit is gone: update README.
 func TestEscapeesOutliveAStarterKilledWithSIGKILL(t *testing.T) {
 	mark := newMark(t)
-	s := start(t, mark, []string{"--ack", "--", "sh", "-c", setsidEscape + ` read x`})
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", setsidEscape + ` read x`})
 	pid := s.ack()
 	escapee := escaped(t, s, pid)
 	s.signal(syscall.SIGKILL)
@@ -126,7 +126,7 @@ func TestAnEscapeeInTheLaunchersGroupIsEndedAloneNotItsGroup(t *testing.T) {
 	// The launcher shell leads its group, with a canary in it; the
 	// Engine's child joins that group, then the Engine exits.
 	cmd := exec.Command("sh", "-c", `sleep 600 & c=$!
-printf 'x\n' | "$0" -- python3 -c '
+printf 'x\n' | "$0" --containment group -- python3 -c '
 import os, sys, time
 pid = os.fork()
 if pid == 0:

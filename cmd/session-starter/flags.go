@@ -37,6 +37,7 @@ func parse(args []string) (*invocation, error) {
 	grace := fs.Duration("grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL")
 	stopSignal := fs.String("stop-signal", "TERM", "the signal --grace sends first")
 	timeout := fs.Duration("timeout", 0, "end the session `D` after the Engine started; exit status 124")
+	containment := fs.String("containment", "auto", "how the session is held: auto, group or cgroup (Linux; auto takes cgroup where a session cgroup can be made)")
 	fs.StringVar(&inv.logLevel, "log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
 	fs.StringVar(&inv.logFormat, "log-format", "auto", "diagnostics format: auto, json, console")
 	fs.BoolVar(&inv.version, "version", false, "print the version and exit")
@@ -79,7 +80,12 @@ func parse(args []string) (*invocation, error) {
 	if !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", *stopSignal)
 	}
+	mode, err := starter.ParseContainment(*containment)
+	if err != nil {
+		return nil, err
+	}
 	inv.opts = starter.Options{
+		Containment: mode,
 		Argv:        fs.Args(),
 		WatchParent: *watchParent,
 		ParentPID:   *parentPID,

@@ -295,15 +295,30 @@ func (s *session) signal(sig syscall.Signal) {
 	}
 }
 
-// ack reads the ack line and returns the Engine's PID from it.
+// ack reads the ack line and returns the Engine's PID from it. The mode
+// is "group" or "cgroup" (what --containment auto gives on this machine).
 func (s *session) ack() int {
+	s.t.Helper()
+	pid, _ := s.ackMode()
+	return pid
+}
+
+// ackMode reads the ack line and returns the Engine's PID and the mode.
+func (s *session) ackMode() (int, string) {
 	s.t.Helper()
 	l := s.line()
 	var pid int
-	if _, err := fmt.Sscanf(l, `{"session_containment":1,"pid":%d,"mode":"group"}`, &pid); err != nil || pid <= 1 {
+	var mode string
+	for _, m := range []string{"group", "cgroup"} {
+		if _, err := fmt.Sscanf(l, `{"session_containment":1,"pid":%d,"mode":"`+m+`"}`, &pid); err == nil && pid > 1 {
+			mode = m
+			break
+		}
+	}
+	if mode == "" {
 		s.t.Fatalf("first stdout line = %q, want the ack line", l)
 	}
-	return pid
+	return pid, mode
 }
 
 // guardOf finds the guard: the child of pid whose command is

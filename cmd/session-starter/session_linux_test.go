@@ -300,7 +300,7 @@ func TestInheritedDescriptorReachesTheEngineAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `echo ready; read x`}, withExtraFiles(r))
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", `echo ready; read x`}, withExtraFiles(r))
 	r.Close()
 	pid := s.ack()
 	if got := s.line(); got != "ready" {

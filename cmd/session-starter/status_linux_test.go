@@ -34,7 +34,7 @@ func TestStatusDescriptorCarriesStartedThenEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	s := start(t, mark, []string{"--status-fd", "3", "--", "sh", "-c", `echo $$; ls /proc/$$/fd; exit 42`}, withExtraFiles(w))
+	s := start(t, mark, []string{"--containment", "group", "--status-fd", "3", "--", "sh", "-c", `echo $$; ls /proc/$$/fd; exit 42`}, withExtraFiles(w))
 	w.Close()
 	enginePID := s.line()
 	fds := s.rest()

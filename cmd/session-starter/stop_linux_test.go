@@ -13,9 +13,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The background sleep is started before the trap: a child forked after
+// it would run the shell's handler until its exec, swallow the stop signal,
+// and live on through the grace.
 func TestGraceSendsTheStopSignalFirstAndTheEnginesStatusIsMirrored(t *testing.T) {
 	mark := newMark(t)
-	s := start(t, mark, []string{"--grace", "1h", "--", "sh", "-c", `trap 'echo got TERM; exit 7' TERM; sleep 600 & echo ready; wait`})
+	s := start(t, mark, []string{"--grace", "1h", "--", "sh", "-c", `sleep 600 & trap 'echo got TERM; exit 7' TERM; echo ready; wait`})
 	if got := s.line(); got != "ready" {
 		t.Fatalf("Engine said %q, want ready", got)
 	}
@@ -180,7 +183,7 @@ func TestAsPID1WatchParentWithoutParentPIDIsAUsageError(t *testing.T) {
 // failure reports stay plain lines in any format.
 func TestSessionEndIsOneStructuredEventAtInfo(t *testing.T) {
 	mark := newMark(t)
-	s := start(t, mark, []string{"--log-level", "info", "--log-format", "json", "--", "sh", "-c", "exit 3"})
+	s := start(t, mark, []string{"--containment", "group", "--log-level", "info", "--log-format", "json", "--", "sh", "-c", "exit 3"})
 	wantExit(t, s.wait(), 3, s.stderr)
 	var ev map[string]any
 	if err := json.Unmarshal(s.stderr.Bytes(), &ev); err != nil {

@@ -1,0 +1,476 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Place is this process's position in the cgroup2 hierarchy.
+type Place struct {
+	Mount Mount
+	// Own is this process's cgroup as /proc/self/cgroup names it.
+	Own string
+	// Dir is Own's directory below the mount point.
+	Dir string
+}
+
+// Locate finds the cgroup2 mount and this process's cgroup in it. It fails
+// when there is no cgroup2 mount, when it is read-only, or when this
+// process's cgroup lies outside what the mount shows.
+func Locate() (Place, error) {
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return Place{}, fmt.Errorf("cgroup: %w", err)
+	}
+	m, err := parseMountinfo(mi)
+	if err != nil {
+		return Place{}, fmt.Errorf("cgroup: %w", err)
+	}
+	if m.ReadOnly {
+		return Place{}, fmt.Errorf("cgroup: the cgroup2 mount at %s is read-only", m.Point)
+	}
+	cg, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return Place{}, fmt.Errorf("cgroup: %w", err)
+	}
+	own, ok := parseProcCgroup(cg)
+	if !ok {
+		return Place{}, errors.New("cgroup: no cgroup v2 entry (0::) in /proc/self/cgroup")
+	}
+	rel := own
+	if m.Root != "/" {
+		r, ok := strings.CutPrefix(own, m.Root)
+		if !ok || (r != "" && r[0] != '/') {
+			return Place{}, fmt.Errorf("cgroup: own cgroup %s is outside the mount's root %s", own, m.Root)
+		}
+		rel = r
+	}
+	return Place{Mount: m, Own: own, Dir: path.Join(m.Point, rel)}, nil
+}
+
+// ManagedBySystemd reports whether systemd is the init system and this
+// process's cgroup was not delegated to it (no trusted.delegate or
+// user.delegate attribute): writing there would fight systemd.
+func (p Place) ManagedBySystemd() bool {
+	if _, err := os.Stat("/run/systemd/system"); err != nil {
+		return false
+	}
+	for _, attr := range []string{"trusted.delegate", "user.delegate"} {
+		var b [8]byte
+		if n, err := unix.Getxattr(p.Dir, attr, b[:]); err == nil && string(b[:n]) == "1" {
+			return false
+		}
+	}
+	return true
+}
+
+// seq tells the sessions of one process apart.
+var seq atomic.Uint64
+
+// Session is a session cgroup this process created.
+type Session struct {
+	// Name is the directory's name in its parent; Path the cgroup as
+	// /proc/PID/cgroup shows it.
+	Name, Path string
+	// ParentFD and DirFD are directory descriptors of the parent and of
+	// the session cgroup; ID is the cgroup's id (its inode number).
+	ParentFD, DirFD int
+	ID              uint64
+	removed         bool
+}
+
+// createTries bounds the attempts of Create: one fails only when the name
+// is taken (by a starter of another PID namespace with the same PID and
+// start time), or a cleaner of another session held or removed the fresh
+// cgroup in the moment between mkdir and flock; a new name avoids both.
+const createTries = 8
+
+// Create cleans no leftovers (see [CleanLeftovers]) and makes a fresh
+// session cgroup in p.Dir. It checks that p.Dir is a cgroup2 directory
+// before it writes anything.
+//
+// The session holds an exclusive flock on the cgroup's directory for as
+// long as a descriptor of it is open — in the starter and in the guard,
+// which inherits it: that, not the name alone, is what tells cleaners in
+// other PID or time namespaces (where the name's PID and start time mean
+// nothing) that the session lives.
+func Create(p Place) (*Session, error) {
+	st, err := proc.ReadStat(os.Getpid())
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %w", err)
+	}
+	parent, err := openDir(unix.AT_FDCWD, p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for range createTries {
+		name := Name(os.Getpid(), st.StartTime, seq.Add(1))
+		err := unix.Mkdirat(parent, name, 0o755)
+		if errors.Is(err, unix.EEXIST) {
+			// A starter of another PID namespace with the same PID and
+			// start time: step past its numbers.
+			seq.Add(rand.Uint64N(1 << 16))
+			continue
+		}
+		if err != nil {
+			sys.Close(parent)
+			return nil, &os.PathError{Op: "mkdir", Path: path.Join(p.Dir, name), Err: err}
+		}
+		dir, id, err := lockNew(parent, name)
+		if errors.Is(err, errTaken) {
+			continue
+		}
+		if err != nil {
+			_ = unix.Unlinkat(parent, name, unix.AT_REMOVEDIR)
+			sys.Close(parent)
+			return nil, err
+		}
+		return &Session{Name: name, Path: path.Join(p.Own, name), ParentFD: parent, DirFD: dir, ID: id}, nil
+	}
+	sys.Close(parent)
+	return nil, fmt.Errorf("cgroup: no session cgroup in %s after %d tries: each name was taken", p.Dir, createTries)
+}
+
+var errTaken = errors.New("cgroup: taken by a cleaner")
+
+// lockNew opens and locks the fresh cgroup name, and checks that it is
+// still the one in parent (a cleaner may have removed it in between).
+func lockNew(parent int, name string) (int, uint64, error) {
+	dir, err := openDir(parent, name)
+	if errors.Is(err, unix.ENOENT) {
+		return -1, 0, errTaken
+	}
+	if err != nil {
+		return -1, 0, err
+	}
+	if err := unix.Flock(dir, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		sys.Close(dir)
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return -1, 0, errTaken
+		}
+		return -1, 0, fmt.Errorf("cgroup: %w", os.NewSyscallError("flock", err))
+	}
+	var in, named unix.Stat_t
+	if err := unix.Fstat(dir, &in); err != nil {
+		sys.Close(dir)
+		return -1, 0, fmt.Errorf("cgroup: %w", os.NewSyscallError("fstat", err))
+	}
+	if err := unix.Fstatat(parent, name, &named, unix.AT_SYMLINK_NOFOLLOW); err != nil || named.Ino != in.Ino {
+		sys.Close(dir)
+		return -1, 0, errTaken
+	}
+	if _, err := Populated(dir); err != nil {
+		sys.Close(dir) // removed: its files answer ENODEV
+		return -1, 0, errTaken
+	}
+	return dir, in.Ino, nil
+}
+
+// openDir opens a directory of a cgroup2 file system, close-on-exec.
+func openDir(at int, name string) (int, error) {
+	fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &fs); err != nil {
+		sys.Close(fd)
+		return -1, &os.PathError{Op: "statfs", Path: name, Err: err}
+	}
+	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
+		sys.Close(fd)
+		return -1, fmt.Errorf("cgroup: %s is not on a cgroup2 file system", name)
+	}
+	return fd, nil
+}
+
+// OpenProcs opens the session's cgroup.procs for writing, close-on-exec:
+// the gate writes its own PID to it.
+func (s *Session) OpenProcs() (int, error) {
+	fd, err := unix.Openat(s.DirFD, "cgroup.procs", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: path.Join(s.Path, "cgroup.procs"), Err: err}
+	}
+	return fd, nil
+}
+
+// Contains reports whether process pid is in the session cgroup, read from
+// /proc/PID/cgroup. The caller makes sure pid names whom it means (its
+// unreaped child).
+func (s *Session) Contains(pid int) (bool, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return false, fmt.Errorf("cgroup: %w", err)
+	}
+	p, ok := parseProcCgroup(b)
+	return ok && p == s.Path, nil
+}
+
+// Kill writes 1 to the cgroup.kill of the cgroup dirfd names (Linux 5.14):
+// every process in it and below it gets SIGKILL.
+func Kill(dirfd int) error {
+	fd, err := unix.Openat(dirfd, "cgroup.kill", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: "cgroup.kill", Err: err}
+	}
+	defer sys.Close(fd)
+	if err := sys.WriteAll(fd, []byte("1")); err != nil {
+		return fmt.Errorf("cgroup: write cgroup.kill: %w", err)
+	}
+	return nil
+}
+
+// WaitEmpty waits up to timeout for "populated 0" in cgroup.events of the
+// cgroup dirfd names: it reads the file, and while it says populated 1 it
+// waits for the kernel's notification (POLLPRI) and reads again — a
+// notification can come before the last member is gone (LINUX-FACTS.md
+// §9). wake, when ≥ 0, ends the wait early once it is readable (empty is
+// then false). Zombies do not count: "populated 0" does not mean reaped.
+func WaitEmpty(dirfd int, timeout time.Duration, wake int) (bool, error) {
+	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, &os.PathError{Op: "open", Path: "cgroup.events", Err: err}
+	}
+	defer sys.Close(fd)
+	deadline := time.Now().Add(timeout)
+	// Bounded by the deadline; each round reads once and sleeps in poll.
+	for {
+		populated, err := readPopulated(fd)
+		if err != nil {
+			return false, err
+		}
+		if !populated {
+			return true, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, nil
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}
+		if wake >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(wake), Events: unix.POLLIN})
+		}
+		if _, err := sys.Poll(fds, left); err != nil {
+			return false, err
+		}
+		if wake >= 0 && fds[1].Revents != 0 {
+			return false, nil
+		}
+	}
+}
+
+// Populated reports whether the cgroup dirfd names has a live process.
+func Populated(dirfd int) (bool, error) {
+	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, &os.PathError{Op: "open", Path: "cgroup.events", Err: err}
+	}
+	defer sys.Close(fd)
+	return readPopulated(fd)
+}
+
+func readPopulated(fd int) (bool, error) {
+	var buf [512]byte
+	n, err := unix.Pread(fd, buf[:], 0)
+	if err != nil {
+		return false, fmt.Errorf("cgroup: %w", os.NewSyscallError("pread cgroup.events", err))
+	}
+	populated, ok := parsePopulated(buf[:n])
+	if !ok {
+		return false, fmt.Errorf("cgroup: no populated key in cgroup.events: %q", buf[:n])
+	}
+	return populated, nil
+}
+
+// Procs lists the processes of the cgroup dirfd names (not of its
+// descendants).
+func Procs(dirfd int) ([]int, error) {
+	fd, err := unix.Openat(dirfd, "cgroup.procs", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: "cgroup.procs", Err: err}
+	}
+	f := os.NewFile(uintptr(fd), "cgroup.procs")
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: read cgroup.procs: %w", err)
+	}
+	return parseProcs(b), nil
+}
+
+// Signal sends sig to each process of the session cgroup, one by one,
+// followed by SIGCONT so that a stopped process can act on it. Each is
+// signalled through a pidfd opened from its PID, and only if the pidfd
+// shows it in this cgroup (PIDFD_GET_INFO with PIDFD_INFO_CGROUPID, Linux
+// 6.13): a PID read from cgroup.procs that was reused by someone else in
+// between is never signalled. It returns how many were signalled.
+func (s *Session) Signal(sig syscall.Signal) (int, error) {
+	pids, err := Procs(s.DirFD)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var firstErr error
+	for _, pid := range pids {
+		fd, err := sys.PidfdOpen(pid)
+		if err != nil {
+			continue // gone
+		}
+		in, err := s.holds(fd)
+		if err == nil && in {
+			if err = sys.PidfdSignal(fd, sig); err == nil {
+				n++
+				if sig != syscall.SIGKILL && sig != syscall.SIGCONT {
+					_ = sys.PidfdSignal(fd, syscall.SIGCONT)
+				}
+			}
+		}
+		sys.Close(fd)
+		if errors.Is(err, ErrNoPidfdInfo) {
+			return n, err
+		}
+		if err != nil && !errors.Is(err, sys.ErrGone) && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return n, firstErr
+}
+
+// ErrNoPidfdInfo is returned by [Session.Signal] when the kernel cannot
+// show a process's cgroup through its pidfd (PIDFD_GET_INFO, Linux 6.13).
+var ErrNoPidfdInfo = errors.New("cgroup: PIDFD_GET_INFO with PIDFD_INFO_CGROUPID unsupported (Linux 6.13)")
+
+// holds reports whether the process of pidfd is in the session cgroup.
+func (s *Session) holds(pidfd int) (bool, error) {
+	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CGROUPID}
+	if err := unix.IoctlPidfdInfo(pidfd, &info); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return false, sys.ErrGone
+		}
+		if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EINVAL) {
+			// Before Linux 6.13: identity cannot be shown, so nothing is
+			// signalled one by one; cgroup.kill follows.
+			return false, ErrNoPidfdInfo
+		}
+		return false, fmt.Errorf("cgroup: %w", os.NewSyscallError("ioctl PIDFD_GET_INFO", err))
+	}
+	return info.Mask&unix.PIDFD_INFO_CGROUPID != 0 && info.Cgroupid == s.ID, nil
+}
+
+// Remove removes the session cgroup (see [Remove]); it is done once.
+func (s *Session) Remove() error {
+	if s.removed {
+		return nil
+	}
+	err := Remove(s.ParentFD, s.Name)
+	if err == nil {
+		s.removed = true
+	}
+	return err
+}
+
+// Close releases the descriptors of the session; it does not remove it.
+func (s *Session) Close() {
+	for _, fd := range []*int{&s.DirFD, &s.ParentFD} {
+		if *fd >= 0 {
+			sys.Close(*fd)
+			*fd = -1
+		}
+	}
+}
+
+// maxDepth bounds how deep Remove descends into the cgroups a session's
+// processes made below its own (nested sessions); deeper ones are left.
+const maxDepth = 16
+
+// Remove removes the cgroup name of the directory parentfd, once it is
+// empty, with the empty cgroups below it (left by nested sessions that
+// were killed with it). A cgroup that is gone already is no error.
+func Remove(parentfd int, name string) error {
+	return remove(parentfd, name, maxDepth)
+}
+
+func remove(parentfd int, name string, depth int) error {
+	err := unix.Unlinkat(parentfd, name, unix.AT_REMOVEDIR)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if !errors.Is(err, unix.EBUSY) && !errors.Is(err, unix.ENOTEMPTY) || depth == 0 {
+		return &os.PathError{Op: "rmdir", Path: name, Err: err}
+	}
+	dir, derr := openDir(parentfd, name)
+	if derr != nil {
+		return &os.PathError{Op: "rmdir", Path: name, Err: err}
+	}
+	f := os.NewFile(uintptr(dir), name)
+	entries, _ := f.ReadDir(-1)
+	for _, e := range entries {
+		if e.IsDir() {
+			_ = remove(dir, e.Name(), depth-1)
+		}
+	}
+	f.Close()
+	if err := unix.Unlinkat(parentfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &os.PathError{Op: "rmdir", Path: name, Err: err}
+	}
+	return nil
+}
+
+// CleanLeftovers removes the session cgroups in p.Dir whose starter is
+// gone (no process with the PID and start time of the name lives, and no
+// process holds the session's flock, see [Create]) and that are empty. A
+// cgroup of a live starter or guard, or one with a live process, is never
+// touched. It returns the names it removed.
+func CleanLeftovers(p Place) ([]string, error) {
+	entries, err := os.ReadDir(p.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %w", err)
+	}
+	parent, err := openDir(unix.AT_FDCWD, p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Close(parent)
+	var removed []string
+	for _, e := range entries {
+		pid, start, _, ok := ParseName(e.Name())
+		if !ok || !e.IsDir() {
+			continue
+		}
+		if st, err := proc.ReadStat(pid); err == nil && st.StartTime == start {
+			continue // its starter lives
+		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+			continue // cannot tell: leave it
+		}
+		dir, err := openDir(parent, e.Name())
+		if err != nil {
+			continue
+		}
+		// A session holds its cgroup's flock while its starter or its
+		// guard lives, whatever namespace they see PIDs in.
+		if unix.Flock(dir, unix.LOCK_EX|unix.LOCK_NB) != nil {
+			sys.Close(dir)
+			continue
+		}
+		populated, err := Populated(dir)
+		if err == nil && !populated && Remove(parent, e.Name()) == nil {
+			removed = append(removed, e.Name())
+		}
+		sys.Close(dir) // releases the lock
+	}
+	return removed, nil
+}

@@ -1,0 +1,24 @@
+// Package cgroup holds a session in a cgroup v2 of its own: it finds the
+// cgroup2 hierarchy and this process's cgroup, creates a fresh session
+// cgroup as a child of it, ends every process in it with cgroup.kill,
+// waits for "populated 0" in cgroup.events, and removes it.
+//
+// Where: the session cgroup is a child of the starter's own cgroup
+// (/proc/self/cgroup, the "0::" line), named [Prefix] + the starter's PID +
+// its start time (/proc/self/stat field 22) + a per-process sequence
+// number. A child, not a sibling: the starter may always create children
+// where it may write its own cgroup, and a fresh child has no controllers
+// enabled below it, so moving a process into it never meets the "no
+// internal processes" rule of delegated v2 trees. Nested sessions nest.
+//
+// Guarantee: a session cgroup is removed only by the session that made it,
+// by its guard, or by [CleanLeftovers] once it is empty and no process
+// with the PID and start time of its name lives. Concurrent sessions never
+// remove each other's cgroups.
+//
+// Failure rule: every call returns an error naming the syscall and path;
+// nothing is skipped silently. [WaitEmpty] reports false, never true, when
+// it could not see "populated 0". A process is signalled one by one only
+// through a pidfd whose cgroup id (PIDFD_GET_INFO, Linux 6.13) is the
+// session cgroup's; where that cannot be shown, it is not signalled.
+package cgroup

@@ -1,0 +1,141 @@
+package cgroup
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Prefix starts the name of every session cgroup.
+const Prefix = "session-starter-"
+
+// Name is the name of a session cgroup: Prefix, the starter's PID, its
+// start time in clock ticks after boot, and a sequence number that tells
+// the sessions of one process apart.
+func Name(pid int, start uint64, seq uint64) string {
+	return Prefix + strconv.Itoa(pid) + "-" + strconv.FormatUint(start, 10) + "-" + strconv.FormatUint(seq, 10)
+}
+
+// ParseName is the inverse of [Name]; ok is false for any other name.
+func ParseName(name string) (pid int, start uint64, seq uint64, ok bool) {
+	rest, found := strings.CutPrefix(name, Prefix)
+	if !found {
+		return 0, 0, 0, false
+	}
+	f := strings.Split(rest, "-")
+	if len(f) != 3 {
+		return 0, 0, 0, false
+	}
+	for _, s := range f {
+		if s == "" || len(s) > 20 || s[0] < '0' || s[0] > '9' || (len(s) > 1 && s[0] == '0') {
+			return 0, 0, 0, false
+		}
+	}
+	p, err1 := strconv.Atoi(f[0])
+	st, err2 := strconv.ParseUint(f[1], 10, 64)
+	sq, err3 := strconv.ParseUint(f[2], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || p <= 0 || p > 1<<22 {
+		return 0, 0, 0, false
+	}
+	return p, st, sq, true
+}
+
+// Mount is a cgroup2 mount: where it is mounted, which directory of the
+// hierarchy is its root, and whether it is read-only.
+type Mount struct {
+	Point    string
+	Root     string
+	ReadOnly bool
+}
+
+var errNoCgroup2 = errors.New("no cgroup2 mount in /proc/self/mountinfo")
+
+// parseMountinfo finds the first cgroup2 mount in a mountinfo file
+// (proc(5)): fields 4 and 5 are the root and the mount point, field 6
+// the per-mount options; after the " - " separator come the file system
+// type and the super options. Octal escapes (\040) are decoded.
+func parseMountinfo(b []byte) (Mount, error) {
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		pre, post, ok := bytes.Cut(line, []byte(" - "))
+		if !ok {
+			continue
+		}
+		pf := bytes.Fields(pre)
+		qf := bytes.Fields(post)
+		if len(pf) < 6 || len(qf) < 1 || string(qf[0]) != "cgroup2" {
+			continue
+		}
+		m := Mount{Root: unescape(string(pf[3])), Point: unescape(string(pf[4]))}
+		for o := range strings.SplitSeq(string(pf[5]), ",") {
+			if o == "ro" {
+				m.ReadOnly = true
+			}
+		}
+		if len(qf) >= 3 {
+			for o := range strings.SplitSeq(string(qf[2]), ",") {
+				if o == "ro" {
+					m.ReadOnly = true
+				}
+			}
+		}
+		return m, nil
+	}
+	return Mount{}, errNoCgroup2
+}
+
+// unescape decodes the \ooo escapes of mountinfo fields.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// parseProcCgroup returns the cgroup v2 path from a /proc/PID/cgroup file:
+// the "0::" line (cgroups(7)).
+func parseProcCgroup(b []byte) (string, bool) {
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if p, ok := bytes.CutPrefix(line, []byte("0::")); ok && len(p) > 0 && p[0] == '/' {
+			return string(p), true
+		}
+	}
+	return "", false
+}
+
+// parsePopulated reads the populated key of cgroup.events.
+func parsePopulated(b []byte) (bool, bool) {
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("populated ")); ok {
+			switch string(v) {
+			case "0":
+				return false, true
+			case "1":
+				return true, true
+			}
+		}
+	}
+	return false, false
+}
+
+// parseProcs reads a cgroup.procs file: one PID a line.
+func parseProcs(b []byte) []int {
+	var out []int
+	for f := range bytes.FieldsSeq(b) {
+		if pid, err := strconv.Atoi(string(f)); err == nil && pid > 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
