@@ -13,7 +13,7 @@ type StatusStarted struct {
 	Event    string `json:"event"` // "started"
 	PID      int    `json:"pid"`   // the Engine's PID
 	PGID     int    `json:"pgid"`  // its process group: the same number
-	Mode     string `json:"mode"`  // containment mode: "group"
+	Mode     string `json:"mode"`  // containment mode: "group" or "cgroup"
 	GuardPID int    `json:"guard_pid"`
 	Time     string `json:"time"` // RFC 3339 with nanoseconds
 }
