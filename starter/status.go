@@ -23,6 +23,8 @@ type StatusStarted struct {
 type StatusEnded struct {
 	Event  string `json:"event"`  // "ended"
 	Reason string `json:"reason"` // engine-exit, signal NAME, parent-gone, control-closed, timeout, guard-lost, canceled, watch-failed, failed
+	// Mode is the containment mode, once one was chosen.
+	Mode string `json:"mode,omitempty"`
 	// Executed reports whether the Engine's program was executed.
 	Executed bool `json:"executed"`
 	// ExitCode is the Engine's exit code, or null; Signal the name of the
@@ -72,6 +74,7 @@ func ended(res Result, err error) StatusEnded {
 	rec := StatusEnded{
 		Event:       "ended",
 		Reason:      res.Why(),
+		Mode:        res.Mode,
 		Executed:    res.Executed,
 		MembersSeen: res.End.Seen,
 		KillRounds:  res.End.Rounds,

@@ -56,6 +56,9 @@ func TestStatusDescriptorCarriesStartedThenEnded(t *testing.T) {
 	if ended["reason"] != "engine-exit" || ended["exit_code"] != 42.0 || ended["signal"] != nil || ended["executed"] != true || ended["outcome"] != "empty" {
 		t.Errorf("ended = %v, want the Engine's exit 42 and an empty group", ended)
 	}
+	if ended["mode"] != started["mode"] {
+		t.Errorf("ended mode %v, started mode %v: want the same", ended["mode"], started["mode"])
+	}
 	if st := ended["starter"].(map[string]any); st["exit_status"] != 42.0 || st["signal"] != nil {
 		t.Errorf("ended.starter = %v, want exit_status 42", st)
 	}
