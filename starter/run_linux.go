@@ -223,7 +223,8 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{Mode: mode}, fail(ExitContainment, "%v", err)
 	}
 	res := Result{PID: s.gate.PID, Timeout: o.Timeout, Mode: mode}
-	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
+	s.eng = &engine{pid: s.gate.PID, adopting: adopting}
+	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}, s.eng}
 	gs := guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget}
 	if s.tty != nil {
 		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
@@ -232,18 +233,21 @@ func run(ctx context.Context, o Options) (Result, error) {
 		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
 	}
 	s.guard, err = guard.Spawn(gs)
+	if err == nil {
+		s.eng.guard = s.guard.PID
+	}
 	if err != nil {
 		s.guard = nil
 		if rerr := s.gate.AwaitReady(); rerr == nil {
 			s.endBeforeRelease(false)
 		}
-		return res, fail(ExitContainment, "%v", err)
+		return s.setupFailed(res, err)
 	}
 	if err := s.gate.AwaitReady(); err != nil {
 		s.guard.Abandon()
 		s.guard = nil
 		s.reaped = true // AwaitReady killed and reaped the gate
-		return res, fail(ExitContainment, "%v", err)
+		return s.setupFailed(res, err)
 	}
 	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
 	if s.cg != nil {
@@ -253,13 +257,13 @@ func run(ctx context.Context, o Options) (Result, error) {
 			s.guard.Abandon()
 			s.guard = nil
 			s.endBeforeRelease(false)
-			return res, fail(ExitContainment, "%v", err)
+			return s.setupFailed(res, err)
 		}
 	}
 	if err := s.guard.AwaitArmed(); err != nil {
 		s.guard = nil
 		s.endBeforeRelease(false)
-		return res, fail(ExitContainment, "%v", err)
+		return s.setupFailed(res, err)
 	}
 	log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
 
@@ -322,15 +326,21 @@ func run(ctx context.Context, o Options) (Result, error) {
 	} else if err := s.guard.Finish(guardWait); err != nil {
 		log.Warn().Err(err).Msg("guard")
 	}
-	if res.Reason != ReasonEngineExit {
-		st, err := s.awaitEngine()
-		if err != nil {
-			return res, fail(ExitContainment, "the Engine could not be reaped: %v", err)
+	switch {
+	case s.eng.reaped:
+		// Reaped during the group end, its status kept.
+		res.Engine = s.eng.status
+	default:
+		if res.Reason != ReasonEngineExit {
+			st, err := s.awaitEngine()
+			if err != nil {
+				return res, fail(ExitContainment, "the Engine could not be reaped: %v", err)
+			}
+			res.Engine = st
 		}
-		res.Engine = st
-	}
-	if _, err := sys.Reap(s.gate.Pidfd); err != nil {
-		return res, fail(ExitContainment, "reap the Engine: %v", err)
+		if _, err := sys.Reap(s.gate.Pidfd); err != nil {
+			return res, fail(ExitContainment, "reap the Engine: %v", err)
+		}
 	}
 	s.reaped = true
 	if execErr != nil {
@@ -379,6 +389,7 @@ type session struct {
 	gate     *gate.Gate
 	guard    *guard.Guard
 	group    engineGroup
+	eng      *engine
 	execRead bool  // the gate's exec report has been read
 	execErr  error // what it said
 	reaped   bool
@@ -389,7 +400,7 @@ func (s *session) close() {
 		sys.Close(s.parentFD)
 	}
 	if s.gate != nil {
-		if !s.reaped {
+		if !s.reaped && (s.eng == nil || !s.eng.reaped) {
 			// Only reached on a path that ended the group already; the
 			// gate is dead or dying and must not stay a zombie.
 			_, _ = sys.Reap(s.gate.Pidfd)
@@ -643,6 +654,21 @@ func (s *session) returnTerminal() {
 func (s *session) forward(sig syscall.Signal) {
 	err := s.group.Signal(sig)
 	s.log.Debug().Str("signal", sys.SignalName(sig)).Err(err).Msg("forwarded")
+}
+
+// setupFailed ends Run after the gate or the guard failed before the
+// go-ahead. A stop signal that is already pending explains the failure
+// (Ctrl-C at a terminal reaches a gate still in our group, between its
+// fork and its setpgid): then it is a stop before the go-ahead, and the
+// starter dies of that signal; else a containment failure.
+func (s *session) setupFailed(res Result, err error) (Result, error) {
+	select {
+	case sig := <-s.sigCh:
+		res.Reason, res.Signal = ReasonSignal, sig.(syscall.Signal)
+		return res, nil
+	default:
+		return res, fail(ExitContainment, "%v", err)
+	}
 }
 
 // readExecResult reads the gate's exec report once it is readable.

@@ -75,7 +75,9 @@ func TestAtATerminalTheEngineReadsItAndCtrlCReachesIt(t *testing.T) {
 	sh.await("engine got: hello")
 	sh.await("EXIT=0")
 
-	sh.run(`$S -- sh -c 'echo started; exec sleep 600'`)
+	// The Engine prints "started"; the command line shows st""arted, so
+	// the echo of the typed line cannot be mistaken for it.
+	sh.run(`$S -- sh -c 'echo st""arted; exec sleep 600'`)
 	sh.await("started")
 	sh.key("C-c")
 	sh.run(`echo "AFTER=$?"`)
@@ -86,7 +88,7 @@ func TestAtATerminalTheEngineReadsItAndCtrlCReachesIt(t *testing.T) {
 func TestAtATerminalCtrlZStopsTheJobAndFgResumesIt(t *testing.T) {
 	mark := newMark(t)
 	sh := newTmuxShell(t, mark)
-	sh.run(`$S -- sh -c 'echo started; read l; echo "resumed: $l"; exit 4'`)
+	sh.run(`$S -- sh -c 'echo st""arted; read l; echo "resumed: $l"; exit 4'`)
 	sh.await("started")
 	sh.key("C-z")
 	sh.await("Stopped")

@@ -205,18 +205,41 @@ func end(g Group, deadline time.Time, forbidden []int) Report {
 	}
 }
 
+// Settler is a [Group] that can reap the members it is the parent of.
+// Settle is called before each look at the group: a group whose members
+// were all reaped answers signal 0 with ESRCH, and no /proc scan is
+// needed.
+type Settler interface {
+	Settle()
+}
+
 // scan lists the live members of g, trusted only between two successful
 // signal-0 calls (see the package doc).
 func scan(g Group) ([]proc.Stat, error) {
-	if err := g.Signal(0); err != nil {
+	if st, ok := g.(Settler); ok {
+		st.Settle()
+	}
+	if err := present(g); err != nil {
 		return nil, err
 	}
 	stats, err := proc.LiveMembers(g.Pgid())
 	if err != nil {
 		return nil, err
 	}
-	if err := g.Signal(0); err != nil {
+	if err := present(g); err != nil {
 		return nil, err
 	}
 	return stats, nil
+}
+
+// present checks with signal 0 that g still has a member. EPERM counts as
+// yes: the kernel found members, only none it lets us signal (another
+// user's process that joined the group), so the number is still the
+// group's.
+func present(g Group) error {
+	err := g.Signal(0)
+	if errors.Is(err, syscall.EPERM) {
+		return nil
+	}
+	return err
 }
