@@ -11,8 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Root is where procfs is read. Tests never change it; it is a variable
-// only so that the path is named once.
+// Root is where procfs is read, named once.
 const Root = "/proc"
 
 // readSmall reads a small /proc file into buf with raw calls (no *os.File,

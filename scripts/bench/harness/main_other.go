@@ -1,6 +1,7 @@
 //go:build !linux
 
-// Command harness times session-starter on Linux; see main_linux.go.
+// The harness times session-starter on Linux only; see main_linux.go.
+
 package main
 
 import (
