@@ -177,13 +177,17 @@ func run(ctx context.Context, o Options) (Result, error) {
 			defer s.tty.close()
 		}
 	}
+	s.adopting = adopting
 	if adopting || s.tty != nil {
 		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
 		// namespace, as tini and dumb-init are) are reaped as they exit:
-		// on each SIGCHLD, by PID.
+		// on each SIGCHLD, by PID. At a terminal SIGCHLD also tells of the
+		// Engine's job-control stops.
 		s.chldCh = make(chan os.Signal, 1)
 		signal.Notify(s.chldCh, syscall.SIGCHLD)
 		defer signal.Stop(s.chldCh)
+	}
+	if adopting {
 		defer reapAdopted()
 	}
 	sweepForbidden := neverSweep(parent)
@@ -374,16 +378,17 @@ func hurry(sigCh <-chan os.Signal) (<-chan struct{}, func()) {
 
 // session is the state of one Run once the watching starts.
 type session struct {
-	log     zerolog.Logger
-	ctx     context.Context
-	sigCh   chan os.Signal  // stop signals
-	fwdCh   chan os.Signal  // signals forwarded to the group
-	chldCh  chan os.Signal  // SIGCHLD, when adopted orphans are reaped or job control followed
-	cg      *cgroup.Session // the session cgroup in cgroup mode, else nil
-	tty     *terminal       // the terminal handed to the Engine, or nil
-	ctl     *control
-	budget  time.Duration
-	timeout time.Duration
+	log      zerolog.Logger
+	ctx      context.Context
+	sigCh    chan os.Signal  // stop signals
+	fwdCh    chan os.Signal  // signals forwarded to the group
+	chldCh   chan os.Signal  // SIGCHLD, when adopted orphans are reaped or job control followed
+	adopting bool            // children other than the gate and guard are ours to reap
+	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
+	tty      *terminal       // the terminal handed to the Engine, or nil
+	ctl      *control
+	budget   time.Duration
+	timeout  time.Duration
 
 	parentFD int // pidfd of the launcher, or -1
 	gate     *gate.Gate
@@ -577,8 +582,12 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 			s.forward(sig.(syscall.Signal))
 			continue
 		case <-s.chldCh:
-			if n := reapAdopted(s.gate.PID, s.guard.PID); n > 0 {
-				s.log.Debug().Int("reaped", n).Msg("adopted children")
+			// Without adopting, any other child of this process is the
+			// caller's to reap.
+			if s.adopting {
+				if n := reapAdopted(s.gate.PID, s.guard.PID); n > 0 {
+					s.log.Debug().Int("reaped", n).Msg("adopted children")
+				}
 			}
 			if s.tty != nil && engineStopped(s.gate.Pidfd) {
 				s.followStop()

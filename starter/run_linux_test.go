@@ -2,8 +2,10 @@ package starter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -117,5 +119,24 @@ func TestStopBeforeTheGoAheadExecutesNothing(t *testing.T) {
 	}
 	if v := res.Verdict(); v.Code != ExitContainment {
 		t.Fatalf("Verdict = %+v, want exit 125", v)
+	}
+}
+
+// TestRunLeavesTheCallersOtherChildrenAlone: without Options.Subreaper,
+// Run reaps only its own gate and guard, so a caller's exec.Cmd still
+// gets its child's status.
+func TestRunLeavesTheCallersOtherChildrenAlone(t *testing.T) {
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	other := exec.Command("sh", "-c", "exit 9")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), options("sh", "-c", "sleep 600 & exit 0")); err != nil {
+		t.Fatal(err)
+	}
+	err := other.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 9 {
+		t.Fatalf("the caller's child: Wait() = %v, want its exit status 9", err)
 	}
 }
