@@ -21,8 +21,13 @@
 // object the pidfd holds, so the signal reaches E's members whether or not
 // the Engine was reaped by someone else (after the starter's death it is
 // re-parented), and reaches nothing once E has no member, even if the
-// number E was handed out again. The guard never signals a number it read
-// from /proc, and refuses to signal a group it belongs to.
+// number E was handed out again. Before Linux 6.9, which lacks that flag,
+// the guard first pins E: a child of its own (the pin) joins E while the
+// gate is shown alive, and stays a member — running, or a zombie the guard
+// has not reaped — so the number E cannot be handed out again, and the
+// guard signals it with kill(-E) until it reaps the pin, after its last
+// group signal. The guard never signals a number it read from /proc, and
+// refuses to signal a group it belongs to.
 //
 // The guard catches HUP, INT, TERM, QUIT and TSTP and keeps guarding
 // (after the starter's death its process group is orphaned and may get
@@ -31,6 +36,6 @@
 // # Failure rule
 //
 // Arm returns an error for a guard that is not watching — it could not
-// start, the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), or it
+// start, it could neither signal E through a pidfd nor pin it, or it
 // found itself in E — and the Engine's program must then not be executed.
 package guard

@@ -8,9 +8,14 @@ import (
 // Arg is the first argument that selects the hidden guard mode.
 const Arg = "__session-starter-guard__"
 
-// Invoked reports whether args (os.Args) asks for the guard mode.
+// PinArg is the first argument that selects the pin, the guard's child
+// that holds group E's number on a kernel before Linux 6.9.
+const PinArg = "__session-starter-pin__"
+
+// Invoked reports whether args (os.Args) asks for the guard mode or the
+// pin.
 func Invoked(args []string) bool {
-	return len(args) > 1 && args[1] == Arg
+	return len(args) > 1 && (args[1] == Arg || args[1] == PinArg)
 }
 
 // Reasons a guard refuses to arm, sent as "refused CODE".
@@ -28,7 +33,7 @@ var ErrRefused = errors.New("guard refused to arm")
 func refusal(code int) error {
 	switch code {
 	case refusedNoGroupSignal:
-		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9)", ErrRefused)
+		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), and the group could not be pinned", ErrRefused)
 	case refusedInGroup:
 		return fmt.Errorf("%w: it is a member of the Engine's process group", ErrRefused)
 	case refusedGroupGone:

@@ -247,6 +247,9 @@ func (g *Guard) Finish(wait time.Duration) error {
 // Main is the guard side. It never returns.
 func Main(args []string) {
 	runtime.LockOSThread() // the name below belongs to this, the main, thread
+	if len(args) > 1 && args[1] == PinArg {
+		pinMain()
+	}
 	_ = sys.SetName("session-guard")
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
@@ -271,24 +274,33 @@ func Main(args []string) {
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
 		os.Exit(2)
 	}
-	group := groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid}
-	code := check(group)
+	var group groupend.Group = groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid}
+	code := check(groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid})
+	var p *pin
+	if code == refusedNoGroupSignal {
+		// Before Linux 6.9: hold the number with a pin, signal -E.
+		if p, code = pinGroup(pgid); code == 0 {
+			group = pinnedGroup{pgid: pgid}
+		}
+	}
 	if code == 0 && cgName != "" {
 		code = checkCgroup(cgName)
 	}
 	if code != 0 {
+		p.end()
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
 		os.Exit(2)
 	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endGroup(group, budget, ttyGroup, cgName)
+		endGroup(group, budget, ttyGroup, cgName, p)
 	}
 	sys.Close(fdArmed)
 	if finished(pgid) {
+		p.end()
 		os.Exit(0)
 	}
-	endGroup(group, budget, ttyGroup, cgName)
+	endGroup(group, budget, ttyGroup, cgName, p)
 }
 
 // checkCgroup checks the cgroup descriptors: two directories of a cgroup2
@@ -349,7 +361,7 @@ func finished(pgid int) bool {
 	return errors.Is(err, io.EOF)
 }
 
-func endGroup(group groupend.PidfdGroup, budget time.Duration, ttyGroup int, cgName string) {
+func endGroup(group groupend.Group, budget time.Duration, ttyGroup int, cgName string, p *pin) {
 	own, _ := sys.Getpgid(0)
 	if cgName != "" {
 		// Everything in the session cgroup first, escapees included; the
@@ -360,13 +372,14 @@ func endGroup(group groupend.PidfdGroup, budget time.Duration, ttyGroup int, cgN
 		}
 	}
 	groupend.End(group, budget, own)
+	p.end() // after the last group signal
 	if cgName != "" {
 		_ = cgroup.Remove(fdCgroupP, cgName)
 	}
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
 	if ttyGroup > 0 {
-		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == group.PGID {
+		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == group.Pgid() {
 			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
 		}
 	}

@@ -21,13 +21,12 @@
 // that members survived ([groupend.Survivors], [groupend.Refused]).
 //
 // Every signal to E goes through the gate's pidfd with
-// PIDFD_SIGNAL_PROCESS_GROUP (on a kernel before 6.9, kill(-E)), and only
-// while the Engine is the starter's unreaped child: the Engine's zombie
-// keeps the number E allocated, and the pidfd names E's pid object, so no
-// signal can reach a reused number. The starter refuses to signal its own
-// group or the guard's. Before Linux 6.9 the guard cannot signal E safely
-// and refuses to arm, so the session is refused (exit 125, the missing
-// feature named) before anything runs.
+// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), which names E's pid object, not
+// its number, so no signal can reach a reused number whether or not the
+// Engine was reaped. On an older kernel the starter sends kill(-E), and
+// only while the Engine is its unreaped child, whose zombie keeps the
+// number E allocated; the guard pins E with a child of its own (package
+// guard). The starter refuses to signal its own group or the guard's.
 //
 // Each end condition is noticed when it happens — a pidfd or the control
 // descriptor becoming readable in poll, a signal on a channel — never by a

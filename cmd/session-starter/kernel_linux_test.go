@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -62,31 +60,49 @@ func withoutGroupSignal(args []string) int {
 	return 3
 }
 
-// TestKernelWithoutGroupSignalIsRefusedWithNothingExecuted emulates a
-// kernel before 6.9: the guard cannot signal the group safely, so the
-// session is refused, the missing feature named, and nothing runs.
-func TestKernelWithoutGroupSignalIsRefusedWithNothingExecuted(t *testing.T) {
+// The tests below emulate a kernel before Linux 6.9: a seccomp filter
+// makes pidfd_send_signal with PIDFD_SIGNAL_PROCESS_GROUP fail with EINVAL.
+// The starter then signals -E while the Engine is its unreaped child, and
+// the guard pins E with a child of its own (group mode, so that no
+// cgroup.kill does the guard's work).
+
+func withoutGroupSignalCommand(t *testing.T, mark string, args ...string) *exec.Cmd {
+	t.Helper()
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the seccomp filter is written for x86_64")
 	}
+	return helperCommand(t, mark, "without-group-signal", append([]string{binary}, args...)...)
+}
+
+func TestWithoutGroupSignalTheSessionEndsItsTreeAndMirrors(t *testing.T) {
 	mark := newMark(t)
-	dir := t.TempDir()
-	cmd := helperCommand(t, mark, "without-group-signal", binary, "--ack", "--", "touch", "ran")
-	cmd.Dir = dir
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 125 {
-		t.Fatalf("session-starter under the filter: %v, want exit 125; stderr: %s", err, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "PIDFD_SIGNAL_PROCESS_GROUP") {
-		t.Fatalf("stderr = %q, want the missing feature named", stderr.String())
-	}
-	if stdout.Len() != 0 {
-		t.Fatalf("stdout = %q, want no ack", stdout.String())
-	}
-	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
-		t.Fatal("the Engine ran, want nothing executed")
-	}
+	cmd := withoutGroupSignalCommand(t, mark, "--ack", "--containment", "group", "--", "sh", "-c", "sleep 600 & (sleep 600 &); exit 3")
+	s := startCmd(t, mark, cmd)
+	s.ack()
+	wantExit(t, s.wait(), 3, s.stderr)
 	noSurvivors(t, mark)
+}
+
+func TestWithoutGroupSignalThePinnedGuardEndsTheTree(t *testing.T) {
+	mark := newMark(t)
+	cmd := withoutGroupSignalCommand(t, mark, "--ack", "--containment", "group", "--", "sh", "-c", treeEngine)
+	s := startCmd(t, mark, cmd)
+	pid := s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	// The helper executed the starter: its PID is the starter's.
+	guard := guardOf(t, s.cmd.Process.Pid)
+	pins := childrenOf(guard)
+	if len(pins) != 1 {
+		t.Fatalf("guard %d has children %v, want its one pin", guard, pins)
+	}
+	if pg, err := syscall.Getpgid(pins[0]); err != nil || pg != pid {
+		t.Fatalf("the pin is in group %d (%v), want the Engine's %d", pg, err, pid)
+	}
+	guardFD := pidfdOf(t, guard)
+	s.signal(syscall.SIGKILL)
+	s.wait()
+	noSurvivors(t, mark)
+	awaitExit(t, guardFD, "the guard must exit once the group is ended")
 }

@@ -1,0 +1,92 @@
+package guard
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// pinnedGroup is group E on a kernel before Linux 6.9, which cannot
+// signal a group through a pidfd. The guard signals it with kill(-E), and
+// that is safe for one reason: the guard's own pin — a child of the guard
+// that joined E while the gate, its leader, was alive — stays a member of
+// E until the guard reaps it, running or as a zombie, and a process group
+// number cannot be handed out again while it has a member
+// (LINUX-FACTS.md §4). So -E names this group and no other until the
+// guard reaps the pin, which it does only after its last group signal.
+type pinnedGroup struct{ pgid int }
+
+func (g pinnedGroup) Pgid() int { return g.pgid }
+
+func (g pinnedGroup) Signal(sig syscall.Signal) error {
+	err := unix.Kill(-g.pgid, sig)
+	if errors.Is(err, unix.ESRCH) {
+		return sys.ErrGone
+	}
+	if err != nil {
+		return os.NewSyscallError("kill", err)
+	}
+	return nil
+}
+
+// pin is the guard's child in group E.
+type pin struct{ pid, pidfd int }
+
+// pinGroup starts the pin in group E (setpgid in the child, before its
+// exec; the guard is in the starter's session, as E is) and checks, after
+// the join, that the gate has not exited: then E was still the gate's
+// group when the pin joined it. It returns a refusal code, or 0.
+func pinGroup(pgid int) (*pin, int) {
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, refusedNoGroupSignal
+	}
+	defer unix.Close(null)
+	pidfd := -1
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{"session-starter", PinArg}, &syscall.ProcAttr{
+		Dir:   "/",
+		Env:   []string{"GODEBUG=containermaxprocs=0"},
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, PidFD: &pidfd},
+	})
+	if err != nil {
+		// setpgid fails with EPERM once E has no member: the gate is gone.
+		return nil, refusedNoGroupSignal
+	}
+	p := &pin{pid: pid, pidfd: pidfd}
+	gate := []unix.PollFd{{Fd: fdGate, Events: unix.POLLIN}}
+	if n, err := sys.Poll(gate, 0); err != nil || n != 0 {
+		p.end()
+		return nil, refusedGroupGone
+	}
+	if pg, err := sys.Getpgid(pid); err != nil || pg != pgid {
+		p.end()
+		return nil, refusedNoGroupSignal
+	}
+	return p, 0
+}
+
+// end kills the pin (alone, through its pidfd) and reaps it: after this
+// the guard signals group E no more.
+func (p *pin) end() {
+	if p == nil {
+		return
+	}
+	_ = sys.PidfdSignal(p.pidfd, syscall.SIGKILL)
+	_, _ = sys.Reap(p.pidfd)
+	sys.Close(p.pidfd)
+}
+
+// pinMain is the pin: it waits, pinning group E, until it is killed.
+func pinMain() {
+	runtime.GOMAXPROCS(1)
+	_ = sys.SetName("session-pin")
+	for {
+		_ = unix.Pause()
+	}
+}
