@@ -91,6 +91,11 @@ type LaunchOptions struct {
 	// launcher keeps the write end as [Session.Control]. Closing it — or
 	// this process's death, which closes it too — ends the session.
 	ControlPipe bool
+	// StatusPipe, when set, gives session-starter the write end of a pipe
+	// as its status descriptor ("--status-fd", after ExtraFiles and the
+	// control pipe); the launcher reads the JSON records ([StatusStarted],
+	// then [StatusEnded]) from [Session.Status].
+	StatusPipe bool
 	// AckTimeout bounds the wait for the ack line; 0 means
 	// [DefaultAckTimeout].
 	AckTimeout time.Duration
@@ -116,6 +121,11 @@ type Session struct {
 	// Control is the write end of the control pipe with
 	// [LaunchOptions.ControlPipe], else nil. Closing it ends the session.
 	Control *os.File
+	// Status is the read end of the status pipe with
+	// [LaunchOptions.StatusPipe], else nil: one JSON record per line, the
+	// "ended" record last, then end of file once session-starter has
+	// exited. The caller owns it.
+	Status *os.File
 	// PID is the Engine's PID, which is also its process group, from the
 	// ack line.
 	PID int
@@ -173,6 +183,19 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 		}
 		args = append(args, "--control-fd", strconv.Itoa(3+len(opts.ExtraFiles)))
 	}
+	var statR, statW *os.File
+	if opts.StatusPipe {
+		var err error
+		if statR, statW, err = os.Pipe(); err != nil {
+			closeAll(ctlR, ctlW)
+			return nil, &LaunchError{Err: fmt.Errorf("status pipe: %w", err)}
+		}
+		n := 3 + len(opts.ExtraFiles)
+		if ctlR != nil {
+			n++
+		}
+		args = append(args, "--status-fd", strconv.Itoa(n))
+	}
 	args = append(args, opts.Flags...)
 	args = append(args, "--")
 	args = append(args, opts.Argv...)
@@ -201,29 +224,32 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 	if ctlR != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, ctlR)
 	}
+	if statW != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, statW)
+	}
 
 	// Our own pipes rather than exec's: Wait would close a StdoutPipe
 	// while the caller may still be reading, and an *os.File read end
 	// takes deadlines.
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		closeAll(ctlR, ctlW)
+		closeAll(ctlR, ctlW, statR, statW)
 		return nil, &LaunchError{Err: fmt.Errorf("stdin pipe: %w", err)}
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		closeAll(ctlR, ctlW, inR, inW)
+		closeAll(ctlR, ctlW, statR, statW, inR, inW)
 		return nil, &LaunchError{Err: fmt.Errorf("stdout pipe: %w", err)}
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
 	// The child holds its ends now; ours would keep EOF from coming.
-	closeAll(inR, outW, ctlR)
+	closeAll(inR, outW, ctlR, statW)
 	if err != nil {
-		closeAll(inW, outR, ctlW)
+		closeAll(inW, outR, ctlW, statR)
 		return nil, &LaunchError{Err: err}
 	}
-	s := &Session{Stdin: inW, Stdout: outR, Control: ctlW, Process: cmd.Process, cmd: cmd, tail: tail}
+	s := &Session{Stdin: inW, Stdout: outR, Control: ctlW, Status: statR, Process: cmd.Process, cmd: cmd, tail: tail}
 
 	timeout := opts.AckTimeout
 	if timeout <= 0 {
@@ -266,7 +292,7 @@ func (s *Session) abandon(err error, line []byte, timeout time.Duration) error {
 		_ = s.Process.Kill()
 		<-done
 	}
-	closeAll(s.Stdout)
+	closeAll(s.Stdout, s.Status)
 	return &LaunchError{Err: err, Line: string(line), State: s.state, Stderr: s.tail.String()}
 }
 

@@ -584,3 +584,42 @@ func TestGoEngineWithoutTheRequestRunsAsItself(t *testing.T) {
 type text string
 
 func (t text) String() string { return string(t) }
+
+// TestGoLaunchStatusPipeCarriesTheRecords: with a control pipe and extra
+// files before it, the status pipe's descriptor number is still right.
+func TestGoLaunchStatusPipeCarriesTheRecords(t *testing.T) {
+	mark := newMark(t)
+	extra, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Argv:        []string{"sh", "-c", "read x; exit 6"},
+		Binary:      binary,
+		Env:         append(os.Environ(), markVar+"="+mark),
+		ExtraFiles:  []*os.File{extra},
+		ControlPipe: true,
+		StatusPipe:  true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Status.Close()
+	defer s.Stdout.Close()
+	if _, err := s.Stdin.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	state, err := s.Wait()
+	if err != nil || state.ExitCode() != 6 {
+		t.Fatalf("Wait() = %v, %v; want exit 6", state, err)
+	}
+	recs := statusRecords(t, s.Status)
+	if len(recs) != 2 || recs[0]["event"] != "started" || int(recs[0]["pid"].(float64)) != s.PID {
+		t.Fatalf("status records = %v, want started for pid %d, then ended", recs, s.PID)
+	}
+	if ended := recs[1]; ended["event"] != "ended" || ended["exit_code"] != 6.0 {
+		t.Fatalf("ended = %v, want the Engine's exit 6", ended)
+	}
+	noSurvivors(t, mark)
+}
