@@ -122,15 +122,8 @@ func TestAnythingButAValidFinishEndsTheGroup(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			sys.Close(g.finW)
-			g.finW = -1
-			if st := awaitGuardExit(t, g); !st.Exited || st.Code != 0 {
-				t.Fatalf("guard ended with %v, want exit 0 after ending the group", st)
-			}
-			if ws := leader.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("leader ended with %v, want SIGKILL from the guard", ws)
-			}
-			testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+			starterGone(t, g)
+			wantGroupEnded(t, leader, member)
 		})
 	}
 }
@@ -147,11 +140,24 @@ func TestGuardKeepsGuardingThroughHangupAndTerminalSignals(t *testing.T) {
 	}
 	// The signals are ignored at delivery; the guard still answers the
 	// end of its pipe by ending the group.
+	starterGone(t, g)
+	wantGroupEnded(t, leader, member)
+}
+
+// starterGone closes the finish pipe as a dead starter would, and waits
+// for the guard to end the group and exit 0.
+func starterGone(t *testing.T, g *Guard) {
+	t.Helper()
 	sys.Close(g.finW)
 	g.finW = -1
 	if st := awaitGuardExit(t, g); !st.Exited || st.Code != 0 {
 		t.Fatalf("guard ended with %v, want exit 0 after ending the group", st)
 	}
+}
+
+// wantGroupEnded checks that the guard SIGKILLed the leader and member.
+func wantGroupEnded(t *testing.T, leader *testproc.Child, member int) {
+	t.Helper()
 	if ws := leader.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("leader ended with %v, want SIGKILL from the guard", ws)
 	}
