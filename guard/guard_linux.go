@@ -367,9 +367,7 @@ func endGroup(group groupend.Group, budget time.Duration, ttyGroup int, cgName s
 		// Everything in the session cgroup first, escapees included; the
 		// group end then finds nothing live (but a member that left the
 		// cgroup, which only a privileged Engine can do).
-		if cgroup.Kill(fdCgroup) == nil {
-			_, _ = cgroup.WaitEmpty(fdCgroup, budget, -1)
-		}
+		_, _ = cgroup.KillUntilEmpty(fdCgroup, budget, func() { _ = group.Signal(syscall.SIGKILL) })
 	}
 	groupend.End(group, budget, own)
 	p.end() // after the last group signal

@@ -106,17 +106,18 @@ func (s *session) endCgroup(stop groupend.Stop, budget time.Duration) groupend.R
 	if n, err := cgroup.Procs(s.cg.DirFD); err == nil {
 		r.Seen = max(r.Seen, len(n))
 	}
-	err := cgroup.Kill(s.cg.DirFD)
-	if err == nil {
-		r.Rounds = 1
-	}
-	empty, werr := cgroup.WaitEmpty(s.cg.DirFD, budget, -1)
+	// cgroup.kill, and SIGKILL to group E through the gate's pidfd with
+	// it, round after round until the cgroup is empty.
+	empty, err := cgroup.KillUntilEmpty(s.cg.DirFD, budget, func() {
+		r.Rounds++
+		_ = s.group.Signal(syscall.SIGKILL)
+	})
 	r.Elapsed = time.Since(start)
 	switch {
-	case err == nil && werr == nil && empty:
+	case empty:
 		r.Outcome = groupend.Empty
-	case err != nil || werr != nil:
-		r.Outcome, r.Err = groupend.Unconfirmed, errors.Join(err, werr)
+	case err != nil:
+		r.Outcome, r.Err = groupend.Unconfirmed, err
 	default:
 		r.Outcome = groupend.Survivors
 		pids, _ := cgroup.Procs(s.cg.DirFD)

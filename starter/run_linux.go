@@ -443,9 +443,7 @@ func (s *session) forbidden() []int {
 func (s *session) endBeforeRelease(lost bool) groupend.Report {
 	s.gate.Abort()
 	if s.cg != nil {
-		if cgroup.Kill(s.cg.DirFD) == nil {
-			_, _ = cgroup.WaitEmpty(s.cg.DirFD, s.budget, -1)
-		}
+		_, _ = cgroup.KillUntilEmpty(s.cg.DirFD, s.budget, func() { _ = s.group.Signal(syscall.SIGKILL) })
 	}
 	r := groupend.End(s.group, s.budget, s.forbidden()...)
 	s.removeCgroup()

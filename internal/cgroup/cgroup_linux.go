@@ -273,6 +273,45 @@ func WaitEmpty(dirfd int, timeout time.Duration, wake int) (bool, error) {
 	}
 }
 
+// Pacing of KillUntilEmpty: the first round waits firstRound for
+// "populated 0", each later one twice as long, up to maxRound.
+const (
+	firstRound = 50 * time.Millisecond
+	maxRound   = 500 * time.Millisecond
+)
+
+// KillUntilEmpty writes cgroup.kill, calls also (the caller's own kill,
+// e.g. of the Engine's process group), and waits for "populated 0"; while
+// the cgroup stays populated it does both again, round after round, until
+// budget has passed. One write is not always enough: under load on this
+// kernel, a member of a cgroup was seen alive, with no signal pending,
+// seconds after cgroup.kill was written (a write that raced with its
+// fork, or the kernel's kill sequence; not tracked down), so the kill is
+// repeated rather than trusted. It reports whether the cgroup emptied, and
+// the first error of a write.
+func KillUntilEmpty(dirfd int, budget time.Duration, also func()) (bool, error) {
+	deadline := time.Now().Add(budget)
+	round := firstRound
+	var first error
+	for {
+		if err := Kill(dirfd); err != nil && first == nil {
+			first = err
+		}
+		if also != nil {
+			also()
+		}
+		left := time.Until(deadline)
+		empty, err := WaitEmpty(dirfd, min(round, max(left, 0)), -1)
+		if err != nil {
+			return false, err
+		}
+		if empty || left <= 0 {
+			return empty, first
+		}
+		round = min(2*round, maxRound)
+	}
+}
+
 // Populated reports whether the cgroup dirfd names has a live process.
 func Populated(dirfd int) (bool, error) {
 	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
