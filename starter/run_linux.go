@@ -227,7 +227,8 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{Mode: mode}, fail(ExitContainment, "%v", err)
 	}
 	res := Result{PID: s.gate.PID, Timeout: o.Timeout, Mode: mode}
-	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}}
+	s.eng = &engine{pid: s.gate.PID, adopting: adopting}
+	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}, s.eng}
 	gs := guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget}
 	if s.tty != nil {
 		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
@@ -236,6 +237,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
 	}
 	s.guard, err = guard.Spawn(gs)
+	if err == nil {
+		s.eng.guard = s.guard.PID
+	}
 	if err != nil {
 		s.guard = nil
 		if rerr := s.gate.AwaitReady(); rerr == nil {
@@ -326,18 +330,21 @@ func run(ctx context.Context, o Options) (Result, error) {
 	} else if err := s.guard.Finish(guardWait); err != nil {
 		log.Warn().Err(err).Msg("guard")
 	}
-	// Reaped only now, after the last group signal and scan: until here
-	// the Engine's zombie keeps the number E allocated, so a scan by that
-	// number cannot meet a newer group.
-	if res.Reason != ReasonEngineExit {
-		st, err := s.awaitEngine()
-		if err != nil {
-			return res, fail(ExitContainment, "the Engine could not be reaped: %v", err)
+	switch {
+	case s.eng.reaped:
+		// Reaped during the group end, its status kept.
+		res.Engine = s.eng.status
+	default:
+		if res.Reason != ReasonEngineExit {
+			st, err := s.awaitEngine()
+			if err != nil {
+				return res, fail(ExitContainment, "the Engine could not be reaped: %v", err)
+			}
+			res.Engine = st
 		}
-		res.Engine = st
-	}
-	if _, err := sys.Reap(s.gate.Pidfd); err != nil {
-		return res, fail(ExitContainment, "reap the Engine: %v", err)
+		if _, err := sys.Reap(s.gate.Pidfd); err != nil {
+			return res, fail(ExitContainment, "reap the Engine: %v", err)
+		}
 	}
 	s.reaped = true
 	if execErr != nil {
@@ -387,6 +394,7 @@ type session struct {
 	gate     *gate.Gate
 	guard    *guard.Guard
 	group    engineGroup
+	eng      *engine
 	execRead bool  // the gate's exec report has been read
 	execErr  error // what it said
 	reaped   bool
@@ -397,7 +405,7 @@ func (s *session) close() {
 		sys.Close(s.parentFD)
 	}
 	if s.gate != nil {
-		if !s.reaped {
+		if !s.reaped && (s.eng == nil || !s.eng.reaped) {
 			// Only reached on a path that ended the group already; the
 			// gate is dead or dying and must not stay a zombie.
 			_, _ = sys.Reap(s.gate.Pidfd)

@@ -205,9 +205,20 @@ func end(g Group, deadline time.Time, forbidden []int) Report {
 	}
 }
 
+// Settler is a [Group] that can reap the members it is the parent of.
+// Settle is called before each look at the group: a group whose members
+// were all reaped answers signal 0 with ESRCH, and no /proc scan is
+// needed.
+type Settler interface {
+	Settle()
+}
+
 // scan lists the live members of g, trusted only between two successful
 // signal-0 calls (see the package doc).
 func scan(g Group) ([]proc.Stat, error) {
+	if st, ok := g.(Settler); ok {
+		st.Settle()
+	}
 	if err := present(g); err != nil {
 		return nil, err
 	}

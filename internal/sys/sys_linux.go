@@ -76,6 +76,10 @@ func PidfdSignalGroup(pidfd int, sig syscall.Signal) error {
 	return named("pidfd_send_signal", err)
 }
 
+// GroupSignalSupported reports whether the kernel knows
+// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9).
+func GroupSignalSupported() bool { return groupSignalSupported() }
+
 // groupSignalSupported probes once whether the kernel knows
 // PIDFD_SIGNAL_PROCESS_GROUP: signal 0 (a permission check that delivers
 // nothing) to this process's own group through a pidfd of itself. EINVAL
