@@ -151,9 +151,14 @@ func (g *Gate) kill() {
 	sys.Close(g.goW)
 	g.goW = -1
 	_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
-	_, _ = sys.Reap(g.Pidfd)
+	_, _ = sys.ReapWithin(g.Pidfd, reapWait)
 	g.Close()
 }
+
+// reapWait bounds the wait for a SIGKILLed gate to be reapable: it runs
+// nothing but our own code, and exits at once unless it is frozen; then
+// it is left unreaped.
+const reapWait = time.Second
 
 // Release sends the go-ahead: the gate executes the Engine's program.
 // Whether that worked is read with [Gate.ExecResult].

@@ -47,7 +47,7 @@ func startGate(t *testing.T, dir string, path string) *Gate {
 	t.Cleanup(func() {
 		if g.Pidfd >= 0 {
 			_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
-			_, _ = sys.Reap(g.Pidfd)
+			_, _ = sys.ReapWithin(g.Pidfd, testproc.TooLong)
 			g.Close()
 		}
 	})
@@ -61,7 +61,7 @@ func reap(t *testing.T, g *Gate) sys.WaitStatus {
 	if n, err := sys.Poll(fds, testproc.TooLong); err != nil || n == 0 {
 		t.Fatalf("gate pid %d still running after %v (%v)", g.PID, testproc.TooLong, err)
 	}
-	st, err := sys.Reap(g.Pidfd)
+	st, err := sys.ReapWithin(g.Pidfd, testproc.TooLong)
 	if err != nil {
 		t.Fatal(err)
 	}

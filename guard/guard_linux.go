@@ -3,11 +3,11 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,7 +16,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
-	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 )
@@ -194,9 +195,14 @@ func awaitArmed(armR, pgid int) error {
 // nothing) and reaps it.
 func (g *Guard) kill() {
 	_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
-	_, _ = sys.Reap(g.Pidfd)
+	_, _ = sys.ReapWithin(g.Pidfd, reapWait)
 	g.close()
 }
+
+// reapWait bounds the wait for a guard that was SIGKILLed, or that exited
+// on its own, to be reapable: it exits at once unless it is frozen, and
+// is then left to init.
+const reapWait = time.Second
 
 func (g *Guard) close() {
 	if g.finW >= 0 {
@@ -212,36 +218,47 @@ func (g *Guard) close() {
 // Lost reaps a guard that has exited on its own (its pidfd is readable)
 // and releases the starter's descriptors of it.
 func (g *Guard) Lost() {
-	_, _ = sys.Reap(g.Pidfd)
+	_, _ = sys.ReapWithin(g.Pidfd, reapWait)
 	g.close()
 }
 
-// Finish tells the guard that the session ended: it exits without
-// signalling anything. Finish waits up to wait for that exit and reaps the
-// guard; a guard still running then is left to exit on its own.
-func (g *Guard) Finish(wait time.Duration) error {
+// ErrNotFinished is wrapped by Finish's error when the guard has not
+// exited in time: it is stopped, or it found the session not ended and
+// keeps guarding.
+var ErrNotFinished = errors.New("guard: not finished")
+
+// Finish tells the guard that the session ended and waits up to within
+// for it to exit, then reaps it. The guard exits only once it has seen
+// every holder of the session empty; otherwise it keeps guarding, and
+// ends the holders itself once the starter is gone. A guard that was
+// stopped (SIGSTOP, or a terminal's stop signals) is continued first, and
+// that is reported with the outcome. Finish never waits longer than
+// within.
+func (g *Guard) Finish(within time.Duration) error {
+	var was error
+	if st, err := proc.ReadStat(g.PID); err == nil && (st.State == 'T' || st.State == 't') {
+		// Our unreaped child: the PID names the guard.
+		_ = sys.PidfdSignal(g.Pidfd, syscall.SIGCONT)
+		was = fmt.Errorf("guard: pid %d was stopped (state %c) at the end of the session; continued", g.PID, st.State)
+	}
 	err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, g.pgid))
 	sys.Close(g.finW)
 	g.finW = -1
 	defer g.close()
 	if err != nil {
-		return fmt.Errorf("guard: finish: %w", err)
+		return errors.Join(was, fmt.Errorf("guard: finish: %w", err))
 	}
-	n, err := sys.Poll([]unix.PollFd{{Fd: int32(g.Pidfd), Events: unix.POLLIN}}, wait)
+	st, err := sys.ReapWithin(g.Pidfd, within)
+	if errors.Is(err, sys.ErrRunning) {
+		return errors.Join(was, fmt.Errorf("%w: pid %d still running %v after finish", ErrNotFinished, g.PID, within))
+	}
 	if err != nil {
-		return fmt.Errorf("guard: %w", err)
-	}
-	if n == 0 {
-		return fmt.Errorf("guard: pid %d still running %v after finish", g.PID, wait)
-	}
-	st, err := sys.Reap(g.Pidfd)
-	if err != nil {
-		return fmt.Errorf("guard: %w", err)
+		return errors.Join(was, fmt.Errorf("guard: %w", err))
 	}
 	if !st.Exited || st.Code != 0 {
-		return fmt.Errorf("guard: pid %d ended with %v", g.PID, st)
+		return errors.Join(was, fmt.Errorf("guard: pid %d ended with %v", g.PID, st))
 	}
-	return nil
+	return was
 }
 
 // Main is the guard side. It never returns.
@@ -274,17 +291,30 @@ func Main(args []string) {
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
 		os.Exit(2)
 	}
-	var group groupend.Group = groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid}
-	code := check(groupend.PidfdGroup{Pidfd: fdGate, PGID: pgid})
+	own, _ := sys.Getpgid(0)
+	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
+	code := check(pgid)
 	var p *pin
 	if code == refusedNoGroupSignal {
 		// Before Linux 6.9: hold the number with a pin, signal -E.
 		if p, code = pinGroup(pgid); code == 0 {
-			group = pinnedGroup{pgid: pgid}
+			group.Send = pinnedKill(pgid)
+			group.Exclude = []int{p.pid}
 		}
 	}
 	if code == 0 && cgName != "" {
 		code = checkCgroup(cgName)
+	}
+	// The Engine's own process first (it may have left group E), then
+	// group E, then the session cgroup.
+	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: fdGate}, group}
+	if code == 0 && cgName != "" {
+		h, err := cgroup.NewHolder(fdCgroup)
+		if err != nil {
+			code = refusedNoCgroup
+		} else {
+			holders = append(holders, h)
+		}
 	}
 	if code != 0 {
 		p.end()
@@ -293,14 +323,14 @@ func Main(args []string) {
 	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endGroup(group, budget, ttyGroup, cgName, p)
+		endSession(holders, budget, ttyGroup, cgName, p)
 	}
 	sys.Close(fdArmed)
-	if finished(pgid) {
+	if finished(pgid, func() bool { return empty(holders) }) {
 		p.end()
 		os.Exit(0)
 	}
-	endGroup(group, budget, ttyGroup, cgName, p)
+	endSession(holders, budget, ttyGroup, cgName, p)
 }
 
 // checkCgroup checks the cgroup descriptors: two directories of a cgroup2
@@ -326,11 +356,11 @@ func checkCgroup(name string) int {
 	return 0
 }
 
-func check(group groupend.PidfdGroup) int {
-	if own, err := sys.Getpgid(0); err != nil || own == group.PGID {
+func check(pgid int) int {
+	if own, err := sys.Getpgid(0); err != nil || own == pgid {
 		return refusedInGroup
 	}
-	switch err := group.Signal(0); {
+	switch err := sys.PidfdSignalGroup(fdGate, 0); {
 	case errors.Is(err, sys.ErrNoGroupSignal):
 		return refusedNoGroupSignal
 	case errors.Is(err, sys.ErrGone):
@@ -341,43 +371,87 @@ func check(group groupend.PidfdGroup) int {
 	return 0
 }
 
-// finished waits for the starter's word. It reports true only for a
-// complete "finish PGID" line followed by the end of the pipe.
-func finished(pgid int) bool {
-	fds := []unix.PollFd{{Fd: fdFinish, Events: unix.POLLIN}, {Fd: fdStarter, Events: unix.POLLIN}}
-	if _, err := sys.Poll(fds, -1); err != nil {
+// maxMessages bounds what the guard buffers of the starter's pipe: a
+// finish line is a few bytes, and anything longer is not the starter's.
+const maxMessages = 4 * wire.MaxLine
+
+// finished reads the starter's messages while it watches the starter, and
+// reports true once a complete "finish PGID" line has come and empty then
+// shows the session's holders empty. A finish while they are not empty —
+// the starter reported survivors, or someone else wrote into the pipe — is
+// not obeyed: the guard keeps guarding. It reports false, and the guard
+// ends the session, when the starter is gone (its pidfd readable, or the
+// end of the pipe) or a line is not a valid finish (fail closed). Every
+// read is of what poll showed there, so a partial message cannot block
+// the guard while the starter dies.
+func finished(pgid int, empty func() bool) bool {
+	if unix.SetNonblock(fdFinish, true) != nil {
 		return false
 	}
-	if fds[0].Revents == 0 {
-		// The starter ended while its pipe shows nothing: someone else
-		// holds the write end. The starter is gone all the same.
-		return false
+	var pending []byte
+	buf := make([]byte, wire.MaxLine)
+	for {
+		fds := []unix.PollFd{{Fd: fdFinish, Events: unix.POLLIN}, {Fd: fdStarter, Events: unix.POLLIN}}
+		if _, err := sys.Poll(fds, -1); err != nil {
+			return false
+		}
+		if fds[0].Revents != 0 {
+			n, err := sys.Read(fdFinish, buf)
+			switch {
+			case errors.Is(err, unix.EAGAIN):
+			case err != nil || n == 0:
+				return false // the end of the pipe
+			default:
+				pending = append(pending, buf[:n]...)
+			}
+			if len(pending) > maxMessages {
+				return false
+			}
+			for {
+				i := slices.Index(pending, '\n')
+				if i < 0 {
+					break
+				}
+				line := pending[:i+1]
+				pending = pending[i+1:]
+				if wire.Expect(line, wire.Finish, pgid) != nil {
+					return false
+				}
+				if empty() {
+					return true
+				}
+			}
+			continue
+		}
+		if fds[1].Revents != 0 {
+			return false // the starter is gone
+		}
 	}
-	line, err := wire.ReadLine(sys.FD(fdFinish))
-	if err != nil || wire.Expect(line, wire.Finish, pgid) != nil {
-		return false
-	}
-	_, err = wire.ReadLine(sys.FD(fdFinish))
-	return errors.Is(err, io.EOF)
 }
 
-func endGroup(group groupend.Group, budget time.Duration, ttyGroup int, cgName string, p *pin) {
-	own, _ := sys.Getpgid(0)
-	if cgName != "" {
-		// Everything in the session cgroup first, escapees included; the
-		// group end then finds nothing live (but a member that left the
-		// cgroup, which only a privileged Engine can do).
-		_, _ = cgroup.KillUntilEmpty(fdCgroup, budget, func() { _ = group.Signal(syscall.SIGKILL) })
+// empty reports whether every holder shows it holds no live process.
+func empty(holders []end.Holder) bool {
+	for _, h := range holders {
+		if live, err := h.Live(); err != nil || len(live) > 0 {
+			return false
+		}
 	}
-	groupend.End(group, budget, own)
-	p.end() // after the last group signal
+	return true
+}
+
+// endSession ends every holder of the session, SIGKILL in rounds until
+// all are empty or the budget has passed, and exits. The pin is reaped
+// only after the last group signal.
+func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName string, p *pin) {
+	end.End(holders, end.Plan{Budget: budget})
+	p.end()
 	if cgName != "" {
 		_ = cgroup.Remove(fdCgroupP, cgName)
 	}
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
 	if ttyGroup > 0 {
-		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == group.Pgid() {
+		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == holders[1].(end.Group).PGID {
 			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
 		}
 	}

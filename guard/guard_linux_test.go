@@ -15,6 +15,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // The test binary plays the guard: Arm starts it with Arg first.
@@ -60,7 +61,7 @@ func arm(t *testing.T, leader *testproc.Child) *Guard {
 	t.Cleanup(func() {
 		if g.Pidfd >= 0 {
 			_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
-			_, _ = sys.Reap(g.Pidfd)
+			_, _ = sys.ReapWithin(g.Pidfd, testproc.TooLong)
 			g.close()
 		}
 	})
@@ -79,7 +80,7 @@ func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
 	if n, err := sys.Poll(fds, testproc.TooLong); err != nil || n == 0 {
 		t.Fatalf("guard still running after %v (%v)", testproc.TooLong, err)
 	}
-	st, err := sys.Reap(g.Pidfd)
+	st, err := sys.ReapWithin(g.Pidfd, testproc.TooLong)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,15 +88,40 @@ func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
 	return st
 }
 
-func TestFinishMakesTheGuardExitWithoutSignalling(t *testing.T) {
+// Once the group has no live member (the starter ended it), a valid
+// finish makes the guard exit 0 at once.
+func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 	leader, member := group(t)
 	g := arm(t, leader)
+	// The test plays the starter: it ends the group, and keeps the
+	// leader's zombie unreaped as the starter may.
+	if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
 	if err := g.Finish(testproc.TooLong); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
-	if !live(member) || leader.Exited(0) {
-		t.Fatal("the group was signalled after a valid finish")
+}
+
+// A finish while the group still has live members — the starter reported
+// survivors, or a same-user Engine wrote it into the guard's pipe through
+// /proc — is not obeyed: the guard keeps guarding, and ends the group
+// once the starter is gone.
+func TestFinishWhileTheGroupLivesKeepsTheGuardGuarding(t *testing.T) {
+	leader, member := group(t)
+	g := arm(t, leader)
+	if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+		t.Fatal(err)
 	}
+	if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+		t.Fatal(err)
+	}
+	if !live(member) || leader.Exited(0) {
+		t.Fatal("the group was signalled while the starter lives")
+	}
+	starterGone(t, g)
+	wantGroupEnded(t, leader, member)
 }
 
 // TestAnythingButAValidFinishEndsTheGroup: the guard fails closed.
@@ -108,7 +134,7 @@ func TestAnythingButAValidFinishEndsTheGroup(t *testing.T) {
 		{"finish without a group", func(int) string { return "finish\n" }},
 		{"finish for another group", func(p int) string { return "finish " + strconv.Itoa(p+1) + "\n" }},
 		{"finish without newline", func(p int) string { return "finish " + strconv.Itoa(p) }},
-		{"finish then more", func(p int) string { return "finish " + strconv.Itoa(p) + "\nfinish " + strconv.Itoa(p) + "\n" }},
+		{"finish then more", func(p int) string { return "finish " + strconv.Itoa(p) + "\nfinish " + strconv.Itoa(p) + "\nx\n" }},
 		{"finish with leading zero", func(p int) string { return "finish 0" + strconv.Itoa(p) + "\n" }},
 		{"upper case", func(p int) string { return "FINISH " + strconv.Itoa(p) + "\n" }},
 		{"armed echoed back", func(p int) string { return "armed " + strconv.Itoa(p) + "\n" }},

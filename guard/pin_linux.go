@@ -1,38 +1,33 @@
 package guard
 
 import (
-	"errors"
-	"os"
 	"runtime"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// pinnedGroup is group E on a kernel before Linux 6.9, which cannot
-// signal a group through a pidfd. The guard signals it with kill(-E), and
-// that is safe for one reason: the guard's own pin — a child of the guard
-// that joined E while the gate, its leader, was alive — stays a member of
-// E until the guard reaps it, running or as a zombie, and a process group
-// number cannot be handed out again while it has a member
-// (LINUX-FACTS.md §4). So -E names this group and no other until the
-// guard reaps the pin, which it does only after its last group signal.
-type pinnedGroup struct{ pgid int }
-
-func (g pinnedGroup) Pgid() int { return g.pgid }
-
-func (g pinnedGroup) Signal(sig syscall.Signal) error {
-	err := unix.Kill(-g.pgid, sig)
-	if errors.Is(err, unix.ESRCH) {
-		return sys.ErrGone
+// pinnedKill signals group E by number, on a kernel before Linux 6.9,
+// which cannot signal a group through a pidfd. That is safe for one
+// reason: the guard's own pin — a child of the guard that joined E while
+// the gate, its leader, was alive — stays a member of E until the guard
+// reaps it, running or as a zombie, and a process group number cannot be
+// handed out again while it has a member. So -E names this group and no
+// other until the guard reaps the pin, which it does only after its last
+// group signal.
+func pinnedKill(pgid int) func(syscall.Signal) error {
+	return func(sig syscall.Signal) error {
+		return sys.KillGroup(pgid, sig)
 	}
-	if err != nil {
-		return os.NewSyscallError("kill", err)
-	}
-	return nil
 }
+
+// pinReapWait bounds the wait for the SIGKILLed pin to exit: it runs
+// nothing but pause(2), so it exits at once unless it is frozen; then it
+// is left to be reaped by init when the guard exits.
+const pinReapWait = time.Second
 
 // pin is the guard's child in group E.
 type pin struct{ pid, pidfd int }
@@ -78,7 +73,7 @@ func (p *pin) end() {
 		return
 	}
 	_ = sys.PidfdSignal(p.pidfd, syscall.SIGKILL)
-	_, _ = sys.Reap(p.pidfd)
+	_, _ = sys.ReapWithin(p.pidfd, pinReapWait)
 	sys.Close(p.pidfd)
 }
 

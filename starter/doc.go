@@ -16,9 +16,9 @@
 // E and the guard is armed on E, so there is no instant at which an Engine
 // runs and nothing would end it, whenever the starter is killed.
 //
-// [Run] returns only after E has no live member ([groupend.Empty]), or with
-// a Result that says it could not be observed ([groupend.Unconfirmed]) or
-// that members survived ([groupend.Survivors], [groupend.Refused]).
+// [Run] returns only after E has no live member ([end.Empty]), or with
+// a Result that says it could not be observed ([end.Unconfirmed]) or
+// that members survived ([end.Survivors], [end.Refused]).
 //
 // Every signal to E goes through the gate's pidfd with
 // PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), which names E's pid object, not

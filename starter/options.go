@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -178,11 +178,10 @@ type Result struct {
 	Executed bool
 	// Engine is how the Engine ended, when Executed.
 	Engine sys.WaitStatus
-	// End is the report of the group end.
-	End groupend.Report
-	// Escapees is the report of the sweep of adopted children (with
-	// Options.Subreaper, or as PID 1); its zero value means no sweep.
-	Escapees groupend.Report
+	// End is the report of the session's end: every holder — the
+	// Engine, its group, the adopted escapees (with Options.Subreaper, or
+	// as PID 1), the session cgroup — under one deadline.
+	End end.Report
 	// Mode is the containment mode in effect: ModeGroup or ModeCgroup.
 	Mode string
 	// Duration is the time from Run's start to its return.
@@ -239,15 +238,10 @@ type Verdict struct {
 func (r Result) Verdict() Verdict {
 	var notes []string
 	switch r.End.Outcome {
-	case groupend.Survivors, groupend.Refused:
-		return Verdict{Code: ExitContainment, Report: "the Engine's " + r.End.Describe()}
-	}
-	if r.Escapees.Outcome == groupend.Survivors {
-		return Verdict{Code: ExitContainment, Report: "processes that left the Engine's group survived: " + r.Escapees.Describe()}
-	}
-	switch r.End.Outcome {
-	case groupend.Unconfirmed:
-		notes = append(notes, "the Engine's group was signalled; its end could not be observed: "+r.End.Describe())
+	case end.Survivors, end.Refused:
+		return Verdict{Code: ExitContainment, Report: r.End.Describe()}
+	case end.Unconfirmed:
+		notes = append(notes, "the session was signalled; its end could not be observed: "+r.End.Describe())
 	}
 	switch r.Reason {
 	case ReasonGuardLost:

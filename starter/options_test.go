@@ -4,14 +4,14 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // TestVerdictFollowsTheExitStatusTable checks each row of DESIGN.md §1
 // and the precedence of 125 over the mirrored status.
 func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
-	empty := groupend.Report{Outcome: groupend.Empty}
+	empty := end.Report{Outcome: end.Empty}
 	tests := []struct {
 		name       string
 		res        Result
@@ -22,9 +22,9 @@ func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 		{"exit code mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 42}, End: empty}, 42, 0, false},
 		{"exit 0 mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: empty}, 0, 0, false},
 		{"signal mirrored", Result{Executed: true, Engine: sys.WaitStatus{Signal: syscall.SIGSEGV, CoreDumped: true}, End: empty}, 128 + 11, syscall.SIGSEGV, false},
-		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: groupend.Report{Outcome: groupend.Unconfirmed}}, 3, 0, true},
-		{"survivors over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: groupend.Report{Outcome: groupend.Survivors}}, 125, 0, true},
-		{"refused over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: groupend.Report{Outcome: groupend.Refused}}, 125, 0, true},
+		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: end.Report{Outcome: end.Unconfirmed}}, 3, 0, true},
+		{"survivors over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: end.Report{Outcome: end.Survivors}}, 125, 0, true},
+		{"refused over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: end.Report{Outcome: end.Refused}}, 125, 0, true},
 		{"guard lost", Result{Reason: ReasonGuardLost, Executed: true, Engine: sys.WaitStatus{Signal: syscall.SIGKILL}, End: empty}, 125, 0, true},
 		{"signal before go-ahead dies of it", Result{Reason: ReasonSignal, Signal: syscall.SIGTERM, End: empty}, 128 + 15, syscall.SIGTERM, false},
 		{"parent gone before go-ahead", Result{Reason: ReasonParentGone}, 125, 0, true},

@@ -12,25 +12,20 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/cgroup"
-	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// Waits at the end of a session. Both are for processes that have been
-// SIGKILLed or told to exit, so they are not expected to be reached.
-const (
-	// reapWait bounds the wait for the Engine to become reapable after
-	// the group end (a member in uninterruptible sleep keeps dying).
-	reapWait = 2 * time.Second
-	// guardWait bounds the wait for the guard to exit after "finish".
-	guardWait = 5 * time.Second
-)
+// endSlack is what the end may take past its deadline (grace + kill
+// budget): the last look at the holders, the guard's exit after finish
+// and the Engine's reap, each of which is immediate once the holders are
+// empty. Nothing after the end waits longer than deadline + endSlack.
+const endSlack = 250 * time.Millisecond
 
 // Run holds one session; see the package doc for what it guarantees.
 func Run(ctx context.Context, o Options) (Result, error) {
@@ -38,7 +33,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	status := statusFD(-1)
 	if o.StatusFD != 0 {
 		if err := checkStatusFD(o.StatusFD, o.ControlFD); err != nil {
-			return Result{}, fail(ExitUsage, "%v", err)
+			return Result{}, fail(ExitUsage, "%w", err)
 		}
 		status = statusFD(o.StatusFD)
 	}
@@ -50,14 +45,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	status.write(ended(res, err))
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", res.Mode).
-		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)+len(res.Escapees.Survivors)).
-		Int("escapees", res.Escapees.Seen).
-		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
+		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
+		Int("escapees", res.End.Seen[end.KindEscapees]).
+		Dur("end", res.End.Elapsed).Dur("duration", res.Duration)
 	if res.Executed {
 		ev = ev.Str("status", res.Engine.String())
 	}
 	if res.End.Outcome != 0 {
-		ev = ev.Str("group", res.End.Outcome.String())
+		ev = ev.Str("outcome", res.End.Outcome.String())
 	}
 	if err != nil {
 		ev = ev.Err(err)
@@ -66,354 +61,44 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return res, err
 }
 
+// run is one session in six steps: prepare (check the request, take the
+// launcher's descriptors and the signals), contain (the cgroup, the gate
+// and the guard), release (the ack, then the go-ahead), watch (until the
+// first end condition), end (every holder, one deadline) and collect (the
+// guard's finish and the Engine's status). A step that fails before the
+// release ends what contain started, through abort; close undoes prepare,
+// in one fixed order, on every return.
 func run(ctx context.Context, o Options) (Result, error) {
-	log := o.Logger
-	if len(o.Argv) == 0 {
-		return Result{}, fail(ExitUsage, "no PROGRAM given")
-	}
-	budget := o.KillBudget
-	if budget <= 0 {
-		budget = DefaultKillBudget
-	}
-	exe := o.Exe
-	if exe == "" {
-		exe = "/proc/self/exe"
-	}
-	env := o.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, RequestEnv+"=") })
-
-	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
-		return Result{}, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
-	}
-	// The launcher: recorded first, so that a parent gone already is seen.
-	parent := os.Getppid()
-	watchParent := o.WatchParent || o.ParentPID != 0
-	if o.ParentPID != 0 && parent != o.ParentPID {
-		return Result{Reason: ReasonParentGone}, nil
-	}
-	if watchParent && parent <= 1 {
-		// PID 1 is taken as a container init and not watched; a launcher
-		// that died before we started cannot be told apart.
-		log.Debug().Int("ppid", parent).Msg("parent not watched")
-		watchParent = false
-	}
-
-	program := o.Path
-	if program == "" {
-		path, pathSet := lookupEnv(env, "PATH")
-		var err error
-		if program, err = Resolve(o.Argv[0], path, pathSet); err != nil {
-			return Result{}, fail(gate.ExitStatusFor(err), "%s: %v", o.Argv[0], err)
-		}
-	} else if err := executable(program); err != nil {
-		return Result{}, fail(gate.ExitStatusFor(err), "%s: %v", program, err)
-	}
-	if err := proc.SameNamespace(); err != nil {
-		return Result{}, fail(ExitContainment, "%v", err)
-	}
-
-	inherited, err := inheritedFDs()
+	s, err := prepare(ctx, o)
 	if err != nil {
-		return Result{}, fail(ExitContainment, "list inherited descriptors: %v", err)
-	}
-	var ctl *control
-	if o.ControlFD != 0 {
-		if ctl, err = openControl(o.ControlFD, inherited); err != nil {
-			return Result{}, fail(ExitUsage, "%v", err)
+		var st stop
+		if errors.As(err, &st) {
+			return Result{Reason: st.reason}, nil
 		}
-		defer ctl.close()
-	}
-	// No helper of ours may inherit the launcher's descriptors: mark them
-	// close-on-exec in our table (the flag is per table, so the launcher's
-	// own descriptors are untouched), and put them back on return.
-	for _, fd := range inherited {
-		if err := sys.SetCloseOnExec(fd); err != nil {
-			return Result{}, fail(ExitContainment, "%v", err)
-		}
-	}
-	defer func() {
-		for _, fd := range inherited {
-			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
-		}
-	}()
-	engineFiles := []int{0, 1, 2}
-	for _, fd := range inherited {
-		if fd != o.ControlFD && fd != o.StatusFD {
-			engineFiles = append(engineFiles, fd)
-		}
-	}
-
-	// Stop signals. SIGHUP and SIGINT left ignored by the launcher stay
-	// ignored: notifying them would replace the ignore, here and in the
-	// Engine.
-	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
-	for _, s := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if !signal.Ignored(s) {
-			stops = append(stops, s)
-		}
-	}
-	// Buffered: signal.Notify drops a signal when the channel is full.
-	sigCh := make(chan os.Signal, 8)
-	signal.Notify(sigCh, stops...)
-	defer signal.Stop(sigCh)
-	fwdCh := make(chan os.Signal, 16)
-	signal.Notify(fwdCh, Forwarded...)
-	defer signal.Stop(fwdCh)
-
-	s := &session{log: log, sigCh: sigCh, fwdCh: fwdCh, ctx: ctx, ctl: ctl, budget: budget, timeout: o.Timeout}
-	adopting := o.Subreaper || os.Getpid() == 1
-	if o.Subreaper {
-		restore, err := subreaper()
-		if err != nil {
-			return Result{}, fail(ExitContainment, "become a subreaper: %v", err)
-		}
-		defer restore()
-	}
-	if o.Terminal {
-		if s.tty = openTerminal(); s.tty != nil {
-			defer s.tty.close()
-		}
-	}
-	s.adopting = adopting
-	if adopting || s.tty != nil {
-		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
-		// namespace, as tini and dumb-init are) are reaped as they exit:
-		// on each SIGCHLD, by PID. At a terminal SIGCHLD also tells of the
-		// Engine's job-control stops.
-		s.chldCh = make(chan os.Signal, 1)
-		signal.Notify(s.chldCh, syscall.SIGCHLD)
-		defer signal.Stop(s.chldCh)
-	}
-	if adopting {
-		defer reapAdopted()
-	}
-	sweepForbidden := neverSweep(parent)
-	stopSig := o.StopSignal
-	if stopSig == 0 {
-		stopSig = syscall.SIGTERM
-	}
-	defer s.close()
-	if watchParent {
-		if err := s.watchParent(parent); err != nil {
-			if errors.Is(err, errParentGone) {
-				return Result{Reason: ReasonParentGone}, nil
-			}
-			return Result{}, fail(ExitContainment, "%v", err)
-		}
-	}
-
-	// The session cgroup, in cgroup mode: made before anything is
-	// started, removed by s.close() on every return.
-	mode, err := s.holdInCgroup(o.Containment)
-	if err != nil {
 		return Result{}, err
 	}
-	procs, err := s.procsFD()
-	if err != nil {
-		return Result{Mode: mode}, fail(ExitContainment, "%v", err)
+	defer s.close()
+	res := Result{Timeout: o.Timeout}
+	if err := s.contain(&res); err != nil {
+		return s.abort(res, err)
 	}
-
-	// The gate and the guard start side by side, so that their start-up
-	// overlaps; the guard needs only the gate's pidfd, which exists from
-	// the fork on. Neither watches or runs anything until it says so.
-	s.gate, err = gate.Spawn(gate.Spec{Exe: exe, Path: program, Argv: o.Argv, Env: env, Files: engineFiles, CgroupProcs: procs})
-	if procs > 0 {
-		sys.Close(procs)
+	if err := s.release(&res); err != nil {
+		return s.abort(res, err)
 	}
-	if err != nil {
-		return Result{Mode: mode}, fail(ExitContainment, "%v", err)
-	}
-	res := Result{PID: s.gate.PID, Timeout: o.Timeout, Mode: mode}
-	s.eng = &engine{pid: s.gate.PID, adopting: adopting}
-	s.group = engineGroup{groupend.PidfdGroup{Pidfd: s.gate.Pidfd, PGID: s.gate.PID}, s.eng}
-	gs := guard.Spec{Exe: exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: budget}
-	if s.tty != nil {
-		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
-	}
-	if s.cg != nil {
-		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
-	}
-	s.guard, err = guard.Spawn(gs)
-	if err == nil {
-		s.eng.guard = s.guard.PID
-	}
-	if err != nil {
-		s.guard = nil
-		if rerr := s.gate.AwaitReady(); rerr == nil {
-			s.endBeforeRelease(false)
-		}
-		return s.setupFailed(res, err)
-	}
-	if err := s.gate.AwaitReady(); err != nil {
-		s.guard.Abandon()
-		s.guard = nil
-		s.reaped = true // AwaitReady killed and reaped the gate
-		return s.setupFailed(res, err)
-	}
-	log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
-	if s.cg != nil {
-		// The gate joined the session cgroup before it said ready; check
-		// it from outside before the guard is relied on.
-		if err := s.gateJoined(); err != nil {
-			s.guard.Abandon()
-			s.guard = nil
-			s.endBeforeRelease(false)
-			return s.setupFailed(res, err)
-		}
-	}
-	if err := s.guard.AwaitArmed(); err != nil {
-		s.guard = nil
-		s.endBeforeRelease(false)
-		return s.setupFailed(res, err)
-	}
-	log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
-
-	if o.Ack != nil {
-		if err := o.Ack(s.gate.PID, mode); err != nil {
-			s.endBeforeRelease(false)
-			return res, fail(ExitContainment, "write ack: %v", err)
-		}
-	}
-	// A stop that came during setup ends the session with nothing
-	// executed.
-	if reason, sig := s.pending(); reason != "" {
-		res.Reason, res.Signal = reason, sig
-		res.End = s.endBeforeRelease(reason == ReasonGuardLost)
-		return res, nil
-	}
-	if s.tty != nil {
-		if err := s.tty.give(s.gate.PID); err != nil {
-			log.Warn().Err(err).Msg("the terminal stays with the starter's group")
-			s.tty.close()
-			s.tty = nil
-		} else {
-			defer s.returnTerminal()
-		}
-	}
-	if err := s.gate.Release(); err != nil {
-		res.End = s.endBeforeRelease(false)
-		return res, fail(ExitContainment, "%v", err)
-	}
-	res.Executed = true
-	if o.Released != nil {
-		o.Released()
-	}
-	o.started(s.gate.PID, s.guard.PID, mode)
-	log.Debug().Int("pid", s.gate.PID).Msg("engine released")
-
 	res.Reason, res.Signal, res.Engine = s.watch()
-	log.Debug().Str("reason", res.Why()).Msg("ending the group")
-	hurried, stopHurry := hurry(sigCh)
-	stop := groupend.Stop{Signal: stopSig, Grace: o.Grace, Hurry: hurried}
-	if s.cg != nil {
-		// cgroup.kill first: it reaches the processes that left group E
-		// too. Then the group end and the sweep as in group mode: they
-		// find only zombies to reap, or a member that left the cgroup.
-		res.End = s.endCgroup(stop, budget)
-		if r := groupend.End(s.group, budget, s.forbidden()...); r.Outcome != groupend.Empty {
-			res.End = r
-		}
-	} else {
-		res.End = groupend.EndAfter(s.group, stop, budget, s.forbidden()...)
-	}
-	if adopting {
-		res.Escapees = s.sweep(stop, budget, append(sweepForbidden, s.forbidden()...))
-	}
-	stopHurry()
-	s.removeCgroup()
-	execErr := s.execResult()
-	if res.Reason == ReasonGuardLost {
-		s.guard.Lost()
-	} else if err := s.guard.Finish(guardWait); err != nil {
-		log.Warn().Err(err).Msg("guard")
-	}
-	switch {
-	case s.eng.reaped:
-		// Reaped during the group end, its status kept.
-		res.Engine = s.eng.status
-	default:
-		if res.Reason != ReasonEngineExit {
-			st, err := s.awaitEngine()
-			if err != nil {
-				return res, fail(ExitContainment, "the Engine could not be reaped: %v", err)
-			}
-			res.Engine = st
-		}
-		if _, err := sys.Reap(s.gate.Pidfd); err != nil {
-			return res, fail(ExitContainment, "reap the Engine: %v", err)
-		}
-	}
-	s.reaped = true
-	if execErr != nil {
-		res.Executed = false
-		return res, fail(gate.ExitStatusFor(execErr), "%v", execErr)
-	}
-	return res, nil
+	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
+	res.End = s.end(s.plan())
+	return s.collect(res)
 }
 
-var errParentGone = errors.New("parent gone")
-
-// Forwarded lists the signals the starter passes on to the Engine's
-// group, as tini and dumb-init do; they do not end the session.
-var Forwarded = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM}
-
-// hurry returns a channel that is closed when a stop signal arrives on
-// sigCh during the grace (a second stop goes straight to SIGKILL), and a
-// function that ends the goroutine watching sigCh.
-func hurry(sigCh <-chan os.Signal) (<-chan struct{}, func()) {
-	ch, done, exited := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		select {
-		case <-sigCh:
-			close(ch)
-		case <-done:
-		}
-	}()
-	return ch, func() { close(done); <-exited }
+// stop is a session ended before the go-ahead by one of its end
+// conditions: nothing was executed, and that is no failure of Run.
+type stop struct {
+	reason Reason
+	signal syscall.Signal
 }
 
-// session is the state of one Run once the watching starts.
-type session struct {
-	log      zerolog.Logger
-	ctx      context.Context
-	sigCh    chan os.Signal  // stop signals
-	fwdCh    chan os.Signal  // signals forwarded to the group
-	chldCh   chan os.Signal  // SIGCHLD, when adopted orphans are reaped or job control followed
-	adopting bool            // children other than the gate and guard are ours to reap
-	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
-	tty      *terminal       // the terminal handed to the Engine, or nil
-	ctl      *control
-	budget   time.Duration
-	timeout  time.Duration
-
-	parentFD int // pidfd of the launcher, or -1
-	gate     *gate.Gate
-	guard    *guard.Guard
-	group    engineGroup
-	eng      *engine
-	execRead bool  // the gate's exec report has been read
-	execErr  error // what it said
-	reaped   bool
-}
-
-func (s *session) close() {
-	if s.parentFD > 0 {
-		sys.Close(s.parentFD)
-	}
-	if s.gate != nil {
-		if !s.reaped && (s.eng == nil || !s.eng.reaped) {
-			// Only reached on a path that ended the group already; the
-			// gate is dead or dying and must not stay a zombie.
-			_, _ = sys.Reap(s.gate.Pidfd)
-		}
-		s.gate.Close()
-	}
-	s.closeCgroup()
-}
+func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
 
 // watchParent opens a pidfd of the launcher, then checks getppid() again:
 // a parent that died before the pidfd was opened has re-parented us by
@@ -434,6 +119,450 @@ func (s *session) watchParent(parent int) error {
 	return nil
 }
 
+var errParentGone = stop{reason: ReasonParentGone}
+
+// session is the state of one Run.
+type session struct {
+	o   Options
+	log zerolog.Logger
+	ctx context.Context
+
+	// prepare
+	program     string
+	env         []string
+	parent      int // the launcher's PID
+	inherited   []int
+	engineFiles []int
+	ctl         *control
+	sigCh       chan os.Signal // stop signals
+	fwdCh       chan os.Signal // signals forwarded to the group
+	chldCh      chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
+	stopSig     syscall.Signal
+	budget      time.Duration
+	adopting    bool         // children other than the gate and guard are ours to reap
+	subreaper   func()       // puts the previous subreaper setting back
+	before      map[int]bool // children this process had before the gate: not the session's
+	neverSweep  []int        // groups the sweep never signals as a group
+	tty         *terminal    // the terminal handed to the Engine, or nil
+	ttyGiven    bool
+
+	// contain
+	parentFD int // pidfd of the launcher, or -1
+	mode     string
+	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
+	cgHolder *cgroup.Holder
+	gate     *gate.Gate
+	gateGone bool // the gate was killed and reaped before it was ready
+	guard    *guard.Guard
+	armed    bool
+	engine   *end.Process
+	group    end.Group
+
+	// watch and end
+	execRead bool  // the gate's exec report has been read
+	execErr  error // what it said
+	deadline time.Time
+}
+
+// prepare checks the request and takes what the session needs of this
+// process: the launcher's descriptors (marked close-on-exec), the control
+// descriptor, the stop and forwarded signals, the subreaper setting and
+// the terminal. Nothing is started.
+func prepare(ctx context.Context, o Options) (*session, error) {
+	if len(o.Argv) == 0 {
+		return nil, fail(ExitUsage, "no PROGRAM given")
+	}
+	s := &session{o: o, log: o.Logger, ctx: ctx, parentFD: -1, budget: o.KillBudget, stopSig: o.StopSignal}
+	if s.budget <= 0 {
+		s.budget = DefaultKillBudget
+	}
+	if s.stopSig == 0 {
+		s.stopSig = syscall.SIGTERM
+	}
+	if o.Exe == "" {
+		s.o.Exe = "/proc/self/exe"
+	}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	s.env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, RequestEnv+"=") })
+
+	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
+		return nil, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
+	}
+	// The launcher: recorded first, so that a parent gone already is seen.
+	s.parent = os.Getppid()
+	if o.ParentPID != 0 && s.parent != o.ParentPID {
+		return nil, errParentGone
+	}
+	s.program = o.Path
+	if s.program == "" {
+		path, pathSet := lookupEnv(s.env, "PATH")
+		var err error
+		if s.program, err = Resolve(o.Argv[0], path, pathSet); err != nil {
+			return nil, fail(gate.ExitStatusFor(err), "%s: %w", o.Argv[0], err)
+		}
+	} else if err := executable(s.program); err != nil {
+		return nil, fail(gate.ExitStatusFor(err), "%s: %w", s.program, err)
+	}
+	if err := proc.SameNamespace(); err != nil {
+		return nil, fail(ExitContainment, "%w", err)
+	}
+	inherited, err := inheritedFDs()
+	if err != nil {
+		return nil, fail(ExitContainment, "list inherited descriptors: %w", err)
+	}
+	if o.ControlFD != 0 {
+		if s.ctl, err = openControl(o.ControlFD, inherited); err != nil {
+			return nil, fail(ExitUsage, "%w", err)
+		}
+	}
+	// From here on, close undoes what was taken.
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	// No helper of ours may inherit the launcher's descriptors: mark them
+	// close-on-exec in our table (the flag is per table, so the launcher's
+	// own descriptors are untouched); close puts them back.
+	for _, fd := range inherited {
+		if err := sys.SetCloseOnExec(fd); err != nil {
+			return nil, fail(ExitContainment, "%w", err)
+		}
+		s.inherited = append(s.inherited, fd)
+	}
+	s.engineFiles = []int{0, 1, 2}
+	for _, fd := range inherited {
+		if fd != o.ControlFD && fd != o.StatusFD {
+			s.engineFiles = append(s.engineFiles, fd)
+		}
+	}
+
+	// Stop signals. SIGHUP and SIGINT left ignored by the launcher stay
+	// ignored: notifying them would replace the ignore, here and in the
+	// Engine.
+	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if !signal.Ignored(sig) {
+			stops = append(stops, sig)
+		}
+	}
+	// Buffered: signal.Notify drops a signal when the channel is full.
+	s.sigCh = make(chan os.Signal, 8)
+	signal.Notify(s.sigCh, stops...)
+	s.fwdCh = make(chan os.Signal, 16)
+	signal.Notify(s.fwdCh, Forwarded...)
+
+	s.adopting = o.Subreaper || os.Getpid() == 1
+	if o.Subreaper {
+		if s.subreaper, err = subreaper(); err != nil {
+			return nil, fail(ExitContainment, "become a subreaper: %w", err)
+		}
+	}
+	if o.Terminal {
+		s.tty = openTerminal()
+	}
+	if s.adopting || s.tty != nil {
+		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
+		// namespace, as tini and dumb-init are) are reaped as they exit:
+		// on each SIGCHLD, by PID. At a terminal SIGCHLD also tells of the
+		// Engine's job-control stops.
+		s.chldCh = make(chan os.Signal, 1)
+		signal.Notify(s.chldCh, syscall.SIGCHLD)
+	}
+	if s.adopting {
+		// Children this process has already (a wrapper's background job
+		// that exec'd us, say) are not the session's: reaped when they
+		// exit, never signalled.
+		s.before = map[int]bool{}
+		for _, pid := range children() {
+			s.before[pid] = true
+		}
+	}
+	s.neverSweep = neverSweep(s.parent)
+	ok = true
+	return s, nil
+}
+
+// contain makes the session's holders: the session cgroup (in cgroup
+// mode), the gate leading group E, and the guard armed on it. The gate
+// and the guard start side by side, so that their start-up overlaps; the
+// guard needs only the gate's pidfd, which exists from the fork on.
+// Neither watches or runs anything until it says so.
+func (s *session) contain(res *Result) error {
+	if s.o.WatchParent || s.o.ParentPID != 0 {
+		if s.parent <= 1 {
+			// PID 1 is taken as a container init and not watched; a
+			// launcher that died before we started cannot be told apart.
+			s.log.Debug().Int("ppid", s.parent).Msg("parent not watched")
+		} else if err := s.watchParent(s.parent); err != nil {
+			if errors.Is(err, errParentGone) {
+				return err
+			}
+			return fail(ExitContainment, "%w", err)
+		}
+	}
+	mode, err := s.holdInCgroup(s.o.Containment)
+	if err != nil {
+		return err
+	}
+	s.mode, res.Mode = mode, mode
+	procs, err := s.procsFD()
+	if err != nil {
+		return fail(ExitContainment, "%w", err)
+	}
+	s.gate, err = gate.Spawn(gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs})
+	if procs > 0 {
+		sys.Close(procs)
+	}
+	if err != nil {
+		return fail(ExitContainment, "%w", err)
+	}
+	res.PID = s.gate.PID
+	// The Engine is reaped early (its status kept) only where the group
+	// is signalled through a pidfd; by number, its zombie pins E.
+	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.GroupSignalSupported()}
+	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
+
+	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total()}
+	if s.tty != nil {
+		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
+	}
+	if s.cg != nil {
+		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
+	}
+	s.guard, err = guard.Spawn(gs)
+	if err != nil {
+		s.guard = nil
+		return fail(ExitContainment, "%w", err)
+	}
+	s.group.Forbidden = s.forbidden()
+	if err := s.gate.AwaitReady(); err != nil {
+		s.gateGone = true // AwaitReady killed and reaped the gate
+		return fail(ExitContainment, "%w", err)
+	}
+	s.log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
+	if s.cg != nil {
+		// The gate joined the session cgroup before it said ready; check
+		// it from outside before the guard is relied on.
+		if err := s.gateJoined(); err != nil {
+			return fail(ExitContainment, "%w", err)
+		}
+		if s.cgHolder, err = cgroup.NewHolder(s.cg.DirFD); err != nil {
+			return fail(ExitContainment, "%w", err)
+		}
+	}
+	if err := s.guard.AwaitArmed(); err != nil {
+		s.guard = nil // AwaitArmed killed and reaped it
+		return fail(ExitContainment, "%w", err)
+	}
+	s.armed = true
+	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
+	return nil
+}
+
+// release writes the ack and gives the go-ahead, unless a stop came
+// during setup.
+func (s *session) release(res *Result) error {
+	if s.o.Ack != nil {
+		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
+			return fail(ExitContainment, "write ack: %w", err)
+		}
+	}
+	if reason, sig := s.pending(); reason != "" {
+		return stop{reason: reason, signal: sig}
+	}
+	if s.tty != nil {
+		if err := s.tty.give(s.gate.PID); err != nil {
+			s.log.Warn().Err(err).Msg("the terminal stays with the starter's group")
+			s.tty.close()
+			s.tty = nil
+		} else {
+			s.ttyGiven = true
+		}
+	}
+	if err := s.gate.Release(); err != nil {
+		return fail(ExitContainment, "%w", err)
+	}
+	res.Executed = true
+	if s.o.Released != nil {
+		s.o.Released()
+	}
+	s.o.started(s.gate.PID, s.guard.PID, s.mode)
+	s.log.Debug().Int("pid", s.gate.PID).Msg("engine released")
+	return nil
+}
+
+// abort ends a session whose Engine was never executed, after contain or
+// release failed or a stop came first: the gate exits when its go-ahead
+// pipe closes, and the holders are ended all the same; then the guard is
+// finished (or reaped, if it is what was lost). A stop signal that is
+// already pending explains a setup failure (Ctrl-C at a terminal reaches a
+// gate still in our group, between its fork and its setpgid): then it is
+// a stop before the go-ahead, and the starter dies of that signal.
+func (s *session) abort(res Result, err error) (Result, error) {
+	var st stop
+	if !errors.As(err, &st) {
+		select {
+		case sig := <-s.sigCh:
+			st = stop{reason: ReasonSignal, signal: sig.(syscall.Signal)}
+		default:
+		}
+	}
+	if s.gate != nil && !s.gateGone {
+		s.gate.Abort()
+		res.End = s.end(end.Plan{Budget: s.budget})
+		s.gateGone = true
+	}
+	switch {
+	case s.guard == nil:
+	case !s.armed:
+		s.guard.Abandon()
+	case st.reason == ReasonGuardLost:
+		s.guard.Lost()
+	default:
+		if gerr := s.guard.Finish(s.untilDeadline()); gerr != nil {
+			s.log.Warn().Err(gerr).Msg("guard")
+		}
+	}
+	s.guard = nil
+	if st.reason != "" {
+		res.Reason, res.Signal = st.reason, st.signal
+		return res, nil
+	}
+	return res, err
+}
+
+// plan is how the session ends once the Engine was released: the stop
+// signal and the grace first, then the kill budget; a second stop signal
+// hurries the grace, and SIGCHLD tells of adopted children.
+func (s *session) plan() end.Plan {
+	return end.Plan{Stop: s.stopSig, Grace: s.o.Grace, Budget: s.budget, Hurry: s.sigCh, Wake: s.chldCh}
+}
+
+// holders lists what holds the session, in the order the end looks at
+// them: the Engine's own process first (it may have left group E, and its
+// reap shows E's end sooner), then the adopted escapees (their reaps
+// too), then group E, then the session cgroup.
+func (s *session) holders() []end.Holder {
+	hs := []end.Holder{s.engine}
+	if s.adopting {
+		hs = append(hs, &escapees{s: s, forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...)})
+	}
+	hs = append(hs, settledGroup{s.group, s})
+	if s.cgHolder != nil {
+		hs = append(hs, s.cgHolder)
+	}
+	return hs
+}
+
+// end ends every holder under one deadline (package end), and removes
+// the session cgroup once it is empty.
+func (s *session) end(plan end.Plan) end.Report {
+	s.deadline = plan.Deadline(time.Now())
+	r := end.End(s.holders(), plan)
+	s.removeCgroup()
+	return r
+}
+
+// untilDeadline is the time left for what follows the end: until the
+// deadline, plus endSlack.
+func (s *session) untilDeadline() time.Duration {
+	return max(time.Until(s.deadline.Add(endSlack)), 0)
+}
+
+// collect finishes the guard and takes the Engine's status, both within
+// the end's deadline. The guard exits once it has seen the holders empty;
+// after Survivors it keeps guarding, and ends them itself once this
+// process is gone. The Engine is reaped here, or was by the end: it is
+// the one owner of that reap, and never waits past the deadline.
+func (s *session) collect(res Result) (Result, error) {
+	execErr := s.execResult()
+	var failure error
+	if res.Reason == ReasonGuardLost {
+		s.guard.Lost()
+	} else if err := s.guard.Finish(s.untilDeadline()); err != nil {
+		switch {
+		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == end.Empty:
+			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
+		case errors.Is(err, guard.ErrNotFinished):
+			s.log.Debug().Err(err).Msg("the guard keeps guarding the survivors")
+		default:
+			s.log.Warn().Err(err).Msg("guard")
+		}
+	}
+	s.guard = nil
+	st, err := s.engine.Reap(s.untilDeadline())
+	switch {
+	case err == nil:
+		if res.Reason != ReasonEngineExit {
+			res.Engine = st
+		}
+	case res.End.Outcome == end.Empty || res.End.Outcome == end.Unconfirmed:
+		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)
+	}
+	if failure != nil {
+		return res, failure
+	}
+	if execErr != nil {
+		res.Executed = false
+		return res, fail(gate.ExitStatusFor(execErr), "%w", execErr)
+	}
+	return res, nil
+}
+
+// close undoes what the session took, in one order: the terminal, the
+// launcher's pidfd, the gate's descriptors, the session cgroup, the
+// adopted children that exited, the signal handling, the subreaper
+// setting, the launcher's descriptor flags and the control descriptor.
+// It waits for nothing: a gate or guard that has not exited is not reaped
+// here.
+func (s *session) close() {
+	if s.ttyGiven {
+		s.returnTerminal()
+	}
+	if s.tty != nil {
+		s.tty.close()
+	}
+	if s.parentFD >= 0 {
+		sys.Close(s.parentFD)
+	}
+	if s.guard != nil {
+		// Reached only on a failure between the arming and the end.
+		s.guard.Abandon()
+	}
+	if s.engine != nil && !s.gateGone {
+		_, _ = s.engine.Reap(0)
+	}
+	if s.gate != nil {
+		s.gate.Close()
+	}
+	if s.cgHolder != nil {
+		s.cgHolder.Close()
+	}
+	s.closeCgroup()
+	if s.adopting {
+		s.reapAdopted()
+	}
+	for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.sigCh} {
+		if ch != nil {
+			signal.Stop(ch)
+		}
+	}
+	if s.subreaper != nil {
+		s.subreaper()
+	}
+	for _, fd := range s.inherited {
+		_ = sys.ClearCloseOnExec(fd)
+	}
+	if s.ctl != nil {
+		s.ctl.close()
+	}
+}
+
 // forbidden lists the groups the starter must never signal: its own and
 // the guard's.
 func (s *session) forbidden() []int {
@@ -445,274 +574,40 @@ func (s *session) forbidden() []int {
 	return out
 }
 
-// endBeforeRelease ends a session whose Engine was never executed: the
-// gate exits when its go-ahead pipe closes, and its group is ended all the
-// same, then the guard is finished.
-func (s *session) endBeforeRelease(lost bool) groupend.Report {
-	s.gate.Abort()
-	if s.cg != nil {
-		_, _ = cgroup.KillUntilEmpty(s.cg.DirFD, s.budget, func() { _ = s.group.Signal(syscall.SIGKILL) })
+// signalGroup signals group E through the gate's pidfd with
+// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), which names E's pid object and
+// never its number. Before Linux 6.9 it sends kill(-E), and that is safe
+// only while the Engine is this process's unreaped child: the Engine —
+// running or a zombie — keeps its PID and the number E allocated, so -E
+// cannot name a newer group. The Engine is not reaped early on such a
+// kernel (see contain), and after its reap nothing is signalled by
+// number.
+func (s *session) signalGroup(sig syscall.Signal) error {
+	err := sys.PidfdSignalGroup(s.gate.Pidfd, sig)
+	if !errors.Is(err, sys.ErrNoGroupSignal) {
+		return err
 	}
-	r := groupend.End(s.group, s.budget, s.forbidden()...)
-	s.removeCgroup()
-	switch {
-	case s.guard == nil:
-	case lost:
-		s.guard.Lost()
-	default:
-		if err := s.guard.Finish(guardWait); err != nil {
-			s.log.Warn().Err(err).Msg("guard")
-		}
+	if s.engine.Reaped() {
+		return fmt.Errorf("%w: the Engine was reaped; group %d is no longer pinned", end.ErrRefused, s.gate.PID)
 	}
-	return r
+	return sys.KillGroup(s.gate.PID, sig)
 }
 
-// pending reports a stop that is already due, without waiting.
-func (s *session) pending() (Reason, syscall.Signal) {
-	select {
-	case sig := <-s.sigCh:
-		return ReasonSignal, sig.(syscall.Signal)
-	default:
-	}
-	if s.ctx.Err() != nil {
-		return ReasonCanceled, 0
-	}
-	// The guard first: an Engine must never be released behind a guard
-	// that is gone.
-	fds := []unix.PollFd{{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}}
-	if s.parentFD > 0 {
-		fds = append(fds, unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN})
-	}
-	if s.ctl != nil {
-		fds = append(fds, unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
-	}
-	if _, err := sys.Poll(fds, 0); err != nil {
-		return ReasonWatchFailed, 0
-	}
-	if fds[0].Revents != 0 {
-		return ReasonGuardLost, 0
-	}
-	if s.parentFD > 0 && fds[1].Revents != 0 {
-		return ReasonParentGone, 0
-	}
-	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
-		return ReasonControlClosed, 0
-	}
-	return "", 0
+// settledGroup is group E with the adopted children that have exited
+// reaped before each look: a group whose members were all the starter's
+// descendants then shows as gone (ESRCH) without a /proc scan.
+type settledGroup struct {
+	end.Group
+	s *session
 }
 
-// Slots of the watch set.
-const (
-	slotWake = iota
-	slotEngine
-	slotGuard
-	slotReport
-	slotParent
-	slotControl
-	slots
-)
-
-// watch waits for the first end condition. It polls the pidfds of the
-// Engine, the guard and the launcher, the gate's exec report and the
-// control descriptor in one poll call, run by a goroutine so that signals,
-// the timeout and ctx can be selected on too; a wake pipe stops that poll.
-// Forwarded signals are passed to the group while the poll goes on.
-func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
-	wakeR, wakeW, err := sys.Pipe()
-	if err != nil {
-		// Without a wake pipe the poll cannot be interrupted, and
-		// polling with a timeout instead would be a tick: end the session.
-		s.log.Error().Err(err).Msg("wake pipe")
-		return ReasonWatchFailed, 0, sys.WaitStatus{}
+func (g settledGroup) Live() ([]end.Member, error) {
+	if g.s.adopting {
+		g.s.reapAdopted()
 	}
-	defer sys.Close(wakeR)
-	defer sys.Close(wakeW)
-
-	fds := make([]unix.PollFd, slots)
-	for i := range fds {
-		fds[i].Fd = -1 // poll ignores negative descriptors
-	}
-	fds[slotWake] = unix.PollFd{Fd: int32(wakeR), Events: unix.POLLIN}
-	fds[slotEngine] = unix.PollFd{Fd: int32(s.gate.Pidfd), Events: unix.POLLIN}
-	fds[slotGuard] = unix.PollFd{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}
-	fds[slotReport] = unix.PollFd{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}
-	if s.parentFD > 0 {
-		fds[slotParent] = unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN}
-	}
-	if s.ctl != nil {
-		fds[slotControl] = unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
-	}
-	var timeout <-chan time.Time
-	if s.timeout > 0 {
-		t := time.NewTimer(s.timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-
-	polled := make(chan error, 1)
-	polling := false
-	stop := func() {
-		if polling {
-			_ = sys.WriteAll(wakeW, []byte{0})
-			<-polled
-			var b [8]byte
-			_, _ = sys.Read(wakeR, b[:])
-			polling = false
-		}
-	}
-	defer stop()
-	for {
-		if !polling {
-			for i := range fds {
-				fds[i].Revents = 0
-			}
-			go func() {
-				_, err := sys.Poll(fds, -1)
-				polled <- err
-			}()
-			polling = true
-		}
-		var perr error
-		select {
-		case sig := <-s.sigCh:
-			return ReasonSignal, sig.(syscall.Signal), sys.WaitStatus{}
-		case sig := <-s.fwdCh:
-			s.forward(sig.(syscall.Signal))
-			continue
-		case <-s.chldCh:
-			// Without adopting, any other child of this process is the
-			// caller's to reap.
-			if s.adopting {
-				if n := reapAdopted(s.gate.PID, s.guard.PID); n > 0 {
-					s.log.Debug().Int("reaped", n).Msg("adopted children")
-				}
-			}
-			if s.tty != nil && engineStopped(s.gate.Pidfd) {
-				s.followStop()
-			}
-			continue
-		case <-timeout:
-			return ReasonTimeout, 0, sys.WaitStatus{}
-		case <-s.ctx.Done():
-			return ReasonCanceled, 0, sys.WaitStatus{}
-		case perr = <-polled:
-			polling = false
-		}
-		if perr != nil {
-			s.log.Error().Err(perr).Msg("watch")
-			return ReasonWatchFailed, 0, sys.WaitStatus{}
-		}
-		if fds[slotReport].Revents != 0 {
-			s.readExecResult()
-			fds[slotReport].Fd = -1
-		}
-		if fds[slotEngine].Revents != 0 {
-			st, exited, err := sys.Peek(s.gate.Pidfd)
-			if err != nil {
-				s.log.Error().Err(err).Msg("peek at the Engine")
-			}
-			if exited {
-				return ReasonEngineExit, 0, st
-			}
-		}
-		if fds[slotGuard].Revents != 0 {
-			return ReasonGuardLost, 0, sys.WaitStatus{}
-		}
-		if fds[slotParent].Revents != 0 {
-			return ReasonParentGone, 0, sys.WaitStatus{}
-		}
-		if fds[slotControl].Revents != 0 && s.ctl.ended() {
-			return ReasonControlClosed, 0, sys.WaitStatus{}
-		}
-	}
+	return g.Group.Live()
 }
 
-// followStop follows a job-control stop of the Engine (Ctrl-Z): it takes
-// the terminal back and stops this process too, so that the shell sees its
-// job stopped; when continued (fg), it gives the terminal back to the
-// Engine's group if it got it, and continues that group.
-func (s *session) followStop() {
-	s.log.Debug().Msg("the Engine stopped; stopping too")
-	if err := s.tty.takeBack(); err != nil {
-		s.log.Warn().Err(err).Msg("take the terminal back")
-	}
-	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
-	// Continued. With fg the shell gave us the terminal: pass it on.
-	if s.tty.foreground() {
-		if err := s.tty.give(s.gate.PID); err != nil {
-			s.log.Warn().Err(err).Msg("give the terminal to the Engine")
-		}
-	}
-	s.forward(syscall.SIGCONT)
-}
-
-// returnTerminal takes the terminal back at the end of the session if
-// the Engine's group still has it.
-func (s *session) returnTerminal() {
-	if fg, err := unix.IoctlGetInt(s.tty.fd, unix.TIOCGPGRP); err == nil && fg == s.gate.PID {
-		if err := s.tty.takeBack(); err != nil {
-			s.log.Warn().Err(err).Msg("take the terminal back")
-		}
-	}
-}
-
-// forward passes sig to the Engine's group. The group is pinned by the
-// Engine, still the starter's unreaped child (see engineGroup).
-func (s *session) forward(sig syscall.Signal) {
-	err := s.group.Signal(sig)
-	s.log.Debug().Str("signal", sys.SignalName(sig)).Err(err).Msg("forwarded")
-}
-
-// setupFailed ends Run after the gate or the guard failed before the
-// go-ahead. A stop signal that is already pending explains the failure
-// (Ctrl-C at a terminal reaches a gate still in our group, between its
-// fork and its setpgid): then it is a stop before the go-ahead, and the
-// starter dies of that signal; else a containment failure.
-func (s *session) setupFailed(res Result, err error) (Result, error) {
-	select {
-	case sig := <-s.sigCh:
-		res.Reason, res.Signal = ReasonSignal, sig.(syscall.Signal)
-		return res, nil
-	default:
-		return res, fail(ExitContainment, "%v", err)
-	}
-}
-
-// readExecResult reads the gate's exec report once it is readable.
-func (s *session) readExecResult() {
-	if !s.execRead {
-		s.execRead = true
-		s.execErr = s.gate.ExecResult()
-	}
-}
-
-// execResult returns the exec report after the group end, when the gate
-// has executed the Engine or exited: its report is readable (a message or
-// end of file) and reading it cannot block. If it is somehow not readable
-// yet, no exec failure was seen.
-func (s *session) execResult() error {
-	if !s.execRead {
-		fds := []unix.PollFd{{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}}
-		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
-			s.readExecResult()
-		}
-	}
-	return s.execErr
-}
-
-// awaitEngine waits, bounded, for the SIGKILLed Engine to become a zombie
-// and returns its status without reaping it.
-func (s *session) awaitEngine() (sys.WaitStatus, error) {
-	fds := []unix.PollFd{{Fd: int32(s.gate.Pidfd), Events: unix.POLLIN}}
-	if _, err := sys.Poll(fds, reapWait); err != nil {
-		return sys.WaitStatus{}, err
-	}
-	st, exited, err := sys.Peek(s.gate.Pidfd)
-	if err != nil {
-		return st, err
-	}
-	if !exited {
-		return st, fmt.Errorf("pid %d still running %v after the group end", s.gate.PID, reapWait)
-	}
-	return st, nil
-}
+// Forwarded lists the signals the starter passes on to the Engine's
+// group, as tini and dumb-init do; they do not end the session.
+var Forwarded = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM}

@@ -3,7 +3,7 @@ package starter
 import (
 	"time"
 
-	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -32,20 +32,23 @@ type StatusEnded struct {
 	ExitCode   *int    `json:"exit_code"`
 	Signal     *string `json:"signal"`
 	CoreDumped bool    `json:"core_dumped,omitempty"`
-	// Outcome of the group end: empty, unconfirmed, survivors, refused.
+	// Outcome of the session's end: empty, unconfirmed, survivors,
+	// refused.
 	Outcome string `json:"outcome,omitempty"`
-	// MembersSeen is the largest number of live members one scan found
-	// before the group was empty: a lower bound of what was ended.
+	// MembersSeen is the largest number of live members one look at the
+	// Engine's group or session cgroup found: a lower bound of what was
+	// ended.
 	MembersSeen int `json:"members_seen"`
 	// EscapeesSeen counts the processes that had left the Engine's group
 	// and were adopted and ended by the sweep (a lower bound).
-	EscapeesSeen int         `json:"escapees_seen"`
-	KillRounds   int         `json:"kill_rounds"`
-	Graceful     bool        `json:"graceful"`
-	Survivors    []Survivor  `json:"survivors"`
-	DurationMS   float64     `json:"duration_ms"`
-	GroupEndMS   float64     `json:"group_end_ms"`
-	Starter      StarterExit `json:"starter"`
+	EscapeesSeen int        `json:"escapees_seen"`
+	KillRounds   int        `json:"kill_rounds"`
+	Graceful     bool       `json:"graceful"`
+	Survivors    []Survivor `json:"survivors"`
+	DurationMS   float64    `json:"duration_ms"`
+	// GroupEndMS is how long the end took, every holder together.
+	GroupEndMS float64     `json:"group_end_ms"`
+	Starter    StarterExit `json:"starter"`
 	// Report is the line session-starter wrote to stderr, if any.
 	Report string `json:"report,omitempty"`
 	Time   string `json:"time"`
@@ -76,7 +79,7 @@ func ended(res Result, err error) StatusEnded {
 		Reason:      res.Why(),
 		Mode:        res.Mode,
 		Executed:    res.Executed,
-		MembersSeen: res.End.Seen,
+		MembersSeen: res.End.Members(),
 		KillRounds:  res.End.Rounds,
 		Graceful:    res.End.Graceful,
 		Survivors:   []Survivor{},
@@ -87,11 +90,8 @@ func ended(res Result, err error) StatusEnded {
 	if res.End.Outcome != 0 {
 		rec.Outcome = res.End.Outcome.String()
 	}
-	rec.EscapeesSeen = res.Escapees.Seen
-	if res.Escapees.Outcome == groupend.Survivors && rec.Outcome == "empty" {
-		rec.Outcome = "survivors"
-	}
-	for _, m := range append(res.End.Survivors, res.Escapees.Survivors...) {
+	rec.EscapeesSeen = res.End.Seen[end.KindEscapees]
+	for _, m := range res.End.Survivors {
 		rec.Survivors = append(rec.Survivors, Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm})
 	}
 	if res.Executed {

@@ -5,23 +5,13 @@ import (
 	"os"
 	"slices"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/session-starter/session-starter/internal/groupend"
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
-)
-
-// Pacing of the sweep's wait for adopted children to exit: it wakes on
-// SIGCHLD, and at the latest after the pause, which starts at firstPause
-// and doubles up to maxPause (a SIGKILLed child's exit always raises
-// SIGCHLD, so the pause only bounds a lost wake-up).
-const (
-	firstPause = time.Millisecond
-	maxPause   = 50 * time.Millisecond
 )
 
 // subreaper makes this process a child subreaper (PR_SET_CHILD_SUBREAPER):
@@ -40,75 +30,51 @@ func subreaper() (func(), error) {
 	return func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, uintptr(was), 0, 0, 0) }, nil
 }
 
-// sweep ends the children the starter adopted as a subreaper: everything
-// but the Engine (its zombie pins group E) and the guard. Each is
-// signalled through a pidfd opened while it is the starter's unreaped
-// child — nobody else reaps the starter's children, so the PID cannot name
-// anyone else — and a child that leads its own process group has the
-// whole group signalled through that pidfd, unless the group is one that
-// must never be signalled (the starter's, the guard's, the launcher's,
-// the terminal's foreground). With a grace, stop.Signal and SIGCONT go
-// first and the sweep waits up to stop.Grace; then SIGKILL, again each
-// round, until no adopted child is left or the budget has passed. Orphans
-// of the killed are adopted in turn and swept in the next round.
-func (s *session) sweep(stop groupend.Stop, budget time.Duration, forbidden []int) groupend.Report {
-	start := time.Now()
-	managed := []int{s.gate.PID, s.guard.PID}
-	var r groupend.Report
-	sig := syscall.SIGKILL
-	graceUntil := start
-	if stop.Grace > 0 && stop.Signal != 0 && stop.Signal != syscall.SIGKILL {
-		sig, graceUntil = stop.Signal, start.Add(stop.Grace)
-	}
-	deadline := graceUntil.Add(budget)
-	stopped := map[int]bool{} // children sent the stop signal already
-	pause := firstPause
-	for {
-		reapAdopted(managed...)
-		kids := slices.DeleteFunc(children(), func(pid int) bool { return slices.Contains(managed, pid) })
-		if len(kids) == 0 {
-			r.Outcome, r.Elapsed = groupend.Empty, time.Since(start)
-			return r
-		}
-		r.Seen = max(r.Seen, len(kids))
-		now := time.Now()
-		if sig != syscall.SIGKILL && (now.After(graceUntil) || hurried(stop.Hurry)) {
-			sig = syscall.SIGKILL
-		}
-		if sig == syscall.SIGKILL && now.After(deadline) {
-			r.Outcome, r.Elapsed = groupend.Survivors, time.Since(start)
-			euid := os.Geteuid()
-			for _, pid := range kids {
-				if st, err := proc.ReadStat(pid); err == nil && st.Live() {
-					uid := proc.UID(pid)
-					r.Survivors = append(r.Survivors, groupend.Member{Stat: st, UID: uid, Denied: euid != 0 && uid != euid})
-				}
-			}
-			if len(r.Survivors) == 0 {
-				r.Outcome = groupend.Empty
-			}
-			return r
-		}
-		for _, pid := range kids {
-			if sig == syscall.SIGKILL || !stopped[pid] {
-				s.signalAdopted(pid, sig, forbidden)
-				stopped[pid] = true
-			}
-		}
-		if sig == syscall.SIGKILL {
-			r.Rounds++
-		}
-		wait := pause
-		if sig != syscall.SIGKILL {
-			wait = min(wait, time.Until(graceUntil))
-		}
-		s.awaitChild(max(wait, 0), stop.Hurry)
-		pause = min(2*pause, maxPause)
-	}
+// escapees holds the children the starter adopted as a subreaper:
+// processes that left group E (setsid, setpgid, a double fork) and
+// orphans of the Engine's tree. Every child of this process is one,
+// except the guard, the Engine while it is unreaped, and the children it
+// had before the gate (see [session.adopted]). Each is signalled through a
+// pidfd opened while it is the starter's unreaped child — nobody else
+// reaps the starter's children, so the PID cannot name anyone else — and
+// a child that leads its own process group has the whole group signalled
+// through that pidfd, unless the group is one that must never be
+// signalled (the starter's, the guard's, the launcher's, the terminal's
+// foreground). Orphans of the killed are adopted in turn, and SIGCHLD
+// (the plan's Wake) makes the end look again.
+type escapees struct {
+	s         *session
+	forbidden []int
 }
 
-// signalAdopted sends sig (and SIGCONT after a stop signal) to the
-// adopted child pid, or to the group it leads.
+// Kind implements [end.Holder].
+func (e *escapees) Kind() end.Kind { return end.KindEscapees }
+
+// Notify implements [end.Holder]: the children's exits are told by
+// SIGCHLD, through the plan.
+func (e *escapees) Notify() (int, int16) { return -1, 0 }
+
+// Signal implements [end.Holder].
+func (e *escapees) Signal(sig syscall.Signal) error {
+	for _, pid := range e.s.adopted() {
+		e.s.signalAdopted(pid, sig, e.forbidden)
+	}
+	return nil
+}
+
+// Live implements [end.Holder].
+func (e *escapees) Live() ([]end.Member, error) {
+	var out []end.Member
+	for _, pid := range e.s.adopted() {
+		if st, err := proc.ReadStat(pid); err == nil && st.Live() {
+			out = append(out, end.MemberOf(st))
+		}
+	}
+	return out, nil
+}
+
+// signalAdopted sends sig to the adopted child pid, or to the group it
+// leads.
 func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int) {
 	fd, err := sys.PidfdOpen(pid)
 	if err != nil {
@@ -127,30 +93,7 @@ func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int) {
 	if errors.Is(err, sys.ErrNoGroupSignal) {
 		err = sys.PidfdSignal(fd, sig)
 	}
-	if sig != syscall.SIGKILL {
-		_ = send(syscall.SIGCONT)
-	}
 	s.log.Debug().Int("pid", pid).Int("pgid", st.Pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("adopted child signalled")
-}
-
-// awaitChild waits for a SIGCHLD, the hurry channel, or d.
-func (s *session) awaitChild(d time.Duration, hurry <-chan struct{}) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.chldCh:
-	case <-hurry:
-	case <-t.C:
-	}
-}
-
-func hurried(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // neverSweep lists the process groups the sweep must never signal as a

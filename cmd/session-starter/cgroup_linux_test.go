@@ -109,7 +109,7 @@ func TestCgroupModeIsAckedLoggedAndItsCgroupRemovedAfterANormalEnd(t *testing.T)
 		t.Errorf("session cgroup after the end: %v, want it removed", err)
 	}
 	var ev map[string]any
-	if err := json.Unmarshal(s.stderr.Bytes(), &ev); err != nil || ev["mode"] != "cgroup" || ev["group"] != "empty" {
+	if err := json.Unmarshal(s.stderr.Bytes(), &ev); err != nil || ev["mode"] != "cgroup" || ev["outcome"] != "empty" {
 		t.Errorf("session end event %q (%v), want mode cgroup, group empty", s.stderr, err)
 	}
 	noSurvivors(t, mark)

@@ -189,12 +189,12 @@ func TestSessionEndIsOneStructuredEventAtInfo(t *testing.T) {
 	if err := json.Unmarshal(s.stderr.Bytes(), &ev); err != nil {
 		t.Fatalf("stderr %q is not one JSON event: %v", s.stderr, err)
 	}
-	for key, want := range map[string]any{"message": "session end", "reason": "engine-exit", "status": "exit status 3", "mode": "group", "group": "empty", "level": "info"} {
+	for key, want := range map[string]any{"message": "session end", "reason": "engine-exit", "status": "exit status 3", "mode": "group", "outcome": "empty", "level": "info"} {
 		if ev[key] != want {
 			t.Errorf("event[%q] = %v, want %v (event %v)", key, ev[key], want, ev)
 		}
 	}
-	for _, key := range []string{"kill_rounds", "survivors", "duration", "group_end", "pid"} {
+	for _, key := range []string{"kill_rounds", "survivors", "duration", "end", "escapees", "pid"} {
 		if _, ok := ev[key]; !ok {
 			t.Errorf("event lacks %q: %v", key, ev)
 		}

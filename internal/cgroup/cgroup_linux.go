@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -234,84 +232,6 @@ func Kill(dirfd int) error {
 	return nil
 }
 
-// WaitEmpty waits up to timeout for "populated 0" in cgroup.events of the
-// cgroup dirfd names: it reads the file, and while it says populated 1 it
-// waits for the kernel's notification (POLLPRI) and reads again — a
-// notification can come before the last member is gone (LINUX-FACTS.md
-// §9). wake, when ≥ 0, ends the wait early once it is readable (empty is
-// then false). Zombies do not count: "populated 0" does not mean reaped.
-func WaitEmpty(dirfd int, timeout time.Duration, wake int) (bool, error) {
-	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false, &os.PathError{Op: "open", Path: "cgroup.events", Err: err}
-	}
-	defer sys.Close(fd)
-	deadline := time.Now().Add(timeout)
-	// Bounded by the deadline; each round reads once and sleeps in poll.
-	for {
-		populated, err := readPopulated(fd)
-		if err != nil {
-			return false, err
-		}
-		if !populated {
-			return true, nil
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false, nil
-		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}
-		if wake >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(wake), Events: unix.POLLIN})
-		}
-		if _, err := sys.Poll(fds, left); err != nil {
-			return false, err
-		}
-		if wake >= 0 && fds[1].Revents != 0 {
-			return false, nil
-		}
-	}
-}
-
-// Pacing of KillUntilEmpty: the first round waits firstRound for
-// "populated 0", each later one twice as long, up to maxRound.
-const (
-	firstRound = 50 * time.Millisecond
-	maxRound   = 500 * time.Millisecond
-)
-
-// KillUntilEmpty writes cgroup.kill, calls also (the caller's own kill,
-// e.g. of the Engine's process group), and waits for "populated 0"; while
-// the cgroup stays populated it does both again, round after round, until
-// budget has passed. One write is not always enough: under load on this
-// kernel, a member of a cgroup was seen alive, with no signal pending,
-// seconds after cgroup.kill was written (a write that raced with its
-// fork, or the kernel's kill sequence; not tracked down), so the kill is
-// repeated rather than trusted. It reports whether the cgroup emptied, and
-// the first error of a write.
-func KillUntilEmpty(dirfd int, budget time.Duration, also func()) (bool, error) {
-	deadline := time.Now().Add(budget)
-	round := firstRound
-	var first error
-	for {
-		if err := Kill(dirfd); err != nil && first == nil {
-			first = err
-		}
-		if also != nil {
-			also()
-		}
-		left := time.Until(deadline)
-		empty, err := WaitEmpty(dirfd, min(round, max(left, 0)), -1)
-		if err != nil {
-			return false, err
-		}
-		if empty || left <= 0 {
-			return empty, first
-		}
-		round = min(2*round, maxRound)
-	}
-}
-
 // Populated reports whether the cgroup dirfd names has a live process.
 func Populated(dirfd int) (bool, error) {
 	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -349,65 +269,6 @@ func Procs(dirfd int) ([]int, error) {
 		return nil, fmt.Errorf("cgroup: read cgroup.procs: %w", err)
 	}
 	return parseProcs(b), nil
-}
-
-// Signal sends sig to each process of the session cgroup, one by one,
-// followed by SIGCONT so that a stopped process can act on it. Each is
-// signalled through a pidfd opened from its PID, and only if the pidfd
-// shows it in this cgroup (PIDFD_GET_INFO with PIDFD_INFO_CGROUPID, Linux
-// 6.13): a PID read from cgroup.procs that was reused by someone else in
-// between is never signalled. It returns how many were signalled.
-func (s *Session) Signal(sig syscall.Signal) (int, error) {
-	pids, err := Procs(s.DirFD)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	var firstErr error
-	for _, pid := range pids {
-		fd, err := sys.PidfdOpen(pid)
-		if err != nil {
-			continue // gone
-		}
-		in, err := s.holds(fd)
-		if err == nil && in {
-			if err = sys.PidfdSignal(fd, sig); err == nil {
-				n++
-				if sig != syscall.SIGKILL && sig != syscall.SIGCONT {
-					_ = sys.PidfdSignal(fd, syscall.SIGCONT)
-				}
-			}
-		}
-		sys.Close(fd)
-		if errors.Is(err, ErrNoPidfdInfo) {
-			return n, err
-		}
-		if err != nil && !errors.Is(err, sys.ErrGone) && firstErr == nil {
-			firstErr = err
-		}
-	}
-	return n, firstErr
-}
-
-// ErrNoPidfdInfo is returned by [Session.Signal] when the kernel cannot
-// show a process's cgroup through its pidfd (PIDFD_GET_INFO, Linux 6.13).
-var ErrNoPidfdInfo = errors.New("cgroup: PIDFD_GET_INFO with PIDFD_INFO_CGROUPID unsupported (Linux 6.13)")
-
-// holds reports whether the process of pidfd is in the session cgroup.
-func (s *Session) holds(pidfd int) (bool, error) {
-	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CGROUPID}
-	if err := unix.IoctlPidfdInfo(pidfd, &info); err != nil {
-		if errors.Is(err, unix.ESRCH) {
-			return false, sys.ErrGone
-		}
-		if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EINVAL) {
-			// Before Linux 6.13: identity cannot be shown, so nothing is
-			// signalled one by one; cgroup.kill follows.
-			return false, ErrNoPidfdInfo
-		}
-		return false, fmt.Errorf("cgroup: %w", os.NewSyscallError("ioctl PIDFD_GET_INFO", err))
-	}
-	return info.Mask&unix.PIDFD_INFO_CGROUPID != 0 && info.Cgroupid == s.ID, nil
 }
 
 // Remove removes the session cgroup (see [Remove]); it is done once.

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/session-starter/session-starter/internal/proc"
 )
 
 // tooLong bounds every wait of these tests; a SIGKILLed sleep exits in
@@ -39,7 +37,7 @@ func testPlace(t *testing.T) Place {
 		// Only this test's cgroup, and what is below it.
 		if fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0); err == nil {
 			_ = Kill(fd)
-			_, _ = WaitEmpty(fd, tooLong, -1)
+			awaitEmpty(t, fd)
 			unix.Close(fd)
 		}
 		parent, err := unix.Open(p.Dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -90,9 +88,7 @@ func TestKillEmptiesTheCgroupAndRemoveDeletesIt(t *testing.T) {
 	if err := Kill(s.DirFD); err != nil {
 		t.Fatal(err)
 	}
-	if empty, err := WaitEmpty(s.DirFD, tooLong, -1); err != nil || !empty {
-		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
-	}
+	awaitEmpty(t, s.DirFD)
 	for _, c := range []*exec.Cmd{a, b} {
 		if err := c.Wait(); err == nil || c.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Errorf("sleep %d ended with %v, want SIGKILL", c.Process.Pid, err)
@@ -121,103 +117,110 @@ func TestRemoveTakesEmptyNestedCgroupsAlong(t *testing.T) {
 	}
 }
 
-func TestSignalReachesMembersOnly(t *testing.T) {
+// awaitEmpty waits, bounded, for "populated 0" in the cgroup dirfd names.
+func awaitEmpty(t *testing.T, dirfd int) {
+	t.Helper()
+	deadline := time.Now().Add(tooLong)
+	for {
+		populated, err := Populated(dirfd)
+		if err == nil && !populated {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("cgroup still populated after %v (%v)", tooLong, err)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The holder's stop signal reaches the processes of the session cgroup
+// and of the cgroups below it, each through a pidfd whose cgroup it
+// checked, and nothing outside.
+func TestHolderSignalReachesTheCgroupAndTheCgroupsBelowItOnly(t *testing.T) {
 	p := testPlace(t)
 	s, err := Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	in := sleeper(t, path.Join(p.Dir, s.Name), true)
+	dir := path.Join(p.Dir, s.Name)
+	sub := path.Join(dir, "sub", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, below := sleeper(t, dir, true), sleeper(t, sub, false)
 	out := exec.Command("sleep", "600") // stays in this test's cgroup
 	if err := out.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = out.Process.Kill(); _ = out.Wait() }()
-	n, err := s.Signal(syscall.SIGTERM)
-	if err != nil || n != 1 {
-		t.Fatalf("Signal(TERM) = %d, %v; want 1, nil", n, err)
+	h, err := NewHolder(s.DirFD)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := in.Wait(); err == nil || in.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
-		t.Fatalf("member ended with %v, want SIGTERM", err)
+	defer h.Close()
+	if live, err := h.Live(); err != nil || len(live) != 2 {
+		t.Fatalf("Live() = %+v, %v; want the two members", live, err)
+	}
+	if err := h.Signal(syscall.SIGTERM); errors.Is(err, ErrNoPidfdInfo) {
+		t.Skipf("Signal(TERM): %v", err)
+	} else if err != nil {
+		t.Fatalf("Signal(TERM) = %v", err)
+	}
+	for _, c := range []*exec.Cmd{in, below} {
+		if err := c.Wait(); err == nil || c.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+			t.Errorf("member %d ended with %v, want SIGTERM", c.Process.Pid, err)
+		}
 	}
 	if err := out.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Fatalf("the process outside the cgroup: %v, want it alive", err)
 	}
-	if empty, err := WaitEmpty(s.DirFD, tooLong, -1); err != nil || !empty {
-		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
+	awaitEmpty(t, s.DirFD)
+	if live, err := h.Live(); err != nil || len(live) != 0 {
+		t.Fatalf("Live() after the members ended = %+v, %v; want empty", live, err)
 	}
 }
 
-func TestWaitEmptyEndsWhenWoken(t *testing.T) {
+// SIGKILL through the holder is cgroup.kill: it reaches the cgroups below
+// too, and poll on the holder's descriptor tells of "populated 0".
+func TestHolderKillIsToldByPollWhenTheTreeIsEmpty(t *testing.T) {
 	p := testPlace(t)
 	s, err := Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sleeper(t, path.Join(p.Dir, s.Name), false)
-	var fds [2]int
-	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+	dir := path.Join(p.Dir, s.Name)
+	if err := os.Mkdir(path.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	if _, err := unix.Write(fds[1], []byte{0}); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if empty, err := WaitEmpty(s.DirFD, tooLong, fds[0]); err != nil || empty {
-		t.Fatalf("WaitEmpty() = %v, %v; want false, nil", empty, err)
-	}
-	if d := time.Since(start); d > tooLong/2 {
-		t.Fatalf("WaitEmpty() took %v with its wake descriptor readable", d)
-	}
-	if empty, err := WaitEmpty(s.DirFD, 10*time.Millisecond, -1); err != nil || empty {
-		t.Fatalf("WaitEmpty(10ms) = %v, %v; want false, nil (populated)", empty, err)
-	}
-}
-
-// TestCleanLeftoversRemovesOnlyEmptyCgroupsOfDeadStarters: a leftover of a
-// dead starter that is empty goes; one that still holds a process stays,
-// and so does an empty one of a live starter.
-func TestCleanLeftoversRemovesOnlyEmptyCgroupsOfDeadStarters(t *testing.T) {
-	p := testPlace(t)
-	st, err := proc.ReadStat(os.Getpid())
+	a, b := sleeper(t, dir, false), sleeper(t, path.Join(dir, "sub"), true)
+	h, err := NewHolder(s.DirFD)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := Name(os.Getpid(), st.StartTime+1, 1) // no process has this start time
-	deadBusy := Name(os.Getpid(), st.StartTime+1, 2)
-	live := Name(os.Getpid(), st.StartTime, 1<<40)
-	// Its starter runs in another PID namespace, where the name's PID
-	// means nothing here; its flock tells that it lives.
-	deadLocked := Name(os.Getpid(), st.StartTime+1, 3)
-	other := "not-a-session"
-	for _, n := range []string{dead, deadBusy, live, other, deadLocked} {
-		if err := os.Mkdir(path.Join(p.Dir, n), 0o755); err != nil {
+	defer h.Close()
+	if err := h.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	fd, ev := h.Notify()
+	deadline := time.Now().Add(tooLong)
+	for {
+		live, err := h.Live() // reads cgroup.events, which re-arms the poll
+		if err == nil && len(live) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Live() = %+v, %v after %v; want empty", live, err, tooLong)
+		}
+		if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: ev}}, int(tooLong/time.Millisecond)); err != nil && !errors.Is(err, unix.EINTR) {
 			t.Fatal(err)
 		}
 	}
-	sleeper(t, path.Join(p.Dir, deadBusy), false)
-	lock, err := unix.Open(path.Join(p.Dir, deadLocked), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(lock)
-	if err := unix.Flock(lock, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		t.Fatal(err)
-	}
-	removed, err := CleanLeftovers(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(removed) != 1 || removed[0] != dead {
-		t.Fatalf("CleanLeftovers() removed %v, want only %s", removed, dead)
-	}
-	for _, n := range []string{deadBusy, live, other, deadLocked} {
-		if _, err := os.Stat(path.Join(p.Dir, n)); err != nil {
-			t.Errorf("%s: %v, want it kept", n, err)
+	for _, c := range []*exec.Cmd{a, b} {
+		if err := c.Wait(); err == nil || c.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Errorf("sleep %d ended with %v, want SIGKILL", c.Process.Pid, err)
 		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package cgroup holds a session in a cgroup v2 of its own: it finds the
 // cgroup2 hierarchy and this process's cgroup, creates a fresh session
-// cgroup as a child of it, ends every process in it with cgroup.kill,
-// waits for "populated 0" in cgroup.events, and removes it.
+// cgroup as a child of it, holds it for the session's end ([Holder]: every
+// process in it and below it, ended with cgroup.kill, emptiness told by
+// "populated 0" in cgroup.events), and removes it.
 //
 // Where: the session cgroup is a child of the starter's own cgroup
 // (/proc/self/cgroup, the "0::" line), named [Prefix] + the starter's PID +
@@ -17,8 +18,9 @@
 // remove each other's cgroups.
 //
 // Failure rule: every call returns an error naming the syscall and path;
-// nothing is skipped silently. [WaitEmpty] reports false, never true, when
-// it could not see "populated 0". A process is signalled one by one only
-// through a pidfd whose cgroup id (PIDFD_GET_INFO, Linux 6.13) is the
-// session cgroup's; where that cannot be shown, it is not signalled.
+// nothing is skipped silently. [Holder] reports the cgroup empty only when
+// it read "populated 0". A process is signalled one by one only through a
+// pidfd whose cgroup id (PIDFD_GET_INFO, Linux 6.13) is the session
+// cgroup's or one below it; where that cannot be shown, it is not
+// signalled.
 package cgroup

@@ -13,6 +13,8 @@ var (
 	// ErrNoGroupSignal means the kernel does not know
 	// PIDFD_SIGNAL_PROCESS_GROUP (added in Linux 6.9).
 	ErrNoGroupSignal = fmt.Errorf("pidfd_send_signal: PIDFD_SIGNAL_PROCESS_GROUP needs Linux 6.9: %w", errors.ErrUnsupported)
+	// ErrRunning means a child has not exited (yet).
+	ErrRunning = errors.New("still running")
 	// ErrBadFD means the descriptor is not open.
 	ErrBadFD = errors.New("bad file descriptor")
 )

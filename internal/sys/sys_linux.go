@@ -2,6 +2,7 @@ package sys
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -112,15 +113,25 @@ func Peek(pidfd int) (WaitStatus, bool, error) {
 	return statusOf(&info), true, nil
 }
 
-// Reap waits for the child the pidfd names and reaps it:
-// waitid(P_PIDFD, WEXITED).
-func Reap(pidfd int) (WaitStatus, error) {
+// ReapWithin waits up to d for the child the pidfd names to exit, then
+// reaps it: poll on the pidfd (readable once the child has exited), then
+// waitid(P_PIDFD, WEXITED|WNOHANG). A child still running after d — one
+// that cannot be killed, say — is left unreaped and [ErrRunning] returned:
+// no reap waits without a bound.
+func ReapWithin(pidfd int, d time.Duration) (WaitStatus, error) {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	if _, err := Poll(fds, d); err != nil {
+		return WaitStatus{}, err
+	}
 	var info unix.Siginfo
 	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED, nil)
+		return struct{}{}, unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOHANG, nil)
 	})
 	if err != nil {
 		return WaitStatus{}, named("waitid", err)
+	}
+	if info.Signo == 0 {
+		return WaitStatus{}, ErrRunning
 	}
 	return statusOf(&info), nil
 }
@@ -142,27 +153,25 @@ func statusOf(info *unix.Siginfo) WaitStatus {
 	}
 }
 
-// Poll wraps [unix.Poll]; on EINTR it retries with the time that is left.
-// A negative timeout waits without limit.
+// Poll waits for events on fds, as poll(2) does, with a timeout of
+// nanosecond precision (ppoll): a negative timeout waits without limit.
+// On EINTR it retries with the time that is left.
 func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
 	var deadline time.Time
 	if timeout >= 0 {
 		deadline = time.Now().Add(timeout)
 	}
 	for {
-		ms := -1
+		var ts *unix.Timespec
 		if timeout >= 0 {
-			left := time.Until(deadline)
-			if left < 0 {
-				left = 0
-			}
-			ms = int((left + time.Millisecond - 1) / time.Millisecond)
+			t := unix.NsecToTimespec(max(time.Until(deadline), 0).Nanoseconds())
+			ts = &t
 		}
-		n, err := unix.Poll(fds, ms)
+		n, err := unix.Ppoll(fds, ts, nil)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		return n, named("poll", err)
+		return n, named("ppoll", err)
 	}
 }
 
@@ -221,6 +230,26 @@ func CloseOnExec(fd int) (bool, error) {
 func SetCloseOnExec(fd int) error {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 	return named("fcntl", err)
+}
+
+// ClearCloseOnExec clears the close-on-exec flag of fd.
+func ClearCloseOnExec(fd int) error {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
+	return named("fcntl", err)
+}
+
+// KillGroup sends sig to the process group pgid by number: kill(-pgid).
+// The caller must know the number is still the group it means (a member
+// of its own pins it); it returns [ErrGone] when the group has no member.
+func KillGroup(pgid int, sig syscall.Signal) error {
+	if pgid <= 1 {
+		return fmt.Errorf("kill: refusing group %d", pgid)
+	}
+	err := unix.Kill(-pgid, sig)
+	if errors.Is(err, unix.ESRCH) {
+		return ErrGone
+	}
+	return named("kill", err)
 }
 
 // AccessMode returns the O_ACCMODE bits of fd's open file.

@@ -254,7 +254,7 @@ func startChildEnv(t *testing.T, dir string, env []string, stdin, stdout uintptr
 		if !c.reaped {
 			// SAFETY: the pidfd names this process only, reaped or not.
 			_ = PidfdSignal(c.pidfd, syscall.SIGKILL)
-			_, _ = Reap(c.pidfd)
+			_, _ = ReapWithin(c.pidfd, tooLong)
 		}
 		_ = Close(c.pidfd)
 	})
@@ -263,7 +263,7 @@ func startChildEnv(t *testing.T, dir string, env []string, stdin, stdout uintptr
 
 func (c *child) reap(t *testing.T) WaitStatus {
 	t.Helper()
-	ws, err := Reap(c.pidfd)
+	ws, err := ReapWithin(c.pidfd, tooLong)
 	c.reaped = true
 	if err != nil {
 		t.Fatalf("Reap(pid %d) = %v", c.pid, err)

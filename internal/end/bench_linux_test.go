@@ -1,4 +1,4 @@
-package groupend
+package end
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func BenchmarkEnd(b *testing.B) {
 				pid, pidfd := benchLeader(b, n)
 				time.Sleep(5 * time.Millisecond) // the sleeps exec
 				b.StartTimer()
-				r := End(PidfdGroup{Pidfd: pidfd, PGID: pid}, 10*time.Second)
+				r := End([]Holder{Group{PGID: pid, Send: PidfdGroupSend(pidfd)}}, Plan{Budget: 10 * time.Second})
 				b.StopTimer()
 				rounds += r.Rounds
 				elapsed += r.Elapsed

@@ -1,6 +1,6 @@
 //go:build linux
 
-package groupend
+package end
 
 import (
 	"bufio"
@@ -22,19 +22,25 @@ import (
 // stretch that to seconds. A real failure is a hang.
 const tooLong = 30 * time.Second
 
-// fakeGroup is a Group whose Signal answers with signal(sig) and records
+// fakeGroup is a Group whose Send answers with signal(sig) and records
 // every call.
 type fakeGroup struct {
-	pgid   int
-	signal func(sig syscall.Signal) error
-	sent   []syscall.Signal
+	pgid      int
+	forbidden []int
+	signal    func(sig syscall.Signal) error
+	sent      []syscall.Signal
 }
 
-func (g *fakeGroup) Pgid() int { return g.pgid }
+func (g *fakeGroup) holders() []Holder {
+	return []Holder{Group{PGID: g.pgid, Forbidden: g.forbidden, Send: func(sig syscall.Signal) error {
+		g.sent = append(g.sent, sig)
+		return g.signal(sig)
+	}}}
+}
 
-func (g *fakeGroup) Signal(sig syscall.Signal) error {
-	g.sent = append(g.sent, sig)
-	return g.signal(sig)
+// endGroup ends the fake group alone within budget.
+func endGroup(g *fakeGroup, budget time.Duration) Report {
+	return End(g.holders(), Plan{Budget: budget})
 }
 
 func (g *fakeGroup) count(sig syscall.Signal) int {
@@ -98,7 +104,7 @@ func startLeader(t *testing.T, w *os.File, argv ...string) *leader {
 		// whatever became of its number.
 		_ = sys.PidfdSignalGroup(l.pidfd, syscall.SIGKILL)
 		if !l.reaped {
-			_, _ = sys.Reap(l.pidfd)
+			_, _ = sys.ReapWithin(l.pidfd, tooLong)
 		}
 		_ = sys.Close(l.pidfd)
 	})
@@ -107,7 +113,7 @@ func startLeader(t *testing.T, w *os.File, argv ...string) *leader {
 
 func (l *leader) reap(t *testing.T) sys.WaitStatus {
 	t.Helper()
-	ws, err := sys.Reap(l.pidfd)
+	ws, err := sys.ReapWithin(l.pidfd, tooLong)
 	l.reaped = true
 	if err != nil {
 		t.Fatalf("Reap(%d) = %v", l.pid, err)
@@ -129,8 +135,8 @@ func TestEndRefusesForbiddenAndLowGroupsWithoutSignalling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := &fakeGroup{pgid: tt.pgid, signal: func(syscall.Signal) error { return nil }}
-			r := End(g, time.Second, tt.forbidden...)
+			g := &fakeGroup{pgid: tt.pgid, forbidden: tt.forbidden, signal: func(syscall.Signal) error { return nil }}
+			r := endGroup(g, time.Second)
 			if r.Outcome != Refused || r.Err == nil {
 				t.Fatalf("End(pgid %d, forbidden %v) = %v, %v; want refused with a reason", tt.pgid, tt.forbidden, r.Outcome, r.Err)
 			}
@@ -142,8 +148,8 @@ func TestEndRefusesForbiddenAndLowGroupsWithoutSignalling(t *testing.T) {
 }
 
 func TestEndAllowsAGroupThatIsNotForbidden(t *testing.T) {
-	g := &fakeGroup{pgid: 500, signal: func(syscall.Signal) error { return sys.ErrGone }}
-	if r := End(g, time.Second, 3, 499, 501); r.Outcome != Empty {
+	g := &fakeGroup{pgid: 500, forbidden: []int{3, 499, 501}, signal: func(syscall.Signal) error { return sys.ErrGone }}
+	if r := endGroup(g, time.Second); r.Outcome != Empty {
 		t.Fatalf("End(pgid 500, forbidden 3 499 501) = %v, %v; want empty", r.Outcome, r.Err)
 	}
 }
@@ -165,7 +171,7 @@ func TestEndReportsEmptyWhenTheGroupIsGone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &fakeGroup{pgid: unusedPgid(t), signal: tt.signal}
-			r := End(g, time.Second)
+			r := endGroup(g, time.Second)
 			if r.Outcome != Empty || r.Err != nil || r.Rounds != tt.wantRounds || len(r.Survivors) != 0 {
 				t.Fatalf("End() = %+v, want empty with %d rounds and no error", r, tt.wantRounds)
 			}
@@ -177,7 +183,7 @@ func TestEndReportsEmptyWhenTheGroupIsGone(t *testing.T) {
 // live member (here: a number no process has) is empty.
 func TestEndReportsEmptyWhenAScanFindsNoLiveMember(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return nil }}
-	r := End(g, tooLong)
+	r := endGroup(g, tooLong)
 	if r.Outcome != Empty || r.Err != nil || r.Rounds != 1 {
 		t.Fatalf("End() = %+v, want empty after 1 round", r)
 	}
@@ -198,9 +204,9 @@ func TestEndReportsUnconfirmedWhenNoScanCanBeTrusted(t *testing.T) {
 		}
 		return nil
 	}}
-	r := End(g, 50*time.Millisecond)
-	if r.Outcome != Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds != 1 {
-		t.Fatalf("End() = %+v, want unconfirmed after 1 round with the probe's error", r)
+	r := endGroup(g, 50*time.Millisecond)
+	if r.Outcome != Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds < 1 {
+		t.Fatalf("End() = %+v, want unconfirmed after a round with the probe's error", r)
 	}
 }
 
@@ -208,7 +214,7 @@ func TestEndReportsUnconfirmedWhenNoScanCanBeTrusted(t *testing.T) {
 // group ended.
 func TestEndNeverReportsEmptyWhenNothingWorked(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return errProbe }}
-	r := End(g, 50*time.Millisecond)
+	r := endGroup(g, 50*time.Millisecond)
 	if r.Outcome == Empty || r.Outcome == Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds != 0 {
 		t.Fatalf("End() = %+v, want neither empty nor unconfirmed, with the error and 0 rounds", r)
 	}
@@ -220,7 +226,7 @@ func TestEndNeverReportsEmptyWhenNothingWorked(t *testing.T) {
 // shows it on a real group).
 func TestEndTrustsAScanBetweenTwoEPERMAnswers(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return syscall.EPERM }}
-	r := End(g, 50*time.Millisecond)
+	r := endGroup(g, 50*time.Millisecond)
 	if r.Outcome != Empty || r.Rounds != 0 {
 		t.Fatalf("End() = %+v, want empty: the trusted scan found no live member", r)
 	}
@@ -232,8 +238,8 @@ func TestEndTrustsAScanBetweenTwoEPERMAnswers(t *testing.T) {
 func TestEndNamesSurvivorsWhenTheBudgetRunsOut(t *testing.T) {
 	l := startLeader(t, nil, "/bin/sleep", "600")
 	g := &fakeGroup{pgid: l.pid, signal: func(syscall.Signal) error { return nil }}
-	const budget = 800 * time.Millisecond // more than resendAfter: a second round
-	r := End(g, budget)
+	const budget = 800 * time.Millisecond // more than the first round: a second one
+	r := endGroup(g, budget)
 	if r.Outcome != Survivors || r.Err != nil {
 		t.Fatalf("End() = %v, %v; want survivors and no error", r.Outcome, r.Err)
 	}
@@ -243,8 +249,8 @@ func TestEndNamesSurvivorsWhenTheBudgetRunsOut(t *testing.T) {
 		t.Errorf("End() Rounds = %d, SIGKILLs sent = %d; want the same, at least 1", r.Rounds, g.count(syscall.SIGKILL))
 	}
 	t.Logf("%d rounds in %v", r.Rounds, r.Elapsed)
-	if r.Seen != 1 || len(r.Survivors) != 1 {
-		t.Fatalf("End() Seen = %d, Survivors = %+v; want the one member", r.Seen, r.Survivors)
+	if r.Seen[KindGroup] != 1 || len(r.Survivors) != 1 {
+		t.Fatalf("End() Seen = %d, Survivors = %+v; want the one member", r.Seen[KindGroup], r.Survivors)
 	}
 	m := r.Survivors[0]
 	// Our own process: signalling it is never denied.
@@ -255,7 +261,7 @@ func TestEndNamesSurvivorsWhenTheBudgetRunsOut(t *testing.T) {
 		t.Errorf("End() Elapsed = %v, want about %v", r.Elapsed, budget)
 	}
 	want := fmt.Sprintf("pid %d uid %d state %c comm %q", l.pid, os.Getuid(), m.State, "sleep")
-	if d := r.Describe(); !strings.Contains(d, want) || !strings.HasPrefix(d, "process group survivors") {
+	if d := r.Describe(); !strings.Contains(d, want) || !strings.HasPrefix(d, "session end survivors") {
 		t.Fatalf("Describe() = %q, want it to name %q", d, want)
 	}
 }
@@ -271,7 +277,7 @@ func TestDescribeListsEachSurvivor(t *testing.T) {
 			{Stat: proc.Stat{PID: 104, State: 'S', Comm: "y"}, UID: 1001, Denied: true},
 		},
 	}
-	want := `process group survivors (boom): still live: pid 101 uid 0 state S comm "sleep";` +
+	want := `session end survivors (boom): still live: pid 101 uid 0 state S comm "sleep";` +
 		` pid 102 uid 1000 state D comm "we\"ird) name"; pid 103 uid -1 state R comm "x";` +
 		` pid 104 uid 1001 state S comm "y" (permission denied: another user's process)`
 	if got := r.Describe(); got != want {
@@ -298,10 +304,10 @@ func TestDescribeOfOtherOutcomes(t *testing.T) {
 		r    Report
 		want string
 	}{
-		{Report{Outcome: Empty}, "process group empty"},
-		{Report{Outcome: Unconfirmed, Err: errors.New("scan failed")}, "process group unconfirmed (scan failed)"},
-		{Report{Outcome: Refused, Err: errors.New("group 1 is not the Engine's alone")}, "process group refused (group 1 is not the Engine's alone)"},
-		{Report{Outcome: Outcome(9)}, "process group outcome(9)"},
+		{Report{Outcome: Empty}, "session end empty"},
+		{Report{Outcome: Unconfirmed, Err: errors.New("scan failed")}, "session end unconfirmed (scan failed)"},
+		{Report{Outcome: Refused, Err: errors.New("group 1 is not the Engine's alone")}, "session end refused (group 1 is not the Engine's alone)"},
+		{Report{Outcome: Outcome(9)}, "session end outcome(9)"},
 	}
 	for _, tt := range tests {
 		if got := tt.r.Describe(); got != tt.want {
@@ -329,7 +335,7 @@ func TestEndEmptiesARealGroupOfFiftyOne(t *testing.T) {
 		t.Fatalf("LiveMembers(%d) before End = %d members, %v; want %d", l.pid, len(live), err, members+1)
 	}
 
-	rep := End(PidfdGroup{Pidfd: l.pidfd, PGID: l.pid}, tooLong, syscall.Getpgrp())
+	rep := End([]Holder{Group{PGID: l.pid, Send: PidfdGroupSend(l.pidfd), Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: tooLong})
 	if rep.Outcome != Empty || rep.Err != nil || rep.Rounds < 1 {
 		t.Fatalf("End() = %+v, want empty after at least one round", rep)
 	}
@@ -341,7 +347,7 @@ func TestEndEmptiesARealGroupOfFiftyOne(t *testing.T) {
 	if ws := l.reap(t); ws != (sys.WaitStatus{Signal: syscall.SIGKILL}) {
 		t.Fatalf("leader ended with %v, want signal KILL", ws)
 	}
-	t.Logf("End: %d rounds, %d seen, %v", rep.Rounds, rep.Seen, rep.Elapsed)
+	t.Logf("End: %d rounds, %d seen, %v", rep.Rounds, rep.Seen[KindGroup], rep.Elapsed)
 }
 
 // A group whose leader was reaped and which has no member left is empty at
@@ -349,7 +355,7 @@ func TestEndEmptiesARealGroupOfFiftyOne(t *testing.T) {
 func TestEndOfAGroupThatNoLongerExistsIsEmpty(t *testing.T) {
 	l := startLeader(t, nil, "/bin/true")
 	l.reap(t)
-	rep := End(PidfdGroup{Pidfd: l.pidfd, PGID: l.pid}, tooLong, syscall.Getpgrp())
+	rep := End([]Holder{Group{PGID: l.pid, Send: PidfdGroupSend(l.pidfd), Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: tooLong})
 	if errors.Is(rep.Err, sys.ErrNoGroupSignal) {
 		t.Skipf("End: %v", rep.Err)
 	}
@@ -358,9 +364,9 @@ func TestEndOfAGroupThatNoLongerExistsIsEmpty(t *testing.T) {
 	}
 }
 
-func TestPidfdGroupRefusesTheCallersOwnGroup(t *testing.T) {
-	self := PidfdGroup{Pidfd: -1, PGID: syscall.Getpgrp()}
-	if rep := End(self, time.Second, syscall.Getpgrp()); rep.Outcome != Refused {
+func TestGroupRefusesTheCallersOwnGroup(t *testing.T) {
+	self := Group{PGID: syscall.Getpgrp(), Send: PidfdGroupSend(-1), Forbidden: []int{syscall.Getpgrp()}}
+	if rep := End([]Holder{self}, Plan{Budget: time.Second}); rep.Outcome != Refused {
 		t.Fatalf("End(own group) = %+v, want refused", rep)
 	}
 }

@@ -1,0 +1,178 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Holder is the session cgroup, with every cgroup below it, as an
+// [end.Holder]. It acts through the directory descriptor it was given,
+// never through a path.
+//
+// SIGKILL is cgroup.kill (Linux 5.14), which reaches every process of the
+// cgroup and of its descendants. Another signal (a stop signal, SIGCONT)
+// goes to each process listed in the cgroup.procs of the cgroup or of one
+// below it, through a pidfd opened from the PID, and only if the pidfd
+// shows the process in one of those cgroups (PIDFD_GET_INFO with
+// PIDFD_INFO_CGROUPID, Linux 6.13): a PID that was reused by someone else
+// between the read and the pidfd_open is never signalled. Before Linux
+// 6.13 such a signal returns [ErrNoPidfdInfo] and reaches nobody here.
+//
+// The cgroup is empty when cgroup.events says "populated 0" (zombies do
+// not count); the kernel announces each change of that file to poll as
+// POLLPRI, so the end is told, not found.
+type Holder struct {
+	dir    int
+	events int
+}
+
+// NewHolder opens cgroup.events of the cgroup dirfd names. The caller
+// keeps dirfd open while the holder is used, and closes the holder.
+func NewHolder(dirfd int) (*Holder, error) {
+	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: "cgroup.events", Err: err}
+	}
+	return &Holder{dir: dirfd, events: fd}, nil
+}
+
+// Close releases the holder's descriptor of cgroup.events.
+func (h *Holder) Close() {
+	if h.events >= 0 {
+		sys.Close(h.events)
+		h.events = -1
+	}
+}
+
+// Kind implements [end.Holder].
+func (h *Holder) Kind() end.Kind { return end.KindCgroup }
+
+// Notify implements [end.Holder].
+func (h *Holder) Notify() (int, int16) { return h.events, unix.POLLPRI }
+
+// Signal implements [end.Holder].
+func (h *Holder) Signal(sig syscall.Signal) error {
+	if sig == syscall.SIGKILL {
+		err := Kill(h.dir)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENODEV) {
+			return sys.ErrGone // the cgroup was removed: it holds nothing
+		}
+		return err
+	}
+	ids := map[uint64]bool{}
+	var pids []int
+	if err := walk(h.dir, maxDepth, func(id uint64, procs []int) {
+		ids[id] = true
+		pids = append(pids, procs...)
+	}); err != nil {
+		return err
+	}
+	var first error
+	for _, pid := range pids {
+		err := signalIn(pid, ids, sig)
+		if errors.Is(err, ErrNoPidfdInfo) {
+			return err
+		}
+		if err != nil && !errors.Is(err, sys.ErrGone) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Live implements [end.Holder]: none once "populated 0", else each
+// process listed in the cgroup or below it.
+func (h *Holder) Live() ([]end.Member, error) {
+	populated, err := readPopulated(h.events)
+	if err != nil || !populated {
+		return nil, err
+	}
+	var out []end.Member
+	err = walk(h.dir, maxDepth, func(_ uint64, procs []int) {
+		for _, pid := range procs {
+			if st, err := proc.ReadStat(pid); err == nil && st.Live() {
+				out = append(out, end.MemberOf(st))
+			}
+		}
+	})
+	if err == nil && len(out) == 0 {
+		// Populated a moment ago, and its last processes are exiting.
+		err = errors.New("cgroup: populated, but no live process is listed")
+	}
+	return out, err
+}
+
+// ErrNoPidfdInfo is returned by [Holder.Signal] when the kernel cannot
+// show a process's cgroup through its pidfd (PIDFD_GET_INFO, Linux 6.13).
+var ErrNoPidfdInfo = errors.New("cgroup: PIDFD_GET_INFO with PIDFD_INFO_CGROUPID unsupported (Linux 6.13)")
+
+// signalIn signals pid through a pidfd, if the pidfd shows it in one of
+// the cgroups ids.
+func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal) error {
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		return err
+	}
+	defer sys.Close(fd)
+	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CGROUPID}
+	if err := unix.IoctlPidfdInfo(fd, &info); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return sys.ErrGone
+		}
+		if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EINVAL) {
+			return ErrNoPidfdInfo
+		}
+		return fmt.Errorf("cgroup: %w", os.NewSyscallError("ioctl PIDFD_GET_INFO", err))
+	}
+	if info.Mask&unix.PIDFD_INFO_CGROUPID == 0 || !ids[info.Cgroupid] {
+		return nil // not ours (any more): nothing is signalled on a guess
+	}
+	return sys.PidfdSignal(fd, sig)
+}
+
+// walk calls visit with the id (the directory's inode number, which is
+// the kernel's cgroup id) and the processes of the cgroup dirfd names and
+// of each cgroup below it, to depth levels down.
+func walk(dirfd, depth int, visit func(id uint64, procs []int)) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(dirfd, &st); err != nil {
+		return fmt.Errorf("cgroup: %w", os.NewSyscallError("fstat", err))
+	}
+	procs, err := Procs(dirfd)
+	if err != nil {
+		return err
+	}
+	visit(st.Ino, procs)
+	if depth == 0 {
+		return nil
+	}
+	self, err := openDir(dirfd, ".")
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(self), ".")
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() })
+	for _, e := range entries {
+		child, err := openDir(dirfd, e.Name())
+		if err != nil {
+			continue // removed in between
+		}
+		err = walk(child, depth-1, visit)
+		sys.Close(child)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,368 @@
+package end
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Holder holds some of a session's processes.
+//
+// Signal sends sig to every process the holder holds, through a handle
+// that cannot name another process. It returns [sys.ErrGone] once the
+// holder holds no process at all, zombies included, and an error
+// wrapping [ErrRefused] when signalling it is not safe: the holder is
+// then never signalled again.
+//
+// Live lists the holder's live processes now: none and a nil error
+// means it has shown it is empty; an error means it could not be
+// observed this time.
+//
+// Notify returns a descriptor and the poll events that make it ready
+// when the holder may have emptied, or fd -1 when the kernel announces
+// nothing: [End] then looks again after a backoff.
+type Holder interface {
+	Kind() Kind
+	Signal(sig syscall.Signal) error
+	Live() ([]Member, error)
+	Notify() (fd int, events int16)
+}
+
+// ErrRefused is wrapped by a holder's Signal error when signalling it is
+// not safe.
+var ErrRefused = errors.New("refused to signal")
+
+// Plan says how to end.
+type Plan struct {
+	// Stop is sent first, followed by SIGCONT so that stopped processes
+	// can act on it, when Grace is positive. Zero or SIGKILL means no
+	// grace.
+	Stop  syscall.Signal
+	Grace time.Duration
+	// Budget is how long SIGKILL rounds go on after the grace.
+	Budget time.Duration
+	// Hurry ends the grace when it yields (a second stop signal).
+	Hurry <-chan os.Signal
+	// Wake makes End look at the holders again when it yields (SIGCHLD:
+	// an adopted child exited, or one more was adopted).
+	Wake <-chan os.Signal
+}
+
+func (p Plan) graceful() bool {
+	return p.Grace > 0 && p.Stop != 0 && p.Stop != syscall.SIGKILL
+}
+
+// Total is how long an end may take, whatever its holders do: the grace
+// (if there is one) + the budget.
+func (p Plan) Total() time.Duration {
+	if p.graceful() {
+		return p.Grace + p.Budget
+	}
+	return p.Budget
+}
+
+// Deadline is when an end that starts at start is over.
+func (p Plan) Deadline(start time.Time) time.Time { return start.Add(p.Total()) }
+
+// Pacing. SIGKILL is sent again after firstRound, then after intervals
+// doubling up to maxRound: a process forked while the first SIGKILL was
+// on its way, or a member that a cgroup.kill was seen to leave alive under
+// load, gets the next one, and a group of thousands is not flooded. A
+// holder the kernel announces nothing for is looked at again after
+// firstLook, doubling up to maxLook after each SIGKILL round, which
+// bounds the delay added after its last process is gone.
+const (
+	firstRound = 50 * time.Millisecond
+	maxRound   = 500 * time.Millisecond
+	firstLook  = 250 * time.Microsecond
+	maxLook    = 20 * time.Millisecond
+)
+
+// held is End's view of one holder.
+type held struct {
+	Holder
+	empty, refused bool
+	signalled      bool // a SIGKILL reached it
+	last           []Member
+	err            error
+}
+
+// End ends every holder under one deadline, as the package doc says, and
+// reports how it came out. Holders are looked at in the order given: put
+// those whose look reaps children (the Engine, adopted escapees) before
+// the group they were members of.
+func End(holders []Holder, p Plan) Report {
+	start := time.Now()
+	deadline := p.Deadline(start)
+	r := Report{Seen: map[Kind]int{}}
+	hs := make([]*held, len(holders))
+	for i, h := range holders {
+		hs[i] = &held{Holder: h}
+	}
+	w := newWaker(p.Hurry, p.Wake)
+	defer w.close()
+	done := func(o Outcome) Report {
+		r.Outcome = o
+		if o == Empty {
+			for _, h := range hs {
+				if h.refused {
+					r.Outcome = Refused
+				}
+			}
+		}
+		r.Elapsed = time.Since(start)
+		return r
+	}
+
+	if p.graceful() {
+		signalAll(hs, p.Stop, &r)
+		signalAll(hs, syscall.SIGCONT, &r)
+		graceUntil := start.Add(p.Grace)
+		look := firstLook
+		for {
+			if lookAll(hs, &r) {
+				r.Graceful = true
+				return done(Empty)
+			}
+			now := time.Now()
+			if w.hurried() || !now.Before(graceUntil) {
+				break
+			}
+			w.wait(hs, earliest(graceUntil, now.Add(look), told(hs)))
+			look = min(2*look, maxLook)
+		}
+	}
+
+	round := firstRound
+	var nextRound time.Time
+	look := firstLook
+	for {
+		now := time.Now()
+		if !now.Before(nextRound) {
+			if signalAll(hs, syscall.SIGKILL, &r) {
+				r.Rounds++
+			}
+			nextRound, round = now.Add(round), min(2*round, maxRound)
+			look = firstLook
+		}
+		if lookAll(hs, &r) {
+			return done(Empty)
+		}
+		now = time.Now()
+		if !now.Before(deadline) {
+			return done(r.atDeadline(hs))
+		}
+		until := deadline
+		if nextRound.Before(until) {
+			until = nextRound
+		}
+		w.wait(hs, earliest(until, now.Add(look), told(hs)))
+		look = min(2*look, maxLook)
+	}
+}
+
+// atDeadline sets the survivors and says the outcome of holders that are
+// not all empty when the deadline has passed.
+func (r *Report) atDeadline(hs []*held) Outcome {
+	seen := map[int]bool{}
+	unobserved := false
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		if h.last == nil {
+			// Not observed: unconfirmed only if SIGKILL reached it.
+			unobserved = unobserved || h.signalled
+			if !h.signalled && h.err != nil {
+				r.Err = h.err
+				return Survivors
+			}
+			if h.err != nil {
+				r.Err = h.err
+			}
+			continue
+		}
+		for _, m := range h.last {
+			if !seen[m.PID] {
+				seen[m.PID] = true
+				r.Survivors = append(r.Survivors, m)
+			}
+		}
+	}
+	if len(r.Survivors) > 0 || !unobserved {
+		return Survivors
+	}
+	return Unconfirmed
+}
+
+// signalAll sends sig to every holder not yet empty or refused, and
+// reports whether it reached at least one.
+func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
+	reached := false
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		err := h.Signal(sig)
+		switch {
+		case err == nil:
+			reached = true
+			if sig == syscall.SIGKILL {
+				h.signalled = true
+			}
+		case errors.Is(err, sys.ErrGone):
+			h.empty = true
+		case errors.Is(err, ErrRefused):
+			h.refused, r.Err = true, err
+		default:
+			h.err = err
+		}
+	}
+	return reached
+}
+
+// lookAll looks at every holder not yet shown empty, and reports whether
+// all are now empty (or refused).
+func lookAll(hs []*held, r *Report) bool {
+	all := true
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		live, err := h.Live()
+		switch {
+		case err != nil:
+			h.last, h.err = nil, err
+			all = false
+		case len(live) == 0:
+			h.empty, h.last = true, nil
+		default:
+			h.last = live
+			r.Seen[h.Kind()] = max(r.Seen[h.Kind()], len(live))
+			all = false
+		}
+	}
+	return all
+}
+
+// told reports whether the kernel announces the end of every holder that
+// is not empty yet, so that End need not look again without being told.
+func told(hs []*held) bool {
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		if fd, _ := h.Notify(); fd < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// earliest is until, or backoff if some holder must be looked at again
+// without being told.
+func earliest(until, backoff time.Time, told bool) time.Time {
+	if told || until.Before(backoff) {
+		return until
+	}
+	return backoff
+}
+
+// waker turns the Hurry and Wake channels into a pipe End can poll with
+// the holders' descriptors.
+type waker struct {
+	r, w       int
+	hurry      chan struct{}
+	stop, gone chan struct{}
+}
+
+func newWaker(hurry, wake <-chan os.Signal) *waker {
+	w := &waker{r: -1, w: -1, hurry: make(chan struct{})}
+	if hurry == nil && wake == nil {
+		return w
+	}
+	r, wr, err := sys.Pipe()
+	if err != nil {
+		// Without a pipe End is not woken early; its waits stay bounded.
+		return w
+	}
+	if err := errors.Join(unix.SetNonblock(r, true), unix.SetNonblock(wr, true)); err != nil {
+		sys.Close(r)
+		sys.Close(wr)
+		return w
+	}
+	w.r, w.w = r, wr
+	w.stop, w.gone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(w.gone)
+		for {
+			select {
+			case <-hurry:
+				hurry = nil // once
+				close(w.hurry)
+			case <-wake:
+			case <-w.stop:
+				return
+			}
+			// A full pipe already wakes the poll.
+			_, _ = unix.Write(w.w, []byte{0})
+		}
+	}()
+	return w
+}
+
+func (w *waker) hurried() bool {
+	select {
+	case <-w.hurry:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait sleeps in poll until a holder's descriptor or the waker is ready,
+// or until the given time.
+func (w *waker) wait(hs []*held, until time.Time) {
+	fds := make([]unix.PollFd, 0, len(hs)+1)
+	if w.r >= 0 {
+		fds = append(fds, unix.PollFd{Fd: int32(w.r), Events: unix.POLLIN})
+	}
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		if fd, ev := h.Notify(); fd >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: ev})
+		}
+	}
+	d := max(time.Until(until), 0)
+	if n, err := sys.Poll(fds, d); err != nil || n < 0 {
+		// poll fails only on a bad argument; sleep instead so that the
+		// loop stays bounded by the deadline.
+		time.Sleep(min(d, maxLook))
+		return
+	}
+	if w.r >= 0 && fds[0].Revents != 0 {
+		var b [64]byte
+		for {
+			if n, err := unix.Read(w.r, b[:]); n <= 0 || err != nil {
+				break
+			}
+		}
+	}
+}
+
+func (w *waker) close() {
+	if w.stop == nil {
+		return
+	}
+	close(w.stop)
+	<-w.gone
+	sys.Close(w.r)
+	sys.Close(w.w)
+}

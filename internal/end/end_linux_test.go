@@ -1,0 +1,146 @@
+package end
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// script is a fake Holder: it records each signal in a log shared by the
+// holders of one test, and answers Live with live().
+type script struct {
+	name   string
+	kind   Kind
+	log    *[]string
+	live   func() ([]Member, error)
+	signal func(sig syscall.Signal) error
+}
+
+func (h *script) Kind() Kind              { return h.kind }
+func (h *script) Notify() (int, int16)    { return -1, 0 }
+func (h *script) Live() ([]Member, error) { return h.live() }
+func (h *script) Signal(sig syscall.Signal) error {
+	*h.log = append(*h.log, h.name+":"+sys.SignalName(sig))
+	if h.signal != nil {
+		return h.signal(sig)
+	}
+	return nil
+}
+
+// untilKilled is live (one member, pid) until it has been sent SIGKILL.
+func untilKilled(name string, kind Kind, pid int, log *[]string) *script {
+	h := &script{name: name, kind: kind, log: log}
+	h.live = func() ([]Member, error) {
+		if slices.Contains(*log, name+":KILL") {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: pid, State: 'S', Comm: name}}}, nil
+	}
+	return h
+}
+
+// never is live (one member, pid) whatever it is sent.
+func never(name string, pid int, log *[]string) *script {
+	return &script{name: name, kind: KindGroup, log: log, live: func() ([]Member, error) {
+		return []Member{{Stat: proc.Stat{PID: pid, State: 'D', Comm: name}}}, nil
+	}}
+}
+
+func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.T) {
+	var log []string
+	hs := []Holder{
+		untilKilled("engine", KindEngine, 10, &log),
+		untilKilled("escapees", KindEscapees, 11, &log),
+		untilKilled("group", KindGroup, 12, &log),
+		untilKilled("cgroup", KindCgroup, 13, &log),
+	}
+	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: tooLong})
+	want := []string{
+		"engine:TERM", "escapees:TERM", "group:TERM", "cgroup:TERM",
+		"engine:CONT", "escapees:CONT", "group:CONT", "cgroup:CONT",
+		"engine:KILL", "escapees:KILL", "group:KILL", "cgroup:KILL",
+	}
+	if !slices.Equal(log, want) {
+		t.Fatalf("signals sent:\n%v\nwant\n%v", log, want)
+	}
+	if r.Outcome != Empty || r.Graceful || r.Rounds != 1 {
+		t.Fatalf("End() = %+v, want empty after one round, not graceful", r)
+	}
+	for _, k := range []Kind{KindEngine, KindEscapees, KindGroup, KindCgroup} {
+		if r.Seen[k] != 1 {
+			t.Errorf("Seen[%s] = %d, want 1", k, r.Seen[k])
+		}
+	}
+}
+
+func TestAHolderEmptyWithinTheGraceIsNeverSentSIGKILL(t *testing.T) {
+	var log []string
+	h := &script{name: "group", kind: KindGroup, log: &log}
+	h.live = func() ([]Member, error) {
+		if slices.Contains(log, "group:TERM") {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 5}}}, nil
+	}
+	r := End([]Holder{h}, Plan{Stop: syscall.SIGTERM, Grace: tooLong, Budget: tooLong})
+	if r.Outcome != Empty || !r.Graceful || r.Rounds != 0 || slices.Contains(log, "group:KILL") {
+		t.Fatalf("End() = %+v after %v, want graceful and empty with no SIGKILL", r, log)
+	}
+}
+
+// The whole end — grace and kill budget — is one deadline: a holder that
+// never empties makes End return at grace + budget, not later, and name
+// what is live.
+func TestTheWholeEndIsBoundedByTheGracePlusTheKillBudget(t *testing.T) {
+	var log []string
+	const grace, budget = 300 * time.Millisecond, 400 * time.Millisecond
+	hs := []Holder{untilKilled("engine", KindEngine, 10, &log), never("frozen", 42, &log)}
+	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: grace, Budget: budget})
+	if r.Outcome != Survivors || len(r.Survivors) != 1 || r.Survivors[0].PID != 42 {
+		t.Fatalf("End() = %+v, want survivors naming pid 42 alone", r)
+	}
+	if r.Elapsed < grace+budget || r.Elapsed > grace+budget+time.Second {
+		t.Errorf("End() took %v, want grace + budget = %v (and little more)", r.Elapsed, grace+budget)
+	}
+	// Rounds of SIGKILL at 0, 50, 150 and 350 ms of the budget.
+	if r.Rounds < 2 {
+		t.Errorf("End() sent %d rounds of SIGKILL in %v, want the rounds repeated", r.Rounds, budget)
+	}
+	t.Logf("%d rounds in %v", r.Rounds, r.Elapsed)
+}
+
+func TestASecondStopSignalEndsTheGraceAtOnce(t *testing.T) {
+	var log []string
+	hurry := make(chan os.Signal, 1)
+	hurry <- syscall.SIGTERM
+	start := time.Now()
+	r := End([]Holder{untilKilled("group", KindGroup, 7, &log)}, Plan{Stop: syscall.SIGTERM, Grace: tooLong, Budget: tooLong, Hurry: hurry})
+	if r.Outcome != Empty || r.Graceful || !slices.Contains(log, "group:KILL") {
+		t.Fatalf("End() = %+v after %v, want SIGKILL and empty", r, log)
+	}
+	if d := time.Since(start); d > tooLong/2 {
+		t.Fatalf("End() took %v with a hurry pending, want the grace cut short", d)
+	}
+}
+
+func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
+	var log []string
+	refuse := &script{name: "own", kind: KindGroup, log: &log, live: func() ([]Member, error) {
+		t.Error("Live of a refused holder was called")
+		return nil, nil
+	}, signal: func(syscall.Signal) error { return fmt.Errorf("%w: our own group", ErrRefused) }}
+	r := End([]Holder{refuse, untilKilled("engine", KindEngine, 3, &log)}, Plan{Budget: tooLong})
+	if r.Outcome != Refused || !errors.Is(r.Err, ErrRefused) {
+		t.Fatalf("End() = %+v, want refused with the reason", r)
+	}
+	if !slices.Equal(log, []string{"own:KILL", "engine:KILL"}) {
+		t.Fatalf("signals = %v, want one attempt at the refused holder and SIGKILL to the other", log)
+	}
+}

@@ -1,0 +1,214 @@
+package end
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Process is one process held through its pidfd: the Engine. A pidfd
+// names one process for its whole life, so a signal through it can never
+// reach a process that reused the number; once the process is reaped the
+// kernel answers ESRCH ([sys.ErrGone]).
+//
+// In the starter the Engine is a child (Child): it is the one owner of
+// the Engine's reap, through [Process.Reap], and with ReapEarly its Live
+// reaps the exited Engine at once, keeping its status, so that the
+// group's signal 0 can show the group gone without a /proc scan. Set
+// ReapEarly only when nothing signals the group by number: before Linux
+// 6.9 the Engine's zombie is what keeps the number E allocated.
+//
+// In the guard the Engine is not a child: Live tells its exit by the
+// pidfd alone.
+type Process struct {
+	PID, Pidfd int
+	Child      bool
+	ReapEarly  bool
+
+	reaped bool
+	status sys.WaitStatus
+}
+
+// Kind implements [Holder].
+func (p *Process) Kind() Kind { return KindEngine }
+
+// Signal implements [Holder].
+func (p *Process) Signal(sig syscall.Signal) error {
+	if p.reaped {
+		return sys.ErrGone
+	}
+	return sys.PidfdSignal(p.Pidfd, sig)
+}
+
+// Notify implements [Holder]: a pidfd is readable once its process has
+// exited.
+func (p *Process) Notify() (int, int16) { return p.Pidfd, unix.POLLIN }
+
+// Live implements [Holder].
+func (p *Process) Live() ([]Member, error) {
+	if p.reaped || p.exited() {
+		return nil, nil
+	}
+	st, err := proc.ReadStat(p.PID)
+	if err != nil || p.exited() {
+		// Exited between the two looks, or /proc cannot say: the pidfd,
+		// not the number, decides.
+		if p.exited() {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("engine pid %d: %w", p.PID, err)
+	}
+	return []Member{member(st)}, nil
+}
+
+// exited reports whether the process has exited, reaping it if it is a
+// child that may be reaped early.
+func (p *Process) exited() bool {
+	if p.Child {
+		_, exited, err := sys.Peek(p.Pidfd)
+		if err != nil || !exited {
+			return false
+		}
+		if p.ReapEarly {
+			_, _ = p.Reap(0)
+		}
+		return true
+	}
+	fds := []unix.PollFd{{Fd: int32(p.Pidfd), Events: unix.POLLIN}}
+	n, err := sys.Poll(fds, 0)
+	return err == nil && n > 0
+}
+
+// ErrRunning is returned by [Process.Reap] for a process that has not
+// exited within the wait.
+var ErrRunning = errors.New("still running")
+
+// Reap reaps the child once it has exited, waiting for that up to
+// within, and returns its status; a child reaped already returns the
+// status it had. It never waits longer: a child still running then (one
+// that cannot be killed) is left unreaped, with [ErrRunning].
+func (p *Process) Reap(within time.Duration) (sys.WaitStatus, error) {
+	if p.reaped {
+		return p.status, nil
+	}
+	st, err := sys.ReapWithin(p.Pidfd, within)
+	if errors.Is(err, sys.ErrRunning) {
+		return st, fmt.Errorf("pid %d: %w after %v", p.PID, ErrRunning, within)
+	}
+	if err != nil {
+		return st, err
+	}
+	p.reaped, p.status = true, st
+	return st, nil
+}
+
+// Reaped reports whether the process has been reaped, by Live or Reap.
+func (p *Process) Reaped() bool { return p.reaped }
+
+// Group is a process group: the Engine's group E. Send is how it is
+// signalled, and must be a way that cannot reach a reused number:
+// [PidfdGroupSend] (Linux 6.9), or kill(-E) only where the caller keeps
+// the number allocated by an unreaped member of its own. A Send that
+// answers [sys.ErrNoGroupSignal] (no safe way on this kernel) makes the
+// group refused.
+//
+// Its live members are found by a /proc scan, which counts only when a
+// signal 0 to the group before it and one after it both succeeded: while
+// the group has a member its number cannot be handed out again, so every
+// PID the scan found with that group number was in this group. A PID
+// found by a scan is never signalled.
+type Group struct {
+	PGID int
+	Send func(sig syscall.Signal) error
+	// Forbidden lists groups that must never be signalled: the caller's
+	// own and its helpers'. Group refuses them.
+	Forbidden []int
+	// Exclude lists PIDs that are not counted as live members: a pin of
+	// the caller's own that holds the number.
+	Exclude []int
+}
+
+// PidfdGroupSend signals the group led by the process of pidfd with
+// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9): the kernel finds the group
+// through the leader's pid object, never through its number, whether or
+// not the leader was reaped, and answers ESRCH ([sys.ErrGone]) once the
+// group has no member.
+func PidfdGroupSend(pidfd int) func(syscall.Signal) error {
+	return func(sig syscall.Signal) error { return sys.PidfdSignalGroup(pidfd, sig) }
+}
+
+// Kind implements [Holder].
+func (g Group) Kind() Kind { return KindGroup }
+
+// Notify implements [Holder]: nothing announces a group's last exit.
+func (g Group) Notify() (int, int16) { return -1, 0 }
+
+// Signal implements [Holder].
+func (g Group) Signal(sig syscall.Signal) error {
+	if g.PGID <= 1 || slices.Contains(g.Forbidden, g.PGID) {
+		return fmt.Errorf("%w: group %d is not the Engine's alone", ErrRefused, g.PGID)
+	}
+	err := g.Send(sig)
+	if errors.Is(err, sys.ErrNoGroupSignal) {
+		return fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	return err
+}
+
+// Live implements [Holder].
+func (g Group) Live() ([]Member, error) {
+	if err := g.present(); err != nil {
+		if errors.Is(err, sys.ErrGone) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	stats, err := proc.LiveMembers(g.PGID)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.present(); err != nil {
+		if errors.Is(err, sys.ErrGone) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []Member
+	for _, st := range stats {
+		if !slices.Contains(g.Exclude, st.PID) {
+			out = append(out, member(st))
+		}
+	}
+	return out, nil
+}
+
+// present checks with signal 0 that the group still has a member. EPERM
+// counts as yes: the kernel found members, only none it lets us signal
+// (another user's process that joined the group), so the number is still
+// the group's.
+func (g Group) present() error {
+	err := g.Signal(0)
+	if errors.Is(err, syscall.EPERM) {
+		return nil
+	}
+	return err
+}
+
+// member names a live process for a report.
+func member(st proc.Stat) Member {
+	uid := proc.UID(st.PID)
+	euid := os.Geteuid()
+	return Member{Stat: st, UID: uid, Denied: euid != 0 && uid >= 0 && uid != euid}
+}
+
+// MemberOf returns the report entry of a live process: its stat, uid and
+// whether this process may signal it. For holders of other packages.
+func MemberOf(st proc.Stat) Member { return member(st) }

@@ -1,0 +1,109 @@
+package end
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// Outcome is how an end came out.
+type Outcome int
+
+const (
+	// Empty: no holder has a live process, and each has shown it.
+	Empty Outcome = iota + 1
+	// Unconfirmed: the holders were signalled, but the end of at least
+	// one could not be observed by the deadline.
+	Unconfirmed
+	// Survivors: live processes were left at the deadline.
+	Survivors
+	// Refused: signalling a holder was not safe, so it was not signalled.
+	Refused
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Empty:
+		return "empty"
+	case Unconfirmed:
+		return "unconfirmed"
+	case Survivors:
+		return "survivors"
+	case Refused:
+		return "refused"
+	}
+	return fmt.Sprintf("outcome(%d)", int(o))
+}
+
+// Member is a live process a holder holds.
+type Member struct {
+	proc.Stat
+	// UID is the member's real user ID, or -1 when it could not be read.
+	UID int
+	// Denied is set when this process may not signal the member: it is
+	// not root and the member belongs to another user.
+	Denied bool
+}
+
+// Kind names what a holder is, for reports.
+type Kind string
+
+// The kinds of holder.
+const (
+	KindEngine   Kind = "engine"   // the Engine's own process
+	KindGroup    Kind = "group"    // the Engine's process group
+	KindEscapees Kind = "escapees" // adopted processes that left the group
+	KindCgroup   Kind = "cgroup"   // the session cgroup and its children
+)
+
+// Report is what End found.
+type Report struct {
+	Outcome Outcome
+	// Rounds counts the rounds of SIGKILL that reached a holder.
+	Rounds int
+	// Seen is, per kind of holder, the largest number of live processes
+	// one look found: a lower bound of what it held.
+	Seen map[Kind]int
+	// Graceful is set when every holder emptied within the grace, after
+	// the stop signal, without SIGKILL.
+	Graceful bool
+	// Survivors names the live processes of the last look at each holder
+	// that was not empty, once each, when Outcome is Survivors.
+	Survivors []Member
+	// Err holds why the outcome is not Empty: a holder's error, or the
+	// reason for a refusal.
+	Err error
+	// Elapsed is the time End took.
+	Elapsed time.Duration
+}
+
+// Members is the largest number of live processes seen in the Engine's
+// group or session cgroup.
+func (r Report) Members() int { return max(r.Seen[KindGroup], r.Seen[KindCgroup]) }
+
+// Describe is a one-line account of a report that is not Empty, for the
+// starter's stderr: survivors with PID, uid, state and command name.
+func (r Report) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session end %s", r.Outcome)
+	if r.Err != nil {
+		fmt.Fprintf(&b, " (%v)", r.Err)
+	}
+	if len(r.Survivors) > 0 {
+		b.WriteString(": still live:")
+		for i, m := range r.Survivors {
+			if i == 20 {
+				fmt.Fprintf(&b, " and %d more", len(r.Survivors)-i)
+				break
+			}
+			fmt.Fprintf(&b, " pid %d uid %d state %c comm %q", m.PID, m.UID, m.State, m.Comm)
+			if m.Denied {
+				b.WriteString(" (permission denied: another user's process)")
+			}
+			b.WriteString(";")
+		}
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}

@@ -1,0 +1,229 @@
+package starter
+
+import (
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Slots of the watch set.
+const (
+	slotWake = iota
+	slotEngine
+	slotGuard
+	slotReport
+	slotParent
+	slotControl
+	slots
+)
+
+// watch waits for the first end condition. It polls the pidfds of the
+// Engine, the guard and the launcher, the gate's exec report and the
+// control descriptor in one poll call, run by a goroutine so that signals,
+// the timeout and ctx can be selected on too; a wake pipe stops that poll.
+// Forwarded signals are passed to the group while the poll goes on.
+func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
+	wakeR, wakeW, err := sys.Pipe()
+	if err != nil {
+		// Without a wake pipe the poll cannot be interrupted, and
+		// polling with a timeout instead would be a tick: end the session.
+		s.log.Error().Err(err).Msg("wake pipe")
+		return ReasonWatchFailed, 0, sys.WaitStatus{}
+	}
+	defer sys.Close(wakeR)
+	defer sys.Close(wakeW)
+
+	fds := make([]unix.PollFd, slots)
+	for i := range fds {
+		fds[i].Fd = -1 // poll ignores negative descriptors
+	}
+	fds[slotWake] = unix.PollFd{Fd: int32(wakeR), Events: unix.POLLIN}
+	fds[slotEngine] = unix.PollFd{Fd: int32(s.gate.Pidfd), Events: unix.POLLIN}
+	fds[slotGuard] = unix.PollFd{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}
+	fds[slotReport] = unix.PollFd{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}
+	if s.parentFD > 0 {
+		fds[slotParent] = unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN}
+	}
+	if s.ctl != nil {
+		fds[slotControl] = unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
+	}
+	var timeout <-chan time.Time
+	if s.o.Timeout > 0 {
+		t := time.NewTimer(s.o.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+
+	polled := make(chan error, 1)
+	polling := false
+	stop := func() {
+		if polling {
+			_ = sys.WriteAll(wakeW, []byte{0})
+			<-polled
+			var b [8]byte
+			_, _ = sys.Read(wakeR, b[:])
+			polling = false
+		}
+	}
+	defer stop()
+	for {
+		if !polling {
+			for i := range fds {
+				fds[i].Revents = 0
+			}
+			go func() {
+				_, err := sys.Poll(fds, -1)
+				polled <- err
+			}()
+			polling = true
+		}
+		var perr error
+		select {
+		case sig := <-s.sigCh:
+			return ReasonSignal, sig.(syscall.Signal), sys.WaitStatus{}
+		case sig := <-s.fwdCh:
+			s.forward(sig.(syscall.Signal))
+			continue
+		case <-s.chldCh:
+			// Without adopting, any other child of this process is the
+			// caller's to reap.
+			if s.adopting {
+				if n := s.reapAdopted(); n > 0 {
+					s.log.Debug().Int("reaped", n).Msg("adopted children")
+				}
+			}
+			if s.tty != nil && engineStopped(s.gate.Pidfd) {
+				s.followStop()
+			}
+			continue
+		case <-timeout:
+			return ReasonTimeout, 0, sys.WaitStatus{}
+		case <-s.ctx.Done():
+			return ReasonCanceled, 0, sys.WaitStatus{}
+		case perr = <-polled:
+			polling = false
+		}
+		if perr != nil {
+			s.log.Error().Err(perr).Msg("watch")
+			return ReasonWatchFailed, 0, sys.WaitStatus{}
+		}
+		if fds[slotReport].Revents != 0 {
+			s.readExecResult()
+			fds[slotReport].Fd = -1
+		}
+		if fds[slotEngine].Revents != 0 {
+			st, exited, err := sys.Peek(s.gate.Pidfd)
+			if err != nil {
+				s.log.Error().Err(err).Msg("peek at the Engine")
+			}
+			if exited {
+				return ReasonEngineExit, 0, st
+			}
+		}
+		if fds[slotGuard].Revents != 0 {
+			return ReasonGuardLost, 0, sys.WaitStatus{}
+		}
+		if fds[slotParent].Revents != 0 {
+			return ReasonParentGone, 0, sys.WaitStatus{}
+		}
+		if fds[slotControl].Revents != 0 && s.ctl.ended() {
+			return ReasonControlClosed, 0, sys.WaitStatus{}
+		}
+	}
+}
+
+// pending reports a stop that is already due, without waiting.
+func (s *session) pending() (Reason, syscall.Signal) {
+	select {
+	case sig := <-s.sigCh:
+		return ReasonSignal, sig.(syscall.Signal)
+	default:
+	}
+	if s.ctx.Err() != nil {
+		return ReasonCanceled, 0
+	}
+	// The guard first: an Engine must never be released behind a guard
+	// that is gone.
+	fds := []unix.PollFd{{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}}
+	if s.parentFD > 0 {
+		fds = append(fds, unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN})
+	}
+	if s.ctl != nil {
+		fds = append(fds, unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
+	}
+	if _, err := sys.Poll(fds, 0); err != nil {
+		return ReasonWatchFailed, 0
+	}
+	if fds[0].Revents != 0 {
+		return ReasonGuardLost, 0
+	}
+	if s.parentFD > 0 && fds[1].Revents != 0 {
+		return ReasonParentGone, 0
+	}
+	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
+		return ReasonControlClosed, 0
+	}
+	return "", 0
+}
+
+// followStop follows a job-control stop of the Engine (Ctrl-Z): it takes
+// the terminal back and stops this process too, so that the shell sees its
+// job stopped; when continued (fg), it gives the terminal back to the
+// Engine's group if it got it, and continues that group.
+func (s *session) followStop() {
+	s.log.Debug().Msg("the Engine stopped; stopping too")
+	if err := s.tty.takeBack(); err != nil {
+		s.log.Warn().Err(err).Msg("take the terminal back")
+	}
+	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
+	// Continued. With fg the shell gave us the terminal: pass it on.
+	if s.tty.foreground() {
+		if err := s.tty.give(s.gate.PID); err != nil {
+			s.log.Warn().Err(err).Msg("give the terminal to the Engine")
+		}
+	}
+	s.forward(syscall.SIGCONT)
+}
+
+// returnTerminal takes the terminal back at the end of the session if
+// the Engine's group still has it.
+func (s *session) returnTerminal() {
+	if fg, err := unix.IoctlGetInt(s.tty.fd, unix.TIOCGPGRP); err == nil && fg == s.gate.PID {
+		if err := s.tty.takeBack(); err != nil {
+			s.log.Warn().Err(err).Msg("take the terminal back")
+		}
+	}
+}
+
+// forward passes sig to the Engine's group. The group is pinned by the
+// Engine, still the starter's unreaped child (see engineGroup).
+func (s *session) forward(sig syscall.Signal) {
+	err := s.group.Signal(sig)
+	s.log.Debug().Str("signal", sys.SignalName(sig)).Err(err).Msg("forwarded")
+}
+
+// readExecResult reads the gate's exec report once it is readable.
+func (s *session) readExecResult() {
+	if !s.execRead {
+		s.execRead = true
+		s.execErr = s.gate.ExecResult()
+	}
+}
+
+// execResult returns the exec report after the group end, when the gate
+// has executed the Engine or exited: its report is readable (a message or
+// end of file) and reading it cannot block. If it is somehow not readable
+// yet, no exec failure was seen.
+func (s *session) execResult() error {
+	if !s.execRead {
+		fds := []unix.PollFd{{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}}
+		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
+			s.readExecResult()
+		}
+	}
+	return s.execErr
+}
