@@ -26,14 +26,61 @@ import (
 // session-starter is killed and Launch returns [ErrAckTimeout].
 const DefaultAckTimeout = time.Minute
 
-// DefaultWaitDelay is the [exec.Cmd.WaitDelay] of a launched session. It
-// bounds two waits: from a stop ([Session.Stop] or the end of the context)
-// to session-starter's exit, after which it is SIGKILLed and its guard ends
-// the Engine's group; and from session-starter's exit to the end of its
-// stderr, which only a process that escaped the group (setsid) can hold
-// open. It is the default kill budget plus five seconds, so a
-// session-starter still ending a large group is not interrupted.
-const DefaultWaitDelay = DefaultKillBudget + 5*time.Second
+// DefaultWaitDelay is the [exec.Cmd.WaitDelay] of a launched session with
+// the default grace (none) and kill budget. It bounds two waits: from a
+// stop ([Session.Stop] or the end of the context) to session-starter's
+// exit, after which it is SIGKILLed and its guard ends the Engine's group;
+// and from session-starter's exit to the end of its stderr, which only a
+// process that escaped the group (setsid) can hold open. It is the bound
+// of the end ([EndBound]) plus five seconds, so a session-starter still
+// ending a large group is not interrupted. With "--grace" or
+// "--kill-budget" in [LaunchOptions.Flags], Launch derives the wait from
+// them the same way.
+const DefaultWaitDelay = DefaultKillBudget + EndSlack + 5*time.Second
+
+// EndSlack is what the end of a session may take past its deadline (the
+// grace + the kill budget): the last look at what holds the session, the
+// guard's exit and the Engine's reap.
+const EndSlack = 250 * time.Millisecond
+
+// EndBound is the longest a session's end takes, from the stop to
+// session-starter's exit, with the given grace and kill budget (0: the
+// default): grace + kill budget + [EndSlack].
+func EndBound(grace, killBudget time.Duration) time.Duration {
+	if killBudget <= 0 {
+		killBudget = DefaultKillBudget
+	}
+	return max(grace, 0) + killBudget + EndSlack
+}
+
+// waitDelayFor derives the wait delay from the "--grace" and
+// "--kill-budget" flags among flags ("--flag value" or "--flag=value", a
+// Go duration or a number of seconds); a value it cannot read counts as
+// the default.
+func waitDelayFor(flags []string) time.Duration {
+	var grace, budget time.Duration
+	for i, f := range flags {
+		name, value, ok := strings.Cut(f, "=")
+		if !ok && i+1 < len(flags) {
+			value = flags[i+1]
+		}
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			secs, ferr := strconv.ParseFloat(value, 64)
+			if ferr != nil || secs < 0 {
+				continue
+			}
+			d = time.Duration(secs * float64(time.Second))
+		}
+		switch name {
+		case "--grace":
+			grace = d
+		case "--kill-budget":
+			budget = d
+		}
+	}
+	return EndBound(grace, budget) + 5*time.Second
+}
 
 // stderrTail is how much of session-starter's stderr a [Session] keeps
 // for error reports: its own reports are one line each, and the Engine's
@@ -99,8 +146,9 @@ type LaunchOptions struct {
 	// AckTimeout bounds the wait for the ack line; 0 means
 	// [DefaultAckTimeout].
 	AckTimeout time.Duration
-	// WaitDelay is as in [exec.Cmd.WaitDelay]; 0 means
-	// [DefaultWaitDelay].
+	// WaitDelay is as in [exec.Cmd.WaitDelay]; 0 means the bound of the
+	// end ([EndBound]) with the grace and kill budget of Flags, plus five
+	// seconds: [DefaultWaitDelay] without those flags.
 	WaitDelay time.Duration
 }
 
@@ -212,7 +260,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = opts.WaitDelay
 	if cmd.WaitDelay <= 0 {
-		cmd.WaitDelay = DefaultWaitDelay
+		cmd.WaitDelay = waitDelayFor(opts.Flags)
 	}
 	tail := &tailBuffer{}
 	out := opts.Stderr

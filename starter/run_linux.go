@@ -21,12 +21,6 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// endSlack is what the end may take past its deadline (grace + kill
-// budget): the last look at the holders, the guard's exit after finish
-// and the Engine's reap, each of which is immediate once the holders are
-// empty. Nothing after the end waits longer than deadline + endSlack.
-const endSlack = 250 * time.Millisecond
-
 // Run holds one session; see the package doc for what it guarantees.
 func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
@@ -469,9 +463,11 @@ func (s *session) end(plan end.Plan) end.Report {
 }
 
 // untilDeadline is the time left for what follows the end: until the
-// deadline, plus endSlack.
+// deadline, plus [EndSlack]. The guard's exit after finish and the
+// Engine's reap are immediate once the holders are empty; nothing after
+// the end waits longer.
 func (s *session) untilDeadline() time.Duration {
-	return max(time.Until(s.deadline.Add(endSlack)), 0)
+	return max(time.Until(s.deadline.Add(EndSlack)), 0)
 }
 
 // collect finishes the guard and takes the Engine's status, both within
@@ -482,9 +478,14 @@ func (s *session) untilDeadline() time.Duration {
 func (s *session) collect(res Result) (Result, error) {
 	execErr := s.execResult()
 	var failure error
+	// After survivors the guard keeps guarding: no wait for its exit.
+	wait := s.untilDeadline()
+	if res.End.Outcome != end.Empty {
+		wait = 0
+	}
 	if res.Reason == ReasonGuardLost {
 		s.guard.Lost()
-	} else if err := s.guard.Finish(s.untilDeadline()); err != nil {
+	} else if err := s.guard.Finish(wait); err != nil {
 		switch {
 		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == end.Empty:
 			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)

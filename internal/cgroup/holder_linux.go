@@ -89,10 +89,15 @@ func (h *Holder) Signal(sig syscall.Signal) error {
 	return first
 }
 
-// Live implements [end.Holder]: none once "populated 0", else each
-// process listed in the cgroup or below it.
+// Live implements [end.Holder]: none once "populated 0" or once the
+// cgroup was removed (rmdir succeeds only on an empty cgroup with no
+// cgroup below it; its files then answer ENODEV), else each process
+// listed in the cgroup or below it.
 func (h *Holder) Live() ([]end.Member, error) {
 	populated, err := readPopulated(h.events)
+	if errors.Is(err, unix.ENODEV) {
+		return nil, nil
+	}
 	if err != nil || !populated {
 		return nil, err
 	}

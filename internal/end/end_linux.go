@@ -87,6 +87,7 @@ const (
 type held struct {
 	Holder
 	empty, refused bool
+	deaf           bool // its descriptor was closed: looked at after a backoff
 	signalled      bool // a SIGKILL reached it
 	last           []Member
 	err            error
@@ -125,7 +126,7 @@ func End(holders []Holder, p Plan) Report {
 		graceUntil := start.Add(p.Grace)
 		look := firstLook
 		for {
-			if lookAll(hs, &r) {
+			if lookAll(hs, &r) && confirm(hs, &r) {
 				r.Graceful = true
 				return done(Empty)
 			}
@@ -150,7 +151,7 @@ func End(holders []Holder, p Plan) Report {
 			nextRound, round = now.Add(round), min(2*round, maxRound)
 			look = firstLook
 		}
-		if lookAll(hs, &r) {
+		if lookAll(hs, &r) && confirm(hs, &r) {
 			return done(Empty)
 		}
 		now = time.Now()
@@ -250,6 +251,21 @@ func lookAll(hs []*held, r *Report) bool {
 	return all
 }
 
+// confirm looks once more at every holder that was shown empty, when all
+// are: a holder can gain processes after it was seen empty (orphans of
+// the dying group are adopted by the starter as they lose their parent),
+// but not once every other holder is empty too. A holder found not empty
+// after all is looked at again, and the end goes on.
+func confirm(hs []*held, r *Report) bool {
+	for _, h := range hs {
+		if h.refused {
+			continue
+		}
+		h.empty = false
+	}
+	return lookAll(hs, r)
+}
+
 // told reports whether the kernel announces the end of every holder that
 // is not empty yet, so that End need not look again without being told.
 func told(hs []*held) bool {
@@ -257,7 +273,7 @@ func told(hs []*held) bool {
 		if h.empty || h.refused {
 			continue
 		}
-		if fd, _ := h.Notify(); fd < 0 {
+		if fd, _ := h.Notify(); fd < 0 || h.deaf {
 			return false
 		}
 	}
@@ -332,14 +348,24 @@ func (w *waker) wait(hs []*held, until time.Time) {
 	if w.r >= 0 {
 		fds = append(fds, unix.PollFd{Fd: int32(w.r), Events: unix.POLLIN})
 	}
+	var polled []*held
 	for _, h := range hs {
-		if h.empty || h.refused {
+		if h.empty || h.refused || h.deaf {
 			continue
 		}
 		if fd, ev := h.Notify(); fd >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: ev})
+			polled = append(polled, h)
 		}
 	}
+	defer func() {
+		// A closed descriptor is ready for ever: never poll it again.
+		for i, h := range polled {
+			if fds[len(fds)-len(polled)+i].Revents&unix.POLLNVAL != 0 {
+				h.deaf = true
+			}
+		}
+	}()
 	d := max(time.Until(until), 0)
 	if n, err := sys.Poll(fds, d); err != nil || n < 0 {
 		// poll fails only on a bad argument; sleep instead so that the

@@ -1,0 +1,273 @@
+package main
+
+// The end of a session: every holder — the Engine itself, group E, the
+// adopted escapees, the session cgroup with its child cgroups — at once,
+// under one deadline, in the starter and in the guard.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// modes runs f once per containment mode, skipping cgroup mode where this
+// machine has none.
+func modes(t *testing.T, f func(t *testing.T, mode string)) {
+	for _, mode := range []string{"group", "cgroup"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "cgroup" {
+				cgroupPlace(t)
+			}
+			f(t, mode)
+		})
+	}
+}
+
+// leaveGroup is an Engine that moves itself into its parent's (the
+// starter's, the launcher's) process group, says "left", and sleeps.
+const leaveGroup = `import os, time; os.setpgid(0, os.getpgid(os.getppid())); print("left", flush=True); time.sleep(600)`
+
+func TestAnEngineThatLeftItsGroupIsEndedWithTheSession(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		mark := newMark(t)
+		s := start(t, mark, []string{"--containment", mode, "--ack", "--kill-budget", "2s", "--", "python3", "-c", leaveGroup})
+		pid := s.ack()
+		if l := s.line(); l != "left" {
+			t.Fatalf("Engine said %q, want left", l)
+		}
+		if pg, err := syscall.Getpgid(pid); err != nil || pg == pid {
+			t.Fatalf("Engine's group = %d, %v; want it gone from its own", pg, err)
+		}
+		s.signal(syscall.SIGTERM)
+		wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+		noSurvivors(t, mark)
+	})
+}
+
+func TestAnEngineThatLeftItsGroupIsEndedByTheGuardWhenTheStarterIsKilled(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		mark := newMark(t)
+		s := start(t, mark, []string{"--containment", mode, "--ack", "--", "python3", "-c", leaveGroup})
+		s.ack()
+		if l := s.line(); l != "left" {
+			t.Fatalf("Engine said %q, want left", l)
+		}
+		s.signal(syscall.SIGKILL)
+		wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+		noSurvivors(t, mark)
+	})
+}
+
+// freeze puts pid into a fresh cgroup v1 freezer cgroup and freezes it:
+// a frozen process stays alive, in uninterruptible sleep, with SIGKILL
+// pending, until it is thawed. Cleanup thaws it (the pending SIGKILL then
+// ends it) and removes the freezer cgroup.
+func freeze(t *testing.T, pid int) {
+	t.Helper()
+	const root = "/sys/fs/cgroup/freezer"
+	if syscall.Access(root, 2) != nil {
+		t.Skip("no writable cgroup v1 freezer")
+	}
+	dir := path.Join(root, fmt.Sprintf("session-starter-test-%d-%d", os.Getpid(), pid))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("no cgroup v1 freezer: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = os.WriteFile(path.Join(dir, "freezer.state"), []byte("THAWED"), 0)
+		eventually(t, "the frozen process must end once thawed", func() bool {
+			b, err := os.ReadFile(path.Join(dir, "cgroup.procs"))
+			return err != nil || strings.TrimSpace(string(b)) == ""
+		})
+		if err := os.Remove(dir); err != nil {
+			t.Errorf("remove %s: %v", dir, err)
+		}
+	})
+	if err := os.WriteFile(path.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path.Join(dir, "freezer.state"), []byte("FROZEN"), 0); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Engine must be frozen", func() bool {
+		b, err := os.ReadFile(path.Join(dir, "freezer.state"))
+		return err == nil && strings.TrimSpace(string(b)) == "FROZEN"
+	})
+}
+
+// An Engine that cannot be killed (frozen) makes the end last the grace
+// plus the kill budget, and no more: then 125, naming it.
+func TestAnUnkillableEngineEndsTheSessionAfterTheGracePlusTheKillBudget(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to freeze a process")
+	}
+	modes(t, func(t *testing.T, mode string) {
+		const grace, budget = time.Second, 2 * time.Second
+		mark := newMark(t)
+		s := start(t, mark, []string{"--containment", mode, "--ack", "--grace", "1s", "--kill-budget", "2s", "--", "sh", "-c", "echo ready; exec sleep 600"})
+		pid := s.ack()
+		if l := s.line(); l != "ready" {
+			t.Fatalf("Engine said %q, want ready", l)
+		}
+		freeze(t, pid)
+		// The starter's own exit, seen through a pidfd: the launcher's
+		// Wait also waits for the frozen Engine's hold on the pipes.
+		pidfd, err := unixPidfdOpen(s.cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Close(pidfd)
+		start := time.Now()
+		s.signal(syscall.SIGTERM)
+		awaitExit(t, pidfd, "the starter must exit")
+		took := time.Since(start)
+		wantExit(t, s.wait(), 125, s.stderr)
+		if want := fmt.Sprintf("pid %d ", pid); !strings.Contains(s.stderr.String(), want) {
+			t.Errorf("stderr = %q, want the frozen Engine named (%q)", s.stderr, want)
+		}
+		// The bound is grace + budget + 250 ms; a loaded machine may add
+		// to the start and exit of the process around it, not to the end.
+		if took > grace+budget+2*time.Second {
+			t.Errorf("the end took %v, want about grace + kill budget = %v", took, grace+budget)
+		}
+		t.Logf("%s mode: from SIGTERM to exit 125 with a frozen Engine, --grace 1s --kill-budget 2s: %v", mode, took)
+	})
+}
+
+// termRecorder is an escapee in a session of its own, orphaned at once
+// (a double fork: the starter adopts it), that writes "term" to the file
+// $F when it gets SIGTERM, and exits; it says "ready" first.
+const termRecorder = `( setsid sh -c 'trap "echo term > \"$F\"; exit 0" TERM; echo ready; while :; do sleep 1; done' & );`
+
+// awaitTerm waits, bounded, for file to hold "term".
+func awaitTerm(t *testing.T, file string) {
+	t.Helper()
+	eventually(t, "the escapee must get the stop signal during the grace", func() bool {
+		b, err := os.ReadFile(file)
+		return err == nil && strings.TrimSpace(string(b)) == "term"
+	})
+}
+
+// The stop signal reaches every holder at once: an escapee gets it while
+// group E, which ignores it, still has its whole grace to go.
+func TestAnEscapeeGetsTheStopSignalAtTheSameMomentAsTheEnginesGroup(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		mark := newMark(t)
+		file := path.Join(t.TempDir(), "got")
+		s := start(t, mark, []string{"--containment", mode, "--ack", "--grace", "10m", "--", "sh", "-c", termRecorder + ` trap "" TERM; exec sleep 600`},
+			func(c *exec.Cmd) { c.Env = append(c.Env, "F="+file) })
+		s.ack()
+		if l := s.line(); l != "ready" {
+			t.Fatalf("escapee said %q, want ready", l)
+		}
+		s.signal(syscall.SIGTERM)
+		awaitTerm(t, file)
+		s.signal(syscall.SIGTERM) // a second stop signal ends the grace
+		wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+		noSurvivors(t, mark)
+	})
+}
+
+// In cgroup mode the stop signal reaches the processes of the cgroups
+// below the session cgroup too: here one that also left group E and is
+// the Engine's child (so neither group E nor the sweep reaches it).
+func TestTheStopSignalReachesACgroupBelowTheSessionCgroup(t *testing.T) {
+	mount, _ := cgroupPlace(t)
+	mark := newMark(t)
+	file := path.Join(t.TempDir(), "got")
+	engine := `cg=$(sed -n 's/^0:://p' /proc/self/cgroup); mkdir "$M$cg/sub" && ` +
+		`setsid sh -c 'echo $$ > "$0/cgroup.procs"; trap "echo term > \"$F\"; exit 0" TERM; echo ready; while :; do sleep 1; done' "$M$cg/sub" & ` +
+		`trap "" TERM; exec sleep 600`
+	s := start(t, mark, []string{"--containment", "cgroup", "--ack", "--grace", "10m", "--", "sh", "-c", engine},
+		func(c *exec.Cmd) { c.Env = append(c.Env, "F="+file, "M="+mount) })
+	s.ack()
+	if l := s.line(); l != "ready" {
+		t.Fatalf("the process in the child cgroup said %q, want ready; stderr: %s", l, s.stderr)
+	}
+	s.signal(syscall.SIGTERM)
+	awaitTerm(t, file)
+	s.signal(syscall.SIGTERM)
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+}
+
+// A same-user Engine can open the guard's end of its pipe through /proc
+// and write to it. Neither a forged finish nor a partial message kept
+// open disarms or stalls the guard: when the starter is SIGKILLed it ends
+// the session all the same.
+func TestWhatTheEngineWritesIntoTheGuardsPipeCannotDisarmIt(t *testing.T) {
+	for _, tt := range []struct{ name, write string }{
+		{"a forged finish", `printf 'finish %s\n' $$ > "/proc/$g/fd/4"`},
+		{"a partial message kept open", `exec 5> "/proc/$g/fd/4"; printf fini >&5`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mark := newMark(t)
+			s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", `read g; ` + tt.write + `; echo done; exec sleep 600`})
+			s.ack()
+			g := guardOf(t, s.cmd.Process.Pid)
+			if _, err := fmt.Fprintln(s.in, g); err != nil {
+				t.Fatal(err)
+			}
+			if l := s.line(); l != "done" {
+				t.Fatalf("Engine said %q, want done; stderr: %s", l, s.stderr)
+			}
+			s.signal(syscall.SIGKILL)
+			wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+// A guard stopped during the session is continued at its end, finishes
+// and is reaped before the starter exits; the starter says so.
+func TestAStoppedGuardIsContinuedAndReapedAtTheEnd(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--log-level", "warn", "--ack", "--", "sh", "-c", "read x; exit 3"})
+	s.ack()
+	g := guardOf(t, s.cmd.Process.Pid)
+	if err := syscall.Kill(g, syscall.SIGSTOP); err != nil { // our grandchild, alive: the PID is the guard
+		t.Fatal(err)
+	}
+	eventually(t, "the guard must be stopped", func() bool {
+		st, err := proc.ReadStat(g)
+		return err == nil && st.State == 'T'
+	})
+	if _, err := fmt.Fprintln(s.in, "go"); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 3, s.stderr)
+	if !strings.Contains(s.stderr.String(), "was stopped") {
+		t.Errorf("stderr = %q, want the stopped guard reported", s.stderr)
+	}
+	if st, err := proc.ReadStat(g); err == nil {
+		t.Fatalf("guard %d still there (state %c) after the starter exited", g, st.State)
+	}
+	noSurvivors(t, mark)
+}
+
+// A wrapper that started a background job and then exec'd session-starter
+// hands that child to it: it is not the session's, and is left running.
+func TestAChildTheLauncherLeftBehindIsNotEndedWithTheSession(t *testing.T) {
+	mark := newMark(t)
+	cmd := exec.Command("sh", "-c", `sleep 600 & echo $!; exec "$0" --ack -- sh -c 'exit 3'`, binary)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	s := startCmd(t, mark, cmd)
+	bg, err := strconv.Atoi(s.line())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ack()
+	wantExit(t, s.wait(), 3, s.stderr)
+	if st, err := proc.ReadStat(bg); err != nil || !st.Live() {
+		t.Fatalf("the wrapper's background child %d: %+v, %v; want it left running", bg, st, err)
+	}
+	_ = syscall.Kill(bg, syscall.SIGKILL) // alive, so the PID is still the child's
+	noSurvivors(t, mark)
+}
