@@ -4,7 +4,10 @@ package main
 // command line, what odd descriptors, terminals and sizes they hand over.
 
 import (
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -50,4 +53,65 @@ func TestDurationsAreTakenAsCoreutilsTimeoutTakesThem(t *testing.T) {
 			noSurvivors(t, mark)
 		})
 	}
+}
+
+// closedPipe returns the write end of a pipe whose reader is gone, as a
+// launcher leaves the stderr it stopped reading.
+func closedPipe(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func withStderr(f *os.File) startOpt { return func(c *exec.Cmd) { c.Stderr = f } }
+
+// TestAClosedStderrCostsTheReportsNotTheSession: a launcher that stops
+// reading stderr. Every diagnostic (at info the session end, at debug
+// each step and each forwarded signal) fails with EPIPE, and the session
+// goes on to mirror the Engine's status.
+func TestAClosedStderrCostsTheReportsNotTheSession(t *testing.T) {
+	for _, level := range []string{"info", "debug"} {
+		t.Run(level, func(t *testing.T) {
+			mark := newMark(t)
+			s := start(t, mark, []string{"--ack", "--log-level", level, "--", "sh", "-c",
+				`trap 'echo got USR1' USR1; echo ready; i=0; while ! read x && [ $i -lt 100 ]; do i=$((i+1)); done; exit 3`},
+				withStderr(closedPipe(t)))
+			s.ack()
+			if got := s.line(); got != "ready" {
+				t.Fatalf("Engine said %q, want ready", got)
+			}
+			s.signal(syscall.SIGUSR1)
+			if got := s.line(); got != "got USR1" {
+				t.Fatalf("Engine said %q, want got USR1", got)
+			}
+			if _, err := s.in.Write([]byte("x\n")); err != nil {
+				t.Fatal(err)
+			}
+			wantExit(t, s.wait(), 3, s.stderr)
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+// TestAnEngineWritingToAClosedStderrDiesOfSIGPIPEAsADirectLaunchDoes:
+// session-starter's own writes survive EPIPE without touching the SIGPIPE
+// disposition the Engine gets.
+func TestAnEngineWritingToAClosedStderrDiesOfSIGPIPEAsADirectLaunchDoes(t *testing.T) {
+	script := `echo to-stderr >&2; exit 3`
+	direct := exec.Command("sh", "-c", script)
+	direct.Stderr = closedPipe(t)
+	_ = direct.Run()
+	want := direct.ProcessState.Sys().(syscall.WaitStatus)
+	if !want.Signaled() || want.Signal() != syscall.SIGPIPE {
+		t.Fatalf("direct launch ended with %s, want death by SIGPIPE (is SIGPIPE ignored here?)", statusString(want))
+	}
+	mark := newMark(t)
+	s := start(t, mark, []string{"--log-level", "debug", "--", "sh", "-c", script}, withStderr(closedPipe(t)))
+	wantSignal(t, s.wait(), syscall.SIGPIPE, s.stderr)
+	noSurvivors(t, mark)
 }

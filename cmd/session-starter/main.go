@@ -36,7 +36,11 @@ func main() {
 	case guard.Invoked(os.Args):
 		guard.Main(os.Args)
 	}
-	run(os.Args[1:], os.Stdout, os.Stderr).Apply()
+	// A diagnostic that cannot be written is dropped: zerolog's default
+	// is to say so on os.Stderr, whose EPIPE would kill the process.
+	zerolog.ErrorHandler = func(error) {}
+	stdout, stderr := stdio()
+	run(os.Args[1:], stdout, stderr).Apply()
 }
 
 const usageHead = `Usage: session-starter [flags] [--] PROGRAM [ARG...]
