@@ -35,6 +35,9 @@ type Gate struct {
 	repR  int // gate → starter: ready, then exec-failed or end of file
 }
 
+// shell runs a program that execve refuses with ENOEXEC, as execvp does.
+const shell = "/bin/sh"
+
 // noFD marks a descriptor slot that is closed in the child.
 const noFD = ^uintptr(0)
 
@@ -249,6 +252,12 @@ func Main(args []string) {
 	}
 	sys.Close(goFD)
 	err = syscall.Exec(path, argv, os.Environ())
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A file the kernel does not know how to run (a script without
+		// "#!") is a shell script to POSIX execvp, as to timeout, env and
+		// every shell: run it with /bin/sh as glibc does.
+		err = syscall.Exec(shell, append([]string{shell, path}, argv[1:]...), os.Environ())
+	}
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		errno = syscall.EINVAL

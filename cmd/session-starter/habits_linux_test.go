@@ -6,6 +6,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,4 +115,36 @@ func TestAnEngineWritingToAClosedStderrDiesOfSIGPIPEAsADirectLaunchDoes(t *testi
 	s := start(t, mark, []string{"--log-level", "debug", "--", "sh", "-c", script}, withStderr(closedPipe(t)))
 	wantSignal(t, s.wait(), syscall.SIGPIPE, s.stderr)
 	noSurvivors(t, mark)
+}
+
+// TestAScriptWithoutAShebangRunsUnderShAsExecvpRunsIt: execve refuses it
+// with ENOEXEC; env (an execvp caller) runs it with /bin/sh, found by path
+// and by PATH alike, and so must session-starter.
+func TestAScriptWithoutAShebangRunsUnderShAsExecvpRunsIt(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "no-shebang")
+	if err := os.WriteFile(script, []byte("echo \"ran as $0 with $*\"\nexit 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, program string }{{"by path", script}, {"by PATH", "no-shebang"}} {
+		program := tt.program
+		t.Run(tt.name, func(t *testing.T) {
+			env := append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+			direct := exec.Command("env", program, "a", "b")
+			direct.Env = env
+			want, _ := direct.Output()
+			if direct.ProcessState.ExitCode() != 5 {
+				t.Fatalf("env %s exited %d, want 5", program, direct.ProcessState.ExitCode())
+			}
+			mark := newMark(t)
+			cmd := exec.Command(binary, "--ack", "--", program, "a", "b")
+			cmd.Env = append(env, markVar+"="+mark)
+			s := startCmd(t, mark, cmd)
+			s.ack()
+			if got := s.rest(); got != string(want) {
+				t.Fatalf("the Engine wrote %q, want what env's run wrote: %q", got, want)
+			}
+			wantExit(t, s.wait(), 5, s.stderr)
+		})
+	}
 }
