@@ -59,8 +59,11 @@ type Options struct {
 	ParentPID int
 	// ControlFD, when nonzero, is a descriptor whose end of input ends
 	// the session. It must be a pipe or socket the launcher passed open
-	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0.
-	// The Engine does not inherit it.
+	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0;
+	// and no descriptor the launcher passed may write to the same pipe or
+	// FIFO (ControlFD itself included) or be the other end of its socket
+	// pair, since it could then never reach end of input. The Engine does
+	// not inherit it.
 	ControlFD int
 	// StatusFD, when nonzero, is a descriptor the launcher passed open
 	// for writing, > 2, on which Run writes one JSON record per line: a

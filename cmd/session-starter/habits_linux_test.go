@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestTheFirstArgumentThatIsNotAFlagStartsProgram: `session-starter npm
@@ -147,4 +150,105 @@ func TestAScriptWithoutAShebangRunsUnderShAsExecvpRunsIt(t *testing.T) {
 			wantExit(t, s.wait(), 5, s.stderr)
 		})
 	}
+}
+
+// TestAControlDescriptorThatCouldNeverEndIsRefused: when a descriptor the
+// launcher passed can write to the control pipe or FIFO (the control
+// descriptor itself opened read-write, or the write end passed too), or is
+// the other end of the control socket pair, the session could never end by
+// it: exit 2, the descriptor named, nothing run.
+func TestAControlDescriptorThatCouldNeverEndIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "control")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keep := func(f *os.File) *os.File { t.Cleanup(func() { f.Close() }); return f }
+	pipe := func() []*os.File {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*os.File{keep(r), keep(w)}
+	}
+	tests := []struct {
+		name    string
+		files   func() []*os.File
+		message string
+	}{
+		{"a FIFO opened read-write", func() []*os.File {
+			f, err := os.OpenFile(fifo, os.O_RDWR, 0) // exec 3<>fifo
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*os.File{keep(f)}
+		}, "--control-fd 3: open for writing too"},
+		{"both ends of a pipe", pipe, "--control-fd 3: descriptor 4 writes to the same pipe"},
+		{"the write end as stdout", nil, "--control-fd 3: descriptor 1 writes to the same pipe"},
+		{"both ends of a socket pair", func() []*os.File {
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*os.File{keep(os.NewFile(uintptr(fds[0]), "a")), keep(os.NewFile(uintptr(fds[1]), "b"))}
+		}, "--control-fd 3: descriptor 4 is the other end of the same socket pair"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(binary, "--control-fd", "3", "--", "touch", "ran")
+			cmd.Dir = dir
+			if tt.files != nil {
+				cmd.ExtraFiles = tt.files()
+			} else {
+				p := pipe()
+				cmd.ExtraFiles, cmd.Stdout = p[:1], p[1]
+			}
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			done := make(chan struct{})
+			go func() { _ = cmd.Run(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(tooLong):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("session-starter still ran after %v, want a usage error at start", tooLong)
+			}
+			if got := cmd.ProcessState.ExitCode(); got != 2 || !strings.Contains(stderr.String(), tt.message) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", got, &stderr, tt.message)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Fatal("the Engine ran, want nothing executed")
+			}
+		})
+	}
+}
+
+// TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses: the FIFO a
+// launcher opens read-only (without blocking) is a control descriptor like
+// a pipe.
+func TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "control")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--control-fd", "3", "--", "sh", "-c", "echo ready; sleep 600 & wait"}, withExtraFiles(r))
+	s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	w.Close()
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
 }
