@@ -4,6 +4,7 @@ package main
 // command line, what odd descriptors, terminals and sizes they hand over.
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,5 +251,66 @@ func TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses(t *testing.T) {
 	}
 	w.Close()
 	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+}
+
+// TestAnEngineCommandLineAtTheLimitOfSessionStartersOwnStarts measures
+// ARG_MAX as the kernel applies it: the largest command line with which
+// session-starter itself can still be executed, found by trying. The
+// Engine, whose command line is that one less session-starter's own
+// arguments, must start with it.
+func TestAnEngineCommandLineAtTheLimitOfSessionStartersOwnStarts(t *testing.T) {
+	mark := newMark(t)
+	const chunk = 100_000 // below MAX_ARG_STRLEN, 128 KiB per string
+	filler := strings.Repeat("x", chunk)
+	// args returns a command line whose Engine is `true` with n bytes of
+	// arguments; its size grows with n.
+	args := func(n int) []string {
+		a := []string{"--", "true"}
+		for ; n > chunk; n -= chunk {
+			a = append(a, filler)
+		}
+		if n > 0 {
+			a = append(a, filler[:n])
+		}
+		return a
+	}
+	// try runs session-starter with n bytes of arguments for the Engine:
+	// false when it could not be executed at all (E2BIG), else its status.
+	try := func(n int) (syscall.WaitStatus, bool) {
+		cmd := exec.Command(binary, args(n)...)
+		cmd.Env = append(os.Environ(), markVar+"="+mark)
+		var stderr lockedBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			if !errors.Is(err, syscall.E2BIG) {
+				t.Fatalf("start session-starter with %d bytes of arguments: %v, want success or E2BIG", n, err)
+			}
+			return 0, false
+		}
+		s := &session{t: t, cmd: cmd, stderr: &stderr}
+		return s.wait(), true
+	}
+	// The kernel's limit is at most 6 MiB (three quarters of _STK_LIM);
+	// 8 MiB of arguments never fits.
+	lo, hi := 0, 8<<20
+	if _, ok := try(hi); ok {
+		t.Fatalf("session-starter could be executed with %d bytes of arguments; want E2BIG", hi)
+	}
+	for hi-lo > 1 { // about 23 rounds
+		mid := lo + (hi-lo)/2
+		if _, ok := try(mid); ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	ws, ok := try(lo)
+	if !ok {
+		t.Fatalf("session-starter could be executed with %d bytes of arguments, then not", lo)
+	}
+	if !ws.Exited() || ws.ExitStatus() != 0 {
+		t.Fatalf("with the largest command line session-starter can be executed with (%d bytes of Engine arguments), it ended with %s, want exit 0 from the Engine", lo, statusString(ws))
+	}
 	noSurvivors(t, mark)
 }
