@@ -91,11 +91,14 @@ type Options struct {
 	// children, as session-starter itself.
 	Subreaper bool
 	// Terminal hands the controlling terminal to the Engine's group when
-	// stdin and stdout are that terminal and this process's group is its
-	// foreground group: an interactive Engine can read it, and Ctrl-C and
-	// Ctrl-Z reach the Engine. Run follows job control (a stopped Engine
-	// stops this process too, and continuing it gives the terminal back
-	// to the Engine) and takes the terminal back before it returns.
+	// stdin is that terminal, this process's group is its foreground group
+	// and stdout is not a pipe or socket (the terminal, a file): an
+	// interactive Engine can read it, and Ctrl-C and Ctrl-Z reach the
+	// Engine. Run follows job control whenever stdin, stdout or stderr is
+	// the controlling terminal (an Engine stopped by Ctrl-Z, or by SIGTTIN
+	// or SIGTTOU in the background, stops this process too, and continuing
+	// it in the foreground gives the terminal to the Engine) and takes the
+	// terminal back before it returns.
 	Terminal bool
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].

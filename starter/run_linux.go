@@ -285,7 +285,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return res, nil
 	}
 	if s.tty != nil {
-		if err := s.tty.give(s.gate.PID); err != nil {
+		if err := s.tty.handOverTo(s.gate.PID); err != nil {
 			log.Warn().Err(err).Msg("the terminal stays with the starter's group")
 			s.tty.close()
 			s.tty = nil
