@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -311,6 +313,51 @@ func TestAnEngineCommandLineAtTheLimitOfSessionStartersOwnStarts(t *testing.T) {
 	}
 	if !ws.Exited() || ws.ExitStatus() != 0 {
 		t.Fatalf("with the largest command line session-starter can be executed with (%d bytes of Engine arguments), it ended with %s, want exit 0 from the Engine", lo, statusString(ws))
+	}
+	noSurvivors(t, mark)
+}
+
+// TestTheEngineCannotCallSetsidButSetsidWForksAndWaits pins a limit of
+// leading group E: setsid() in the Engine fails with EPERM; `setsid -w`,
+// the documented way out, forks, waits, and passes the status on.
+func TestTheEngineCannotCallSetsidButSetsidWForksAndWaits(t *testing.T) {
+	python := needTool(t, "python3")
+	setsid := needTool(t, "setsid")
+	mark := newMark(t)
+	s := start(t, mark, []string{"--", python, "-c", "import os, sys\ntry:\n    os.setsid()\nexcept PermissionError:\n    sys.exit(7)"})
+	wantExit(t, s.wait(), 7, s.stderr)
+
+	// The child leads a session of its own: field 6 of its stat is its PID.
+	s = start(t, mark, []string{"--", setsid, "-w", "sh", "-c", `[ "$(cut -d' ' -f6 /proc/$$/stat)" = "$$" ] && exit 5`})
+	wantExit(t, s.wait(), 5, s.stderr)
+	noSurvivors(t, mark)
+}
+
+// TestAnEngineThatKillsTheGuardAndTheStarterEscapes pins the limit of the
+// threat model: the Engine runs as the launcher's user, so an Engine that
+// means to escape can stop the starter, SIGKILL the guard and then the
+// starter, and nothing ends it.
+func TestAnEngineThatKillsTheGuardAndTheStarterEscapes(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `read g; kill -STOP $PPID; kill -KILL $g $PPID; echo escaped; exec sleep 600`})
+	engine := s.ack()
+	guard := guardOf(t, s.cmd.Process.Pid)
+	guardFD, err := unixPidfdOpen(guard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(guardFD)
+	if _, err := s.in.Write([]byte(strconv.Itoa(guard) + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.line(); got != "escaped" {
+		t.Fatalf("Engine said %q, want escaped", got)
+	}
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	awaitExit(t, guardFD, "the guard must be dead")
+	// Nothing of session-starter's is left to end the Engine.
+	if killed := killMarked(mark); !slices.Contains(killed, engine) {
+		t.Fatalf("live processes of the session after the starter and the guard died: %v, want the Engine %d among them", killed, engine)
 	}
 	noSurvivors(t, mark)
 }
