@@ -136,3 +136,14 @@ func engineStopped(pidfd int) bool {
 		return err == nil && info.Signo != 0
 	}
 }
+
+// stopSelf stops this process until it is continued. The SIGSTOP goes to
+// the calling thread, which then stops on its way back from tgkill: with
+// kill(getpid()) another thread may take the signal while this one runs
+// on, and reads the terminal's foreground group before the shell's fg has
+// set it.
+func stopSelf() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
+}
