@@ -237,13 +237,13 @@ func (g *Gate) Close() {
 func Main(args []string) {
 	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "session-starter: gate: %v\n", err)
+		complain("%v", err)
 		os.Exit(exitNotReleased)
 	}
 	path, argv, env, err := readSpec(specFD)
 	sys.Close(specFD)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "session-starter: gate: %v\n", err)
+		complain("%v", err)
 		os.Exit(exitNotReleased)
 	}
 	pid := os.Getpid()
@@ -257,7 +257,7 @@ func Main(args []string) {
 		err := sys.WriteAll(cgFD, []byte(strconv.Itoa(pid)))
 		sys.Close(cgFD)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "session-starter: gate: join the session cgroup: %v\n", err)
+			complain("join the session cgroup: %v", err)
 			os.Exit(exitNotReleased)
 		}
 	}
@@ -282,6 +282,13 @@ func Main(args []string) {
 	}
 	_ = sys.WriteAll(repFD, wire.Encode(wire.ExecFailed, int(errno)))
 	os.Exit(ExitStatusFor(errno))
+}
+
+// complain writes one report line on stderr with a plain write: a stderr
+// pipe nobody reads gives EPIPE, not death by SIGPIPE as through
+// os.Stderr, so the gate still exits with its own status.
+func complain(format string, args ...any) {
+	_ = sys.WriteAll(2, []byte("session-starter: gate: "+fmt.Sprintf(format, args...)+"\n"))
 }
 
 // parseArgs reads the gate's command line: Arg, the go-ahead and report
