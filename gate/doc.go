@@ -9,6 +9,11 @@
 //
 // Go cannot run code between fork and exec, so the gate is the starter's
 // own binary started again in a hidden mode ([Arg] as the first argument).
+// The Engine's program, argv and environment reach it in a memfd, and the
+// gate itself runs with an empty environment: its own execve takes no room
+// from the Engine's (ARG_MAX bounds argv and environment together), so any
+// Engine command line with which the starter could be executed fits, and
+// the Engine's environment does not steer the gate's Go runtime.
 //
 // # Guarantees
 //

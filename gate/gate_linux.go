@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ type Gate struct {
 	goW   int // starter → gate: the go-ahead
 	repR  int // gate → starter: ready, then exec-failed or end of file
 }
+
+// shell runs a program that execve refuses with ENOEXEC, as execvp does.
+const shell = "/bin/sh"
 
 // noFD marks a descriptor slot that is closed in the child.
 const noFD = ^uintptr(0)
@@ -89,15 +93,31 @@ func Spawn(spec Spec) (*Gate, error) {
 		files = append(files, uintptr(spec.CgroupProcs))
 	}
 
-	argv := append([]string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, spec.Path, "--"}, spec.Argv...)
+	// The Engine's program, argv and environment reach the gate in a
+	// memfd, not on its own command line: the gate's execve then takes no
+	// room from the Engine's, and any Engine command line with which
+	// session-starter itself could be executed fits in the Engine's
+	// execve (ARG_MAX bounds argv and environment together).
+	specFD, err := writeSpec(spec)
+	if err != nil {
+		for _, fd := range []int{goR, goW, repR, repW} {
+			sys.Close(fd)
+		}
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	specArg := strconv.Itoa(len(files))
+	files = append(files, uintptr(specFD))
+
+	argv := []string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, specArg}
 	pidfd := -1
 	pid, err := syscall.ForkExec(spec.Exe, argv, &syscall.ProcAttr{
-		Env:   spec.Env,
+		Env:   []string{},
 		Files: files,
 		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
 	})
 	sys.Close(goR)
 	sys.Close(repW)
+	sys.Close(specFD)
 	if err != nil {
 		sys.Close(goW)
 		sys.Close(repR)
@@ -220,14 +240,15 @@ func (g *Gate) Close() {
 // program, or exits without executing anything when the starter is gone
 // before the go-ahead, or reports an execve failure and exits 126 or 127.
 func Main(args []string) {
-	goFD, repFD, cgFD, path, argv, err := parseArgs(args)
+	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "session-starter: gate: %v\n", err)
+		complain("%v", err)
 		os.Exit(exitNotReleased)
 	}
-	// The two pipes arrived without close-on-exec (dup2 into their slots
-	// clears it); the Engine must not inherit them.
-	if sys.SetCloseOnExec(goFD) != nil || sys.SetCloseOnExec(repFD) != nil {
+	path, argv, env, err := readSpec(specFD)
+	sys.Close(specFD)
+	if err != nil {
+		complain("%v", err)
 		os.Exit(exitNotReleased)
 	}
 	pid := os.Getpid()
@@ -241,7 +262,7 @@ func Main(args []string) {
 		err := sys.WriteAll(cgFD, []byte(strconv.Itoa(pid)))
 		sys.Close(cgFD)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "session-starter: gate: join the session cgroup: %v\n", err)
+			complain("join the session cgroup: %v", err)
 			os.Exit(exitNotReleased)
 		}
 	}
@@ -253,7 +274,13 @@ func Main(args []string) {
 		os.Exit(exitNotReleased)
 	}
 	sys.Close(goFD)
-	err = syscall.Exec(path, argv, os.Environ())
+	err = syscall.Exec(path, argv, env)
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A file the kernel does not know how to run (a script without
+		// "#!") is a shell script to POSIX execvp, as to timeout, env and
+		// every shell: run it with /bin/sh as glibc does.
+		err = syscall.Exec(shell, append([]string{shell, path}, argv[1:]...), env)
+	}
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		errno = syscall.EINVAL
@@ -262,28 +289,99 @@ func Main(args []string) {
 	os.Exit(ExitStatusFor(errno))
 }
 
+// complain writes one report line on stderr with a plain write: a stderr
+// pipe nobody reads gives EPIPE, not death by SIGPIPE as through
+// os.Stderr, so the gate still exits with its own status.
+func complain(format string, args ...any) {
+	_ = sys.WriteAll(2, []byte("session-starter: gate: "+fmt.Sprintf(format, args...)+"\n"))
+}
+
 // parseArgs reads the gate's command line: Arg, the go-ahead and report
-// descriptors, the cgroup.procs descriptor or "-", PROGRAM's path, "--",
-// and the Engine's argv. cgFD is 0 when there is none.
-func parseArgs(args []string) (goFD, repFD, cgFD int, path string, argv []string, err error) {
-	if len(args) < 8 || args[1] != Arg || args[6] != "--" {
-		return 0, 0, 0, "", nil, errors.New("malformed gate command line")
+// descriptors, the cgroup.procs descriptor or "-", and the descriptor of
+// the spec memfd. cgFD is 0 when there is none. Each descriptor arrived
+// without close-on-exec (dup2 into its slot clears it) and is made
+// close-on-exec at once: the Engine must never inherit one, even on a
+// path that exits early.
+func parseArgs(args []string) (goFD, repFD, cgFD, specFD int, err error) {
+	if len(args) != 6 || args[1] != Arg {
+		return 0, 0, 0, 0, errors.New("malformed gate command line")
 	}
 	goFD, err1 := strconv.Atoi(args[2])
 	repFD, err2 := strconv.Atoi(args[3])
-	if err1 != nil || err2 != nil || goFD < 3 || repFD < 3 || goFD == repFD {
-		return 0, 0, 0, "", nil, errors.New("malformed gate descriptors")
+	specFD, err3 := strconv.Atoi(args[5])
+	if err1 != nil || err2 != nil || err3 != nil || goFD < 3 || repFD < 3 || specFD < 3 ||
+		goFD == repFD || specFD == goFD || specFD == repFD {
+		return 0, 0, 0, 0, errors.New("malformed gate descriptors")
 	}
 	if args[4] != "-" {
 		cgFD, err = strconv.Atoi(args[4])
-		if err != nil || cgFD < 3 || cgFD == goFD || cgFD == repFD {
-			return 0, 0, 0, "", nil, errors.New("malformed gate cgroup descriptor")
-		}
-		// Close-on-exec at once: the Engine must never inherit it, even
-		// on a path that exits before the join.
-		if sys.SetCloseOnExec(cgFD) != nil {
-			return 0, 0, 0, "", nil, errors.New("gate cgroup descriptor not open")
+		if err != nil || cgFD < 3 || cgFD == goFD || cgFD == repFD || cgFD == specFD {
+			return 0, 0, 0, 0, errors.New("malformed gate cgroup descriptor")
 		}
 	}
-	return goFD, repFD, cgFD, args[5], args[7:], nil
+	for _, fd := range []int{goFD, repFD, specFD, cgFD} {
+		if fd > 0 && sys.SetCloseOnExec(fd) != nil {
+			return 0, 0, 0, 0, errors.New("gate descriptor not open")
+		}
+	}
+	return goFD, repFD, cgFD, specFD, nil
+}
+
+// writeSpec returns a close-on-exec memfd holding the Engine's program,
+// argv and environment: the counts of argv and environment, then the
+// program's path and every string, each ended by a NUL byte, which none of
+// them can hold.
+func writeSpec(spec Spec) (int, error) {
+	var b []byte
+	for _, s := range append([]string{strconv.Itoa(len(spec.Argv)), strconv.Itoa(len(spec.Env)), spec.Path}, append(spec.Argv, spec.Env...)...) {
+		b = append(append(b, s...), 0)
+	}
+	fd, err := unix.MemfdCreate("session-starter-gate", unix.MFD_CLOEXEC)
+	if err != nil {
+		return -1, os.NewSyscallError("memfd_create", err)
+	}
+	if err := sys.WriteAll(fd, b); err != nil {
+		sys.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// readSpec reads what writeSpec wrote, from offset 0 (the starter's
+// writes moved the shared offset to the end).
+func readSpec(fd int) (path string, argv, env []string, err error) {
+	st, err := sys.Fstat(fd)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	b := make([]byte, st.Size)
+	for off := 0; off < len(b); {
+		n, err := unix.Pread(fd, b[off:], int64(off))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return "", nil, nil, errors.New("read the Engine's command line: short read")
+		}
+		off += n
+	}
+	return parseSpec(b)
+}
+
+// parseSpec splits a spec into the Engine's path, argv and environment.
+func parseSpec(b []byte) (path string, argv, env []string, err error) {
+	malformed := errors.New("malformed Engine command line")
+	if len(b) == 0 || b[len(b)-1] != 0 {
+		return "", nil, nil, malformed
+	}
+	fields := strings.Split(string(b[:len(b)-1]), "\x00")
+	if len(fields) < 3 {
+		return "", nil, nil, malformed
+	}
+	argc, err1 := strconv.Atoi(fields[0])
+	envc, err2 := strconv.Atoi(fields[1])
+	if err1 != nil || err2 != nil || argc < 1 || envc < 0 || argc+envc != len(fields)-3 {
+		return "", nil, nil, malformed
+	}
+	return fields[2], fields[3 : 3+argc], fields[3+argc:], nil
 }

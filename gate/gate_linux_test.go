@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -162,6 +163,24 @@ func TestExitStatusForNotFoundIs127AndOtherwise126(t *testing.T) {
 	for err, want := range map[error]int{syscall.ENOENT: 127, syscall.ENOTDIR: 127, syscall.EACCES: 126, syscall.ENOEXEC: 126, syscall.ETXTBSY: 126} {
 		if got := ExitStatusFor(err); got != want {
 			t.Errorf("ExitStatusFor(%v) = %d, want %d", err, got, want)
+		}
+	}
+}
+
+func TestTheEngineCommandLineGoesThroughTheSpecUnchanged(t *testing.T) {
+	spec := Spec{Path: "/bin/sh", Argv: []string{"sh", "", "-c", "a\nb", "é\xff"}, Env: []string{"A=1", "", "B=x=y"}}
+	fd, err := writeSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close(fd)
+	path, argv, env, err := readSpec(fd)
+	if err != nil || path != spec.Path || !slices.Equal(argv, spec.Argv) || !slices.Equal(env, spec.Env) {
+		t.Fatalf("readSpec = %q, %q, %q, %v; want %q, %q, %q", path, argv, env, err, spec.Path, spec.Argv, spec.Env)
+	}
+	for _, bad := range []string{"", "1\x000\x00/bin/sh", "0\x000\x00/bin/sh\x00", "2\x000\x00/bin/sh\x00sh\x00", "1\x00-1\x00p\x00a\x00", "x\x000\x00p\x00a\x00"} {
+		if _, _, _, err := parseSpec([]byte(bad)); err == nil {
+			t.Errorf("parseSpec(%q) succeeded, want an error", bad)
 		}
 	}
 }

@@ -38,6 +38,35 @@
 // Engine's exit status to the caller: [Main] adds the release of stdio,
 // the failure reports and the mirroring of the status.
 //
+// # What it stops, and what not
+//
+// The design holds against accidents: a crash or SIGKILL of any of
+// session-starter's processes (the starter, the guard, the gate) at any
+// instant, careless programs (daemons that double-fork or call setsid,
+// children that ignore SIGTERM or SIGHUP, a process that stops itself),
+// a launcher that dies or forgets the session, and PID reuse (no signal
+// reaches a process that merely took a number that was ours).
+//
+// It does not hold against an Engine that means to escape. The Engine runs
+// with the launcher's user ID, and so may signal every process of the
+// session: one that SIGSTOPs the starter, SIGKILLs the guard and then the
+// starter is ended by nothing, and neither is any process of its tree. A
+// root Engine can also move itself out of the session cgroup. Containing
+// such an Engine needs a boundary it cannot cross: another user ID, a PID
+// namespace (bwrap --unshare-pid), or a cgroup it cannot write (a systemd
+// unit).
+//
+// # The Engine leads its group
+//
+// The Engine is the leader of group E, so it cannot call setsid(): the
+// kernel refuses a group leader with EPERM (a child that a program starts
+// and that calls setsid, as most SDKs' "new session" options do, is not a
+// leader and is not refused). A program that must lead a new session —
+// to drop the controlling terminal, say — forks first and calls setsid in
+// the child, as daemon(3) does; as a command line, `setsid -w PROGRAM`
+// (util-linux) forks when it leads its group, and waits, so that the
+// session and its exit status are still PROGRAM's.
+//
 // # Failure rule
 //
 // Whatever keeps containment from being shown — a gate that does not lead

@@ -74,8 +74,14 @@ func openControl(n int, inherited []int) (*control, error) {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFSOCK:
+		if err := checkPeerNotPassed(n, st, inherited); err != nil {
+			return nil, err
+		}
 		return &control{fd: n, socket: true}, nil
 	case unix.S_IFIFO:
+		if err := checkNoWriter(n, st, inherited); err != nil {
+			return nil, err
+		}
 		fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(n), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return nil, fmt.Errorf("--control-fd %d: reopen: %w", n, err)
@@ -83,6 +89,51 @@ func openControl(n int, inherited []int) (*control, error) {
 		return &control{fd: fd, owned: true}, nil
 	}
 	return nil, fmt.Errorf("--control-fd %d: not a pipe or socket", n)
+}
+
+// checkNoWriter refuses a control pipe or FIFO that one of the launcher's
+// descriptors can write to: the control descriptor itself open read-write
+// (`exec 3<>fifo`, the usual way to open a FIFO without blocking) or the
+// write end passed too (Python's pass_fds=(r, w)). This process and the
+// Engine would hold that writer open, so the pipe would never reach end of
+// input and the session would never end by it.
+func checkNoWriter(n int, st unix.Stat_t, inherited []int) error {
+	for _, fd := range append([]int{0, 1, 2}, inherited...) {
+		other, err := sys.Fstat(fd)
+		if err != nil || other.Dev != st.Dev || other.Ino != st.Ino {
+			continue
+		}
+		mode, err := sys.AccessMode(fd)
+		if err != nil || mode == unix.O_RDONLY {
+			continue
+		}
+		if fd == n {
+			return fmt.Errorf("--control-fd %d: open for writing too, so the pipe could never reach end of input; open it read-only (exec %d<fifo)", n, n)
+		}
+		return fmt.Errorf("--control-fd %d: descriptor %d writes to the same pipe, so it could never reach end of input; do not pass the write end", n, fd)
+	}
+	return nil
+}
+
+// checkPeerNotPassed refuses a control socket whose other end, of the same
+// socket pair, was passed as well: that end would stay open in this
+// process and in the Engine, and the socket would never reach end of
+// input. A socket can be written through any descriptor of it, so only
+// its peer is looked for. Where the kernel cannot name the peer (built
+// without unix_diag, or netlink refused by a sandbox) the check is
+// skipped: it catches a launcher's mistake, which is no reason to refuse
+// every control socket there.
+func checkPeerNotPassed(n int, st unix.Stat_t, inherited []int) error {
+	peer, ok, err := sys.UnixPeer(n)
+	if err != nil || !ok {
+		return nil
+	}
+	for _, fd := range append([]int{0, 1, 2}, inherited...) {
+		if other, err := sys.Fstat(fd); err == nil && other.Dev == st.Dev && other.Ino == peer {
+			return fmt.Errorf("--control-fd %d: descriptor %d is the other end of the same socket pair, so it could never reach end of input; do not pass it", n, fd)
+		}
+	}
+	return nil
 }
 
 // ended reads and drops what is available; it reports true at end of

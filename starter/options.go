@@ -59,8 +59,11 @@ type Options struct {
 	ParentPID int
 	// ControlFD, when nonzero, is a descriptor whose end of input ends
 	// the session. It must be a pipe or socket the launcher passed open
-	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0.
-	// The Engine does not inherit it.
+	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0;
+	// and no descriptor the launcher passed may write to the same pipe or
+	// FIFO (ControlFD itself included) or be the other end of its socket
+	// pair, since it could then never reach end of input. The Engine does
+	// not inherit it.
 	ControlFD int
 	// StatusFD, when nonzero, is a descriptor the launcher passed open
 	// for writing, > 2, on which Run writes one JSON record per line: a
@@ -88,11 +91,14 @@ type Options struct {
 	// children, as session-starter itself.
 	Subreaper bool
 	// Terminal hands the controlling terminal to the Engine's group when
-	// stdin and stdout are that terminal and this process's group is its
-	// foreground group: an interactive Engine can read it, and Ctrl-C and
-	// Ctrl-Z reach the Engine. Run follows job control (a stopped Engine
-	// stops this process too, and continuing it gives the terminal back
-	// to the Engine) and takes the terminal back before it returns.
+	// stdin is that terminal, this process's group is its foreground group
+	// and stdout is not a pipe or socket (the terminal, a file): an
+	// interactive Engine can read it, and Ctrl-C and Ctrl-Z reach the
+	// Engine. Run follows job control whenever stdin, stdout or stderr is
+	// the controlling terminal (an Engine stopped by Ctrl-Z, or by SIGTTIN
+	// or SIGTTOU in the background, stops this process too, and continuing
+	// it in the foreground gives the terminal to the Engine) and takes the
+	// terminal back before it returns.
 	Terminal bool
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].

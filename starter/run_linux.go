@@ -370,7 +370,7 @@ func (s *session) release(res *Result) error {
 		return stop{reason: reason, signal: sig}
 	}
 	if s.tty != nil {
-		if err := s.tty.give(s.gate.PID); err != nil {
+		if err := s.tty.handOverTo(s.gate.PID); err != nil {
 			s.log.Warn().Err(err).Msg("the terminal stays with the starter's group")
 			s.tty.close()
 			s.tty = nil

@@ -11,35 +11,65 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// terminal is the controlling terminal the starter hands to the Engine's
-// group, when there is one to hand: stdin and stdout are the same
-// terminal, and the starter's group is its foreground group (so not for
-// `session-starter -- git log | less`, nor for a job started with &).
+// terminal is the controlling terminal, when one of stdin, stdout and
+// stderr is it. The starter hands it to the Engine's group at the start
+// when that is what a direct launch would give the Engine: stdin is the
+// terminal, the starter's group is its foreground group (not a job started
+// with &), and stdout is not a pipe or socket (not the first command of
+// `session-starter -- git log | less`, whose last command reads the
+// terminal too). Stdout may be the terminal, a file or any other device:
+// `session-starter -- cmd > out` typed at a shell gives cmd the terminal,
+// as it would without session-starter.
+//
+// Otherwise the Engine's group is in the background; a stop of the Engine
+// by SIGTTIN or SIGTTOU (it read the terminal, or changed its settings) is
+// followed as Ctrl-Z is: the starter stops too, so the shell shows the job
+// stopped, and when continued in the foreground (fg) the starter gives the
+// terminal to the Engine's group.
 type terminal struct {
-	fd  int // close-on-exec copy of stdin, for tcsetpgrp
-	own int // the starter's process group, the foreground one at start
+	fd       int  // close-on-exec copy of the terminal's descriptor, for tcsetpgrp
+	own      int  // the starter's process group
+	handOver bool // give the terminal to the Engine's group at the start
+	given    int  // the group the terminal was last given to, other than own
 }
 
-// openTerminal returns the terminal to hand over, or nil.
+// openTerminal returns the controlling terminal, or nil.
 func openTerminal() *terminal {
-	in, err1 := sys.Fstat(0)
-	out, err2 := sys.Fstat(1)
-	if err1 != nil || err2 != nil || in.Mode&unix.S_IFMT != unix.S_IFCHR || in.Rdev != out.Rdev {
-		return nil
+	for fd := range 3 {
+		// TIOCGPGRP fails with ENOTTY unless fd is our controlling
+		// terminal.
+		fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		if err != nil {
+			continue
+		}
+		dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+		if err != nil {
+			return nil
+		}
+		own := unix.Getpgrp()
+		return &terminal{fd: dup, own: own, handOver: fd == 0 && fg == own && !streamOut()}
 	}
-	if _, err := unix.IoctlGetTermios(0, unix.TCGETS); err != nil {
-		return nil
-	}
-	// TIOCGPGRP fails with ENOTTY unless this is our controlling terminal.
-	fg, err := unix.IoctlGetInt(0, unix.TIOCGPGRP)
-	if err != nil || fg != unix.Getpgrp() {
-		return nil
-	}
-	fd, err := unix.FcntlInt(0, unix.F_DUPFD_CLOEXEC, 3)
+	return nil
+}
+
+// streamOut reports whether stdout is a pipe or socket, whose reader may
+// be another command of the same job.
+func streamOut() bool {
+	st, err := sys.Fstat(1)
 	if err != nil {
+		return false
+	}
+	kind := st.Mode & unix.S_IFMT
+	return kind == unix.S_IFIFO || kind == unix.S_IFSOCK
+}
+
+// handOverTo gives the terminal to the Engine's group pgid if a direct
+// launch would have given it to the Engine (see terminal).
+func (t *terminal) handOverTo(pgid int) error {
+	if !t.handOver {
 		return nil
 	}
-	return &terminal{fd: fd, own: fg}
+	return t.give(pgid)
 }
 
 // give makes pgid the terminal's foreground group. It runs with SIGTTOU
@@ -52,6 +82,9 @@ func (t *terminal) give(pgid int) error {
 	if err != nil {
 		return os.NewSyscallError("tcsetpgrp", err)
 	}
+	if pgid != t.own {
+		t.given = pgid
+	}
 	return nil
 }
 
@@ -61,8 +94,16 @@ func (t *terminal) foreground() bool {
 	return err == nil && fg == t.own
 }
 
-// takeBack gives the terminal back to the starter's group.
-func (t *terminal) takeBack() error { return t.give(t.own) }
+// takeBack gives the terminal back to the starter's group if the group it
+// was given to still has it. Never else: a starter in the background would
+// take the terminal from the shell (a process that blocks SIGTTOU may set
+// the foreground group from the background).
+func (t *terminal) takeBack() error {
+	if fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP); err != nil || t.given == 0 || fg != t.given {
+		return nil
+	}
+	return t.give(t.own)
+}
 
 func (t *terminal) close() { sys.Close(t.fd) }
 
@@ -83,7 +124,8 @@ func withTTOUBlocked(f func()) {
 }
 
 // engineStopped consumes a stop of the Engine (Ctrl-Z: SIGTSTP to its
-// group) and reports it; the Engine is not reaped.
+// group; SIGTTIN or SIGTTOU in the background) and reports it; the Engine
+// is not reaped.
 func engineStopped(pidfd int) bool {
 	var info unix.Siginfo
 	for {
@@ -93,4 +135,15 @@ func engineStopped(pidfd int) bool {
 		}
 		return err == nil && info.Signo != 0
 	}
+}
+
+// stopSelf stops this process until it is continued. The SIGSTOP goes to
+// the calling thread, which then stops on its way back from tgkill: with
+// kill(getpid()) another thread may take the signal while this one runs
+// on, and reads the terminal's foreground group before the shell's fg has
+// set it.
+func stopSelf() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
 }

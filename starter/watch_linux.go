@@ -1,7 +1,6 @@
 package starter
 
 import (
-	"os"
 	"syscall"
 	"time"
 
@@ -179,7 +178,7 @@ func (s *session) followStop() {
 	if err := s.tty.takeBack(); err != nil {
 		s.log.Warn().Err(err).Msg("take the terminal back")
 	}
-	_ = unix.Kill(os.Getpid(), unix.SIGSTOP)
+	stopSelf()
 	// Continued. With fg the shell gave us the terminal: pass it on.
 	if s.tty.foreground() {
 		if err := s.tty.give(s.gate.PID); err != nil {

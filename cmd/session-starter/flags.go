@@ -33,10 +33,10 @@ func parse(args []string) (*invocation, error) {
 	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
 	controlFD := fs.Int("control-fd", 0, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
 	statusFD := fs.Int("status-fd", 0, "write JSON records (started, ended) for launchers on descriptor `N`")
-	budget := fs.Duration("kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors")
-	grace := fs.Duration("grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL")
+	budget := durationFlag(fs, "kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors (`D` > 0)")
+	grace := durationFlag(fs, "grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL (0: SIGKILL at once)")
 	stopSignal := fs.String("stop-signal", "TERM", "the signal --grace sends first")
-	timeout := fs.Duration("timeout", 0, "end the session `D` after the Engine started; exit status 124")
+	timeout := durationFlag(fs, "timeout", 0, "end the session `D` after the Engine started; exit status 124 (0: no timeout)")
 	containment := fs.String("containment", "auto", "how the session is held: auto, group or cgroup (Linux; auto takes cgroup where a session cgroup can be made)")
 	fs.StringVar(&inv.logLevel, "log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
 	fs.StringVar(&inv.logFormat, "log-format", "auto", "diagnostics format: auto, json, console")
@@ -50,11 +50,11 @@ func parse(args []string) (*invocation, error) {
 	if inv.help || inv.version {
 		return inv, nil
 	}
-	if fs.ArgsLenAtDash() != 0 {
-		return nil, errors.New("missing -- before PROGRAM")
-	}
+	// The first argument that is not a flag starts PROGRAM (pflag stops
+	// there, as SetInterspersed(false) asks); "--" is needed only for a
+	// PROGRAM whose name starts with "-".
 	if fs.NArg() == 0 {
-		return nil, errors.New("missing PROGRAM after --")
+		return nil, errors.New("missing PROGRAM")
 	}
 	if fs.Changed("parent-pid") && *parentPID <= 0 {
 		return nil, fmt.Errorf("--parent-pid %d: must be a PID", *parentPID)
@@ -73,8 +73,8 @@ func parse(args []string) (*invocation, error) {
 	if *grace < 0 {
 		return nil, errors.New("--grace must not be negative")
 	}
-	if fs.Changed("timeout") && *timeout <= 0 {
-		return nil, errors.New("--timeout must be positive")
+	if *timeout < 0 {
+		return nil, errors.New("--timeout must not be negative")
 	}
 	sig, ok := sys.SignalByName(*stopSignal)
 	if !ok {

@@ -4,14 +4,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParse checks the command-line parser on arbitrary argument lists
 // (the fuzzer's string, split at NUL bytes). Properties: it never panics;
 // an error comes with no invocation; a success is help, version, or a
-// session whose Engine command line is, byte for byte, what followed a
-// "--" at the end of the arguments, with descriptors, budgets and PIDs in
-// their ranges.
+// session whose Engine command line is, byte for byte, the end of the
+// arguments, either after a "--" or starting with an argument that is not
+// a flag, with descriptors, budgets and PIDs in their ranges.
 func FuzzParse(f *testing.F) {
 	for _, seed := range [][]string{
 		{"--", "sh", "-c", "exit 3"},
@@ -27,6 +28,13 @@ func FuzzParse(f *testing.F) {
 		{"--ack=false", "--watch-parent", "--", "é", ""},
 		{"--control-fd", "-1", "--", "x"},
 		{"--stop-signal", "99", "--grace", "-1s", "--", "x"},
+		{"npm", "run", "dev"},
+		{"--ack", "-", "x"},
+		{"--timeout", "0", "--grace", ".5", "--kill-budget", "1d", "make"},
+		{"--timeout", "1.5m", "--grace", "1m30s", "x", "--timeout", "3"},
+		{"--kill-budget", "0", "x"},
+		{"--timeout", "1e3", "x"},
+		{"--timeout", "99999999999d", "x"},
 	} {
 		f.Add(strings.Join(seed, "\x00"))
 	}
@@ -58,15 +66,13 @@ func FuzzParse(f *testing.F) {
 		if len(argv) == 0 {
 			t.Fatalf("parse(%q): a session without PROGRAM", args)
 		}
-		engineAfterDashes := false
-		for i, a := range args {
-			if a == "--" && slices.Equal(args[i+1:], argv) {
-				engineAfterDashes = true
-				break
-			}
+		i := len(args) - len(argv)
+		if i < 0 || !slices.Equal(args[i:], argv) {
+			t.Fatalf("parse(%q): Engine argv %q is not the end of the arguments", args, argv)
 		}
-		if !engineAfterDashes {
-			t.Fatalf("parse(%q): Engine argv %q is not what followed a --", args, argv)
+		afterDashes := i > 0 && args[i-1] == "--"
+		if !afterDashes && len(argv[0]) > 1 && argv[0][0] == '-' {
+			t.Fatalf("parse(%q): Engine argv %q starts with a flag and follows no --", args, argv)
 		}
 		o := inv.opts
 		for name, fd := range map[string]int{"control": o.ControlFD, "status": o.StatusFD} {
@@ -74,11 +80,43 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("parse(%q): %s fd %d accepted, want none (0) or > 2", args, name, fd)
 			}
 		}
-		if o.KillBudget <= 0 || o.Grace < 0 || o.Timeout < 0 || o.ParentPID < 0 {
+		if o.KillBudget <= 0 || o.Grace < 0 || o.Timeout < 0 || o.ParentPID < 0 ||
+			max(o.KillBudget, o.Grace, o.Timeout) > maxDuration {
 			t.Fatalf("parse(%q): out of range: budget %v, grace %v, timeout %v, parent %d", args, o.KillBudget, o.Grace, o.Timeout, o.ParentPID)
 		}
 		if o.StopSignal <= 0 {
 			t.Fatalf("parse(%q): stop signal %d", args, o.StopSignal)
 		}
 	})
+}
+
+func TestDurationsAreReadAsTimeoutReadsThem(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+	}{
+		{"10", 10 * time.Second},
+		{".5", 500 * time.Millisecond},
+		{"0.25s", 250 * time.Millisecond},
+		{"1.5m", 90 * time.Second},
+		{"2h", 2 * time.Hour},
+		{"1d", 24 * time.Hour},
+		{"0", 0},
+		{"0s", 0},
+		{"1m30s", 90 * time.Second},
+		{"1h0m0s", time.Hour},
+		{"500ms", 500 * time.Millisecond},
+		{"0.0000000001", 1},
+	}
+	for _, tt := range tests {
+		got, err := parseDuration(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", ".", "1.2.3", "1e3", "inf", "0x10", "+1", "1ss", "1 s", "1w", "s", "99999999999d", "3000000h"} {
+		if got, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) = %v, want an error", bad, got)
+		}
+	}
 }

@@ -145,8 +145,9 @@ func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
 		message string
 	}{
 		{"unknown flag", append([]string{"--bogus", "--"}, engine...), nil, 2, "unknown flag: --bogus"},
-		{"missing dashes", engine, nil, 2, "missing -- before PROGRAM"},
 		{"missing program", []string{"--ack", "--"}, nil, 2, "missing PROGRAM"},
+		{"missing program, no dashes", []string{"--ack"}, nil, 2, "missing PROGRAM"},
+		{"program starting with a dash", []string{"-program", "x"}, nil, 2, "unknown shorthand flag"},
 		{"control fd 2", append([]string{"--control-fd", "2", "--"}, engine...), nil, 2, "must be greater than 2"},
 		{"control fd 0", append([]string{"--control-fd", "0", "--"}, engine...), nil, 2, "must be greater than 2"},
 		{"control fd not a number", append([]string{"--control-fd", "three", "--"}, engine...), nil, 2, "invalid argument \"three\""},
@@ -154,6 +155,9 @@ func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
 		{"control fd not a pipe", append([]string{"--control-fd", "3", "--"}, engine...), []*os.File{regularFile(t)}, 2, "not a pipe or socket"},
 		{"parent pid not a pid", append([]string{"--parent-pid", "-4", "--"}, engine...), nil, 2, "must be a PID"},
 		{"bad kill budget", append([]string{"--kill-budget", "0s", "--"}, engine...), nil, 2, "--kill-budget"},
+		{"kill budget 0", append([]string{"--kill-budget", "0", "--"}, engine...), nil, 2, "--kill-budget"},
+		{"negative timeout", append([]string{"--timeout", "-1s", "--"}, engine...), nil, 2, "--timeout"},
+		{"duration with two suffixes", append([]string{"--grace", "1sm", "--"}, engine...), nil, 2, "a number with one suffix s, m, h or d"},
 		{"bad log level", append([]string{"--log-level", "loud", "--"}, engine...), nil, 2, "--log-level"},
 		{"program not found", []string{"--ack", "--", "no-such-program-anywhere"}, nil, 127, "no-such-program-anywhere: no such file or directory"},
 		{"program not executable", []string{"--ack", "--", notExec}, nil, 126, "permission denied"},

@@ -3,7 +3,7 @@
 // descriptor closes, a stop signal arrives — every process the Engine
 // started ends too, and the launcher gets the Engine's exact exit status.
 //
-//	session-starter [flags] -- PROGRAM [ARG...]
+//	session-starter [flags] [--] PROGRAM [ARG...]
 //
 // See README.md for the flags, the ack line and the exit statuses.
 package main
@@ -36,10 +36,19 @@ func main() {
 	case guard.Invoked(os.Args):
 		guard.Main(os.Args)
 	}
-	run(os.Args[1:], os.Stdout, os.Stderr).Apply()
+	// A diagnostic that cannot be written is dropped: zerolog's default
+	// is to say so on os.Stderr, whose EPIPE would kill the process.
+	zerolog.ErrorHandler = func(error) {}
+	stdout, stderr := stdio()
+	run(os.Args[1:], stdout, stderr).Apply()
 }
 
-const usageHead = `Usage: session-starter [flags] -- PROGRAM [ARG...]
+const usageHead = `Usage: session-starter [flags] [--] PROGRAM [ARG...]
+
+The first argument that is not a flag starts PROGRAM; "--" is needed only
+for a PROGRAM whose name starts with "-". Durations D are seconds (10, 0.5)
+with an optional suffix s, m, h or d (90s, 1.5m, 1d), as coreutils timeout
+takes them, or Go durations (1m30s).
 
 Runs PROGRAM (the Engine) in a new process group behind a guard. When the
 session ends — the Engine exits, the launcher is gone (--watch-parent), the

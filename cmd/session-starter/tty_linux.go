@@ -2,17 +2,16 @@ package main
 
 import (
 	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
 
 // isTerminal reports whether w is a terminal (for --log-format auto).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	fd, ok := w.(fdWriter)
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
 	return err == nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -108,5 +109,48 @@ func TestInAPipelineTheTerminalIsNotHandedOver(t *testing.T) {
 	sh.run(`$S -- sh -c 'echo through the pipe' | cat; echo "PIPE=$?"`)
 	sh.await("through the pipe")
 	sh.await("PIPE=0")
+	noSurvivors(t, mark)
+}
+
+// TestAtATerminalWithStdoutRedirectedTheEngineStillReadsIt: `… > out`
+// typed at a shell; stdout is a file, not a pipe another command of the
+// job reads, so the Engine's group gets the terminal as a direct launch
+// would, and Ctrl-C reaches it.
+func TestAtATerminalWithStdoutRedirectedTheEngineStillReadsIt(t *testing.T) {
+	mark := newMark(t)
+	sh := newTmuxShell(t, mark)
+	dir := t.TempDir()
+	sh.run("cd " + dir)
+	sh.run(`$S -- sh -c 'read l; echo "engine got: $l"' > out; echo "EXIT=$?"; cat out`)
+	sh.run("hello")
+	sh.await("engine got: hello")
+	sh.await("EXIT=0")
+
+	sh.run(`$S -- sh -c 'echo st""arted; exec sleep 600' > out2`)
+	eventually(t, "the Engine must start", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "out2"))
+		return strings.Contains(string(b), "started")
+	})
+	sh.key("C-c")
+	sh.run(`echo "AFTER=$?"`)
+	sh.await("AFTER=130")
+	noSurvivors(t, mark)
+}
+
+// TestAJobInTheBackgroundThatReadsTheTerminalStopsAndFgResumesIt: started
+// with &, the Engine is stopped by SIGTTIN when it reads the terminal;
+// session-starter stops too, so the shell shows the job stopped, as it
+// would without session-starter, and fg gives the Engine the terminal.
+func TestAJobInTheBackgroundThatReadsTheTerminalStopsAndFgResumesIt(t *testing.T) {
+	mark := newMark(t)
+	sh := newTmuxShell(t, mark)
+	sh.run("set -b") // report the job's stop at once
+	sh.run(`$S -- sh -c 'read l; echo "resumed: $l"; exit 4' &`)
+	sh.await("Stopped")
+	sh.run("fg")
+	sh.run("more")
+	sh.await("resumed: more")
+	sh.run(`echo "FG=$?"`)
+	sh.await("FG=4")
 	noSurvivors(t, mark)
 }
