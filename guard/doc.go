@@ -10,11 +10,18 @@
 // # Guarantees
 //
 // [Arm] returns nil only once the guard watches: from then on, if the
-// starter ends without sending a complete, valid finish message first, the
-// guard sends SIGKILL to E again and again until no live member is left or
-// its kill budget runs out, then exits. Anything but that exact message
-// followed by the end of the pipe counts as "starter gone" (fail closed).
-// On a valid finish it exits without signalling anything.
+// starter is gone — its pidfd readable, or the end of its pipe — the guard
+// ends every holder of the session it knows (the Engine through the gate's
+// pidfd, group E, and in cgroup mode the session cgroup with the cgroups
+// below it) with SIGKILL in rounds until all are empty or its budget (the
+// whole end's: grace + kill budget) has passed, then exits. It obeys a
+// "finish PGID" line only once it has seen all of them empty itself: a
+// finish while a holder still has a live process — the starter reported
+// survivors, or a same-user Engine wrote it into the pipe through /proc —
+// is not obeyed, and the guard keeps guarding. Any other line counts as
+// "starter gone" (fail closed). Every read of the pipe takes only what
+// poll showed there, while the starter is watched, so a partial message
+// cannot stall the guard.
 //
 // Every group signal is pidfd_send_signal on the gate's pidfd with
 // PIDFD_SIGNAL_PROCESS_GROUP: the kernel finds the group through the pid
@@ -29,7 +36,7 @@
 // group signal. The guard never signals a number it read from /proc, and
 // refuses to signal a group it belongs to.
 //
-// The guard catches HUP, INT, TERM, QUIT and TSTP and keeps guarding
+// The guard ignores HUP, INT, TERM, QUIT and TSTP and keeps guarding
 // (after the starter's death its process group is orphaned and may get
 // HUP and CONT); only SIGKILL ends it.
 //

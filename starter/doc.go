@@ -1,7 +1,8 @@
 // Package starter holds one session: it starts the Engine behind a
 // readiness gate in a new process group, arms a guard on that group,
 // watches the Engine, the launcher, the control descriptor and stop
-// signals, then ends the group — SIGKILL until no live member is left —
+// signals, then ends every holder of the session — the Engine, its group,
+// the processes that left it, the session cgroup — under one deadline,
 // and returns how the Engine ended.
 //
 //	launcher ── starts ──> starter (Run)     the launcher's group/session
@@ -16,9 +17,15 @@
 // E and the guard is armed on E, so there is no instant at which an Engine
 // runs and nothing would end it, whenever the starter is killed.
 //
-// [Run] returns only after E has no live member ([end.Empty]), or with
-// a Result that says it could not be observed ([end.Unconfirmed]) or
-// that members survived ([end.Survivors], [end.Refused]).
+// [Run] returns only after every holder of the session has no live
+// process (Result.End is empty), or with a Result that says it could not
+// be observed (unconfirmed) or that processes survived (survivors,
+// refused). The end is bounded: it takes at most the grace + the kill
+// budget + [EndSlack], whatever the holders do — an Engine that cannot be
+// killed is reported, not waited for — and the Engine is reaped by one
+// owner, within that bound. A holder's end is signalled to all holders at
+// the same moment: with a grace, the stop signal and SIGCONT; then SIGKILL
+// in rounds.
 //
 // Every signal to E goes through the gate's pidfd with
 // PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), which names E's pid object, not
@@ -31,7 +38,7 @@
 // Each end condition is noticed when it happens — a pidfd or the control
 // descriptor becoming readable in poll, a signal on a channel — never by a
 // polling tick. Only the wait for a SIGKILLed group to empty polls /proc,
-// with a short backoff (package groupend says why).
+// with a short backoff: nothing announces a group's last exit.
 //
 // Run never redirects the caller's stdio, never exits or dies, restores
 // the signal handling and descriptor flags it changed, and leaves the
