@@ -96,19 +96,25 @@ func (j *Job) StartSuspended(s Spec) (*Process, error) {
 	p, err := j.create(app, s, env, flags, true)
 	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) || errors.Is(err, windows.ERROR_NOT_SUPPORTED) {
 		// A system before Windows 10 does not know the attribute.
-		p, err = j.create(app, s, env, flags, false)
+		return j.startAssigned(app, s, env, flags)
 	}
+	return p, err
+}
+
+// startAssigned creates the process suspended outside the job and
+// assigns it before its first thread runs; one that cannot be assigned is
+// terminated while still suspended.
+func (j *Job) startAssigned(app *uint16, s Spec, env []uint16, flags uint32) (*Process, error) {
+	p, err := j.create(app, s, env, flags, false)
 	if err != nil {
 		return nil, err
 	}
-	if !p.ViaAttribute {
-		if err := windows.AssignProcessToJobObject(j.h, p.Handle); err != nil {
-			// Still suspended: it has run no instruction of its own.
-			_ = windows.TerminateProcess(p.Handle, 1)
-			_, _ = windows.WaitForSingleObject(p.Handle, windows.INFINITE)
-			p.Close()
-			return nil, fmt.Errorf("%w: %w", ErrNotInJob, os.NewSyscallError("AssignProcessToJobObject", err))
-		}
+	if err := windows.AssignProcessToJobObject(j.h, p.Handle); err != nil {
+		// Still suspended: it has run no instruction of its own.
+		_ = windows.TerminateProcess(p.Handle, 1)
+		_, _ = windows.WaitForSingleObject(p.Handle, windows.INFINITE)
+		p.Close()
+		return nil, fmt.Errorf("%w: %w", ErrNotInJob, os.NewSyscallError("AssignProcessToJobObject", err))
 	}
 	return p, nil
 }
