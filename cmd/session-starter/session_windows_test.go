@@ -275,12 +275,22 @@ func TestBatchArgumentWithANewlineIsRefused(t *testing.T) {
 	}
 }
 
-// TestGraceSendsCtrlBreakFirst needs a console that the starter shares
-// with the Engine; Wine delivers no console control events.
-func TestGraceSendsCtrlBreakFirst(t *testing.T) {
+// needConsole skips a test that sends console control events where none
+// can be: under Wine, which delivers none, and without a console.
+func needConsole(t *testing.T) {
+	t.Helper()
 	if onWine() {
 		t.Skip("Wine delivers no console control events")
 	}
+	if r, _, _ := windows.NewLazySystemDLL("kernel32.dll").NewProc("GetConsoleWindow").Call(); r == 0 {
+		t.Skip("no console: no control event can be sent")
+	}
+}
+
+// TestGraceSendsCtrlBreakFirst needs a console that the starter shares
+// with the Engine.
+func TestGraceSendsCtrlBreakFirst(t *testing.T) {
+	needConsole(t)
 	s := startSession(t, "exit-on-break", args([]string{"--ack", "--grace", "30s", "--timeout", "300ms"}, helperArgv(t)), nil)
 	s.ack()
 	if l := s.line(); l != "waiting" {
@@ -294,4 +304,23 @@ func TestGraceSendsCtrlBreakFirst(t *testing.T) {
 	if l := s.line(); l != "break" {
 		t.Errorf("line = %q, want the Engine to have seen CTRL_BREAK_EVENT", l)
 	}
+}
+
+// TestCtrlBreakToTheStarterEndsTheSession: Ctrl-C, Ctrl-Break and closing
+// the console are stops for session-starter. The event goes to the
+// starter's own console process group only; the Engine, in a group of its
+// own, is ended by the job.
+func TestCtrlBreakToTheStarterEndsTheSession(t *testing.T) {
+	needConsole(t)
+	s := startSession(t, "engine", args([]string{"--ack"}, helperArgv(t, "0", "forever")), func(c *exec.Cmd) {
+		c.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+	})
+	tree := s.tree(s.ack())
+	if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(s.cmd.Process.Pid)); err != nil {
+		t.Fatalf("GenerateConsoleCtrlEvent: %v", err)
+	}
+	if got := s.exitCode(); got != 1 {
+		t.Errorf("exit code = %d, want 1, the Engine's code from TerminateJobObject; stderr: %s", got, s.stderr.String())
+	}
+	allEnd(t, tree)
 }
