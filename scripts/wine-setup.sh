@@ -13,10 +13,10 @@
 # stand-in bcryptprimitives.dll that Go's runtime needs on Wine 8
 # (scripts/wine/bcryptprimitives.c).
 #
-# go-test starts the prefix's wineserver first, with its output on
-# /dev/null: a wineserver started by the first test binary would inherit
-# that binary's stdout, the pipe go test reads to end of file, and hold it
-# open for seconds after every test binary. A wineserver this script
+# go-test starts the prefix's wineserver and Wine's services first, with
+# their output on /dev/null: started by the first test binary they would
+# inherit its stdout, the pipe go test reads to end of file, and hold it
+# open long after the test binary exited. A wineserver this script
 # started is stopped when the tests end; one that was running already (rc 2
 # from wineserver -p) is left alone.
 set -euo pipefail
@@ -106,5 +106,9 @@ stop_server() {
   fi
 }
 trap stop_server EXIT
+# The first Wine process of a wineserver starts Wine's own services
+# (services.exe, winedevice.exe, …), which live as long as the wineserver
+# and inherit that process's output: start them here, on /dev/null.
+"$wine" cmd.exe /c exit 0 </dev/null >/dev/null 2>&1
 
 GOOS=windows "${GO:-go}" test -exec "$wine" "$@"
