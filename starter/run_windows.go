@@ -110,6 +110,13 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.ParentPID != 0 && parent != o.ParentPID {
 		return Result{Reason: ReasonParentGone}, nil
 	}
+	if watchParent && parent == 0 {
+		// No parent ID was recorded for this process (a parent that is
+		// not a Windows process, under Wine say): nothing to watch, as a
+		// launcher that died before we started cannot be told apart.
+		log.Debug().Msg("parent not watched: no parent process ID")
+		watchParent = false
+	}
 
 	program := o.Path
 	if program == "" {
