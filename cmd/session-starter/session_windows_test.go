@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -323,4 +324,40 @@ func TestCtrlBreakToTheStarterEndsTheSession(t *testing.T) {
 		t.Errorf("exit code = %d, want 1, the Engine's code from TerminateJobObject; stderr: %s", got, s.stderr.String())
 	}
 	allEnd(t, tree)
+}
+
+// TestLaunchPassesTheControlAndStatusHandles: starter.Launch on Windows
+// passes its pipes as inheritable handle values, and closing the control
+// pipe (what Stop and a cancelled ctx do there) ends the session with the
+// Engine's status mirrored.
+func TestLaunchPassesTheControlAndStatusHandles(t *testing.T) {
+	sess, err := starter.Launch(context.Background(), starter.LaunchOptions{
+		Binary:      testExe(t),
+		Argv:        helperArgv(t, "0", "forever"),
+		Env:         append(os.Environ(), helperVar+"=session-starter", engineVar+"=engine"),
+		ControlPipe: true,
+		StatusPipe:  true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Stdout.Close()
+	defer sess.Status.Close()
+	s := &session{t: t, stdout: bufio.NewReader(sess.Stdout)}
+	tree := s.tree(sess.PID)
+	if err := sess.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	state, err := sess.Wait()
+	if err != nil || state.ExitCode() != 1 {
+		t.Errorf("Wait() = %v, %v; want exit code 1, the Engine's from TerminateJobObject; stderr: %s", state, err, sess.StderrTail())
+	}
+	allEnd(t, tree)
+	recs, err := io.ReadAll(sess.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(recs), `"reason":"control-closed"`) {
+		t.Errorf("status records %s: want the session ended by control-closed", recs)
+	}
 }
