@@ -103,12 +103,12 @@ func isBatch(program string) bool {
 var ErrUnsafeBatchArgument = errors.New("argument cannot be passed to a batch file safely")
 
 // commandLine returns the application to create and its command line.
-// A program is given argv as the Microsoft C runtime splits it
-// ([windows.ComposeCommandLine]). A batch file is run by cmd.exe of the
-// system directory, with the quoting of batchCommandLine.
+// A program gets the command line of engineCommandLine. A batch file is
+// run by cmd.exe of the system directory, with the quoting of
+// batchCommandLine.
 func commandLine(program string, argv []string) (app, cmdline string, err error) {
 	if !isBatch(program) {
-		return program, windows.ComposeCommandLine(argv), nil
+		return program, engineCommandLine(argv), nil
 	}
 	sysdir, err := windows.GetSystemDirectory()
 	if err != nil {

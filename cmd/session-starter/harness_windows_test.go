@@ -123,6 +123,11 @@ func init() {
 			return 0
 		}
 	}
+	// cmdline: prints its command line as Windows gave it.
+	helpers["cmdline"] = func([]string) int {
+		fmt.Println(windows.UTF16PtrToString(windows.GetCommandLine()))
+		return 0
+	}
 	// print: writes one line and exits 0.
 	helpers["print"] = func([]string) int {
 		fmt.Println("engine output")

@@ -361,3 +361,20 @@ func TestLaunchPassesTheControlAndStatusHandles(t *testing.T) {
 		t.Errorf("status records %s: want the session ended by control-closed", recs)
 	}
 }
+
+// TestEngineGetsTheLaunchersCommandLineAsWritten: the Engine's part of
+// the command line reaches it byte for byte (its spacing and quoting
+// included), not split and composed again.
+func TestEngineGetsTheLaunchersCommandLineAsWritten(t *testing.T) {
+	engine := windows.ComposeCommandLine([]string{testExe(t)}) + `   plain  "two  words"	a\\\"b ""`
+	s := startSession(t, "cmdline", nil, func(c *exec.Cmd) {
+		c.SysProcAttr = &syscall.SysProcAttr{CmdLine: windows.ComposeCommandLine([]string{testExe(t), "--ack", "--"}) + " " + engine}
+	})
+	s.ack()
+	if got := s.line(); got != engine {
+		t.Errorf("the Engine's command line = %s\nwant %s", got, engine)
+	}
+	if got := s.exitCode(); got != 0 {
+		t.Errorf("exit code = %d; stderr: %s", got, s.stderr.String())
+	}
+}
