@@ -378,3 +378,26 @@ func TestEngineGetsTheLaunchersCommandLineAsWritten(t *testing.T) {
 		t.Errorf("exit code = %d; stderr: %s", got, s.stderr.String())
 	}
 }
+
+func TestBadHandlesAndLinuxModesAreUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		flags []string
+	}{
+		{"control handle not open", []string{"--control-fd", "1000004"}},
+		{"status handle not open", []string{"--status-fd", "1000004"}},
+		{"cgroup containment", []string{"--containment", "cgroup"}},
+		{"group containment", []string{"--containment", "group"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startSession(t, "print", args(append([]string{"--ack"}, tt.flags...), helperArgv(t)), nil)
+			out, _ := io.ReadAll(s.stdout)
+			if got := s.exitCode(); got != starter.ExitUsage {
+				t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitUsage, s.stderr.String())
+			}
+			if len(out) != 0 {
+				t.Errorf("stdout = %q, want nothing executed", out)
+			}
+		})
+	}
+}
