@@ -288,22 +288,25 @@ func needConsole(t *testing.T) {
 	}
 }
 
-// TestGraceSendsCtrlBreakFirst needs a console that the starter shares
-// with the Engine.
+// TestGraceSendsCtrlBreakFirst: with a grace, the end sends
+// CTRL_BREAK_EVENT to the Engine's process group before it terminates the
+// job; an Engine that exits on it has its own status mirrored. Needs a
+// console that the starter shares with the Engine.
 func TestGraceSendsCtrlBreakFirst(t *testing.T) {
 	needConsole(t)
-	s := startSession(t, "exit-on-break", args([]string{"--ack", "--grace", "30s", "--timeout", "300ms"}, helperArgv(t)), nil)
+	r, w := inheritablePipe(t, "r")
+	flags := []string{"--ack", "--grace", "30s", "--control-fd", strconv.Itoa(int(r.Fd()))}
+	s := startSession(t, "exit-on-break", args(flags, helperArgv(t)), passHandle(r))
 	s.ack()
 	if l := s.line(); l != "waiting" {
 		t.Fatalf("line = %q, want the Engine waiting", l)
 	}
-	// The timeout ends the session; the Engine leaves on CTRL_BREAK_EVENT
-	// with 7 long before the grace is over.
-	if got := s.exitCode(); got != starter.ExitTimeout {
-		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitTimeout, s.stderr.String())
-	}
+	w.Close()
 	if l := s.line(); l != "break" {
 		t.Errorf("line = %q, want the Engine to have seen CTRL_BREAK_EVENT", l)
+	}
+	if got := s.exitCode(); got != 7 {
+		t.Errorf("exit code = %d, want 7, the Engine's own on CTRL_BREAK_EVENT; stderr: %s", got, s.stderr.String())
 	}
 }
 
