@@ -293,34 +293,47 @@ func (s *session) close() {
 }
 
 // watchParent opens a handle to the launcher that is signalled when it
-// exits. Windows hands out process IDs again quickly, so the process
-// opened must have been created before this one: a later one got a
-// reused ID, and the launcher is gone. getppid is checked once more
-// after the open, as on Linux.
+// exits (openParent), then checks getppid once more, as on Linux.
 func (s *session) watchParent(pid int) error {
-	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
-		return errParentGone // no process with that ID
-	}
+	h, err := openParent(pid)
 	if err != nil {
-		return fmt.Errorf("watch parent: %w", os.NewSyscallError("OpenProcess", err))
+		return err
 	}
 	s.parent = h
-	born, err := created(h)
-	if err != nil {
-		return fmt.Errorf("watch parent: %w", err)
-	}
-	self, err := created(windows.CurrentProcess())
-	if err != nil {
-		return fmt.Errorf("watch parent: %w", err)
-	}
-	if born > self {
-		return errParentGone
-	}
 	if signalled(h) || os.Getppid() != pid {
 		return errParentGone
 	}
 	return nil
+}
+
+// openParent opens a SYNCHRONIZE handle to process pid, the launcher.
+// Windows hands out process IDs again quickly, and keeps naming a parent
+// that exited in its children's records: the process opened must have
+// been created before this one, else it got a reused ID and the launcher
+// is gone (errParentGone).
+func openParent(pid int) (windows.Handle, error) {
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+		return 0, errParentGone // no process with that ID
+	}
+	if err != nil {
+		return 0, fmt.Errorf("watch parent: %w", os.NewSyscallError("OpenProcess", err))
+	}
+	born, err := created(h)
+	if err == nil {
+		var self int64
+		if self, err = created(windows.CurrentProcess()); err == nil && born > self {
+			err = errParentGone
+		}
+	}
+	if err != nil {
+		_ = windows.CloseHandle(h)
+		if errors.Is(err, errParentGone) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("watch parent: %w", err)
+	}
+	return h, nil
 }
 
 // created returns the creation time of a process, in 100 ns units.
