@@ -6,22 +6,15 @@ import (
 	"os"
 	"runtime"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
-)
 
-var (
-	kernel32                 = windows.NewLazySystemDLL("kernel32.dll")
-	procGetHandleInformation = kernel32.NewProc("GetHandleInformation")
-	procCancelSynchronousIo  = kernel32.NewProc("CancelSynchronousIo")
-	procGetConsoleWindow     = kernel32.NewProc("GetConsoleWindow")
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // checkHandle fails unless h is an open handle of this process.
 func checkHandle(flag string, h int) error {
-	var flags uint32
-	if err := getHandleInformation(windows.Handle(h), &flags); err != nil {
+	if _, err := sys.GetHandleInformation(windows.Handle(h)); err != nil {
 		return fmt.Errorf("%s %d: not an open handle: %w", flag, h, err)
 	}
 	for _, std := range []uint32{windows.STD_INPUT_HANDLE, windows.STD_OUTPUT_HANDLE, windows.STD_ERROR_HANDLE} {
@@ -32,23 +25,12 @@ func checkHandle(flag string, h int) error {
 	return nil
 }
 
-// getHandleInformation wraps GetHandleInformation, which x/sys/windows
-// does not have.
-func getHandleInformation(h windows.Handle, flags *uint32) error {
-	// flags points into the caller's memory for the call only.
-	r, _, err := procGetHandleInformation.Call(uintptr(h), uintptr(unsafe.Pointer(flags)))
-	if r == 0 {
-		return os.NewSyscallError("GetHandleInformation", err)
-	}
-	return nil
-}
-
 // noInherit clears the inherit flag of h in this process's handle table
 // (the launcher's own handle is another entry of another table) and
 // returns a function that puts it back.
 func noInherit(h windows.Handle) (func(), error) {
-	var flags uint32
-	if err := getHandleInformation(h, &flags); err != nil {
+	flags, err := sys.GetHandleInformation(h)
+	if err != nil {
 		return nil, err
 	}
 	if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0); err != nil {
@@ -86,12 +68,6 @@ func inheritableStdio() ([3]windows.Handle, func()) {
 			}
 		}
 	}
-}
-
-// hasConsole reports whether this process has a console window.
-func hasConsole() bool {
-	r, _, _ := procGetConsoleWindow.Call()
-	return r != 0
 }
 
 // control watches the control handle for end of input: a goroutine on a
@@ -156,7 +132,9 @@ func (c *control) read(started chan<- error) {
 // ends when the launcher closes its end.
 func (c *control) close() {
 	for range 3 {
-		_, _, _ = procCancelSynchronousIo.Call(uintptr(c.thread))
+		// Fails when the reader is not in a read yet: the next round
+		// catches it there.
+		_ = sys.CancelSynchronousIo(c.thread)
 		select {
 		case <-c.exited:
 			_ = windows.CloseHandle(c.thread)

@@ -179,7 +179,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// opening a window; it then has a console of its own, which no
 	// control event of ours reaches.
 	flags := uint32(windows.CREATE_NEW_PROCESS_GROUP)
-	if !hasConsole() {
+	if !sys.HasConsoleWindow() {
 		flags |= windows.CREATE_NO_WINDOW
 	}
 	s.eng, err = s.job.StartSuspended(winjob.Spec{

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -283,7 +284,7 @@ func needConsole(t *testing.T) {
 	if onWine() {
 		t.Skip("Wine delivers no console control events")
 	}
-	if r, _, _ := windows.NewLazySystemDLL("kernel32.dll").NewProc("GetConsoleWindow").Call(); r == 0 {
+	if !sys.HasConsoleWindow() {
 		t.Skip("no console: no control event can be sent")
 	}
 }
