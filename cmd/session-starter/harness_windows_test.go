@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -280,6 +281,24 @@ func (s *session) line() string {
 		return strings.TrimRight(r.l, "\r\n")
 	case <-time.After(tooLong):
 		s.t.Fatalf("no line on stdout within %v", tooLong)
+		return ""
+	}
+}
+
+// rest reads the starter's stdout to its end of file, within tooLong:
+// every process that shared it has then exited or closed it.
+func (s *session) rest() string {
+	s.t.Helper()
+	ch := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(s.stdout)
+		ch <- b
+	}()
+	select {
+	case b := <-ch:
+		return string(b)
+	case <-time.After(tooLong):
+		s.t.Fatalf("stdout still open %v later", tooLong)
 		return ""
 	}
 }
