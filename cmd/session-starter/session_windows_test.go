@@ -406,3 +406,18 @@ func TestBadHandlesAndLinuxModesAreUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestAProgramThatCannotBeExecutedExits126WithoutAck(t *testing.T) {
+	bad := filepath.Join(scratchDir(t), "garbage.exe")
+	if err := os.WriteFile(bad, []byte("not a program\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, "", []string{"--ack", "--", bad}, nil)
+	out := s.rest()
+	if got := s.exitCode(); got != starter.ExitCannotExecute {
+		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitCannotExecute, s.stderr.String())
+	}
+	if out != "" {
+		t.Errorf("stdout = %q, want nothing: no ack without a session", out)
+	}
+}
