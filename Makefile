@@ -17,7 +17,7 @@ SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh) .ci/run
 help: ## Show this help
 	@echo "Targets:"
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-13s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## Build a static binary at bin/session-starter
