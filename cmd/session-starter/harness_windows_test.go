@@ -1,8 +1,8 @@
 package main
 
 // Windows session tests. The test binary plays every role: the starter
-// itself (the helper "session-starter" runs this package's run, as main
-// does), the Engines, and a launcher. They run on Windows and under Wine
+// itself (the helper "session-starter" runs this package's main), the
+// Engines, and a launcher. They run on Windows and under Wine
 // (make test-windows); the few that need console control events skip
 // under Wine, which does not deliver them.
 
@@ -53,13 +53,12 @@ func TestMain(m *testing.M) {
 }
 
 func init() {
-	// The product: what main does after the hidden modes, which Windows
-	// does not have.
-	helpers["session-starter"] = func(args []string) int {
+	// The product: main itself, with the starter's arguments.
+	helpers["session-starter"] = func([]string) int {
 		// The Engine inherits this environment: it plays engineVar's role.
 		os.Setenv(helperVar, os.Getenv(engineVar))
-		run(args, os.Stdout, os.Stderr).Apply()
-		return 0 // not reached: Apply exits
+		main()
+		return 0 // not reached: main exits
 	}
 	// leaf N: a process that starts leaf N-1 (N > 0), prints "pid P" for
 	// itself after its child's line, then stays until ended.
