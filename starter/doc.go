@@ -74,6 +74,30 @@
 // (util-linux) forks when it leads its group, and waits, so that the
 // session and its exit status are still PROGRAM's.
 //
+// # Windows
+//
+// On Windows a kill-on-close job object holds the session, and the job is
+// the gate and the guard at once (package winjob): the Engine is created
+// suspended inside it (PROC_THREAD_ATTRIBUTE_JOB_LIST, or assigned while
+// still suspended where that attribute is refused), the ack is written,
+// and only then is the Engine resumed, so no Engine output precedes the
+// ack. No breakaway is allowed and the job's handle is never inherited:
+// when this process ends in any way, the system closes the job's last
+// handle and ends every process in it. The ends are the Engine's exit (a
+// wait on its handle), the launcher's (a SYNCHRONIZE handle, opened at
+// start and checked against PID reuse by its creation time), end of input
+// on the control handle, the timeout, and Ctrl-C, Ctrl-Break or closing
+// the console. The end terminates the job (TerminateJobObject, exit code
+// 1) and is told by the job's completion port that no process is left.
+// With a grace, CTRL_BREAK_EVENT goes first to the Engine's console
+// process group (created with CREATE_NEW_PROCESS_GROUP, which also turns
+// off Ctrl-C in the Engine until it turns it back on); where no console is
+// shared with the Engine (a launcher without one, such as an IDE: the
+// Engine then gets CREATE_NO_WINDOW) no event can be sent and the job is
+// terminated at once. The ack line, flags, exit statuses and status
+// records are those of Linux, with mode "job"; the control and status
+// descriptors are handle values the launcher made inheritable.
+//
 // # Failure rule
 //
 // Whatever keeps containment from being shown — a gate that does not lead

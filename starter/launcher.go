@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -131,7 +130,8 @@ type LaunchOptions struct {
 	Stderr io.Writer
 	// ExtraFiles are passed to the Engine at descriptors 3, 4, … as in
 	// [exec.Cmd.ExtraFiles]; session-starter hands them on at the same
-	// numbers.
+	// numbers. On Windows their handles are made inheritable and passed
+	// at their own values.
 	ExtraFiles []*os.File
 	// ControlPipe, when set, gives session-starter the read end of a pipe
 	// as its control descriptor ("--control-fd", after ExtraFiles); the
@@ -200,7 +200,10 @@ type Session struct {
 // done, session-starter gets SIGTERM (a stop: the Engine's group is killed
 // and the Engine's status, normally death by SIGKILL, is mirrored), and
 // SIGKILL if it has not exited after [LaunchOptions.WaitDelay], in which
-// case its guard ends the group.
+// case its guard ends the group. On Windows, which has no SIGTERM to send,
+// the stop is the closing of the control pipe ([LaunchOptions.ControlPipe]);
+// without one session-starter is terminated, and its kill-on-close job
+// ends the Engine's tree, but the Engine's status is lost.
 //
 // # Errors
 //
@@ -229,7 +232,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 		if ctlR, ctlW, err = os.Pipe(); err != nil {
 			return nil, &LaunchError{Err: fmt.Errorf("control pipe: %w", err)}
 		}
-		args = append(args, "--control-fd", strconv.Itoa(3+len(opts.ExtraFiles)))
+		args = append(args, "--control-fd", passedFD(ctlR, len(opts.ExtraFiles)))
 	}
 	var statR, statW *os.File
 	if opts.StatusPipe {
@@ -238,11 +241,11 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 			closeAll(ctlR, ctlW)
 			return nil, &LaunchError{Err: fmt.Errorf("status pipe: %w", err)}
 		}
-		n := 3 + len(opts.ExtraFiles)
+		n := len(opts.ExtraFiles)
 		if ctlR != nil {
 			n++
 		}
-		args = append(args, "--status-fd", strconv.Itoa(n))
+		args = append(args, "--status-fd", passedFD(statW, n))
 	}
 	args = append(args, opts.Flags...)
 	args = append(args, "--")
@@ -257,7 +260,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 	cmd.Env = withoutRequest(env)
 	// A stop, not a kill: session-starter ends the group itself and
 	// mirrors the Engine's status.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.Cancel = func() error { return stopStarter(cmd.Process, ctlW) }
 	cmd.WaitDelay = opts.WaitDelay
 	if cmd.WaitDelay <= 0 {
 		cmd.WaitDelay = waitDelayFor(opts.Flags)
@@ -268,12 +271,16 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 		out = io.Discard
 	}
 	cmd.Stderr = io.MultiWriter(tail, out)
-	cmd.ExtraFiles = append([]*os.File(nil), opts.ExtraFiles...)
+	files := append([]*os.File(nil), opts.ExtraFiles...)
 	if ctlR != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, ctlR)
+		files = append(files, ctlR)
 	}
 	if statW != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, statW)
+		files = append(files, statW)
+	}
+	if err := passFiles(cmd, files); err != nil {
+		closeAll(ctlR, ctlW, statR, statW)
+		return nil, &LaunchError{Err: err}
 	}
 
 	// Our own pipes rather than exec's: Wait would close a StdoutPipe
@@ -447,8 +454,10 @@ func (s *Session) wait() {
 // Stop asks session-starter to end the session (SIGTERM): it kills the
 // Engine's group and exits with the Engine's status, normally death by
 // SIGKILL. It returns [os.ErrProcessDone] once session-starter has exited.
+// On Windows Stop closes the control pipe, or without one terminates
+// session-starter (see [Launch]).
 func (s *Session) Stop() error {
-	return s.Process.Signal(syscall.SIGTERM)
+	return stopStarter(s.Process, s.Control)
 }
 
 // StderrTail returns the last 4 KiB of session-starter's stderr so far.

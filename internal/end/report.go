@@ -56,6 +56,7 @@ const (
 	KindGroup    Kind = "group"    // the Engine's process group
 	KindEscapees Kind = "escapees" // adopted processes that left the group
 	KindCgroup   Kind = "cgroup"   // the session cgroup and its children
+	KindJob      Kind = "job"      // the Windows job object
 )
 
 // Report is what End found.
@@ -80,8 +81,10 @@ type Report struct {
 }
 
 // Members is the largest number of live processes seen in the Engine's
-// group or session cgroup.
-func (r Report) Members() int { return max(r.Seen[KindGroup], r.Seen[KindCgroup]) }
+// group, session cgroup or job.
+func (r Report) Members() int {
+	return max(r.Seen[KindGroup], r.Seen[KindCgroup], r.Seen[KindJob])
+}
 
 // Describe is a one-line account of a report that is not Empty, for the
 // starter's stderr: survivors with PID, uid, state and command name.

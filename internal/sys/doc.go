@@ -5,6 +5,9 @@
 // group that no longer exists, [ErrNoGroupSignal] for a kernel without
 // group signals through a pidfd).
 //
+// On Windows it holds the few kernel32 calls that
+// golang.org/x/sys/windows does not wrap.
+//
 // Nothing here decides policy: what may be signalled, and when, is the
 // business of the callers.
 package sys

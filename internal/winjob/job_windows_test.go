@@ -1,0 +1,230 @@
+package winjob
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// tooLong bounds every wait of these tests: a process under Wine starts
+// in tens of milliseconds; a real hang still fails within the test
+// timeout.
+const tooLong = 60 * time.Second
+
+// helperVar selects a helper role for the test binary.
+const helperVar = "WINJOB_TEST_HELPER"
+
+var helpers = map[string]func(args []string) int{
+	// exit CODE
+	"exit": func(args []string) int {
+		code, _ := strconv.Atoi(args[0])
+		return code
+	},
+	// sleep: stays until ended.
+	"sleep": func([]string) int {
+		time.Sleep(tooLong) // ended by the test long before
+		return 0
+	},
+	// nest: makes a job of its own (nested in the one it runs in), starts
+	// "sleep" in it, prints "PID VIA-ATTRIBUTE", then stays until ended.
+	"nest": func([]string) int {
+		j, err := New()
+		if err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+		defer j.Close()
+		p, err := j.StartSuspended(helperSpec("sleep"))
+		if err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+		if err := p.Resume(); err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+		fmt.Println(p.PID, p.ViaAttribute)
+		time.Sleep(tooLong) // ended by the test long before
+		return 0
+	},
+}
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(helperVar); name != "" {
+		os.Exit(helpers[name](os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// helperSpec describes the test binary as helper name, with inheritable
+// copies of this process's stdout and stderr.
+func helperSpec(name string, args ...string) Spec {
+	exe, _ := os.Executable()
+	self := windows.CurrentProcess()
+	var out, errOut windows.Handle
+	_ = windows.DuplicateHandle(self, windows.Handle(os.Stdout.Fd()), self, &out, 0, true, windows.DUPLICATE_SAME_ACCESS)
+	_ = windows.DuplicateHandle(self, windows.Handle(os.Stderr.Fd()), self, &errOut, 0, true, windows.DUPLICATE_SAME_ACCESS)
+	return Spec{
+		App:     exe,
+		CmdLine: windows.ComposeCommandLine(append([]string{exe}, args...)),
+		Env:     append(os.Environ(), helperVar+"="+name),
+		Stdout:  out,
+		Stderr:  errOut,
+	}
+}
+
+func newJob(t *testing.T) *Job {
+	t.Helper()
+	j, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.Close) // the last handle: ends whatever a failed test left
+	return j
+}
+
+func start(t *testing.T, j *Job, s Spec) *Process {
+	t.Helper()
+	p, err := j.StartSuspended(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := p.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func wait(t *testing.T, h windows.Handle) {
+	t.Helper()
+	if ev, err := windows.WaitForSingleObject(h, uint32(tooLong/time.Millisecond)); err != nil || ev != windows.WAIT_OBJECT_0 {
+		t.Fatalf("process still running %v later (%d, %v)", tooLong, ev, err)
+	}
+}
+
+func TestThePortTellsTheJobEmptyWhenItsLastProcessExits(t *testing.T) {
+	j := newJob(t)
+	p := start(t, j, helperSpec("exit", "4"))
+	empty, err := j.WaitEmpty(time.Now().Add(tooLong), false)
+	if err != nil || !empty {
+		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
+	}
+	if code, err := p.ExitCode(); err != nil || code != 4 {
+		t.Errorf("ExitCode() = %d, %v; want 4", code, err)
+	}
+}
+
+func TestTheJobListAttributeIsTaken(t *testing.T) {
+	j := newJob(t)
+	p := start(t, j, helperSpec("exit", "0"))
+	if !p.ViaAttribute {
+		t.Errorf("ViaAttribute = false: the process was assigned after its creation")
+	}
+}
+
+// TestAProcessAssignedWhileSuspendedIsInTheJob covers the path for
+// systems that refuse the job list attribute.
+func TestAProcessAssignedWhileSuspendedIsInTheJob(t *testing.T) {
+	j := newJob(t)
+	s := helperSpec("sleep")
+	app, _ := windows.UTF16PtrFromString(s.App)
+	env, _ := envBlock(s.Env)
+	p, err := j.startAssigned(app, s, env, windows.CREATE_SUSPENDED|windows.CREATE_UNICODE_ENVIRONMENT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if p.ViaAttribute {
+		t.Errorf("ViaAttribute = true for an assigned process")
+	}
+	if pids, err := j.PIDs(); err != nil || !slices.Contains(pids, p.PID) {
+		t.Errorf("PIDs() = %v, %v; want %d among them", pids, err, p.PID)
+	}
+	if err := p.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Terminate(9); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, p.Handle)
+	if code, _ := p.ExitCode(); code != 9 {
+		t.Errorf("exit code = %d, want 9 from TerminateJobObject", code)
+	}
+}
+
+func TestClosingTheJobEndsItsProcesses(t *testing.T) {
+	j, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, j, helperSpec("sleep"))
+	j.Close()
+	wait(t, p.Handle)
+}
+
+// TestANestedJobIsEndedWithItsOuterJob: a session whose launcher runs it
+// in a job of its own (an IDE, a CI runner) still gets its job, and
+// ending the launcher's job ends the session's processes too.
+func TestANestedJobIsEndedWithItsOuterJob(t *testing.T) {
+	outer := newJob(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s := helperSpec("nest")
+	self := windows.CurrentProcess()
+	if err := windows.DuplicateHandle(self, windows.Handle(w.Fd()), self, &s.Stdout, 0, true, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		t.Fatal(err)
+	}
+	nest := start(t, outer, s)
+	_ = windows.CloseHandle(s.Stdout)
+	w.Close()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the nested starter's line: %q, %v", line, err)
+	}
+	f := strings.Fields(line)
+	if len(f) != 2 || f[0] == "error" {
+		t.Fatalf("nested job: %q", line)
+	}
+	if f[1] != "true" {
+		t.Errorf("the nested job was joined by assignment, not by the attribute: %q", line)
+	}
+	pid, _ := strconv.Atoi(f[0])
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_TERMINATE, false, uint32(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(h)
+	if err := outer.Terminate(1); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, nest.Handle)
+	wait(t, h)
+}
+
+func TestWakeEndsAWakeableWaitOnly(t *testing.T) {
+	j := newJob(t)
+	start(t, j, helperSpec("sleep"))
+	j.Wake()
+	if empty, err := j.WaitEmpty(time.Now().Add(tooLong), true); empty || err != nil {
+		t.Fatalf("WaitEmpty(wakeable) = %v, %v; want false, nil", empty, err)
+	}
+	j.Wake()
+	if err := j.Terminate(1); err != nil {
+		t.Fatal(err)
+	}
+	// The wake posted before is not taken for the end of this wait.
+	if empty, err := j.WaitEmpty(time.Now().Add(tooLong), false); !empty || err != nil {
+		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
+	}
+}

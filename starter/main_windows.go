@@ -1,0 +1,63 @@
+package starter
+
+import (
+	"context"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// Main runs a session as the session-starter process does and returns
+// what the process must do at the end (see [Verdict.Apply]). On top of
+// [Run] it writes the ack line to standard output when ack is set, points
+// its own standard input and output at NUL once the Engine is resumed (so
+// the launcher sees end of file on the Engine's output exactly when the
+// Engine's tree has closed it), and writes each failure report as one
+// plain line "session-starter: …" on standard error.
+func Main(ctx context.Context, o Options, ack bool) Verdict {
+	if ack {
+		o.Ack = func(pid int, mode string) error {
+			_, err := os.Stdout.Write(Ack(pid, mode))
+			return err
+		}
+	}
+	o.Released = releaseStdio
+	res, err := Run(ctx, o)
+	if err != nil {
+		return report(Verdict{Code: ExitCode(err), Report: err.Error()})
+	}
+	return report(res.Verdict())
+}
+
+// releaseStdio closes this process's standard input and output and puts
+// NUL in their place. Where NUL cannot be opened they stay as they are,
+// and the launcher sees end of file on them only when this process exits.
+func releaseStdio() {
+	null, err := os.OpenFile("NUL", os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	for _, std := range []struct {
+		id uint32
+		f  **os.File
+	}{{windows.STD_INPUT_HANDLE, &os.Stdin}, {windows.STD_OUTPUT_HANDLE, &os.Stdout}} {
+		if err := windows.SetStdHandle(std.id, windows.Handle(null.Fd())); err != nil {
+			continue
+		}
+		_ = (*std.f).Close()
+		*std.f = null
+	}
+}
+
+func report(v Verdict) Verdict {
+	if v.Report != "" {
+		_, _ = os.Stderr.WriteString("session-starter: " + v.Report + "\n")
+	}
+	return v
+}
+
+// Apply exits with v.Code. Windows has no signals to die of: a stop
+// before the Engine ran exits 128+S, as the exit status table allows.
+func (v Verdict) Apply() {
+	os.Exit(v.Code)
+}

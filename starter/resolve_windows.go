@@ -1,0 +1,191 @@
+package starter
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"golang.org/x/sys/windows"
+)
+
+// defaultPathext is what cmd.exe uses when PATHEXT is not set.
+const defaultPathext = ".com;.exe;.bat;.cmd"
+
+// lookPath resolves PROGRAM as cmd.exe does, with env's PATH and PATHEXT:
+// a name with a directory part is taken relative to the current
+// directory, any other is looked for in the current directory (unless
+// NoDefaultCurrentDirectoryInExePath is set) and then in each PATH entry.
+// In each place the name is tried as it is when it has an extension, then
+// with each PATHEXT extension. The error wraps [fs.ErrNotExist] when
+// nothing was found.
+func lookPath(name string, env []string) (string, error) {
+	pathext, ok := lookupEnv(env, "PATHEXT")
+	if !ok || pathext == "" {
+		pathext = defaultPathext
+	}
+	var exts []string
+	for _, e := range strings.Split(strings.ToLower(pathext), ";") {
+		if e != "" {
+			if e[0] != '.' {
+				e = "." + e
+			}
+			exts = append(exts, e)
+		}
+	}
+	if strings.ContainsAny(name, `\/:`) {
+		if p, err := findExecutable(name, exts); err == nil {
+			return filepath.Abs(p)
+		}
+		return "", fmt.Errorf("%w (PATHEXT %s)", fs.ErrNotExist, pathext)
+	}
+	var dirs []string
+	if _, ok := lookupEnv(env, "NoDefaultCurrentDirectoryInExePath"); !ok {
+		dirs = append(dirs, ".")
+	}
+	path, _ := lookupEnv(env, "PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if dir != "" {
+			dirs = append(dirs, dir)
+		}
+	}
+	for _, dir := range dirs {
+		if p, err := findExecutable(filepath.Join(dir, name), exts); err == nil {
+			return filepath.Abs(p)
+		}
+	}
+	return "", fmt.Errorf("%w in PATH (PATHEXT %s)", fs.ErrNotExist, pathext)
+}
+
+// findExecutable returns file itself if it has an extension and is a
+// regular file, else the first of file+ext that is.
+func findExecutable(file string, exts []string) (string, error) {
+	if filepath.Ext(file) != "" && isFile(file) {
+		return file, nil
+	}
+	for _, e := range exts {
+		if f := file + e; isFile(f) {
+			return f, nil
+		}
+	}
+	return "", fs.ErrNotExist
+}
+
+func isFile(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func lookupEnv(env []string, key string) (string, bool) {
+	// Windows environment names are case-insensitive; the last one wins,
+	// as in os/exec's dedupEnv.
+	val, found := "", false
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, key) {
+			val, found = v, true
+		}
+	}
+	return val, found
+}
+
+// isBatch reports whether program is run by cmd.exe: a .bat or .cmd file.
+func isBatch(program string) bool {
+	ext := strings.ToLower(filepath.Ext(program))
+	return ext == ".bat" || ext == ".cmd"
+}
+
+// ErrUnsafeBatchArgument means an argument cannot be passed to a batch
+// file unchanged: cmd.exe would cut the command line at it or run part of
+// it as a command, whatever the quoting.
+var ErrUnsafeBatchArgument = errors.New("argument cannot be passed to a batch file safely")
+
+// commandLine returns the application to create and its command line.
+// A program gets the command line of engineCommandLine. A batch file is
+// run by cmd.exe of the system directory, with the quoting of
+// batchCommandLine.
+func commandLine(program string, argv []string) (app, cmdline string, err error) {
+	if !isBatch(program) {
+		return program, engineCommandLine(argv), nil
+	}
+	sysdir, err := windows.GetSystemDirectory()
+	if err != nil {
+		return "", "", fmt.Errorf("find cmd.exe: %w", err)
+	}
+	cmdline, err = batchCommandLine(program, argv[1:])
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(sysdir, "cmd.exe"), cmdline, nil
+}
+
+// batchCommandLine quotes a batch file and its arguments for cmd.exe
+// against argument injection, with the rules of Rust's standard library
+// since its fix of CVE-2024-24576 ("BatBadBut"):
+//
+//   - cmd.exe runs with /e:ON (command extensions, needed for the %
+//     rewrite below), /v:OFF (no delayed !VAR! expansion) and /d (no
+//     AutoRun commands), and /c takes the whole line in one more pair of
+//     quotes, which cmd.exe strips;
+//   - an argument is quoted unless it is made only of letters, digits and
+//     #$*+-./:?@\_ (anything else may be a cmd.exe metacharacter), and
+//     when it is empty or ends in a backslash;
+//   - inside it a " is doubled, after doubling the backslashes before
+//     it, and backslashes before the closing quote are doubled;
+//   - every % becomes %%cd:~,% — a zero-length substring of the
+//     current directory — so no %VAR% is expanded;
+//   - a CR or LF, which would end the command, and a NUL are refused, as
+//     is a script path holding " or % or ending in a backslash.
+func batchCommandLine(script string, args []string) (string, error) {
+	if strings.ContainsAny(script, "\"%\x00") || strings.HasSuffix(script, `\`) {
+		return "", fmt.Errorf("%w: script path %q", ErrUnsafeBatchArgument, script)
+	}
+	var b strings.Builder
+	b.WriteString(`cmd.exe /e:ON /v:OFF /d /c ""`)
+	b.WriteString(script)
+	b.WriteString(`"`)
+	for _, a := range args {
+		if strings.ContainsAny(a, "\r\n\x00") {
+			return "", fmt.Errorf("%w: %q", ErrUnsafeBatchArgument, a)
+		}
+		b.WriteByte(' ')
+		appendBatchArg(&b, a)
+	}
+	b.WriteString(`"`)
+	return b.String(), nil
+}
+
+func appendBatchArg(b *strings.Builder, a string) {
+	quote := a == "" || strings.HasSuffix(a, `\`)
+	for _, r := range a {
+		safe := r <= unicode.MaxASCII && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(`#$*+-./:?@\_`, r))
+		if r <= unicode.MaxASCII && !safe || unicode.IsControl(r) {
+			quote = true
+		}
+	}
+	if quote {
+		b.WriteByte('"')
+	}
+	backslashes := 0
+	for _, r := range a {
+		switch r {
+		case '\\':
+			backslashes++
+			b.WriteRune(r)
+			continue
+		case '"':
+			b.WriteString(strings.Repeat(`\`, backslashes))
+			b.WriteByte('"')
+		case '%':
+			b.WriteString("%%cd:~,")
+		}
+		backslashes = 0
+		b.WriteRune(r)
+	}
+	if quote {
+		b.WriteString(strings.Repeat(`\`, backslashes))
+		b.WriteByte('"')
+	}
+}

@@ -1,0 +1,521 @@
+package starter
+
+// On Windows the session is held by a kill-on-close job object (package
+// winjob): the job is the gate and the guard at once. The Engine is
+// created suspended inside it, the ack is written, and only then is its
+// first thread resumed; if this process ends in any way, the system
+// closes the job's last handle and ends every process in it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/windows"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/winjob"
+)
+
+// ModeJob is the containment mode on Windows: a kill-on-close job.
+const ModeJob = "job"
+
+// terminateCode is the exit code TerminateJobObject gives the processes
+// it ends, the Engine included when the session ends for another reason
+// than its exit: 1, as a program that failed.
+const terminateCode = 1
+
+// Waits at the end of a session, for processes that were terminated, so
+// they are not expected to be reached.
+const (
+	// reapWait bounds the wait for the terminated Engine's handle to be
+	// signalled.
+	reapWait = 2 * time.Second
+	// resendAfter is how long the end waits for the job to empty before
+	// it terminates the job again, for a process that joined while the
+	// first termination was on its way.
+	resendAfter = 500 * time.Millisecond
+	// readerWait bounds the wait for the control reader to leave its
+	// cancelled read.
+	readerWait = time.Second
+)
+
+// Run holds one session; see the package doc for what it guarantees.
+func Run(ctx context.Context, o Options) (Result, error) {
+	start := time.Now()
+	status := statusHandle(0)
+	if o.StatusFD != 0 {
+		if err := checkHandle("--status-fd", o.StatusFD); err != nil {
+			return Result{}, fail(ExitUsage, "%v", err)
+		}
+		if o.StatusFD == o.ControlFD {
+			return Result{}, fail(ExitUsage, "--status-fd %d: the same handle as --control-fd", o.StatusFD)
+		}
+		status = statusHandle(o.StatusFD)
+	}
+	o.started = func(pid, _ int, mode string) {
+		// The job is the guard: there is no guard process.
+		status.write(StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now()})
+	}
+	res, err := run(ctx, o)
+	res.Duration = time.Since(start)
+	status.write(ended(res, err))
+	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
+		Bool("executed", res.Executed).Str("mode", res.Mode).
+		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
+		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
+	if res.Executed {
+		ev = ev.Str("status", res.Engine.String())
+	}
+	if err != nil {
+		ev = ev.Err(err)
+	}
+	ev.Msg("session end")
+	return res, err
+}
+
+func run(ctx context.Context, o Options) (Result, error) {
+	log := o.Logger
+	if len(o.Argv) == 0 {
+		return Result{}, fail(ExitUsage, "no PROGRAM given")
+	}
+	if o.Containment != "" && o.Containment != ContainAuto {
+		return Result{}, fail(ExitUsage, "--containment %s: Linux only; Windows holds the session in a job", o.Containment)
+	}
+	budget := o.KillBudget
+	if budget <= 0 {
+		budget = DefaultKillBudget
+	}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return strings.EqualFold(k, RequestEnv)
+	})
+
+	parent := os.Getppid()
+	watchParent := o.WatchParent || o.ParentPID != 0
+	if o.ParentPID != 0 && parent != o.ParentPID {
+		return Result{Reason: ReasonParentGone}, nil
+	}
+	if watchParent && parent == 0 {
+		// No parent ID was recorded for this process (a parent that is
+		// not a Windows process, under Wine say): nothing to watch, as a
+		// launcher that died before we started cannot be told apart.
+		log.Debug().Msg("parent not watched: no parent process ID")
+		watchParent = false
+	}
+
+	program := o.Path
+	if program == "" {
+		var err error
+		if program, err = lookPath(o.Argv[0], env); err != nil {
+			return Result{}, fail(ExitNotFound, "%s: %v", o.Argv[0], err)
+		}
+	} else if !isFile(program) {
+		return Result{}, fail(ExitNotFound, "%s: %v", program, fs.ErrNotExist)
+	}
+	app, cmdline, err := commandLine(program, o.Argv)
+	if err != nil {
+		return Result{}, fail(ExitCannotExecute, "%s: %v", o.Argv[0], err)
+	}
+
+	s := &session{log: log, ctx: ctx, budget: budget, timeout: o.Timeout}
+	defer s.close()
+	if o.ControlFD != 0 {
+		if s.ctl, err = openControl(o.ControlFD); err != nil {
+			return Result{}, fail(ExitUsage, "%v", err)
+		}
+	}
+	// Go's runtime turns the console's control events into signals:
+	// Ctrl-C and Ctrl-Break into os.Interrupt, closing the console,
+	// logoff and shutdown into SIGTERM (and then holds the event until
+	// this process exits, within the few seconds Windows grants).
+	// Buffered: signal.Notify drops a signal when the channel is full.
+	s.sigCh = make(chan os.Signal, 8)
+	signal.Notify(s.sigCh, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(s.sigCh)
+
+	if watchParent {
+		if err := s.watchParent(parent); err != nil {
+			if errors.Is(err, errParentGone) {
+				return Result{Reason: ReasonParentGone}, nil
+			}
+			return Result{}, fail(ExitContainment, "%v", err)
+		}
+	}
+	if s.job, err = winjob.New(); err != nil {
+		return Result{}, fail(ExitContainment, "%v", err)
+	}
+
+	// The control and status handles are not the Engine's: it inherits
+	// every other inheritable handle, as without session-starter.
+	for _, h := range []int{o.ControlFD, o.StatusFD} {
+		if h != 0 {
+			restore, err := noInherit(windows.Handle(h))
+			if err != nil {
+				return Result{Mode: ModeJob}, fail(ExitContainment, "%v", err)
+			}
+			defer restore()
+		}
+	}
+	stdio, closeStdio := inheritableStdio()
+	// CREATE_NEW_PROCESS_GROUP: the Engine leads a console process group
+	// that CTRL_BREAK_EVENT can be sent to (--grace); the system then
+	// disables Ctrl-C in the Engine until it enables it itself. Without a
+	// console of ours, CREATE_NO_WINDOW keeps a console Engine from
+	// opening a window; it then has a console of its own, which no
+	// control event of ours reaches.
+	flags := uint32(windows.CREATE_NEW_PROCESS_GROUP)
+	if !sys.HasConsoleWindow() {
+		flags |= windows.CREATE_NO_WINDOW
+	}
+	s.eng, err = s.job.StartSuspended(winjob.Spec{
+		App: app, CmdLine: cmdline, Env: env,
+		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
+		Flags: flags,
+	})
+	closeStdio()
+	if err != nil {
+		return Result{Mode: ModeJob}, fail(startStatus(err), "%s: %v", program, err)
+	}
+	res := Result{PID: s.eng.PID, Timeout: o.Timeout, Mode: ModeJob}
+	log.Debug().Int("pid", s.eng.PID).Bool("job_list_attribute", s.eng.ViaAttribute).Msg("engine created suspended in the job")
+
+	if o.Ack != nil {
+		if err := o.Ack(s.eng.PID, ModeJob); err != nil {
+			res.End = s.end(0, nil)
+			return res, fail(ExitContainment, "write ack: %v", err)
+		}
+	}
+	// A stop that came during setup ends the session with nothing
+	// executed.
+	if reason, sig := s.pending(); reason != "" {
+		res.Reason, res.Signal = reason, sig
+		res.End = s.end(0, nil)
+		return res, nil
+	}
+	if err := s.eng.Resume(); err != nil {
+		res.End = s.end(0, nil)
+		return res, fail(ExitContainment, "%v", err)
+	}
+	res.Executed = true
+	if o.Released != nil {
+		o.Released()
+	}
+	o.started(s.eng.PID, 0, ModeJob)
+	log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
+
+	res.Reason, res.Signal = s.watch()
+	log.Debug().Str("reason", res.Why()).Msg("ending the job")
+	hurried, stopHurry := hurry(s.sigCh)
+	res.End = s.end(o.Grace, hurried)
+	stopHurry()
+	st, err := s.engineStatus()
+	if err != nil {
+		return res, fail(ExitContainment, "%v", err)
+	}
+	res.Engine = st
+	return res, nil
+}
+
+var errParentGone = errors.New("parent gone")
+
+// hurry returns a channel that is closed when a stop signal arrives on
+// sigCh during the grace (a second stop goes straight to the
+// termination), and a function that ends the goroutine watching sigCh.
+func hurry(sigCh <-chan os.Signal) (<-chan struct{}, func()) {
+	ch, done, exited := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		select {
+		case <-sigCh:
+			close(ch)
+		case <-done:
+		}
+	}()
+	return ch, func() { close(done); <-exited }
+}
+
+// startStatus is the exit status for a failed start of the Engine: 125
+// when it could not be put into the job, 127 when the program is gone,
+// else 126.
+func startStatus(err error) int {
+	switch {
+	case errors.Is(err, winjob.ErrNotInJob):
+		return ExitContainment
+	case errors.Is(err, fs.ErrNotExist):
+		return ExitNotFound
+	}
+	return ExitCannotExecute
+}
+
+// session is the state of one Run.
+type session struct {
+	log     zerolog.Logger
+	ctx     context.Context
+	sigCh   chan os.Signal
+	budget  time.Duration
+	timeout time.Duration
+	ctl     *control
+	parent  windows.Handle // SYNCHRONIZE handle of the launcher, or 0
+	job     *winjob.Job
+	eng     *winjob.Process
+}
+
+func (s *session) close() {
+	if s.ctl != nil {
+		s.ctl.close()
+	}
+	if s.parent != 0 {
+		_ = windows.CloseHandle(s.parent)
+	}
+	if s.eng != nil {
+		s.eng.Close()
+	}
+	if s.job != nil {
+		// Reached after the end, with the job empty; if it is not, its
+		// last handle closing ends what is left.
+		s.job.Close()
+	}
+}
+
+// watchParent opens a handle to the launcher that is signalled when it
+// exits (openParent), then checks getppid once more, as on Linux.
+func (s *session) watchParent(pid int) error {
+	h, err := openParent(pid)
+	if err != nil {
+		return err
+	}
+	s.parent = h
+	if signalled(h) || os.Getppid() != pid {
+		return errParentGone
+	}
+	return nil
+}
+
+// openParent opens a SYNCHRONIZE handle to process pid, the launcher.
+// Windows hands out process IDs again quickly, and keeps naming a parent
+// that exited in its children's records: the process opened must have
+// been created before this one, else it got a reused ID and the launcher
+// is gone (errParentGone).
+func openParent(pid int) (windows.Handle, error) {
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+		return 0, errParentGone // no process with that ID
+	}
+	if err != nil {
+		return 0, fmt.Errorf("watch parent: %w", os.NewSyscallError("OpenProcess", err))
+	}
+	born, err := created(h)
+	if err == nil {
+		var self int64
+		if self, err = created(windows.CurrentProcess()); err == nil && born > self {
+			err = errParentGone
+		}
+	}
+	if err != nil {
+		_ = windows.CloseHandle(h)
+		if errors.Is(err, errParentGone) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("watch parent: %w", err)
+	}
+	return h, nil
+}
+
+// created returns the creation time of a process, in 100 ns units.
+func created(h windows.Handle) (int64, error) {
+	var c, e, k, u windows.Filetime
+	if err := windows.GetProcessTimes(h, &c, &e, &k, &u); err != nil {
+		return 0, os.NewSyscallError("GetProcessTimes", err)
+	}
+	return int64(c.HighDateTime)<<32 | int64(c.LowDateTime), nil
+}
+
+// signalled reports whether h is signalled now, without waiting.
+func signalled(h windows.Handle) bool {
+	ev, err := windows.WaitForSingleObject(h, 0)
+	return err == nil && ev == windows.WAIT_OBJECT_0
+}
+
+// pending reports a stop that is already due, without waiting.
+func (s *session) pending() (Reason, syscall.Signal) {
+	select {
+	case sig := <-s.sigCh:
+		return ReasonSignal, sig.(syscall.Signal)
+	default:
+	}
+	if s.ctx.Err() != nil {
+		return ReasonCanceled, 0
+	}
+	if s.parent != 0 && signalled(s.parent) {
+		return ReasonParentGone, 0
+	}
+	if s.ctl != nil {
+		select {
+		case <-s.ctl.done:
+			return ReasonControlClosed, 0
+		default:
+		}
+	}
+	return "", 0
+}
+
+// watch waits for the first end condition: the Engine's or the
+// launcher's handle signalled (one WaitForMultipleObjects in a goroutine,
+// stopped by an event of its own), the control handle at end of input, a
+// stop signal, the timeout or ctx.
+func (s *session) watch() (Reason, syscall.Signal) {
+	wake, err := windows.CreateEvent(nil, 1, 0, nil)
+	if err != nil {
+		s.log.Error().Err(err).Msg("wake event")
+		return ReasonWatchFailed, 0
+	}
+	defer windows.CloseHandle(wake)
+	handles := []windows.Handle{wake, s.eng.Handle}
+	if s.parent != 0 {
+		handles = append(handles, s.parent)
+	}
+	waited := make(chan Reason, 1)
+	go func() {
+		ev, err := windows.WaitForMultipleObjects(handles, false, windows.INFINITE)
+		switch {
+		case err != nil:
+			s.log.Error().Err(err).Msg("watch")
+			waited <- ReasonWatchFailed
+		case ev == windows.WAIT_OBJECT_0+1:
+			waited <- ReasonEngineExit
+		case ev == windows.WAIT_OBJECT_0+2:
+			waited <- ReasonParentGone
+		default:
+			waited <- "" // woken
+		}
+	}()
+	var why Reason
+	var sig syscall.Signal
+	var timeout <-chan time.Time
+	if s.timeout > 0 {
+		t := time.NewTimer(s.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var ctlDone <-chan struct{}
+	if s.ctl != nil {
+		ctlDone = s.ctl.done
+	}
+	select {
+	case why = <-waited:
+		return why, 0
+	case v := <-s.sigCh:
+		why, sig = ReasonSignal, v.(syscall.Signal)
+	case <-ctlDone:
+		why = ReasonControlClosed
+	case <-timeout:
+		why = ReasonTimeout
+	case <-s.ctx.Done():
+		why = ReasonCanceled
+	}
+	_ = windows.SetEvent(wake)
+	<-waited
+	return why, sig
+}
+
+// end ends every process of the job, the Engine included, within one
+// deadline of grace + budget. With a grace it first sends
+// CTRL_BREAK_EVENT to the Engine's process group and waits for the job to
+// empty; that needs a console shared with the Engine, and where the event
+// cannot be sent the grace is skipped. Then TerminateJobObject, again
+// every resendAfter, until the job's completion port tells it is empty or
+// the deadline passes.
+func (s *session) end(grace time.Duration, hurried <-chan struct{}) end.Report {
+	start := time.Now()
+	deadline := start.Add(grace + s.budget)
+	r := end.Report{Seen: map[end.Kind]int{}}
+	if n, err := s.job.Active(); err == nil {
+		r.Seen[end.KindJob] = n
+	}
+	if grace > 0 {
+		if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(s.eng.PID)); err != nil {
+			s.log.Info().Err(err).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
+		} else {
+			done, exited := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(exited)
+				select {
+				case <-hurried:
+					s.job.Wake()
+				case <-done:
+				}
+			}()
+			empty, err := s.job.WaitEmpty(start.Add(grace), true)
+			close(done)
+			<-exited
+			if empty {
+				r.Outcome, r.Graceful, r.Elapsed = end.Empty, true, time.Since(start)
+				return r
+			}
+			if err != nil {
+				s.log.Warn().Err(err).Msg("grace")
+			}
+		}
+	}
+	for {
+		if err := s.job.Terminate(terminateCode); err != nil {
+			r.Err = err
+		} else {
+			r.Rounds++
+		}
+		round := time.Now().Add(resendAfter)
+		if round.After(deadline) {
+			round = deadline
+		}
+		empty, err := s.job.WaitEmpty(round, false)
+		switch {
+		case empty:
+			r.Outcome, r.Err = end.Empty, nil
+		case err != nil:
+			r.Outcome, r.Err = end.Unconfirmed, err
+		case !time.Now().Before(deadline):
+			r.Outcome = end.Survivors
+			pids, err := s.job.PIDs()
+			r.Err = err
+			for _, pid := range pids {
+				r.Survivors = append(r.Survivors, end.Member{Stat: proc.Stat{PID: pid, State: 'R'}, UID: -1})
+			}
+		default:
+			continue
+		}
+		r.Elapsed = time.Since(start)
+		return r
+	}
+}
+
+// engineStatus returns the Engine's exit code once its handle is
+// signalled, waiting up to reapWait for a terminated Engine.
+func (s *session) engineStatus() (sys.WaitStatus, error) {
+	ev, err := windows.WaitForSingleObject(s.eng.Handle, uint32(reapWait/time.Millisecond))
+	if err != nil {
+		return sys.WaitStatus{}, os.NewSyscallError("WaitForSingleObject", err)
+	}
+	if ev != windows.WAIT_OBJECT_0 {
+		return sys.WaitStatus{}, fmt.Errorf("pid %d still running %v after the job was terminated", s.eng.PID, reapWait)
+	}
+	code, err := s.eng.ExitCode()
+	if err != nil {
+		return sys.WaitStatus{}, err
+	}
+	return sys.WaitStatus{Exited: true, Code: int(code)}, nil
+}
