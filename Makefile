@@ -49,10 +49,20 @@ torture: ## Run the long fault tests and the fuzz targets (~10 min; not in CI)
 test-windows: ## Run the Windows tests under Wine (installs wine64 and mingw-w64 where missing)
 	GO=$(GO) bash scripts/wine-setup.sh go-test -count=1 -timeout 10m ./...
 
+# The session suite against the portable build (-tags portable): the
+# code paths of macOS on Linux, each run of the product under a seccomp
+# filter that refuses pidfd_send_signal and PR_SET_CHILD_SUBREAPER. The
+# cases that need the subreaper or a cgroup skip, saying why.
+.PHONY: test-portable
+test-portable: ## Run the session suite against the portable build (macOS's code paths, on Linux)
+	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/
+
 .PHONY: lint
-lint: ## Run go vet, the pinned staticcheck and (where installed) shellcheck
+lint: ## Run go vet (also of the portable build), the pinned staticcheck, actionlint and (where installed) shellcheck
 	$(GO) vet ./...
+	$(GO) vet -tags portable ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) tool -modfile=.ci/tools.mod actionlint .github/workflows/ci.yml
 	@if command -v $(SHELLCHECK) >/dev/null 2>&1; then \
 		echo "$(SHELLCHECK) $(SHELL_SCRIPTS)"; \
 		$(SHELLCHECK) $(SHELL_SCRIPTS); \
@@ -70,12 +80,31 @@ fmt: ## Fail if gofmt would change any file
 	fi
 
 .PHONY: cross
-cross: ## go build and go vet for darwin, freebsd, windows and linux
-	@set -e; for os in $(CROSS_GOOS); do \
-		echo "GOOS=$$os: go build ./... && go vet ./..."; \
+cross: ## go build, go vet and go test -c of every package for darwin, freebsd, windows and linux
+	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	for os in $(CROSS_GOOS); do \
+		echo "GOOS=$$os: go build ./... && go vet ./... && go test -c ./..."; \
 		GOOS=$$os $(GO) build ./...; \
 		GOOS=$$os $(GO) vet ./...; \
+		GOOS=$$os $(GO) test -c -o "$$tmp/" ./...; \
 	done
+
+# Static binaries for users without a Go toolchain, with their SHA-256
+# sums in dist/SHA256SUMS.
+DIST_OSARCH := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 windows/amd64 windows/arm64
+
+.PHONY: dist
+dist: ## Build static binaries for linux, darwin, freebsd and windows on amd64 and arm64, with SHA-256 sums, in dist/
+	@set -e; rm -rf dist; mkdir -p dist; \
+	for osarch in $(DIST_OSARCH); do \
+		os=$${osarch%/*}; arch=$${osarch#*/}; ext=; \
+		if [ "$$os" = windows ]; then ext=.exe; fi; \
+		out="dist/session-starter-$(VERSION)-$$os-$$arch$$ext"; \
+		echo "$$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
+			-ldflags "-s -w -X main.version=$(VERSION)" -o "$$out" ./cmd/session-starter; \
+	done; \
+	cd dist && sha256sum session-starter-* > SHA256SUMS
 
 .PHONY: demo
 demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 mirrored

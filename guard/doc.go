@@ -36,6 +36,13 @@
 // group signal. The guard never signals a number it read from /proc, and
 // refuses to signal a group it belongs to.
 //
+// On macOS and FreeBSD (and in the Linux build tagged portable, which takes
+// their paths) there are no pidfds: the guard always pins E, signals -E and
+// the Engine by number only while the pin is a member of E (no process is
+// given a number that is a live group's), watches the starter by the
+// finish pipe alone, whose write end only the starter holds, and the
+// Engine by a kqueue NOTE_EXIT filter it registers once the pin is in E.
+//
 // The guard ignores HUP, INT, TERM, QUIT and TSTP and keeps guarding
 // (after the starter's death its process group is orphaned and may get
 // HUP and CONT); only SIGKILL ends it.

@@ -1,12 +1,22 @@
 package starter
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/sys"
 )
+
+// cgroupHold is the session cgroup and its holder, in cgroup mode.
+type cgroupHold struct {
+	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
+	cgHolder *cgroup.Holder
+}
 
 // holdInCgroup sets up the cgroup of the session as c asks, before
 // anything is started: for ContainCgroup, and for ContainAuto where it is
@@ -21,6 +31,13 @@ func (s *session) holdInCgroup(c Containment) (string, error) {
 	case "", ContainAuto, ContainCgroup:
 	default:
 		return "", fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+	}
+	if sys.Pidless {
+		// The portable build takes macOS's path: no cgroup.
+		if c == ContainCgroup {
+			return "", fail(ExitContainment, "--containment cgroup: not in the portable build: %w", errors.ErrUnsupported)
+		}
+		return ModeGroup, nil
 	}
 	cg, err := s.newSessionCgroup(c != ContainCgroup)
 	if err != nil {
@@ -85,9 +102,45 @@ func (s *session) removeCgroup() {
 	}
 }
 
+// guardCgroup hands the session cgroup to the guard.
+func (s *session) guardCgroup(gs *guard.Spec) {
+	if s.cg != nil {
+		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
+	}
+}
+
+// cgroupJoined checks that the gate joined the session cgroup before it
+// said ready, from outside, before the guard is relied on; then the
+// cgroup becomes a holder.
+func (s *session) cgroupJoined() error {
+	if s.cg == nil {
+		return nil
+	}
+	if err := s.gateJoined(); err != nil {
+		return err
+	}
+	h, err := cgroup.NewHolder(s.cg.DirFD)
+	if err != nil {
+		return err
+	}
+	s.cgHolder = h
+	return nil
+}
+
+// cgroupHolders is the session cgroup as a holder, if there is one.
+func (s *session) cgroupHolders() []end.Holder {
+	if s.cgHolder == nil {
+		return nil
+	}
+	return []end.Holder{s.cgHolder}
+}
+
 // closeCgroup removes the session cgroup if it can and releases its
 // descriptors.
 func (s *session) closeCgroup() {
+	if s.cgHolder != nil {
+		s.cgHolder.Close()
+	}
 	if s.cg == nil {
 		return
 	}

@@ -33,7 +33,13 @@
 // Engine was reaped. On an older kernel the starter sends kill(-E), and
 // only while the Engine is its unreaped child, whose zombie keeps the
 // number E allocated; the guard pins E with a child of its own (package
-// guard). The starter refuses to signal its own group or the guard's.
+// guard). The starter refuses to signal its own group or the guard's. On
+// macOS and FreeBSD, which have no pidfds, that older path is the only
+// one: every signal goes by number, to the Engine and to -E while the
+// Engine is the starter's unreaped child, and each exit is told by a
+// kqueue EVFILT_PROC/NOTE_EXIT filter polled with the other descriptors;
+// on FreeBSD the starter is the reaper of the Engine's tree (mode
+// "reaper"), on macOS there is no subreaper (mode "group").
 //
 // Each end condition is noticed when it happens — a pidfd or the control
 // descriptor becoming readable in poll, a signal on a channel — never by a

@@ -14,7 +14,7 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// Exit statuses of session-starter's own (DESIGN.md §1).
+// Exit statuses of session-starter's own.
 const (
 	// ExitUsage: bad command line or descriptor; nothing was started.
 	ExitUsage = 2
@@ -31,8 +31,8 @@ const (
 
 // DefaultKillBudget is how long the starter and the guard keep ending the
 // group before they report survivors. Ten seconds covers a group of ten
-// thousand processes on a loaded two-core machine (LINUX-FACTS.md §5:
-// 1.6 s) several times over, while still ending a session that cannot be
+// thousand processes on a loaded two-core machine (measured: 1.6 s)
+// several times over, while still ending a session that cannot be
 // ended in a time a launcher would wait for.
 const DefaultKillBudget = 10 * time.Second
 
@@ -104,7 +104,7 @@ type Options struct {
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
 	Containment Containment
 	// Exe is the binary that implements the hidden gate and guard modes;
-	// empty means /proc/self/exe.
+	// empty means this process's own binary (/proc/self/exe on Linux).
 	Exe string
 	// Ack, when set, is called once containment exists — the gate leads
 	// group E and the guard is armed — and before the Engine's program is
@@ -118,7 +118,7 @@ type Options struct {
 	started func(pid, guard int, mode string) // writes the started record
 }
 
-// Containment says how a session is held (DESIGN.md §4).
+// Containment says how a session is held on Linux.
 type Containment string
 
 const (
@@ -144,6 +144,10 @@ const (
 	ModeGroup = "group"
 	// ModeCgroup: a session cgroup, the process group and the sweep.
 	ModeCgroup = "cgroup"
+	// ModeReaper (FreeBSD): the process group, with the starter the
+	// reaper of the Engine's tree (procctl PROC_REAP_ACQUIRE), so that
+	// processes that left the group are ended with the session.
+	ModeReaper = "reaper"
 )
 
 // ParseContainment reads a --containment value.
@@ -239,8 +243,8 @@ type Verdict struct {
 	Code   int
 }
 
-// Verdict applies the exit-status table of DESIGN.md §1 to r, with its
-// precedence: 125 over the mirrored status.
+// Verdict applies the exit-status table (see the package doc) to r, with
+// its precedence: 125 over the mirrored status.
 func (r Result) Verdict() Verdict {
 	var notes []string
 	switch r.End.Outcome {

@@ -1,4 +1,4 @@
-//go:build !linux && !windows
+//go:build !linux && !windows && !darwin && !freebsd
 
 package starter
 
@@ -9,9 +9,9 @@ import (
 	"os"
 )
 
-// Run is not supported on this platform yet (macOS, FreeBSD and Windows
-// are later steps, DESIGN.md §7): it returns an error with exit status 125
-// and starts nothing.
+// Run is not supported on this platform (Linux, macOS, FreeBSD and
+// Windows are): it returns an error with exit status 125 and starts
+// nothing.
 func Run(context.Context, Options) (Result, error) {
 	return Result{}, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
 }

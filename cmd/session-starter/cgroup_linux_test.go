@@ -26,6 +26,7 @@ import (
 // directory, or skips the test where there is no writable cgroup2.
 func cgroupPlace(t *testing.T) (mount, dir string) {
 	t.Helper()
+	needsCgroup(t)
 	mi, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
@@ -116,8 +117,8 @@ func TestCgroupModeIsAckedLoggedAndItsCgroupRemovedAfterANormalEnd(t *testing.T)
 }
 
 func TestCgroupModeStatusRecordNamesTheMode(t *testing.T) {
-	mark := newMark(t)
 	cgroupPlace(t)
+	mark := newMark(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +204,8 @@ func TestCgroupModeEndsEscapeesWhenTheStarterIsKilled(t *testing.T) {
 // an empty session cgroup whose starter is gone is removed; one whose
 // starter (here: this test process) lives is kept.
 func TestLeftoverCgroupsOfDeadStartersAreRemovedAndLiveOnesKept(t *testing.T) {
-	mark := newMark(t)
 	_, own := cgroupPlace(t)
+	mark := newMark(t)
 	stat, err := os.ReadFile("/proc/self/stat")
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,7 @@ func escaped(t *testing.T, s *session, pgid int) int {
 }
 
 func TestProcessesThatLeaveTheGroupEndWhenTheEngineExits(t *testing.T) {
+	needsSubreaper(t)
 	for _, tt := range []struct{ name, escape string }{
 		{"setsid", setsidEscape},
 		{"double fork", doubleForkEscape},
@@ -58,6 +59,7 @@ func TestProcessesThatLeaveTheGroupEndWhenTheEngineExits(t *testing.T) {
 }
 
 func TestProcessesThatLeaveTheGroupEndOnAStopSignal(t *testing.T) {
+	needsSubreaper(t)
 	mark := newMark(t)
 	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", doubleForkEscape + ` read x`})
 	pid := s.ack()
@@ -68,6 +70,7 @@ func TestProcessesThatLeaveTheGroupEndOnAStopSignal(t *testing.T) {
 }
 
 func TestEscapeesIgnoringTheStopSignalAreKilledAfterTheGrace(t *testing.T) {
+	needsSubreaper(t)
 	mark := newMark(t)
 	s := start(t, mark, []string{"--containment", "group", "--ack", "--grace", "200ms", "--status-fd", "3", "--", "sh", "-c", ignoringEscape + ` read x; exit 0`}, withExtraFiles(statusPipe(t)))
 	pid := s.ack()
@@ -122,6 +125,7 @@ func TestEscapeesOutliveAStarterKilledWithSIGKILL(t *testing.T) {
 // joins the launcher's group is ended by itself; the launcher's group is
 // never signalled.
 func TestAnEscapeeInTheLaunchersGroupIsEndedAloneNotItsGroup(t *testing.T) {
+	needsSubreaper(t)
 	mark := newMark(t)
 	// The launcher shell leads its group, with a canary in it; the
 	// Engine's child joins that group, then the Engine exits.

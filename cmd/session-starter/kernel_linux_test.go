@@ -41,14 +41,8 @@ func withoutGroupSignal(args []string) int {
 		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EINVAL)},
 		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		fmt.Fprintln(os.Stderr, "no_new_privs:", err)
-		return 3
-	}
-	// Sound: prog and filter outlive the call, which copies the program.
-	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
-		fmt.Fprintln(os.Stderr, "seccomp:", err)
+	if err := installFilter(filter); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
 	if err := unix.PidfdSendSignal(0, 0, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != unix.EINVAL {
@@ -58,6 +52,20 @@ func withoutGroupSignal(args []string) int {
 	err := syscall.Exec(args[0], args, os.Environ())
 	fmt.Fprintln(os.Stderr, "exec:", err)
 	return 3
+}
+
+// installFilter installs a seccomp filter on this thread, after
+// no_new_privs, which an unprivileged filter needs.
+func installFilter(filter []unix.SockFilter) error {
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	// Sound: prog and filter outlive the call, which copies the program.
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	return nil
 }
 
 // The tests below emulate a kernel before Linux 6.9: a seccomp filter

@@ -31,7 +31,9 @@
 //
 // Every holder signals only what it can name safely: a pidfd, a process
 // group through the pidfd of its leader, a cgroup through its directory
-// descriptor. A PID read from /proc or cgroup.procs serves the report, or
+// descriptor; where there are no pidfds (macOS, FreeBSD), a number only
+// while the caller pins it (an unreaped child of its own, or a pin in the
+// group). A PID read from /proc or cgroup.procs serves the report, or
 // is signalled only through a pidfd whose identity was checked. A holder
 // that finds signalling unsafe refuses, and End then reports [Refused].
 //

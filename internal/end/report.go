@@ -57,6 +57,7 @@ const (
 	KindEscapees Kind = "escapees" // adopted processes that left the group
 	KindCgroup   Kind = "cgroup"   // the session cgroup and its children
 	KindJob      Kind = "job"      // the Windows job object
+	KindReaper   Kind = "reaper"   // the Engine's subtree under a FreeBSD reaper
 )
 
 // Report is what End found.

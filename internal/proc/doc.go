@@ -1,6 +1,7 @@
 // Package proc reads /proc: a process's stat line, the live members of a
 // process group, the descriptors a process holds, and whether /proc belongs
-// to this process's PID namespace.
+// to this process's PID namespace. On macOS and FreeBSD the same questions
+// are asked of sysctl kern.proc, and the descriptors of fcntl.
 //
 // Parsers take bytes and are split from the reads, so they are tested on
 // captured and hostile input: a command name may hold spaces, parentheses

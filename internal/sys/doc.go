@@ -5,6 +5,12 @@
 // group that no longer exists, [ErrNoGroupSignal] for a kernel without
 // group signals through a pidfd).
 //
+// A process is acted on through its exit descriptor ([WatchExit]): a pidfd
+// on Linux, signalled through; on macOS and FreeBSD (and in the Linux build
+// tagged portable) a kqueue NOTE_EXIT filter (a pidfd, polled only, on
+// Linux), with signals by number only where the caller pins the number
+// ([Pidless]).
+//
 // On Windows it holds the few kernel32 calls that
 // golang.org/x/sys/windows does not wrap.
 //

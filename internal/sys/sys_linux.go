@@ -2,8 +2,6 @@ package sys
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -17,22 +15,6 @@ import (
 // ignoringEINTR calls fn until it returns something other than EINTR.
 // Signals delivered to a Go program interrupt slow system calls even with
 // SA_RESTART (see go: os/file_posix.go), so every blocking wrapper retries.
-func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
-	for {
-		v, err := fn()
-		if !errors.Is(err, unix.EINTR) {
-			return v, err
-		}
-	}
-}
-
-func named(call string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return os.NewSyscallError(call, err)
-}
-
 // PidfdOpen wraps [unix.PidfdOpen] (Linux 5.3). The descriptor is
 // close-on-exec, as every pidfd is.
 func PidfdOpen(pid int) (int, error) {
@@ -98,7 +80,7 @@ var groupSignalSupported = sync.OnceValue(func() bool {
 // Peek reports whether the child the pidfd names has ended, and how,
 // without reaping it: waitid(P_PIDFD, WEXITED|WNOHANG|WNOWAIT). An unreaped
 // child stays a zombie, and a zombie keeps its PID and its process-group
-// number allocated (LINUX-FACTS.md §4).
+// number allocated.
 func Peek(pidfd int) (WaitStatus, bool, error) {
 	var info unix.Siginfo
 	_, err := ignoringEINTR(func() (struct{}, error) {
@@ -176,32 +158,12 @@ func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
 }
 
 // Read wraps [unix.Read], retrying EINTR.
-func Read(fd int, p []byte) (int, error) {
-	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, p) })
-	return n, named("read", err)
-}
-
 // WriteAll writes all of p to fd with raw write calls, retrying EINTR and
 // short writes. A raw write to a pipe whose reader is gone returns EPIPE:
 // the Go runtime turns that into death by SIGPIPE only for os.File writes
 // to descriptors 1 and 2, never for a raw write.
-func WriteAll(fd int, p []byte) error {
-	for len(p) > 0 {
-		n, err := ignoringEINTR(func() (int, error) { return unix.Write(fd, p) })
-		if err != nil {
-			return named("write", err)
-		}
-		p = p[n:]
-	}
-	return nil
-}
-
 // Close wraps [unix.Close]. It is never retried: Linux frees the
 // descriptor even when close reports EINTR.
-func Close(fd int) error {
-	return named("close", unix.Close(fd))
-}
-
 // Pipe returns a close-on-exec pipe: read end, write end.
 func Pipe() (r, w int, err error) {
 	var p [2]int
@@ -213,70 +175,16 @@ func Pipe() (r, w int, err error) {
 
 // CloseOnExec reports whether fd is open and close-on-exec.
 // It returns [ErrBadFD] if fd is not open.
-func CloseOnExec(fd int) (bool, error) {
-	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
-	if errors.Is(err, unix.EBADF) {
-		return false, ErrBadFD
-	}
-	if err != nil {
-		return false, named("fcntl", err)
-	}
-	return flags&unix.FD_CLOEXEC != 0, nil
-}
-
 // SetCloseOnExec marks fd close-on-exec. The flag belongs to this
 // process's descriptor table, not to the open file, so the launcher's
 // descriptors are not changed.
-func SetCloseOnExec(fd int) error {
-	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
-	return named("fcntl", err)
-}
-
 // ClearCloseOnExec clears the close-on-exec flag of fd.
-func ClearCloseOnExec(fd int) error {
-	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
-	return named("fcntl", err)
-}
-
 // KillGroup sends sig to the process group pgid by number: kill(-pgid).
 // The caller must know the number is still the group it means (a member
 // of its own pins it); it returns [ErrGone] when the group has no member.
-func KillGroup(pgid int, sig syscall.Signal) error {
-	if pgid <= 1 {
-		return fmt.Errorf("kill: refusing group %d", pgid)
-	}
-	err := unix.Kill(-pgid, sig)
-	if errors.Is(err, unix.ESRCH) {
-		return ErrGone
-	}
-	return named("kill", err)
-}
-
 // AccessMode returns the O_ACCMODE bits of fd's open file.
-func AccessMode(fd int) (int, error) {
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err != nil {
-		return 0, named("fcntl", err)
-	}
-	return fl & unix.O_ACCMODE, nil
-}
-
 // Fstat wraps [unix.Fstat].
-func Fstat(fd int) (unix.Stat_t, error) {
-	var st unix.Stat_t
-	err := unix.Fstat(fd, &st)
-	return st, named("fstat", err)
-}
-
 // Getpgid wraps [unix.Getpgid]; ESRCH becomes [ErrGone].
-func Getpgid(pid int) (int, error) {
-	pg, err := unix.Getpgid(pid)
-	if errors.Is(err, unix.ESRCH) {
-		return 0, ErrGone
-	}
-	return pg, named("getpgid", err)
-}
-
 // Dup2 makes newfd a copy of oldfd (dup3 without flags).
 func Dup2(oldfd, newfd int) error {
 	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Dup3(oldfd, newfd, 0) })
@@ -294,8 +202,7 @@ func Dup2(oldfd, newfd int) error {
 // signal is unblocked on that thread and sent to it with tgkill. Core dumps
 // are switched off first, by RLIMIT_CORE (file core_pattern) and by
 // PR_SET_DUMPABLE (a |pipe core_pattern ignores RLIMIT_CORE): the Engine's
-// core, if any, was already written by the Engine itself
-// (LINUX-FACTS.md §6).
+// core, if any, was already written by the Engine itself.
 func Die(sig syscall.Signal) {
 	runtime.LockOSThread()
 	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
@@ -316,16 +223,6 @@ func Die(sig syscall.Signal) {
 
 // FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
 // [io.EOF]. It never closes the descriptor.
-type FD int
-
-func (fd FD) Read(p []byte) (int, error) {
-	n, err := Read(int(fd), p)
-	if err == nil && n == 0 && len(p) > 0 {
-		return 0, io.EOF
-	}
-	return n, err
-}
-
 // SetName sets the calling thread's command name (PR_SET_NAME), as ps and
 // /proc/PID/comm show it; the kernel truncates it to 15 bytes.
 func SetName(name string) error {

@@ -749,7 +749,7 @@ func endGroup(args []string) error {
 }
 
 // liveIn scans /proc for live members of pgid (the liveness rule of
-// LINUX-FACTS.md §5: not Z with one thread, not X).
+// proc.Stat.Live: not Z with one thread, not X).
 func liveIn(pgid int) int {
 	d, err := os.Open("/proc")
 	if err != nil {

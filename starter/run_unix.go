@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
@@ -15,7 +17,6 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -99,7 +100,7 @@ func (s stop) Error() string { return "stopped before the go-ahead: " + string(s
 // then (invariant 8). A pidfd watches the parent process, not the thread
 // that forked us, unlike PR_SET_PDEATHSIG (golang/go#27505).
 func (s *session) watchParent(parent int) error {
-	fd, err := sys.PidfdOpen(parent)
+	fd, err := sys.WatchExit(parent)
 	if errors.Is(err, sys.ErrGone) {
 		return errParentGone
 	}
@@ -141,16 +142,15 @@ type session struct {
 	ttyGiven    bool
 
 	// contain
-	parentFD int // pidfd of the launcher, or -1
-	mode     string
-	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
-	cgHolder *cgroup.Holder
-	gate     *gate.Gate
-	gateGone bool // the gate was killed and reaped before it was ready
-	guard    *guard.Guard
-	armed    bool
-	engine   *end.Process
-	group    end.Group
+	parentFD   int // pidfd of the launcher, or -1
+	mode       string
+	cgroupHold // the session cgroup, on Linux in cgroup mode
+	gate       *gate.Gate
+	gateGone   bool // the gate was killed and reaped before it was ready
+	guard      *guard.Guard
+	armed      bool
+	engine     *end.Process
+	group      end.Group
 
 	// watch and end
 	execRead bool  // the gate's exec report has been read
@@ -174,7 +174,11 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		s.stopSig = syscall.SIGTERM
 	}
 	if o.Exe == "" {
-		s.o.Exe = "/proc/self/exe"
+		exe, err := defaultExe()
+		if err != nil {
+			return nil, fail(ExitContainment, "find this binary: %w", err)
+		}
+		s.o.Exe = exe
 	}
 	env := o.Env
 	if env == nil {
@@ -318,36 +322,28 @@ func (s *session) contain(res *Result) error {
 	res.PID = s.gate.PID
 	// The Engine is reaped early (its status kept) only where the group
 	// is signalled through a pidfd; by number, its zombie pins E.
-	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.GroupSignalSupported()}
+	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.CanSignalGroup()}
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
 	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total()}
 	if s.tty != nil {
 		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
 	}
-	if s.cg != nil {
-		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
-	}
+	s.guardCgroup(&gs)
 	s.guard, err = guard.Spawn(gs)
 	if err != nil {
 		s.guard = nil
 		return fail(ExitContainment, "%w", err)
 	}
 	s.group.Forbidden = s.forbidden()
+	s.group.Helper = s.guard.PID // its pin, where it pins E, is no member of the session
 	if err := s.gate.AwaitReady(); err != nil {
 		s.gateGone = true // AwaitReady killed and reaped the gate
 		return fail(ExitContainment, "%w", err)
 	}
 	s.log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
-	if s.cg != nil {
-		// The gate joined the session cgroup before it said ready; check
-		// it from outside before the guard is relied on.
-		if err := s.gateJoined(); err != nil {
-			return fail(ExitContainment, "%w", err)
-		}
-		if s.cgHolder, err = cgroup.NewHolder(s.cg.DirFD); err != nil {
-			return fail(ExitContainment, "%w", err)
-		}
+	if err := s.cgroupJoined(); err != nil {
+		return fail(ExitContainment, "%w", err)
 	}
 	if err := s.guard.AwaitArmed(); err != nil {
 		s.guard = nil // AwaitArmed killed and reaped it
@@ -447,9 +443,7 @@ func (s *session) holders() []end.Holder {
 		hs = append(hs, &escapees{s: s, forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...)})
 	}
 	hs = append(hs, settledGroup{s.group, s})
-	if s.cgHolder != nil {
-		hs = append(hs, s.cgHolder)
-	}
+	hs = append(hs, s.cgroupHolders()...)
 	return hs
 }
 
@@ -541,9 +535,6 @@ func (s *session) close() {
 	if s.gate != nil {
 		s.gate.Close()
 	}
-	if s.cgHolder != nil {
-		s.cgHolder.Close()
-	}
 	s.closeCgroup()
 	if s.adopting {
 		s.reapAdopted()
@@ -584,7 +575,7 @@ func (s *session) forbidden() []int {
 // kernel (see contain), and after its reap nothing is signalled by
 // number.
 func (s *session) signalGroup(sig syscall.Signal) error {
-	err := sys.PidfdSignalGroup(s.gate.Pidfd, sig)
+	err := sys.GroupSignal(s.gate.Pidfd, sig)
 	if !errors.Is(err, sys.ErrNoGroupSignal) {
 		return err
 	}

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
@@ -39,8 +41,9 @@ func Main(ctx context.Context, o Options, ack bool) Verdict {
 		}
 	}
 	// session-starter starts no other children: every other child it
-	// has is an orphan of the Engine's tree, adopted as a subreaper.
-	o.Subreaper = true
+	// has is an orphan of the Engine's tree, adopted as a subreaper (a
+	// reaper on FreeBSD), where the platform has one.
+	o.Subreaper = adoptsOrphans
 	o.Terminal = true
 	res, err := Run(ctx, o)
 	if err != nil {

@@ -1,10 +1,9 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
-	"errors"
 	"os"
-	"runtime"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -106,44 +105,3 @@ func (t *terminal) takeBack() error {
 }
 
 func (t *terminal) close() { sys.Close(t.fd) }
-
-// withTTOUBlocked runs f on a locked thread with SIGTTOU blocked. Blocking
-// it, rather than signal.Ignore, leaves nothing for a child to inherit:
-// the mask is that thread's alone and is put back before it is unlocked.
-func withTTOUBlocked(f func()) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var set, old unix.Sigset_t
-	set.Val[(syscall.SIGTTOU-1)/64] |= 1 << ((syscall.SIGTTOU - 1) % 64)
-	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
-		f()
-		return
-	}
-	f()
-	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
-}
-
-// engineStopped consumes a stop of the Engine (Ctrl-Z: SIGTSTP to its
-// group; SIGTTIN or SIGTTOU in the background) and reports it; the Engine
-// is not reaped.
-func engineStopped(pidfd int) bool {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WSTOPPED|unix.WNOHANG, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return err == nil && info.Signo != 0
-	}
-}
-
-// stopSelf stops this process until it is continued. The SIGSTOP goes to
-// the calling thread, which then stops on its way back from tgkill: with
-// kill(getpid()) another thread may take the signal while this one runs
-// on, and reads the terminal's foreground group before the shell's fg has
-// set it.
-func stopSelf() {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
-}

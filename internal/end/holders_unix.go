@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package end
 
 import (
@@ -14,10 +16,12 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// Process is one process held through its pidfd: the Engine. A pidfd
-// names one process for its whole life, so a signal through it can never
-// reach a process that reused the number; once the process is reaped the
-// kernel answers ESRCH ([sys.ErrGone]).
+// Process is one process held through its exit descriptor: the Engine.
+// On Linux that is a pidfd, which names one process for its whole life,
+// so a signal through it can never reach a process that reused the
+// number; once the process is reaped the kernel answers ESRCH
+// ([sys.ErrGone]). Where there are no pidfds (sys.Pidless) it is signalled
+// by number, only while the number is pinned: Child (unreaped) or Pinned.
 //
 // In the starter the Engine is a child (Child): it is the one owner of
 // the Engine's reap, through [Process.Reap], and with ReapEarly its Live
@@ -27,11 +31,17 @@ import (
 // 6.9 the Engine's zombie is what keeps the number E allocated.
 //
 // In the guard the Engine is not a child: Live tells its exit by the
-// pidfd alone.
+// exit descriptor alone.
 type Process struct {
 	PID, Pidfd int
 	Child      bool
 	ReapEarly  bool
+	// Pinned says the caller keeps the number PID from being handed out
+	// again although the process is not its child: a pin of its own is a
+	// member of the group PID leads, and no process is given a number
+	// that is a live group's. Then, where signals go by number
+	// (sys.Pidless), the process is signalled by its number.
+	Pinned bool
 
 	reaped bool
 	status sys.WaitStatus
@@ -45,7 +55,10 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	if p.reaped {
 		return sys.ErrGone
 	}
-	return sys.PidfdSignal(p.Pidfd, sig)
+	if p.Child || p.Pinned {
+		return sys.SignalChild(p.PID, p.Pidfd, sig)
+	}
+	return sys.SignalWatched(p.PID, p.Pidfd, sig)
 }
 
 // Notify implements [Holder]: a pidfd is readable once its process has
@@ -73,7 +86,7 @@ func (p *Process) Live() ([]Member, error) {
 // child that may be reaped early.
 func (p *Process) exited() bool {
 	if p.Child {
-		_, exited, err := sys.Peek(p.Pidfd)
+		_, exited, err := sys.PeekChild(p.PID, p.Pidfd)
 		if err != nil || !exited {
 			return false
 		}
@@ -99,7 +112,7 @@ func (p *Process) Reap(within time.Duration) (sys.WaitStatus, error) {
 	if p.reaped {
 		return p.status, nil
 	}
-	st, err := sys.ReapWithin(p.Pidfd, within)
+	st, err := sys.ReapChildWithin(p.PID, p.Pidfd, within)
 	if errors.Is(err, sys.ErrRunning) {
 		return st, fmt.Errorf("pid %d: %w after %v", p.PID, ErrRunning, within)
 	}
@@ -131,6 +144,11 @@ type Group struct {
 	// Forbidden lists groups that must never be signalled: the caller's
 	// own and its helpers'. Group refuses them.
 	Forbidden []int
+	// Helper, when > 0, is a helper of the caller's whose children are
+	// not counted as live members: the guard, whose pin joins the group
+	// to hold its number. No process of the session has the guard as its
+	// parent (the guard adopts no orphans).
+	Helper int
 	// Exclude lists PIDs that are not counted as live members: a pin of
 	// the caller's own that holds the number.
 	Exclude []int
@@ -142,7 +160,7 @@ type Group struct {
 // not the leader was reaped, and answers ESRCH ([sys.ErrGone]) once the
 // group has no member.
 func PidfdGroupSend(pidfd int) func(syscall.Signal) error {
-	return func(sig syscall.Signal) error { return sys.PidfdSignalGroup(pidfd, sig) }
+	return func(sig syscall.Signal) error { return sys.GroupSignal(pidfd, sig) }
 }
 
 // Kind implements [Holder].
@@ -183,7 +201,7 @@ func (g Group) Live() ([]Member, error) {
 	}
 	var out []Member
 	for _, st := range stats {
-		if !slices.Contains(g.Exclude, st.PID) {
+		if !slices.Contains(g.Exclude, st.PID) && (g.Helper <= 0 || st.PPID != g.Helper) {
 			out = append(out, member(st))
 		}
 	}

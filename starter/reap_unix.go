@@ -1,57 +1,10 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
-	"errors"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
-
-	"golang.org/x/sys/unix"
 )
-
-// children lists this process's children from
-// /proc/self/task/*/children (every thread's, since a child belongs to the
-// thread that forked it, and adopted orphans to the main thread). It reads
-// with raw calls into one buffer: it runs on every SIGCHLD and in every
-// sweep round.
-func children() []int {
-	tasks, err := os.Open("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	names, _ := tasks.Readdirnames(-1)
-	tasks.Close()
-	var out []int
-	buf := make([]byte, 4096)
-	for _, tid := range names {
-		fd, err := unix.Open("/proc/self/task/"+tid+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue
-		}
-		n := 0
-		for {
-			if n == len(buf) {
-				buf = append(buf, make([]byte, len(buf))...)
-			}
-			m, err := unix.Read(fd, buf[n:])
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			if err != nil || m == 0 {
-				break
-			}
-			n += m
-		}
-		unix.Close(fd)
-		for field := range strings.FieldsSeq(string(buf[:n])) {
-			if pid, err := strconv.Atoi(field); err == nil {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
 
 // adopted lists the session's adopted children: every child of this
 // process but the guard, the Engine while it is unreaped (once reaped, a
@@ -88,17 +41,9 @@ func (s *session) reapAdopted() int {
 		if (s.guard != nil && pid == s.guard.PID) || (s.engine != nil && pid == s.engine.PID && !s.engine.Reaped()) {
 			continue
 		}
-		var info unix.Siginfo
-		for {
-			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG, nil)
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			if err == nil && info.Signo != 0 {
-				n++
-				delete(s.before, pid)
-			}
-			break
+		if reapExited(pid) {
+			n++
+			delete(s.before, pid)
 		}
 	}
 	return n

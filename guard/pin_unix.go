@@ -1,6 +1,9 @@
+//go:build darwin || freebsd || linux
+
 package guard
 
 import (
+	"os"
 	"runtime"
 	"syscall"
 	"time"
@@ -25,12 +28,15 @@ func pinnedKill(pgid int) func(syscall.Signal) error {
 }
 
 // pinReapWait bounds the wait for the SIGKILLed pin to exit: it runs
-// nothing but pause(2), so it exits at once unless it is frozen; then it
-// is left to be reaped by init when the guard exits.
+// nothing but a read of its pipe, so it exits at once unless it is
+// frozen; then it is left to be reaped by init when the guard exits.
 const pinReapWait = time.Second
 
-// pin is the guard's child in group E.
-type pin struct{ pid, pidfd int }
+// pin is the guard's child in group E. life is the write end of the
+// pin's standard input, which only the guard holds: the pin exits at its
+// end of input, so a pin never outlives its guard (a guard SIGKILLed
+// before it was armed, say), on any platform.
+type pin struct{ pid, pidfd, life int }
 
 // pinGroup starts the pin in group E (setpgid in the child, before its
 // exec; the guard is in the starter's session, as E is) and checks, after
@@ -42,18 +48,33 @@ func pinGroup(pgid int) (*pin, int) {
 		return nil, refusedNoGroupSignal
 	}
 	defer unix.Close(null)
-	pidfd := -1
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{"session-starter", PinArg}, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   []string{"GODEBUG=containermaxprocs=0"},
-		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)},
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, PidFD: &pidfd},
-	})
+	lifeR, lifeW, err := sys.Pipe()
 	if err != nil {
+		return nil, refusedNoGroupSignal
+	}
+	pid, pidfd, err := spawnPin(pgid, lifeR, null)
+	sys.Close(lifeR)
+	if err != nil {
+		sys.Close(lifeW)
 		// setpgid fails with EPERM once E has no member: the gate is gone.
 		return nil, refusedNoGroupSignal
 	}
-	p := &pin{pid: pid, pidfd: pidfd}
+	p := &pin{pid: pid, pidfd: pidfd, life: lifeW}
+	if sys.Pidless {
+		// No handle of the gate came with the spawn: watch the Engine's
+		// exit from here. The pin is in E, so the number E can name no
+		// process but the gate (or, once it executed, the Engine); if it
+		// is gone, the gate exited before the join counted.
+		fd, err := sys.WatchExit(pgid)
+		if err == nil {
+			err = sys.Dup2(fd, fdGate)
+			sys.Close(fd)
+		}
+		if err != nil {
+			p.end()
+			return nil, refusedGroupGone
+		}
+	}
 	gate := []unix.PollFd{{Fd: fdGate, Events: unix.POLLIN}}
 	if n, err := sys.Poll(gate, 0); err != nil || n != 0 {
 		p.end()
@@ -72,16 +93,22 @@ func (p *pin) end() {
 	if p == nil {
 		return
 	}
-	_ = sys.PidfdSignal(p.pidfd, syscall.SIGKILL)
-	_, _ = sys.ReapWithin(p.pidfd, pinReapWait)
+	_ = sys.SignalChild(p.pid, p.pidfd, syscall.SIGKILL)
+	_, _ = sys.ReapChildWithin(p.pid, p.pidfd, pinReapWait)
 	sys.Close(p.pidfd)
+	sys.Close(p.life)
 }
 
-// pinMain is the pin: it waits, pinning group E, until it is killed.
+// pinMain is the pin: it waits, pinning group E, until it is killed or
+// its guard is gone (the end of its standard input).
 func pinMain() {
 	runtime.GOMAXPROCS(1)
 	_ = sys.SetName("session-pin")
+	var b [64]byte
 	for {
-		_ = unix.Pause()
+		n, err := sys.Read(0, b[:])
+		if n == 0 || err != nil {
+			os.Exit(0)
+		}
 	}
 }

@@ -1,10 +1,11 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -14,8 +15,8 @@ import (
 
 // inheritedFDs lists the descriptors ≥ 3 that are open and not
 // close-on-exec: those the launcher passed. Every descriptor the Go
-// runtime or this process opened itself is close-on-exec (LINUX-FACTS.md
-// §1), so "open" alone would also name the runtime's cgroup files.
+// runtime or this process opened itself is close-on-exec, so "open" alone
+// would also name the runtime's cgroup files.
 func inheritedFDs() ([]int, error) {
 	open, err := proc.OpenFDs()
 	if err != nil {
@@ -42,9 +43,20 @@ func inheritedFDs() ([]int, error) {
 
 // control is the control descriptor as the starter reads it.
 type control struct {
-	fd     int // descriptor polled and read
-	socket bool
-	owned  bool // fd is a private reopening to close at the end
+	fd      int // descriptor polled and read
+	socket  bool
+	owned   bool // fd is a private reopening to close at the end
+	counted bool // fd is the launcher's blocking pipe: read only what FIONREAD counts
+}
+
+// controlPipeShared reads the control pipe n through n itself and never
+// changes its flags: macOS's /dev/fd/N duplicates the descriptor rather
+// than reopening the pipe, so there is no private open file to make
+// non-blocking. The pipe stays blocking, so ended reads only the bytes
+// FIONREAD counts, and a pipe that poll showed readable with nothing in
+// it is at end of input.
+func controlPipeShared(n int) (*control, error) {
+	return &control{fd: n, counted: true}, nil
 }
 
 // openControl validates the launcher's control descriptor n and returns
@@ -82,11 +94,7 @@ func openControl(n int, inherited []int) (*control, error) {
 		if err := checkNoWriter(n, st, inherited); err != nil {
 			return nil, err
 		}
-		fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(n), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, fmt.Errorf("--control-fd %d: reopen: %w", n, err)
-		}
-		return &control{fd: fd, owned: true}, nil
+		return controlPipe(n)
 	}
 	return nil, fmt.Errorf("--control-fd %d: not a pipe or socket", n)
 }
@@ -124,7 +132,7 @@ func checkNoWriter(n int, st unix.Stat_t, inherited []int) error {
 // skipped: it catches a launcher's mistake, which is no reason to refuse
 // every control socket there.
 func checkPeerNotPassed(n int, st unix.Stat_t, inherited []int) error {
-	peer, ok, err := sys.UnixPeer(n)
+	peer, ok, err := unixPeer(n)
 	if err != nil || !ok {
 		return nil
 	}
@@ -143,7 +151,13 @@ func (c *control) ended() bool {
 	for range 64 { // bounded: a launcher streaming data cannot hold us here
 		var n int
 		var err error
-		if c.socket {
+		if c.counted {
+			avail, ierr := unix.IoctlGetInt(c.fd, fionread)
+			if ierr != nil || avail == 0 {
+				return true
+			}
+			n, err = unix.Read(c.fd, buf[:min(avail, len(buf))])
+		} else if c.socket {
 			n, _, err = unix.Recvfrom(c.fd, buf[:], unix.MSG_DONTWAIT)
 		} else {
 			n, err = unix.Read(c.fd, buf[:])
@@ -164,7 +178,7 @@ func (c *control) ended() bool {
 
 func (c *control) events() int16 {
 	if c.socket {
-		return unix.POLLIN | unix.POLLRDHUP
+		return unix.POLLIN | pollRDHUP
 	}
 	return unix.POLLIN
 }

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
@@ -5,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -14,29 +15,14 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// subreaper makes this process a child subreaper (PR_SET_CHILD_SUBREAPER):
-// orphans of its subtree — also processes that left the Engine's group
-// with setsid or setpgid — are re-parented to it instead of to init. It
-// returns a function that puts the previous setting back.
-func subreaper() (func(), error) {
-	var was int32
-	// Sound: the kernel writes one int to was, which outlives the call.
-	if _, _, errno := unix.RawSyscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0, 0); errno != 0 {
-		return nil, os.NewSyscallError("prctl", errno)
-	}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return nil, os.NewSyscallError("prctl", err)
-	}
-	return func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, uintptr(was), 0, 0, 0) }, nil
-}
-
 // escapees holds the children the starter adopted as a subreaper:
 // processes that left group E (setsid, setpgid, a double fork) and
 // orphans of the Engine's tree. Every child of this process is one,
 // except the guard, the Engine while it is unreaped, and the children it
 // had before the gate (see [session.adopted]). Each is signalled through a
-// pidfd opened while it is the starter's unreaped child — nobody else
-// reaps the starter's children, so the PID cannot name anyone else — and
+// pidfd opened while it is the starter's unreaped child (on FreeBSD, by
+// number, while it is) — nobody else reaps the starter's children, so the
+// PID cannot name anyone else — and
 // a child that leads its own process group has the whole group signalled
 // through that pidfd, unless the group is one that must never be
 // signalled (the starter's, the guard's, the launcher's, the terminal's
@@ -76,7 +62,7 @@ func (e *escapees) Live() ([]end.Member, error) {
 // signalAdopted sends sig to the adopted child pid, or to the group it
 // leads.
 func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int) {
-	fd, err := sys.PidfdOpen(pid)
+	fd, err := sys.WatchExit(pid)
 	if err != nil {
 		return
 	}
@@ -85,13 +71,13 @@ func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int) {
 	if err != nil || st.PPID != os.Getpid() {
 		return // not our child: nothing is signalled on a guess
 	}
-	send := func(sig syscall.Signal) error { return sys.PidfdSignal(fd, sig) }
+	send := func(sig syscall.Signal) error { return sys.SignalChild(pid, fd, sig) }
 	if st.Pgrp == pid && !slices.Contains(forbidden, pid) {
-		send = func(sig syscall.Signal) error { return sys.PidfdSignalGroup(fd, sig) }
+		send = func(sig syscall.Signal) error { return sys.GroupSignal(fd, sig) }
 	}
 	err = send(sig)
 	if errors.Is(err, sys.ErrNoGroupSignal) {
-		err = sys.PidfdSignal(fd, sig)
+		err = sys.SignalChild(pid, fd, sig)
 	}
 	s.log.Debug().Int("pid", pid).Int("pgid", st.Pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("adopted child signalled")
 }

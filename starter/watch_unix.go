@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
@@ -95,7 +97,7 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 					s.log.Debug().Int("reaped", n).Msg("adopted children")
 				}
 			}
-			if s.tty != nil && engineStopped(s.gate.Pidfd) {
+			if s.tty != nil && engineStopped(s.gate.PID) {
 				s.followStop()
 			}
 			continue
@@ -115,7 +117,7 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 			fds[slotReport].Fd = -1
 		}
 		if fds[slotEngine].Revents != 0 {
-			st, exited, err := sys.Peek(s.gate.Pidfd)
+			st, exited, err := sys.PeekChild(s.gate.PID, s.gate.Pidfd)
 			if err != nil {
 				s.log.Error().Err(err).Msg("peek at the Engine")
 			}

@@ -1,0 +1,375 @@
+//go:build darwin || freebsd || linux
+
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// readyTimeout bounds the wait for the gate's ready message. A gate that
+// starts normally answers within milliseconds; one that has not answered in
+// this time is stuck (stopped, or the machine is out of memory), and the
+// session is refused rather than left hanging.
+const readyTimeout = 30 * time.Second
+
+// Gate is a started gate process waiting for its go-ahead.
+type Gate struct {
+	// PID is the gate's PID, which is also the number of its process
+	// group and, after the go-ahead, the Engine's PID.
+	PID int
+	// Pidfd tells the gate's exit (a pidfd on Linux, a kqueue on macOS
+	// and FreeBSD); it stays valid after the gate executes the Engine,
+	// since execve keeps the process.
+	Pidfd int
+	path  string
+	goW   int // starter → gate: the go-ahead
+	repR  int // gate → starter: ready, then exec-failed or end of file
+}
+
+// shell runs a program that execve refuses with ENOEXEC, as execvp does.
+const shell = "/bin/sh"
+
+// noFD marks a descriptor slot that is closed in the child.
+const noFD = ^uintptr(0)
+
+// Start starts the gate and waits until it is ready: it leads its own
+// process group, and has executed nothing.
+func Start(spec Spec) (*Gate, error) {
+	g, err := Spawn(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.AwaitReady(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Spawn starts the gate without waiting for it; [Gate.AwaitReady] then
+// waits. Between the two the starter may start other helpers, so that
+// their start-up overlaps the gate's.
+func Spawn(spec Spec) (*Gate, error) {
+	goR, goW, err := sys.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	repR, repW, err := sys.Pipe()
+	if err != nil {
+		sys.Close(goR)
+		sys.Close(goW)
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	// The identity map: the launcher's descriptors at their own numbers,
+	// holes closed, the gate's two pipes after the highest. Every slot
+	// below len(files) is set explicitly, so Go's fork cannot park its
+	// internal pipe on a number the Engine should inherit.
+	top := 2
+	if len(spec.Files) > 0 {
+		top = max(top, slices.Max(spec.Files))
+	}
+	files := make([]uintptr, top+3, top+4)
+	for i := range files {
+		files[i] = noFD
+	}
+	for _, fd := range spec.Files {
+		files[fd] = uintptr(fd)
+	}
+	goFD, repFD := top+1, top+2
+	files[goFD], files[repFD] = uintptr(goR), uintptr(repW)
+	cgArg := "-"
+	if spec.CgroupProcs > 2 {
+		cgArg = strconv.Itoa(top + 3)
+		files = append(files, uintptr(spec.CgroupProcs))
+	}
+
+	// The Engine's program, argv and environment reach the gate in a
+	// file of their own (writeSpec), not on its own command line: the gate's execve then takes no
+	// room from the Engine's, and any Engine command line with which
+	// session-starter itself could be executed fits in the Engine's
+	// execve (ARG_MAX bounds argv and environment together).
+	specFD, err := writeSpec(spec)
+	if err != nil {
+		for _, fd := range []int{goR, goW, repR, repW} {
+			sys.Close(fd)
+		}
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	specArg := strconv.Itoa(len(files))
+	files = append(files, uintptr(specFD))
+
+	argv := []string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, specArg}
+	pid, pidfd, err := spawn(spec.Exe, argv, files)
+	sys.Close(goR)
+	sys.Close(repW)
+	sys.Close(specFD)
+	if err != nil {
+		sys.Close(goW)
+		sys.Close(repR)
+		return nil, fmt.Errorf("gate: start %s: %w", spec.Exe, err)
+	}
+	return &Gate{PID: pid, Pidfd: pidfd, path: spec.Path, goW: goW, repR: repR}, nil
+}
+
+// AwaitReady waits until the gate shows that it leads its own process
+// group. On an error the gate has been killed and reaped, and nothing was
+// executed.
+func (g *Gate) AwaitReady() error {
+	err := g.awaitReady()
+	if err != nil {
+		g.kill()
+	}
+	return err
+}
+
+func (g *Gate) awaitReady() error {
+	fds := []unix.PollFd{{Fd: int32(g.repR), Events: unix.POLLIN}}
+	n, err := sys.Poll(fds, readyTimeout)
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("gate: no ready message from pid %d within %v", g.PID, readyTimeout)
+	}
+	line, err := wire.ReadLine(sys.FD(g.repR))
+	if err != nil {
+		return fmt.Errorf("gate: pid %d ended before it was ready: %w", g.PID, err)
+	}
+	if err := wire.Expect(line, wire.Ready, g.PID); err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	// The gate said it leads its group; check it from outside too. The
+	// gate is our unreaped child, so its PID cannot name anyone else.
+	pgid, err := sys.Getpgid(g.PID)
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	if pgid != g.PID {
+		return fmt.Errorf("gate: pid %d is in process group %d, not its own", g.PID, pgid)
+	}
+	return nil
+}
+
+// kill ends a gate that never got its go-ahead, through its pidfd, and
+// reaps it. It has executed nothing and is alone in its group.
+func (g *Gate) kill() {
+	sys.Close(g.goW)
+	g.goW = -1
+	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
+	_, _ = sys.ReapChildWithin(g.PID, g.Pidfd, reapWait)
+	g.Close()
+}
+
+// reapWait bounds the wait for a SIGKILLed gate to be reapable: it runs
+// nothing but our own code, and exits at once unless it is frozen; then
+// it is left unreaped.
+const reapWait = time.Second
+
+// Release sends the go-ahead: the gate executes the Engine's program.
+// Whether that worked is read with [Gate.ExecResult].
+func (g *Gate) Release() error {
+	err := sys.WriteAll(g.goW, wire.Encode(wire.Go, g.PID))
+	sys.Close(g.goW)
+	g.goW = -1
+	if err != nil {
+		return fmt.Errorf("gate: go-ahead: %w", err)
+	}
+	return nil
+}
+
+// Abort closes the go-ahead pipe without a go-ahead: the gate exits
+// without executing anything.
+func (g *Gate) Abort() {
+	if g.goW >= 0 {
+		sys.Close(g.goW)
+		g.goW = -1
+	}
+}
+
+// ReportFD is the descriptor on which the exec result arrives; it becomes
+// readable (data or end of file) when the gate has executed the Engine or
+// failed to.
+func (g *Gate) ReportFD() int { return g.repR }
+
+// ExecResult reads the outcome of the go-ahead: nil when the Engine's
+// program was executed (the report pipe, close-on-exec in the gate, ended
+// without a message), an [*ExecError] when execve failed. Call it only
+// once ReportFD is readable or the gate has exited, else it blocks.
+func (g *Gate) ExecResult() error {
+	line, err := wire.ReadLine(sys.FD(g.repR))
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("gate: exec report: %w", err)
+	}
+	nums, err := wire.Decode(line, wire.ExecFailed, 1)
+	if err != nil {
+		return fmt.Errorf("gate: exec report: %w", err)
+	}
+	return &ExecError{Path: g.path, Errno: syscall.Errno(nums[0])}
+}
+
+// Close releases the starter's descriptors of the gate, the pidfd
+// included. It does not reap the gate.
+func (g *Gate) Close() {
+	for _, fd := range []*int{&g.goW, &g.repR, &g.Pidfd} {
+		if *fd >= 0 {
+			sys.Close(*fd)
+			*fd = -1
+		}
+	}
+}
+
+// Main is the gate side. It never returns: it executes the Engine's
+// program, or exits without executing anything when the starter is gone
+// before the go-ahead, or reports an execve failure and exits 126 or 127.
+func Main(args []string) {
+	goFD, repFD, cgFD, specFD, err := parseArgs(args)
+	if err != nil {
+		complain("%v", err)
+		os.Exit(exitNotReleased)
+	}
+	path, argv, env, err := readSpec(specFD)
+	sys.Close(specFD)
+	if err != nil {
+		complain("%v", err)
+		os.Exit(exitNotReleased)
+	}
+	pid := os.Getpid()
+	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
+		os.Exit(exitNotReleased)
+	}
+	if cgFD > 0 {
+		// Join the session cgroup before saying ready: from here on every
+		// process of the Engine's tree is born in it. Writing our own PID
+		// moves every thread of this process; a failure means no ready.
+		err := sys.WriteAll(cgFD, []byte(strconv.Itoa(pid)))
+		sys.Close(cgFD)
+		if err != nil {
+			complain("join the session cgroup: %v", err)
+			os.Exit(exitNotReleased)
+		}
+	}
+	if sys.WriteAll(repFD, wire.Encode(wire.Ready, pid)) != nil {
+		os.Exit(exitNotReleased)
+	}
+	line, err := wire.ReadLine(sys.FD(goFD))
+	if err != nil || wire.Expect(line, wire.Go, pid) != nil {
+		os.Exit(exitNotReleased)
+	}
+	sys.Close(goFD)
+	err = syscall.Exec(path, argv, env)
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A file the kernel does not know how to run (a script without
+		// "#!") is a shell script to POSIX execvp, as to timeout, env and
+		// every shell: run it with /bin/sh as glibc does.
+		err = syscall.Exec(shell, append([]string{shell, path}, argv[1:]...), env)
+	}
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		errno = syscall.EINVAL
+	}
+	_ = sys.WriteAll(repFD, wire.Encode(wire.ExecFailed, int(errno)))
+	os.Exit(ExitStatusFor(errno))
+}
+
+// complain writes one report line on stderr with a plain write: a stderr
+// pipe nobody reads gives EPIPE, not death by SIGPIPE as through
+// os.Stderr, so the gate still exits with its own status.
+func complain(format string, args ...any) {
+	_ = sys.WriteAll(2, []byte("session-starter: gate: "+fmt.Sprintf(format, args...)+"\n"))
+}
+
+// parseArgs reads the gate's command line: Arg, the go-ahead and report
+// descriptors, the cgroup.procs descriptor or "-", and the descriptor of
+// the spec memfd. cgFD is 0 when there is none. Each descriptor arrived
+// without close-on-exec (dup2 into its slot clears it) and is made
+// close-on-exec at once: the Engine must never inherit one, even on a
+// path that exits early.
+func parseArgs(args []string) (goFD, repFD, cgFD, specFD int, err error) {
+	if len(args) != 6 || args[1] != Arg {
+		return 0, 0, 0, 0, errors.New("malformed gate command line")
+	}
+	goFD, err1 := strconv.Atoi(args[2])
+	repFD, err2 := strconv.Atoi(args[3])
+	specFD, err3 := strconv.Atoi(args[5])
+	if err1 != nil || err2 != nil || err3 != nil || goFD < 3 || repFD < 3 || specFD < 3 ||
+		goFD == repFD || specFD == goFD || specFD == repFD {
+		return 0, 0, 0, 0, errors.New("malformed gate descriptors")
+	}
+	if args[4] != "-" {
+		cgFD, err = strconv.Atoi(args[4])
+		if err != nil || cgFD < 3 || cgFD == goFD || cgFD == repFD || cgFD == specFD {
+			return 0, 0, 0, 0, errors.New("malformed gate cgroup descriptor")
+		}
+	}
+	for _, fd := range []int{goFD, repFD, specFD, cgFD} {
+		if fd > 0 && sys.SetCloseOnExec(fd) != nil {
+			return 0, 0, 0, 0, errors.New("gate descriptor not open")
+		}
+	}
+	return goFD, repFD, cgFD, specFD, nil
+}
+
+// encodeSpec is the Engine's program, argv and environment as the gate
+// reads them: the counts of argv and environment, then the program's path
+// and every string, each ended by a NUL byte, which none of them can hold.
+func encodeSpec(spec Spec) []byte {
+	var b []byte
+	for _, s := range append([]string{strconv.Itoa(len(spec.Argv)), strconv.Itoa(len(spec.Env)), spec.Path}, append(spec.Argv, spec.Env...)...) {
+		b = append(append(b, s...), 0)
+	}
+	return b
+}
+
+// readSpec reads what writeSpec wrote, from offset 0 (the starter's
+// writes moved the shared offset to the end).
+func readSpec(fd int) (path string, argv, env []string, err error) {
+	st, err := sys.Fstat(fd)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	b := make([]byte, st.Size)
+	for off := 0; off < len(b); {
+		n, err := unix.Pread(fd, b[off:], int64(off))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return "", nil, nil, errors.New("read the Engine's command line: short read")
+		}
+		off += n
+	}
+	return parseSpec(b)
+}
+
+// parseSpec splits a spec into the Engine's path, argv and environment.
+func parseSpec(b []byte) (path string, argv, env []string, err error) {
+	malformed := errors.New("malformed Engine command line")
+	if len(b) == 0 || b[len(b)-1] != 0 {
+		return "", nil, nil, malformed
+	}
+	fields := strings.Split(string(b[:len(b)-1]), "\x00")
+	if len(fields) < 3 {
+		return "", nil, nil, malformed
+	}
+	argc, err1 := strconv.Atoi(fields[0])
+	envc, err2 := strconv.Atoi(fields[1])
+	if err1 != nil || err2 != nil || argc < 1 || envc < 0 || argc+envc != len(fields)-3 {
+		return "", nil, nil, malformed
+	}
+	return fields[2], fields[3 : 3+argc], fields[3+argc:], nil
+}

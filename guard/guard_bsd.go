@@ -1,0 +1,82 @@
+//go:build darwin || freebsd
+
+package guard
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// On macOS and FreeBSD the guard holds no handle of the starter or the
+// gate: it watches the starter by the finish pipe alone and the Engine by
+// a kqueue it registers once its pin holds group E (pin_unix.go). There
+// are no cgroups.
+
+// handles returns the descriptors the guard gets in its gate and starter
+// slots: none, both slots closed.
+func handles(Spec) (gate, starter uintptr, release func(), err error) {
+	return closedSlot, closedSlot, func() {}, nil
+}
+
+// spawn forks and executes the guard in a process group of its own, in
+// directory /, and returns its PID with a kqueue that tells its exit,
+// registered by number after the fork: the guard is this process's
+// unreaped child, so the number is still its own.
+func spawn(exe string, argv, env []string, files []uintptr) (pid, fd int, err error) {
+	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
+		Dir:   "/",
+		Env:   env,
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		return 0, -1, err
+	}
+	fd, err = watchChild(pid)
+	return pid, fd, err
+}
+
+// spawnPin forks and executes the pin into group pgid (setpgid in the
+// child, before its exec), with life on 0 and null on 1-2, and returns its PID with a
+// kqueue that tells its exit.
+func spawnPin(pgid, life, null int) (pid, fd int, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, -1, err
+	}
+	pid, err = syscall.ForkExec(exe, []string{"session-starter", PinArg}, &syscall.ProcAttr{
+		Dir:   "/",
+		Env:   []string{},
+		Files: []uintptr{uintptr(life), uintptr(null), uintptr(null)},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid},
+	})
+	if err != nil {
+		return 0, -1, err
+	}
+	fd, err = watchChild(pid)
+	return pid, fd, err
+}
+
+// watchChild returns a kqueue that tells the exit of the child pid; if
+// none can be had, the child is killed and reaped, by number while it is
+// still unreaped, and -1 returned.
+func watchChild(pid int) (int, error) {
+	fd, err := sys.WatchExit(pid)
+	if err != nil {
+		_ = sys.SignalChild(pid, -1, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, 0, nil)
+		return -1, fmt.Errorf("watch pid %d: %w", pid, err)
+	}
+	return fd, nil
+}
+
+// cgroupHolder refuses a session cgroup: there are no cgroups here.
+func cgroupHolder(string) (end.Holder, int) { return nil, refusedNoCgroup }
+
+// removeCgroup has nothing to remove: cgroupHolder accepted no cgroup.
+func removeCgroup(string) {}

@@ -1,0 +1,465 @@
+//go:build darwin || freebsd || linux
+
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// Spec says what the guard watches.
+type Spec struct {
+	// Exe is the binary that implements the hidden mode.
+	Exe string
+	// GatePidfd is a pidfd of the gate, the leader of group PGID.
+	GatePidfd int
+	PGID      int
+	// Budget bounds how long the guard keeps ending the group.
+	Budget time.Duration
+	// TTY, when > 0, is the terminal the Engine's group was given; after
+	// ending the group the guard gives it back to TTYGroup (the
+	// starter's own group) if E still has it.
+	TTY      int
+	TTYGroup int
+	// Cgroup, when > 2, is a directory descriptor of the session cgroup
+	// (cgroup mode): the guard ends the session with its cgroup.kill and
+	// waits for "populated 0" before ending group E, then removes it
+	// through CgroupParent (a directory descriptor of its parent) and
+	// CgroupName, never through a path.
+	Cgroup       int
+	CgroupParent int
+	CgroupName   string
+}
+
+// Guard is an armed guard process.
+type Guard struct {
+	PID   int
+	Pidfd int
+	pgid  int
+	finW  int
+	armR  int // read end of the armed pipe until AwaitArmed
+}
+
+// armTimeout bounds the wait for the guard's armed message; a guard that
+// has not answered by then is stuck, and the session is refused.
+const armTimeout = 30 * time.Second
+
+// Descriptor numbers in the guard process.
+const (
+	fdGate    = 3 // pidfd of the gate
+	fdFinish  = 4 // read end of the finish pipe
+	fdStarter = 5 // pidfd of the starter
+	fdArmed   = 6 // write end of the armed pipe
+	fdTTY     = 7 // the terminal, in terminal mode only
+	fdCgroup  = 8 // the session cgroup's directory, in cgroup mode only
+	fdCgroupP = 9 // its parent's directory, in cgroup mode only
+)
+
+// closedSlot leaves a descriptor slot of the guard closed
+// (syscall.ProcAttr.Files).
+const closedSlot = ^uintptr(0)
+
+// Arm starts the guard on the group spec.PGID and waits until it watches.
+func Arm(spec Spec) (*Guard, error) {
+	g, err := Spawn(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.AwaitArmed(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Spawn starts the guard without waiting for it; [Guard.AwaitArmed] then
+// waits. The guard is not watching until AwaitArmed returns nil.
+func Spawn(spec Spec) (*Guard, error) {
+	gate, self, release, err := handles(spec)
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	defer release()
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("guard: open /dev/null: %w", err)
+	}
+	defer sys.Close(null)
+	finR, finW, err := sys.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	armR, armW, err := sys.Pipe()
+	if err != nil {
+		sys.Close(finR)
+		sys.Close(finW)
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	// The guard's environment carries nothing of the Engine's but a race
+	// detector setting, so that a race-built test binary playing the guard
+	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
+	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
+	// would pin that mount (invariant 9); the guard sets GOMAXPROCS itself.
+	env := []string{"GODEBUG=containermaxprocs=0"}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GORACE=") {
+			env = append(env, kv)
+		}
+	}
+	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10)}
+	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW)}
+	if spec.TTY > 0 {
+		// In terminal mode only: the one descriptor of the launcher's the
+		// guard holds, to give the terminal back after ending E.
+		argv = append(argv, strconv.Itoa(spec.TTYGroup))
+		files = append(files, uintptr(spec.TTY))
+	}
+	if spec.Cgroup > 2 {
+		if spec.TTY <= 0 {
+			argv = append(argv, "-")
+			files = append(files, closedSlot) // slot 7 closed
+		}
+		argv = append(argv, spec.CgroupName)
+		files = append(files, uintptr(spec.Cgroup), uintptr(spec.CgroupParent))
+	}
+	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
+	sys.Close(finR)
+	sys.Close(armW)
+	if err != nil {
+		sys.Close(finW)
+		sys.Close(armR)
+		return nil, fmt.Errorf("guard: start %s: %w", spec.Exe, err)
+	}
+	return &Guard{PID: pid, Pidfd: pidfd, pgid: spec.PGID, finW: finW, armR: armR}, nil
+}
+
+// AwaitArmed waits until the guard watches the group. On an error the
+// guard has been killed and reaped.
+func (g *Guard) AwaitArmed() error {
+	err := awaitArmed(g.armR, g.pgid)
+	sys.Close(g.armR)
+	g.armR = -1
+	if err != nil {
+		g.kill()
+	}
+	return err
+}
+
+// Abandon kills and reaps a guard whose AwaitArmed was never called.
+func (g *Guard) Abandon() {
+	if g.armR >= 0 {
+		sys.Close(g.armR)
+		g.armR = -1
+	}
+	g.kill()
+}
+
+func awaitArmed(armR, pgid int) error {
+	n, err := sys.Poll([]unix.PollFd{{Fd: int32(armR), Events: unix.POLLIN}}, armTimeout)
+	if err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("guard: not armed within %v", armTimeout)
+	}
+	line, err := wire.ReadLine(sys.FD(armR))
+	if err != nil {
+		return fmt.Errorf("guard: ended before it was armed: %w", err)
+	}
+	if code, err := wire.Decode(line, wire.Refused, 1); err == nil {
+		return fmt.Errorf("guard: %w", refusal(code[0]))
+	}
+	if err := wire.Expect(line, wire.Armed, pgid); err != nil {
+		return fmt.Errorf("guard: %w", err)
+	}
+	return nil
+}
+
+// kill ends a guard that is not armed (it leads its own group and watches
+// nothing) and reaps it.
+func (g *Guard) kill() {
+	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
+	_, _ = sys.ReapChildWithin(g.PID, g.Pidfd, reapWait)
+	g.close()
+}
+
+// reapWait bounds the wait for a guard that was SIGKILLed, or that exited
+// on its own, to be reapable: it exits at once unless it is frozen, and
+// is then left to init.
+const reapWait = time.Second
+
+func (g *Guard) close() {
+	if g.finW >= 0 {
+		sys.Close(g.finW)
+		g.finW = -1
+	}
+	if g.Pidfd >= 0 {
+		sys.Close(g.Pidfd)
+		g.Pidfd = -1
+	}
+}
+
+// Lost reaps a guard that has exited on its own (its pidfd is readable)
+// and releases the starter's descriptors of it.
+func (g *Guard) Lost() {
+	_, _ = sys.ReapChildWithin(g.PID, g.Pidfd, reapWait)
+	g.close()
+}
+
+// ErrNotFinished is wrapped by Finish's error when the guard has not
+// exited in time: it is stopped, or it found the session not ended and
+// keeps guarding.
+var ErrNotFinished = errors.New("guard: not finished")
+
+// Finish tells the guard that the session ended and waits up to within
+// for it to exit, then reaps it. The guard exits only once it has seen
+// every holder of the session empty; otherwise it keeps guarding, and
+// ends the holders itself once the starter is gone. A guard that was
+// stopped (SIGSTOP, or a terminal's stop signals) is continued first, and
+// that is reported with the outcome. Finish never waits longer than
+// within.
+func (g *Guard) Finish(within time.Duration) error {
+	var was error
+	if st, err := proc.ReadStat(g.PID); err == nil && (st.State == 'T' || st.State == 't') {
+		// Our unreaped child: the PID names the guard.
+		_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGCONT)
+		was = fmt.Errorf("guard: pid %d was stopped (state %c) at the end of the session; continued", g.PID, st.State)
+	}
+	err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, g.pgid))
+	sys.Close(g.finW)
+	g.finW = -1
+	defer g.close()
+	if err != nil {
+		return errors.Join(was, fmt.Errorf("guard: finish: %w", err))
+	}
+	st, err := sys.ReapChildWithin(g.PID, g.Pidfd, within)
+	if errors.Is(err, sys.ErrRunning) {
+		return errors.Join(was, fmt.Errorf("%w: pid %d still running %v after finish", ErrNotFinished, g.PID, within))
+	}
+	if err != nil {
+		return errors.Join(was, fmt.Errorf("guard: %w", err))
+	}
+	if !st.Exited || st.Code != 0 {
+		return errors.Join(was, fmt.Errorf("guard: pid %d ended with %v", g.PID, st))
+	}
+	return was
+}
+
+// Main is the guard side. It never returns.
+func Main(args []string) {
+	runtime.LockOSThread() // the name below belongs to this, the main, thread
+	if len(args) > 1 && args[1] == PinArg {
+		pinMain()
+	}
+	_ = sys.SetName("session-guard")
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
+	// Keep guarding through terminal and hang-up signals; only SIGKILL
+	// ends the guard. The guard executes nothing, so ignoring them here
+	// reaches no Engine.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
+	pgid, budget, ttyGroup, cgName, ok := parseArgs(args)
+	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
+	if sys.Pidless {
+		fds = []int{fdFinish, fdArmed}
+	}
+	if ttyGroup > 0 {
+		fds = append(fds, fdTTY)
+	}
+	if cgName != "" {
+		fds = append(fds, fdCgroup, fdCgroupP)
+	}
+	for _, fd := range fds {
+		if sys.SetCloseOnExec(fd) != nil {
+			ok = false
+		}
+	}
+	if !ok {
+		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
+		os.Exit(2)
+	}
+	own, _ := sys.Getpgid(0)
+	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
+	code := check(pgid)
+	var p *pin
+	if code == refusedNoGroupSignal {
+		// Before Linux 6.9: hold the number with a pin, signal -E.
+		if p, code = pinGroup(pgid); code == 0 {
+			group.Send = pinnedKill(pgid)
+			group.Exclude = []int{p.pid}
+		}
+	}
+	// The Engine's own process first (it may have left group E), then
+	// group E, then the session cgroup.
+	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: fdGate, Pinned: p != nil}, group}
+	if code == 0 && cgName != "" {
+		var h end.Holder
+		if h, code = cgroupHolder(cgName); code == 0 {
+			holders = append(holders, h)
+		}
+	}
+	if code != 0 {
+		p.end()
+		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
+		os.Exit(2)
+	}
+	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
+		// The starter is gone already: that is what we guard against.
+		endSession(holders, budget, ttyGroup, cgName, p)
+	}
+	sys.Close(fdArmed)
+	if finished(pgid, func() bool { return empty(holders) }) {
+		p.end()
+		os.Exit(0)
+	}
+	endSession(holders, budget, ttyGroup, cgName, p)
+}
+
+func check(pgid int) int {
+	if own, err := sys.Getpgid(0); err != nil || own == pgid {
+		return refusedInGroup
+	}
+	switch err := sys.GroupSignal(fdGate, 0); {
+	case errors.Is(err, sys.ErrNoGroupSignal):
+		return refusedNoGroupSignal
+	case errors.Is(err, sys.ErrGone):
+		return refusedGroupGone
+	case err != nil:
+		return refusedSetup
+	}
+	return 0
+}
+
+// maxMessages bounds what the guard buffers of the starter's pipe: a
+// finish line is a few bytes, and anything longer is not the starter's.
+const maxMessages = 4 * wire.MaxLine
+
+// finished reads the starter's messages while it watches the starter, and
+// reports true once a complete "finish PGID" line has come and empty then
+// shows the session's holders empty. A finish while they are not empty —
+// the starter reported survivors, or someone else wrote into the pipe — is
+// not obeyed: the guard keeps guarding. It reports false, and the guard
+// ends the session, when the starter is gone (its pidfd readable, or the
+// end of the pipe) or a line is not a valid finish (fail closed). Every
+// read is of what poll showed there, so a partial message cannot block
+// the guard while the starter dies.
+func finished(pgid int, empty func() bool) bool {
+	if unix.SetNonblock(fdFinish, true) != nil {
+		return false
+	}
+	var pending []byte
+	buf := make([]byte, wire.MaxLine)
+	starter := int32(fdStarter)
+	if sys.Pidless {
+		starter = -1 // poll ignores it: the pipe alone tells
+	}
+	for {
+		fds := []unix.PollFd{{Fd: fdFinish, Events: unix.POLLIN}, {Fd: starter, Events: unix.POLLIN}}
+		if _, err := sys.Poll(fds, -1); err != nil {
+			return false
+		}
+		if fds[0].Revents != 0 {
+			n, err := sys.Read(fdFinish, buf)
+			switch {
+			case errors.Is(err, unix.EAGAIN):
+			case err != nil || n == 0:
+				return false // the end of the pipe
+			default:
+				pending = append(pending, buf[:n]...)
+			}
+			if len(pending) > maxMessages {
+				return false
+			}
+			for {
+				i := slices.Index(pending, '\n')
+				if i < 0 {
+					break
+				}
+				line := pending[:i+1]
+				pending = pending[i+1:]
+				if wire.Expect(line, wire.Finish, pgid) != nil {
+					return false
+				}
+				if empty() {
+					return true
+				}
+			}
+			continue
+		}
+		if fds[1].Revents != 0 {
+			return false // the starter is gone
+		}
+	}
+}
+
+// empty reports whether every holder shows it holds no live process.
+func empty(holders []end.Holder) bool {
+	for _, h := range holders {
+		if live, err := h.Live(); err != nil || len(live) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// endSession ends every holder of the session, SIGKILL in rounds until
+// all are empty or the budget has passed, and exits. The pin is reaped
+// only after the last group signal.
+func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName string, p *pin) {
+	end.End(holders, end.Plan{Budget: budget})
+	p.end()
+	if cgName != "" {
+		removeCgroup(cgName)
+	}
+	// In terminal mode, give the terminal back to the starter's group if
+	// the Engine's group still has it (the guard ignores SIGTTOU).
+	if ttyGroup > 0 {
+		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == holders[1].(end.Group).PGID {
+			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
+		}
+	}
+	os.Exit(0)
+}
+
+// parseArgs reads the guard's command line: Arg, PGID, the budget in
+// nanoseconds, then optionally the terminal's group ("-" for none) and
+// the session cgroup's name.
+func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName string, ok bool) {
+	if len(args) < 4 || len(args) > 6 || args[1] != Arg {
+		return 0, 0, 0, "", false
+	}
+	pgid, err1 := strconv.Atoi(args[2])
+	ns, err2 := strconv.ParseInt(args[3], 10, 64)
+	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
+		return 0, 0, 0, "", false
+	}
+	if len(args) >= 5 && !(len(args) == 6 && args[4] == "-") {
+		var err error
+		if ttyGroup, err = strconv.Atoi(args[4]); err != nil || ttyGroup <= 1 {
+			return 0, 0, 0, "", false
+		}
+	}
+	if len(args) == 6 {
+		if _, _, _, ok := cgroup.ParseName(args[5]); !ok {
+			return 0, 0, 0, "", false
+		}
+		cgName = args[5]
+	}
+	return pgid, time.Duration(ns), ttyGroup, cgName, true
+}

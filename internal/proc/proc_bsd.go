@@ -1,0 +1,117 @@
+//go:build darwin || freebsd
+
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// On macOS and FreeBSD the kernel's process table is read through sysctl
+// kern.proc (kern.proc.pid, kern.proc.pgrp), decoded in proc_darwin.go and
+// proc_freebsd.go; there is no /proc to read.
+
+// ReadStat returns what sysctl kern.proc.pid tells of pid.
+func ReadStat(pid int) (Stat, error) {
+	ps, err := kinfo("kern.proc.pid", pid)
+	if err != nil {
+		return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, err)
+	}
+	for _, p := range ps {
+		if p.stat.PID == pid {
+			return p.stat, nil
+		}
+	}
+	return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+}
+
+// LiveMembers lists the live processes whose process group is pgid, from
+// sysctl kern.proc.pgrp; zombies are left out. The result names numbers,
+// not processes: a caller may trust it only between two checks that show
+// the group number still belongs to the group it means, and must never
+// signal a PID it found here.
+func LiveMembers(pgid int) ([]Stat, error) {
+	ps, err := kinfo("kern.proc.pgrp", pgid)
+	if err != nil {
+		return nil, fmt.Errorf("proc: group %d: %w", pgid, err)
+	}
+	var out []Stat
+	for _, p := range ps {
+		if p.stat.Pgrp == pgid && p.stat.Live() {
+			out = append(out, p.stat)
+		}
+	}
+	return out, nil
+}
+
+// UID returns the real user ID of pid, or -1.
+func UID(pid int) int {
+	ps, err := kinfo("kern.proc.pid", pid)
+	if err != nil {
+		return -1
+	}
+	for _, p := range ps {
+		if p.stat.PID == pid {
+			return p.uid
+		}
+	}
+	return -1
+}
+
+// Children lists the processes whose parent is ppid, zombies included
+// (they are the parent's to reap).
+func Children(ppid int) ([]int, error) {
+	ps, err := kinfo(allProcs)
+	if err != nil {
+		return nil, fmt.Errorf("proc: children of %d: %w", ppid, err)
+	}
+	var out []int
+	for _, p := range ps {
+		if p.stat.PPID == ppid {
+			out = append(out, p.stat.PID)
+		}
+	}
+	return out, nil
+}
+
+// maxProbedFD bounds the descriptors OpenFDs looks at when the soft
+// RLIMIT_NOFILE is larger (or unlimited): a launcher's descriptors above
+// it are not seen, and so not handed to the Engine.
+const maxProbedFD = 1 << 16
+
+// OpenFDs lists this process's open descriptors in ascending order, by
+// asking fcntl(F_GETFD) of each number below the soft RLIMIT_NOFILE (at
+// most maxProbedFD): without /proc there is no listing to read, and
+// /dev/fd on FreeBSD shows only 0-2 unless fdescfs is mounted.
+func OpenFDs() ([]int, error) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return nil, fmt.Errorf("proc: getrlimit: %w", err)
+	}
+	n := min(uint64(rl.Cur), maxProbedFD) // rl.Cur is int64 on FreeBSD, uint64 on macOS
+	var out []int
+	for fd := range int(n) {
+		_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		switch {
+		case err == nil:
+			out = append(out, fd)
+		case errors.Is(err, unix.EBADF):
+		default:
+			return nil, fmt.Errorf("proc: fcntl %d: %w", fd, err)
+		}
+	}
+	return out, nil
+}
+
+// SameNamespace holds trivially: macOS and FreeBSD have one PID space
+// (a FreeBSD jail sees a subset of the same numbers).
+func SameNamespace() error { return nil }
+
+// kproc is one process of a kern.proc listing.
+type kproc struct {
+	stat Stat
+	uid  int
+}

@@ -1,0 +1,108 @@
+//go:build darwin || freebsd
+
+package sys
+
+import (
+	"errors"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The exit descriptor of macOS and FreeBSD is a kqueue of its own with
+// one EVFILT_PROC/NOTE_EXIT filter on the process: the kqueue is readable
+// once the process has exited, so the starter and the guard poll it with
+// their other descriptors. The event's data is the wait status (on macOS
+// with NOTE_EXITSTATUS, which only a parent may ask for); reading it
+// consumes the event, so the status is kept in exits until the reap.
+
+var exits = struct {
+	sync.Mutex
+	m map[int]WaitStatus // by exit descriptor
+}{m: map[int]WaitStatus{}}
+
+// WatchExit returns a kqueue that becomes readable once the process pid
+// has exited. The filter is registered by number: the caller must know
+// pid names the process it means (its own unreaped child, or the leader
+// of a group it pins) and, for any other process, check afterwards that
+// it was still the one meant (a parent: getppid() again). [ErrGone] if
+// there is no such process, or it is a zombie already.
+func WatchExit(pid int) (int, error) {
+	kq, err := unix.Kqueue()
+	if err != nil {
+		return -1, named("kqueue", err)
+	}
+	unix.CloseOnExec(kq)
+	ev := make([]unix.Kevent_t, 1)
+	unix.SetKevent(&ev[0], pid, unix.EVFILT_PROC, unix.EV_ADD|unix.EV_ONESHOT)
+	ev[0].Fflags = noteExit
+	_, err = ignoringEINTR(func() (int, error) { return unix.Kevent(kq, ev, nil, nil) })
+	if err != nil {
+		unix.Close(kq)
+		if errors.Is(err, unix.ESRCH) {
+			return -1, ErrGone
+		}
+		return -1, named("kevent", err)
+	}
+	return kq, nil
+}
+
+// exitOf reads the exit event of the kqueue fd, if there is one, and
+// keeps its status.
+func exitOf(fd int) (WaitStatus, bool, error) {
+	exits.Lock()
+	defer exits.Unlock()
+	if st, ok := exits.m[fd]; ok {
+		return st, true, nil
+	}
+	ev := make([]unix.Kevent_t, 1)
+	var zero unix.Timespec
+	n, err := ignoringEINTR(func() (int, error) { return unix.Kevent(fd, nil, ev, &zero) })
+	if err != nil {
+		return WaitStatus{}, false, named("kevent", err)
+	}
+	if n == 0 || ev[0].Fflags&unix.NOTE_EXIT == 0 {
+		return WaitStatus{}, false, nil
+	}
+	st := waitStatus(syscall.WaitStatus(ev[0].Data))
+	exits.m[fd] = st
+	return st, true, nil
+}
+
+// PeekChild reports whether the caller's child pid (exit descriptor fd)
+// has ended, and how, without reaping it: from the kqueue's exit event.
+func PeekChild(_, fd int) (WaitStatus, bool, error) { return exitOf(fd) }
+
+// ReapChildWithin waits up to d for the caller's child pid to exit (its
+// kqueue fd readable), then reaps it by number with wait4(WNOHANG):
+// [ErrRunning] if it has not exited by then.
+func ReapChildWithin(pid, fd int, d time.Duration) (WaitStatus, error) {
+	if _, exited, _ := exitOf(fd); !exited {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, err := Poll(fds, d); err != nil {
+			return WaitStatus{}, err
+		}
+	}
+	var ws unix.WaitStatus
+	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, unix.WNOHANG, nil) })
+	if err != nil {
+		return WaitStatus{}, named("wait4", err)
+	}
+	if got != pid {
+		return WaitStatus{}, ErrRunning
+	}
+	exits.Lock()
+	delete(exits.m, fd)
+	exits.Unlock()
+	return waitStatus(syscall.WaitStatus(ws)), nil
+}
+
+// waitStatus reads a wait(2) status.
+func waitStatus(ws syscall.WaitStatus) WaitStatus {
+	if ws.Exited() {
+		return WaitStatus{Exited: true, Code: ws.ExitStatus()}
+	}
+	return WaitStatus{Signal: ws.Signal(), CoreDumped: ws.CoreDump()}
+}

@@ -1,0 +1,56 @@
+//go:build portable
+
+package sys
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The portable build's exit descriptor is a pidfd, polled and never used
+// for anything else: it stands in for kqueue's EVFILT_PROC/NOTE_EXIT.
+// Waits go by number, as on macOS and FreeBSD.
+
+// WatchExit returns a descriptor that becomes readable once the process
+// pid has exited. [ErrGone] if there is no such process. The caller must
+// know pid names the process it means (its own child, or the leader of a
+// group it pins).
+func WatchExit(pid int) (int, error) { return PidfdOpen(pid) }
+
+// PeekChild reports whether the caller's child pid has ended, and how,
+// without reaping it: waitid(P_PID, WEXITED|WNOHANG|WNOWAIT).
+func PeekChild(pid, _ int) (WaitStatus, bool, error) {
+	var info unix.Siginfo
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	})
+	if err != nil {
+		return WaitStatus{}, false, named("waitid", err)
+	}
+	if info.Signo == 0 {
+		return WaitStatus{}, false, nil
+	}
+	return statusOf(&info), true, nil
+}
+
+// ReapChildWithin waits up to d for the exit descriptor fd to tell that
+// the caller's child pid exited, then reaps it by number;
+// [ErrRunning] if it has not exited by then.
+func ReapChildWithin(pid, fd int, d time.Duration) (WaitStatus, error) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if _, err := Poll(fds, d); err != nil {
+		return WaitStatus{}, err
+	}
+	var info unix.Siginfo
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG, nil)
+	})
+	if err != nil {
+		return WaitStatus{}, named("waitid", err)
+	}
+	if info.Signo == 0 {
+		return WaitStatus{}, ErrRunning
+	}
+	return statusOf(&info), nil
+}

@@ -1,0 +1,76 @@
+//go:build darwin || freebsd
+
+package sys
+
+import (
+	"errors"
+	"fmt"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Poll waits for events on fds, as poll(2) does: a negative timeout waits
+// without limit; a positive one is rounded up to whole milliseconds. On
+// EINTR it retries with the time that is left.
+func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		ms := -1
+		if timeout >= 0 {
+			left := max(time.Until(deadline), 0)
+			ms = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err := unix.Poll(fds, ms)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return n, named("poll", err)
+	}
+}
+
+// Pipe returns a close-on-exec pipe: read end, write end. macOS has no
+// pipe2: the flags are set under syscall.ForkLock, so that no fork in
+// between inherits the pipe.
+func Pipe() (r, w int, err error) {
+	var p [2]int
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if err := unix.Pipe(p[:]); err != nil {
+		return -1, -1, named("pipe", err)
+	}
+	unix.CloseOnExec(p[0])
+	unix.CloseOnExec(p[1])
+	return p[0], p[1], nil
+}
+
+// Dup2 makes newfd a copy of oldfd.
+func Dup2(oldfd, newfd int) error {
+	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Dup2(oldfd, newfd) })
+	return named("dup2", err)
+}
+
+// Die ends this process by signal sig without a core file: the signal's
+// handling is reset, tracebacks are switched off, and the signal is sent
+// to this process. It returns only if that did not end the process, and
+// the caller then exits 128+sig. Unlike on Linux, a signal the Go runtime
+// handles itself (SEGV, BUS, FPE) still goes through the runtime's
+// handler, which may write a line to stderr before the process dies of
+// it.
+func Die(sig syscall.Signal) {
+	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	debug.SetTraceback("none")
+	signal.Reset(sig)
+	_ = unix.Kill(unix.Getpid(), sig)
+	// A pending fatal signal ends the process soon after kill returns.
+	time.Sleep(100 * time.Millisecond)
+}
+
+// SetName would name the process for ps; macOS and FreeBSD have no call
+// for that without cgo.
+func SetName(string) error {
+	return fmt.Errorf("set the process name: %w", errors.ErrUnsupported)
+}

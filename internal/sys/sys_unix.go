@@ -1,0 +1,113 @@
+//go:build darwin || freebsd || linux
+
+package sys
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
+	for {
+		v, err := fn()
+		if !errors.Is(err, unix.EINTR) {
+			return v, err
+		}
+	}
+}
+
+func named(call string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return os.NewSyscallError(call, err)
+}
+
+func Read(fd int, p []byte) (int, error) {
+	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, p) })
+	return n, named("read", err)
+}
+
+func WriteAll(fd int, p []byte) error {
+	for len(p) > 0 {
+		n, err := ignoringEINTR(func() (int, error) { return unix.Write(fd, p) })
+		if err != nil {
+			return named("write", err)
+		}
+		p = p[n:]
+	}
+	return nil
+}
+
+func Close(fd int) error {
+	return named("close", unix.Close(fd))
+}
+
+func CloseOnExec(fd int) (bool, error) {
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	if errors.Is(err, unix.EBADF) {
+		return false, ErrBadFD
+	}
+	if err != nil {
+		return false, named("fcntl", err)
+	}
+	return flags&unix.FD_CLOEXEC != 0, nil
+}
+
+func SetCloseOnExec(fd int) error {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+	return named("fcntl", err)
+}
+
+func ClearCloseOnExec(fd int) error {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
+	return named("fcntl", err)
+}
+
+func KillGroup(pgid int, sig syscall.Signal) error {
+	if pgid <= 1 {
+		return fmt.Errorf("kill: refusing group %d", pgid)
+	}
+	err := unix.Kill(-pgid, sig)
+	if errors.Is(err, unix.ESRCH) {
+		return ErrGone
+	}
+	return named("kill", err)
+}
+
+func AccessMode(fd int) (int, error) {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return 0, named("fcntl", err)
+	}
+	return fl & unix.O_ACCMODE, nil
+}
+
+func Fstat(fd int) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	err := unix.Fstat(fd, &st)
+	return st, named("fstat", err)
+}
+
+func Getpgid(pid int) (int, error) {
+	pg, err := unix.Getpgid(pid)
+	if errors.Is(err, unix.ESRCH) {
+		return 0, ErrGone
+	}
+	return pg, named("getpgid", err)
+}
+
+type FD int
+
+func (fd FD) Read(p []byte) (int, error) {
+	n, err := Read(int(fd), p)
+	if err == nil && n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}

@@ -1,0 +1,127 @@
+//go:build darwin || freebsd
+
+package starter
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// The macOS and FreeBSD parts of the starter. There are no cgroups: the
+// session is held by the Engine's process group (and on FreeBSD by the
+// starter as the reaper of the Engine's tree); the gate and the guard
+// are started from this binary's path, as the kernel offers no link to it.
+
+// defaultExe is the binary the gate and the guard are started from: this
+// process's own, by the path the kernel reports for it. A binary replaced
+// at that path between the start and the gate's exec would be the one
+// executed: there is no /proc/self/exe here.
+func defaultExe() (string, error) { return os.Executable() }
+
+// cgroupHold is empty: there are no cgroups here. Its methods are the
+// cgroup steps of a session, which have nothing to do.
+type cgroupHold struct{}
+
+// holdInCgroup says how the session is held: by the process group (a
+// reaper on FreeBSD, with Options.Subreaper). --containment cgroup
+// cannot be had here.
+func (s *session) holdInCgroup(c Containment) (string, error) {
+	switch c {
+	case "", ContainAuto, ContainGroup:
+	case ContainCgroup:
+		return "", fail(ExitContainment, "--containment cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+	default:
+		return "", fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+	}
+	if s.subreaper != nil {
+		return ModeReaper, nil
+	}
+	return ModeGroup, nil
+}
+
+// procsFD returns 0: the gate joins no cgroup.
+func (cgroupHold) procsFD() (int, error) { return 0, nil }
+
+// guardCgroup hands the guard no cgroup.
+func (cgroupHold) guardCgroup(*guard.Spec) {}
+
+// cgroupJoined has nothing to check: the gate joins no cgroup.
+func (cgroupHold) cgroupJoined() error { return nil }
+
+// cgroupHolders is empty, there being no cgroup, but for the Engine's
+// subtree on FreeBSD, where the starter is its reaper (reaperHolders).
+func (s *session) cgroupHolders() []end.Holder { return s.reaperHolders() }
+
+// removeCgroup has nothing to remove.
+func (cgroupHold) removeCgroup() {}
+
+// closeCgroup has nothing to close.
+func (cgroupHold) closeCgroup() {}
+
+// fionread is FIONREAD (_IOR('f', 127, int)): how many bytes a pipe
+// holds.
+const fionread = 0x4004667f
+
+// pollRDHUP is 0: poll reports a socket whose peer is gone as POLLHUP,
+// which is always reported.
+const pollRDHUP = 0
+
+// unixPeer cannot name a Unix socket's peer here (no sock_diag): the
+// check that the peer was not passed too is skipped, as on a Linux
+// kernel without unix_diag.
+func unixPeer(int) (uint64, bool, error) { return 0, false, nil }
+
+// controlPipe reads the control pipe n itself (see controlPipeShared):
+// /dev/fd/N duplicates the descriptor on macOS instead of reopening the
+// pipe.
+func controlPipe(n int) (*control, error) { return controlPipeShared(n) }
+
+// children lists this process's children from the kernel's process table.
+func children() []int {
+	out, err := proc.Children(os.Getpid())
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// reapExited reaps the child pid if it has exited, by number
+// (wait4(WNOHANG)), and reports whether it did.
+func reapExited(pid int) bool {
+	var ws unix.WaitStatus
+	for {
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && got == pid
+	}
+}
+
+// withTTOUBlocked runs f with SIGTTOU ignored, then puts its handling
+// back: x/sys/unix offers no per-thread signal mask here. Nothing is
+// forked meanwhile, so no child inherits the ignore.
+func withTTOUBlocked(f func()) {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	f()
+}
+
+// engineStopped reports whether the Engine (this process's unreaped
+// child, so its number is its own) is stopped, from the kernel's process
+// table: a wait for stops here would report and reap its exit too.
+func engineStopped(pid int) bool {
+	st, err := proc.ReadStat(pid)
+	return err == nil && st.State == 'T'
+}
+
+// stopSelf stops this process until it is continued.
+func stopSelf() { _ = unix.Kill(unix.Getpid(), unix.SIGSTOP) }
