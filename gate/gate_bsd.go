@@ -26,7 +26,7 @@ func spawn(exe string, argv []string, files []uintptr) (pid, fd int, err error) 
 	if err != nil {
 		return 0, -1, err
 	}
-	fd, err = sys.WatchExit(pid)
+	fd, err = sys.WatchChild(pid)
 	if err != nil {
 		// The gate is our unreaped child: its number is still its own.
 		_ = sys.SignalChild(pid, -1, syscall.SIGKILL)

@@ -65,7 +65,7 @@ func spawnPin(pgid, life, null int) (pid, fd int, err error) {
 // none can be had, the child is killed and reaped, by number while it is
 // still unreaped, and -1 returned.
 func watchChild(pid int) (int, error) {
-	fd, err := sys.WatchExit(pid)
+	fd, err := sys.WatchChild(pid)
 	if err != nil {
 		_ = sys.SignalChild(pid, -1, syscall.SIGKILL)
 		var ws syscall.WaitStatus

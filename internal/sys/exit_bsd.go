@@ -25,11 +25,16 @@ var exits = struct {
 
 // WatchExit returns a kqueue that becomes readable once the process pid
 // has exited. The filter is registered by number: the caller must know
-// pid names the process it means (its own unreaped child, or the leader
-// of a group it pins) and, for any other process, check afterwards that
-// it was still the one meant (a parent: getppid() again). [ErrGone] if
-// there is no such process, or it is a zombie already.
-func WatchExit(pid int) (int, error) {
+// pid names the process it means (the leader of a group it pins) or check
+// afterwards that it was still the one meant (a parent: getppid() again).
+// [ErrGone] if there is no such process, or it is a zombie already.
+func WatchExit(pid int) (int, error) { return watch(pid, unix.NOTE_EXIT) }
+
+// WatchChild is [WatchExit] for the caller's own unreaped child, whose
+// wait status the event then carries ([PeekChild]).
+func WatchChild(pid int) (int, error) { return watch(pid, noteExit) }
+
+func watch(pid int, fflags uint32) (int, error) {
 	kq, err := unix.Kqueue()
 	if err != nil {
 		return -1, named("kqueue", err)
@@ -37,7 +42,7 @@ func WatchExit(pid int) (int, error) {
 	unix.CloseOnExec(kq)
 	ev := make([]unix.Kevent_t, 1)
 	unix.SetKevent(&ev[0], pid, unix.EVFILT_PROC, unix.EV_ADD|unix.EV_ONESHOT)
-	ev[0].Fflags = noteExit
+	ev[0].Fflags = fflags
 	_, err = ignoringEINTR(func() (int, error) { return unix.Kevent(kq, ev, nil, nil) })
 	if err != nil {
 		unix.Close(kq)
@@ -76,17 +81,26 @@ func exitOf(fd int) (WaitStatus, bool, error) {
 func PeekChild(_, fd int) (WaitStatus, bool, error) { return exitOf(fd) }
 
 // ReapChildWithin waits up to d for the caller's child pid to exit (its
-// kqueue fd readable), then reaps it by number with wait4(WNOHANG):
-// [ErrRunning] if it has not exited by then.
+// kqueue fd readable), then reaps it by number with wait4: [ErrRunning] if
+// it has not exited by then. The kernel posts NOTE_EXIT from the exiting
+// process before it is a zombie, so once the event was seen wait4 blocks
+// for that last step, which nothing can hold up; otherwise it does not
+// wait (WNOHANG).
 func ReapChildWithin(pid, fd int, d time.Duration) (WaitStatus, error) {
-	if _, exited, _ := exitOf(fd); !exited {
+	_, exited, _ := exitOf(fd)
+	if !exited {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		if _, err := Poll(fds, d); err != nil {
 			return WaitStatus{}, err
 		}
+		_, exited, _ = exitOf(fd)
+	}
+	opts := unix.WNOHANG
+	if exited {
+		opts = 0
 	}
 	var ws unix.WaitStatus
-	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, unix.WNOHANG, nil) })
+	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, opts, nil) })
 	if err != nil {
 		return WaitStatus{}, named("wait4", err)
 	}
