@@ -114,3 +114,21 @@ func TestWithoutGroupSignalThePinnedGuardEndsTheTree(t *testing.T) {
 	noSurvivors(t, mark)
 	awaitExit(t, guardFD, "the guard must exit once the group is ended")
 }
+
+// TestWithoutGroupSignalAGracefulEndIsNotHeldUpByThePin: the guard's pin
+// is a member of E, but no member of the session; a graceful end whose
+// processes all exited at the stop signal must not wait out the grace
+// for it. USR2, which the pin (a Go program) catches and ignores.
+func TestWithoutGroupSignalAGracefulEndIsNotHeldUpByThePin(t *testing.T) {
+	mark := newMark(t)
+	cmd := withoutGroupSignalCommand(t, mark, "--ack", "--containment", "group", "--grace", "1h", "--stop-signal", "USR2", "--", "sh", "-c", "echo ready; exec sleep 600")
+	s := startCmd(t, mark, cmd)
+	s.ack()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready", got)
+	}
+	s.signal(syscall.SIGTERM)
+	// Within tooLong, not the hour of grace; the Engine died of USR2.
+	wantSignal(t, s.wait(), syscall.SIGUSR2, s.stderr)
+	noSurvivors(t, mark)
+}
