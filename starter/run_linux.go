@@ -478,14 +478,18 @@ func (s *session) untilDeadline() time.Duration {
 func (s *session) collect(res Result) (Result, error) {
 	execErr := s.execResult()
 	var failure error
-	// After survivors the guard keeps guarding: no wait for its exit.
-	wait := s.untilDeadline()
-	if res.End.Outcome != end.Empty {
-		wait = 0
+	// After survivors the guard keeps guarding, and a surviving Engine
+	// does not exit: no wait for either.
+	survived := res.End.Outcome == end.Survivors || res.End.Outcome == end.Refused
+	wait := func() time.Duration {
+		if survived {
+			return 0
+		}
+		return s.untilDeadline()
 	}
 	if res.Reason == ReasonGuardLost {
 		s.guard.Lost()
-	} else if err := s.guard.Finish(wait); err != nil {
+	} else if err := s.guard.Finish(wait()); err != nil {
 		switch {
 		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == end.Empty:
 			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
@@ -496,7 +500,7 @@ func (s *session) collect(res Result) (Result, error) {
 		}
 	}
 	s.guard = nil
-	st, err := s.engine.Reap(s.untilDeadline())
+	st, err := s.engine.Reap(wait())
 	switch {
 	case err == nil:
 		if res.Reason != ReasonEngineExit {
