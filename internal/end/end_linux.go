@@ -3,6 +3,7 @@ package end
 import (
 	"errors"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -126,7 +127,7 @@ func End(holders []Holder, p Plan) Report {
 		graceUntil := start.Add(p.Grace)
 		look := firstLook
 		for {
-			if lookAll(hs, &r) && confirm(hs, &r) {
+			if settled(hs, &r, p.Stop, syscall.SIGCONT) {
 				r.Graceful = true
 				return done(Empty)
 			}
@@ -151,7 +152,7 @@ func End(holders []Holder, p Plan) Report {
 			nextRound, round = now.Add(round), min(2*round, maxRound)
 			look = firstLook
 		}
-		if lookAll(hs, &r) && confirm(hs, &r) {
+		if settled(hs, &r, syscall.SIGKILL) {
 			return done(Empty)
 		}
 		now = time.Now()
@@ -251,19 +252,33 @@ func lookAll(hs []*held, r *Report) bool {
 	return all
 }
 
-// confirm looks once more at every holder that was shown empty, when all
-// are: a holder can gain processes after it was seen empty (orphans of
-// the dying group are adopted by the starter as they lose their parent),
-// but not once every other holder is empty too. A holder found not empty
-// after all is looked at again, and the end goes on.
-func confirm(hs []*held, r *Report) bool {
-	for _, h := range hs {
-		if h.refused {
-			continue
-		}
-		h.empty = false
+// settled looks at every holder and reports whether all are empty. When
+// they are, it looks once more at the holders of adopted escapees: they
+// gain processes as others die (an orphan is adopted by the starter when
+// it loses its parent), so one seen empty before the rest of the session
+// ended may hold a new orphan now; once every other holder is empty no
+// more can come. Such a holder is sent sigs at once (the phase's signals:
+// it got none since it gained the orphan), and the end goes on. The other
+// holders cannot gain a live process once empty, and are not looked at
+// again.
+func settled(hs []*held, r *Report, sigs ...syscall.Signal) bool {
+	if !lookAll(hs, r) {
+		return false
 	}
-	return lookAll(hs, r)
+	var again []*held
+	for _, h := range hs {
+		if h.Kind() == KindEscapees && !h.refused {
+			h.empty = false
+			again = append(again, h)
+		}
+	}
+	if lookAll(hs, r) {
+		return true
+	}
+	for _, sig := range sigs {
+		signalAll(slices.DeleteFunc(again, func(h *held) bool { return h.empty }), sig, r)
+	}
+	return false
 }
 
 // told reports whether the kernel announces the end of every holder that

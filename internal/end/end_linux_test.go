@@ -144,3 +144,31 @@ func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
 		t.Fatalf("signals = %v, want one attempt at the refused holder and SIGKILL to the other", log)
 	}
 }
+
+// Escapees are adopted as the rest of the session dies: a holder of them
+// seen empty early is looked at again once every other holder is empty,
+// and what it gained in between is ended.
+func TestEscapeesAdoptedAfterTheirHolderWasSeenEmptyAreEnded(t *testing.T) {
+	var log []string
+	orphan := false // adopted once the group has had SIGKILL
+	esc := &script{name: "escapees", kind: KindEscapees, log: &log}
+	esc.live = func() ([]Member, error) {
+		if orphan && !slices.Contains(log[slices.Index(log, "group:KILL")+1:], "escapees:KILL") {
+			return []Member{{Stat: proc.Stat{PID: 77}}}, nil
+		}
+		return nil, nil
+	}
+	grp := &script{name: "group", kind: KindGroup, log: &log}
+	grp.live = func() ([]Member, error) {
+		if slices.Contains(log, "group:KILL") {
+			orphan = true
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 5}}}, nil
+	}
+	r := End([]Holder{esc, grp}, Plan{Budget: tooLong})
+	want := []string{"escapees:KILL", "group:KILL", "escapees:KILL"}
+	if r.Outcome != Empty || !slices.Equal(log, want) {
+		t.Fatalf("End() = %+v after %v, want %v: the late orphan sent SIGKILL at once, then empty", r, log, want)
+	}
+}

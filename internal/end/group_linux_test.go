@@ -187,9 +187,8 @@ func TestEndReportsEmptyWhenAScanFindsNoLiveMember(t *testing.T) {
 	if r.Outcome != Empty || r.Err != nil || r.Rounds != 1 {
 		t.Fatalf("End() = %+v, want empty after 1 round", r)
 	}
-	// A look, and the confirming look: each scan between two signal-0 calls.
-	if g.count(0) != 4 || g.count(syscall.SIGKILL) != 1 {
-		t.Fatalf("End() sent %v, want one SIGKILL and two scans, each between two signal-0 calls", g.sent)
+	if g.count(0) != 2 || g.count(syscall.SIGKILL) != 1 {
+		t.Fatalf("End() sent %v, want one SIGKILL and a scan between two signal-0 calls", g.sent)
 	}
 }
 
