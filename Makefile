@@ -2,8 +2,9 @@ GO ?= go
 GOFMT ?= gofmt
 SHELLCHECK ?= shellcheck
 
-# Pinned: staticcheck 2026.2.2 (module v0.8.2) understands Go 1.26.
-STATICCHECK_VERSION := v0.8.2
+# Tools are pinned in .ci/tools.mod (staticcheck 2026.2.2 = module v0.8.2,
+# govulncheck), not in go.mod, so that SDK users do not inherit them.
+TOOL := $(GO) tool -modfile=.ci/tools.mod
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -50,15 +51,24 @@ test-windows: ## Run the Windows tests under Wine (installs wine64 and mingw-w64
 	GO=$(GO) bash scripts/wine-setup.sh go-test -count=1 -timeout 10m ./...
 
 .PHONY: lint
-lint: ## Run go vet, the pinned staticcheck and (where installed) shellcheck
+lint: fmt tidy ## gofmt, go mod tidy, go vet, the pinned staticcheck and shellcheck
 	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
-	@if command -v $(SHELLCHECK) >/dev/null 2>&1; then \
-		echo "$(SHELLCHECK) $(SHELL_SCRIPTS)"; \
-		$(SHELLCHECK) $(SHELL_SCRIPTS); \
-	else \
-		echo "shellcheck not installed: skipped (apt-get install shellcheck)"; \
-	fi
+	$(TOOL) staticcheck ./...
+	$(SHELLCHECK) $(SHELL_SCRIPTS)
+
+.PHONY: tidy
+tidy: ## Fail if go mod tidy would change go.mod or go.sum
+	@cp go.mod /tmp/session-starter-go.mod.$$$$ && cp go.sum /tmp/session-starter-go.sum.$$$$ && \
+	$(GO) mod tidy && \
+	if ! cmp -s go.mod /tmp/session-starter-go.mod.$$$$ || ! cmp -s go.sum /tmp/session-starter-go.sum.$$$$; then \
+		echo "go mod tidy changes go.mod or go.sum: run it and commit"; \
+		cp /tmp/session-starter-go.mod.$$$$ go.mod; cp /tmp/session-starter-go.sum.$$$$ go.sum; \
+		rm -f /tmp/session-starter-go.*.$$$$; exit 1; \
+	fi; rm -f /tmp/session-starter-go.*.$$$$
+
+.PHONY: vuln
+vuln: ## Run the pinned govulncheck (needs its vulnerability database online; not in CI)
+	$(TOOL) govulncheck ./...
 
 .PHONY: fmt
 fmt: ## Fail if gofmt would change any file
