@@ -29,7 +29,7 @@ build: ## Build a static binary at bin/session-starter
 test: ## Run every test with the race detector (the session tests build the binary themselves)
 	$(GO) test -race -count=1 -timeout 15m ./...
 
-# The long variants of the fault tests (issue 3): 5,000 kill trials per
+# The long variants of the fault tests: 5,000 kill trials per
 # role, 1,000 sessions under PID reuse, 40 fork storms, a 10,000-wide
 # group, 5,000 in-process sessions; then the fuzz targets, the slow ones
 # counted in inputs (each input runs real processes). Not run by CI.

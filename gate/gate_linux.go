@@ -72,8 +72,9 @@ func Spawn(spec Spec) (*Gate, error) {
 	// The identity map: the launcher's descriptors at their own numbers,
 	// holes closed, the gate's two pipes after the highest. Every slot
 	// below len(files) is set explicitly, so Go's fork cannot park its
-	// internal pipe on a number the Engine should inherit
-	// (LINUX-FACTS.md §1, case d).
+	// internal pipe on a number the Engine should inherit (its fork dup3s
+	// that pipe onto the first number past the Files list, closing at
+	// exec whatever inherited descriptor was there).
 	top := 2
 	if len(spec.Files) > 0 {
 		top = max(top, slices.Max(spec.Files))

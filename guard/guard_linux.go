@@ -109,7 +109,8 @@ func Spawn(spec Spec) (*Guard, error) {
 	// detector setting, so that a race-built test binary playing the guard
 	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
 	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
-	// would pin that mount (invariant 9); the guard sets GOMAXPROCS itself.
+	// would pin that mount (a helper of ours holds nothing the launcher
+	// may want to unmount); the guard sets GOMAXPROCS itself.
 	env := []string{"GODEBUG=containermaxprocs=0"}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GORACE=") {

@@ -14,8 +14,8 @@ import (
 
 // inheritedFDs lists the descriptors ≥ 3 that are open and not
 // close-on-exec: those the launcher passed. Every descriptor the Go
-// runtime or this process opened itself is close-on-exec (LINUX-FACTS.md
-// §1), so "open" alone would also name the runtime's cgroup files.
+// runtime or this process opened itself is close-on-exec (os.Pipe,
+// pidfds, the netpoller's epoll, the runtime's cgroup files), so "open" alone would also name the runtime's cgroup files.
 func inheritedFDs() ([]int, error) {
 	open, err := proc.OpenFDs()
 	if err != nil {

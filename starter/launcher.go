@@ -386,7 +386,7 @@ func readAckLine(ctx context.Context, r *os.File, deadline time.Time) ([]byte, e
 }
 
 // ackPrefix is how the ack line begins: session_containment is its first
-// key (DESIGN.md §1), and 1 the only value defined.
+// key, and 1 the only value defined.
 const ackPrefix = `{"session_containment":1,`
 
 // ParseAck checks an ack line (its newline optional) and returns the

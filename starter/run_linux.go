@@ -96,7 +96,7 @@ func (s stop) Error() string { return "stopped before the go-ahead: " + string(s
 
 // watchParent opens a pidfd of the launcher, then checks getppid() again:
 // a parent that died before the pidfd was opened has re-parented us by
-// then (invariant 8). A pidfd watches the parent process, not the thread
+// then. A pidfd watches the parent process, not the thread
 // that forked us, unlike PR_SET_PDEATHSIG (golang/go#27505).
 func (s *session) watchParent(parent int) error {
 	fd, err := sys.PidfdOpen(parent)

@@ -9,8 +9,7 @@ import (
 	"os"
 )
 
-// Run is not supported on this platform yet (macOS, FreeBSD and Windows
-// are later steps, DESIGN.md §7): it returns an error with exit status 125
+// Run is not supported on this platform yet (macOS and FreeBSD): it returns an error with exit status 125
 // and starts nothing.
 func Run(context.Context, Options) (Result, error) {
 	return Result{}, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)

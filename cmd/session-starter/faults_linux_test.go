@@ -1,6 +1,6 @@
 package main
 
-// Resource failures and leaks (issue 3, items 4 and 6): fork failing under
+// Resource failures and leaks: fork failing under
 // RLIMIT_NPROC, /dev/null unavailable at setup, the guard lost before the
 // go-ahead, closed standard descriptors (a documented limit), and no
 // descriptor or zombie left behind by a thousand in-process sessions.
@@ -310,7 +310,7 @@ func killAndAwait(t *testing.T, pid, parent int, arg string) {
 // starter still holds the go-ahead (it is blocked writing the ack). The
 // Engine must not be executed without a backstop: were the starter
 // SIGKILLed right after such a go-ahead, nothing would end the Engine's
-// tree (invariant 1). Want: exit 125, nothing executed.
+// tree. Want: exit 125, nothing executed.
 func TestGuardLostBeforeTheGoAheadRunsNothing(t *testing.T) {
 	mark := newMark(t)
 	dir := t.TempDir()

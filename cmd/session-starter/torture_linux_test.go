@@ -1,6 +1,6 @@
 package main
 
-// Kill at every moment (issue 3, item 1): the starter, the guard and the
+// Kill at every moment: the starter, the guard and the
 // gate are SIGKILLed at random instants of many sessions, and nothing of
 // any session may be left running.
 //
@@ -137,7 +137,7 @@ func tail(s string, n int) string {
 	return s
 }
 
-// TestStarterSIGKILLedAtAnyMomentLeavesNothingRunning is invariant 1: a
+// TestStarterSIGKILLedAtAnyMomentLeavesNothingRunning: a
 // SIGKILL of the starter at any instant — inside the gate/guard hand-shake
 // (0–30 ms after start) or while the Engine's tree runs — leaves either
 // nothing executed or a group that the guard ends.
@@ -532,7 +532,7 @@ func liveWith(kv string) []int {
 	return out
 }
 
-// live applies the liveness rule of LINUX-FACTS.md §5: live unless a
+// live applies the liveness rule: live unless a
 // zombie with at most one thread, or dead.
 func live(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -18,7 +18,7 @@ import (
 )
 
 // tooLong bounds the waits of these tests. Ending 51 processes takes tens
-// of milliseconds (LINUX-FACTS.md §5); a loaded, shared 2-core machine can
+// of milliseconds; a loaded, shared 2-core machine can
 // stretch that to seconds. A real failure is a hang.
 const tooLong = 30 * time.Second
 

@@ -84,7 +84,8 @@ func pids() ([]int, error) {
 // LiveMembers scans /proc for the live processes whose process group is
 // pgid. The result names numbers, not processes: a caller may trust it
 // only between two checks that show the group number still belongs to the
-// group it means (DESIGN.md invariant 3), and must never signal a PID it
+// group it means (a group's number cannot be handed out again while it
+// has a member), and must never signal a PID it
 // found here.
 func LiveMembers(pgid int) ([]Stat, error) {
 	all, err := pids()
@@ -162,8 +163,7 @@ func OpenFDs() ([]int, error) {
 
 // SameNamespace reports whether /proc belongs to this process's PID
 // namespace: readlink /proc/self must be this process's PID. A /proc of
-// another namespace would make every scan name strangers
-// (DESIGN.md invariant 10).
+// another namespace would make every scan name strangers.
 func SameNamespace() error {
 	target, err := os.Readlink(Root + "/self")
 	if err != nil {

@@ -24,7 +24,7 @@ type Stat struct {
 // Live reports whether the process still runs code. A zombie counts as
 // live while it has more than one thread: when a multi-threaded leader
 // calls pthread_exit, its stat shows Z while the other threads run
-// (LINUX-FACTS.md §5). A dead task (X) is not live.
+// (seen on Linux 6.18 after a leader's pthread_exit). A dead task (X) is not live.
 func (s Stat) Live() bool {
 	switch s.State {
 	case 'X', 'x':

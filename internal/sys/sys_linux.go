@@ -98,7 +98,7 @@ var groupSignalSupported = sync.OnceValue(func() bool {
 // Peek reports whether the child the pidfd names has ended, and how,
 // without reaping it: waitid(P_PIDFD, WEXITED|WNOHANG|WNOWAIT). An unreaped
 // child stays a zombie, and a zombie keeps its PID and its process-group
-// number allocated (LINUX-FACTS.md §4).
+// number allocated until it is reaped.
 func Peek(pidfd int) (WaitStatus, bool, error) {
 	var info unix.Siginfo
 	_, err := ignoringEINTR(func() (struct{}, error) {
@@ -294,8 +294,7 @@ func Dup2(oldfd, newfd int) error {
 // signal is unblocked on that thread and sent to it with tgkill. Core dumps
 // are switched off first, by RLIMIT_CORE (file core_pattern) and by
 // PR_SET_DUMPABLE (a |pipe core_pattern ignores RLIMIT_CORE): the Engine's
-// core, if any, was already written by the Engine itself
-// (LINUX-FACTS.md §6).
+// core, if any, was already written by the Engine itself.
 func Die(sig syscall.Signal) {
 	runtime.LockOSThread()
 	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench/run.sh: the benchmark report of issue 4, printed as one
+# scripts/bench/run.sh: the benchmark report, printed as one
 # markdown table (machine, kernel, date, then median and p99 per row).
 #
 #   a. start-up: session-starter -- /bin/true against /bin/true, tini, dumb-init

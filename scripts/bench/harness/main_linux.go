@@ -748,8 +748,8 @@ func endGroup(args []string) error {
 	return nil
 }
 
-// liveIn scans /proc for live members of pgid (the liveness rule of
-// LINUX-FACTS.md §5: not Z with one thread, not X).
+// liveIn scans /proc for live members of pgid (a member is live unless
+// it is a zombie with one thread, or dead).
 func liveIn(pgid int) int {
 	d, err := os.Open("/proc")
 	if err != nil {
