@@ -44,11 +44,15 @@ const tortureVar = "SESSION_STARTER_TORTURE"
 
 func torture() bool { return os.Getenv(tortureVar) == "1" }
 
-// trials returns the default count, or the torture count under make
-// torture.
+// trials returns the default count, the torture count under make
+// torture, or a tenth of the default (at least 2) under go test -short,
+// for a quick run while working; CI runs the default counts.
 func trials(def, long int) int {
-	if torture() {
+	switch {
+	case torture():
 		return long
+	case testing.Short():
+		return max(def/10, 2)
 	}
 	return def
 }
