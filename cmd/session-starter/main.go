@@ -1,11 +1,3 @@
-// Command session-starter runs a program (the Engine) so that when the
-// session ends — the Engine exits, the launcher dies, the control
-// descriptor closes, a stop signal arrives — every process the Engine
-// started ends too, and the launcher gets the Engine's exact exit status.
-//
-//	session-starter [flags] [--] PROGRAM [ARG...]
-//
-// See README.md for the flags, the ack line and the exit statuses.
 package main
 
 import (
