@@ -4,15 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// Arg is the first argument that selects the hidden gate mode. It cannot
-// be mistaken for a flag of session-starter's own command line.
-const Arg = "__session-starter-gate__"
+// Arg is the first argument that selects the hidden gate mode, with the
+// protocol of this version ([wire.HiddenArg]).
+var Arg = wire.HiddenArg("gate")
 
-// Invoked reports whether args (os.Args) asks for the gate mode.
+// Invoked reports whether args (os.Args) asks for the gate mode, of any
+// protocol: [Main] refuses another than its own.
 func Invoked(args []string) bool {
-	return len(args) > 1 && args[1] == Arg
+	if len(args) < 2 {
+		return false
+	}
+	name, _, ok := wire.ParseHidden(args[1])
+	return ok && name == "gate"
 }
 
 // Spec says what the gate is to become.

@@ -241,6 +241,12 @@ func (g *Gate) Close() {
 // program, or exits without executing anything when the starter is gone
 // before the go-ahead, or reports an execve failure and exits 126 or 127.
 func Main(args []string) {
+	if err := wire.CheckProtocol(args); err != nil {
+		// Of another version than the starter: nothing it hands over can
+		// be trusted to mean what this gate would read.
+		complain("%v", err)
+		os.Exit(wire.ExitProtocol)
+	}
 	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
 		complain("%v", err)

@@ -264,6 +264,11 @@ func (g *Guard) Finish(within time.Duration) error {
 
 // Main is the guard side. It never returns.
 func Main(args []string) {
+	if wire.CheckProtocol(args) != nil {
+		// Of another version than the starter: it sees this guard end
+		// before it was armed, and runs nothing.
+		os.Exit(wire.ExitProtocol)
+	}
 	runtime.LockOSThread() // the name below belongs to this, the main, thread
 	if len(args) > 1 && args[1] == PinArg {
 		pinMain()

@@ -13,37 +13,37 @@
 //
 // # Processes
 //
-//	launcher ── starts ──> starter (Run)     the launcher's group/session
-//	                        ├── guard          own group; ends E if the starter is gone
-//	                        └── gate → Engine  leader of a NEW group E; the
-//	                              └── …        starter's child, unreaped until
-//	                                           E has no live member
+//		launcher ── starts ──> starter (Run)     the launcher's group/session
+//		                        ├── guard          own group; ends E if the starter is gone
+//		                        └── gate → Engine  leader of a NEW group E; the
+//		                              └── …        starter's child, unreaped until
+//		                                           E has no live member
 //
-//   - starter: the `session-starter` process. It watches the Engine, the
-//     launcher, the control descriptor and stop signals, then ends the session
-//     (below) and mirrors the Engine's status. It is a child subreaper
-//     (`PR_SET_CHILD_SUBREAPER`): processes that leave group E are re-parented
-//     to it, reaped as they exit, and ended with the session. Children it had
-//     before it started the gate (a wrapper's `job & exec session-starter …`)
-//     are not the session's: reaped when they exit, never signalled.
-//   - gate: Go cannot run code between fork and exec, so the starter starts its
-//     own binary again in a hidden mode as the leader of a new process group E. The
-//     gate waits for the go-ahead and then `execve`s PROGRAM (same PID, same group).
-//     If the starter is gone first, the gate exits without executing anything.
-//     The gate gets the Engine's command line and environment in a memfd, not
-//     on its own command line, so any Engine command line with which
-//     session-starter itself could be executed starts (only the kernel's copy
-//     of PROGRAM's path is added, as in any exec).
-//   - guard: another process of the same binary, in its own process group. If
-//     the starter is gone — SIGKILL included — the guard ends the Engine, group E
-//     and the session cgroup (SIGKILL in rounds until all are empty or the whole
-//     end's deadline). It obeys the starter's "finish" only once it has seen all
-//     of them empty itself: a finish written into its pipe by a same-user Engine
-//     (through `/proc/GUARD/fd`) does not disarm it, and after survivors it keeps
-//     guarding and ends them again once the starter has exited. It reads its pipe
-//     only as far as poll shows, while watching the starter, so a partial message
-//     cannot stall it. A guard stopped with SIGSTOP is continued at the end of the
-//     session and reaped; one that then does not exit is reported (exit 125).
+//	  - starter: the `session-starter` process. It watches the Engine, the
+//	    launcher, the control descriptor and stop signals, then ends the session
+//	    (below) and mirrors the Engine's status. It is a child subreaper
+//	    (`PR_SET_CHILD_SUBREAPER`): processes that leave group E are re-parented
+//	    to it, reaped as they exit, and ended with the session. Children it had
+//	    before it started the gate (a wrapper's `job & exec session-starter …`)
+//	    are not the session's: reaped when they exit, never signalled.
+//	  - gate: Go cannot run code between fork and exec, so the starter starts its
+//	    own binary again in a hidden mode as the leader of a new process group E. The
+//	    gate waits for the go-ahead and then `execve`s PROGRAM (same PID, same group).
+//	    If the starter is gone first, the gate exits without executing anything.
+//	    The gate gets the Engine's command line and environment in a memfd, not
+//	    on its own command line, so any Engine command line with which
+//	    session-starter itself could be executed starts (only the kernel's copy
+//	    of PROGRAM's path is added, as in any exec).
+//	  - guard: another process of the same binary, in its own process group. If
+//	    the starter is gone — SIGKILL included — the guard ends the Engine, group E
+//	    and the session cgroup (SIGKILL in rounds until all are empty or the whole
+//	    end's deadline). It obeys the starter's "finish" only once it has seen all
+//	    of them empty itself: a finish written into its pipe by a same-user Engine
+//	    (through `/proc/GUARD/fd`) does not disarm it, and after survivors it keeps
+//	    guarding and ends them again once the starter has exited. It reads its pipe
+//	    only as far as poll shows, while watching the starter, so a partial message
+//	    cannot stall it. A guard stopped with SIGSTOP is continued at the end of the
+//	    session and reaped; one that then does not exit is reported (exit 125).
 //
 // The end. Every end of a session — the Engine's exit, a stop signal, the
 // launcher gone, the control descriptor closed, `--timeout` — is one routine
@@ -189,9 +189,11 @@
 //
 // The gate and the guard are helper processes started from a binary. If a
 // `session-starter` is found in `PATH`, it plays them, and the Engine's `init`
-// functions run only in the starter and in the Engine. It must be the same
-// version as the `starter` package the Engine was built with; if it is not, the
-// gate or the guard refuses and the session fails with status 125. Without an
+// functions run only in the starter and in the Engine. It must speak the same
+// protocol of the hidden modes as the `starter` package the Engine was built
+// with (the first argument of a hidden mode carries it); if it does not, the
+// gate and the guard refuse, the gate's report names both protocols, and the
+// session fails with status 125 (TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols). Without an
 // installed `session-starter`, the Engine's own binary (`/proc/self/exe`) plays
 // them: its `init` functions then also run in the gate and in the guard, which
 // lasts as long as the session. So keep `init` free of side effects, and call

@@ -335,3 +335,20 @@ func TestAProcessThatGotTheEnginesNumberBackIsEndedWithTheSession(t *testing.T) 
 		t.Logf("try %d: %s", try, got)
 	}
 }
+
+// A hidden mode started for another protocol (a starter of another
+// version) refuses: exit 125, the gate's report naming both protocols.
+func TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols(t *testing.T) {
+	for arg, other := range map[string]string{"__session-starter-gate__": "protocol 1", "__session-starter-guard__": "", "__session-starter-gate__99": "protocol 99"} {
+		cmd := exec.Command(binary, arg, "3", "4", "-", "5")
+		out, err := cmd.CombinedOutput()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 125 {
+			t.Fatalf("%s: %v (%q), want exit 125", arg, err, out)
+		}
+		// The guard's stderr is /dev/null in a session: it says nothing.
+		if other != "" && (!strings.Contains(string(out), other) || !strings.Contains(string(out), "protocol 2")) {
+			t.Errorf("%s: said %q, want %s and protocol 2 named", arg, out, other)
+		}
+	}
+}

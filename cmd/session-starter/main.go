@@ -11,8 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -22,12 +20,7 @@ var version = ""
 
 func main() {
 	// The hidden modes come first: their command lines are not ours.
-	switch {
-	case gate.Invoked(os.Args):
-		gate.Main(os.Args)
-	case guard.Invoked(os.Args):
-		guard.Main(os.Args)
-	}
+	starter.RunHidden(os.Args)
 	// A diagnostic that cannot be written is dropped: zerolog's default
 	// is to say so on os.Stderr, whose EPIPE would kill the process.
 	zerolog.ErrorHandler = func(error) {}
