@@ -61,13 +61,19 @@ func (e *ExecError) Unwrap() error { return e.Errno }
 const (
 	// exitNotReleased: the starter was gone before the go-ahead.
 	exitNotReleased = 125
+	// ExitCannotExecute: the Engine's program exists but cannot be
+	// executed, as a shell says it.
+	ExitCannotExecute = 126
+	// ExitNotFound: the Engine's program does not exist.
+	ExitNotFound = 127
 )
 
 // ExitStatusFor is the status for an Engine program that could not be
-// executed: 127 when it does not exist, else 126 (as a shell does).
+// executed: [ExitNotFound] when it does not exist, else
+// [ExitCannotExecute] (as a shell does).
 func ExitStatusFor(err error) int {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
-		return 127
+		return ExitNotFound
 	}
-	return 126
+	return ExitCannotExecute
 }

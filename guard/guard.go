@@ -25,6 +25,16 @@ func Invoked(args []string) bool {
 	return ok && (name == "guard" || name == "pin")
 }
 
+// Exit statuses of the guard process.
+const (
+	// exitDone: the session ended — the guard ended it, or the starter
+	// finished it once it was empty.
+	exitDone = 0
+	// exitRefused: the guard refused to arm (its reason went to the
+	// starter as "refused CODE"), or there is no guard on this platform.
+	exitRefused = 2
+)
+
 // Reasons a guard refuses to arm, sent as "refused CODE".
 const (
 	refusedNoGroupSignal = 1 + iota

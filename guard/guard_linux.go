@@ -295,7 +295,7 @@ func Main(args []string) {
 	}
 	if !ok {
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
-		os.Exit(2)
+		os.Exit(exitRefused)
 	}
 	own, _ := sys.Getpgid(0)
 	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
@@ -325,7 +325,7 @@ func Main(args []string) {
 	if code != 0 {
 		p.end()
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
-		os.Exit(2)
+		os.Exit(exitRefused)
 	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
@@ -334,7 +334,7 @@ func Main(args []string) {
 	sys.Close(fdArmed)
 	if finished(pgid, func() bool { return empty(holders) }) {
 		p.end()
-		os.Exit(0)
+		os.Exit(exitDone)
 	}
 	endSession(holders, budget, ttyGroup, cgName, p)
 }
@@ -461,7 +461,7 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
 		}
 	}
-	os.Exit(0)
+	os.Exit(exitDone)
 }
 
 // parseArgs reads the guard's command line: Arg, PGID, the budget in
