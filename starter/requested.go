@@ -72,8 +72,9 @@ func ContainIfRequested() {
 	}
 	o, err := requestedOptions(os.Args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "session-starter: %v\n", err)
-		os.Exit(ExitContainment)
+		// Through report: a closed stderr costs the report, not a death
+		// by SIGPIPE.
+		report(Verdict{Code: ExitContainment, Report: err.Error()}).Apply()
 	}
 	Main(context.Background(), o, true).Apply()
 }
