@@ -58,7 +58,20 @@ func Start(spec Spec) (*Gate, error) {
 // Spawn starts the gate without waiting for it; [Gate.AwaitReady] then
 // waits. Between the two the starter may start other helpers, so that
 // their start-up overlaps the gate's.
+//
+// The gate is a raw child of this process where the kernel has
+// close_range (Linux 5.9) and the process's original open-files limit is
+// known, unless [Spec.ReExec] asks otherwise; else it is [Spec.Exe]
+// started again in the hidden gate mode. Both keep the same rules.
 func Spawn(spec Spec) (*Gate, error) {
+	if !spec.ReExec && rawSupported() {
+		return spawnRaw(spec)
+	}
+	return spawnReExec(spec)
+}
+
+// spawnReExec starts the gate as Exe in the hidden gate mode.
+func spawnReExec(spec Spec) (*Gate, error) {
 	goR, goW, err := sys.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
@@ -251,6 +264,7 @@ func Main(args []string) {
 		complain("%v", err)
 		os.Exit(exitNotReleased)
 	}
+	_ = sys.SetName(Comm)
 	pid := os.Getpid()
 	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
 		os.Exit(exitNotReleased)

@@ -336,7 +336,7 @@ func TestGateKilledBeforeTheGoAheadRunsNothing(t *testing.T) {
 	mark := newMark(t)
 	dir := t.TempDir()
 	cmd, stderr, release := holdAtAck(t, mark, dir)
-	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Arg), cmd.Process.Pid, gate.Arg)
+	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Comm), cmd.Process.Pid, gate.Comm)
 	release()
 	_ = cmd.Wait()
 	wantExit(t, cmd.ProcessState.Sys().(syscall.WaitStatus), 125, stderr)
