@@ -126,7 +126,7 @@ func End(holders []Holder, p Plan) Report {
 		graceUntil := start.Add(p.Grace)
 		look := firstLook
 		for {
-			if lookAll(hs, &r) && confirm(hs, &r) {
+			if lookAll(hs, &r, false) && confirm(hs, &r) {
 				r.Graceful = true
 				return done(Empty)
 			}
@@ -151,11 +151,15 @@ func End(holders []Holder, p Plan) Report {
 			nextRound, round = now.Add(round), min(2*round, maxRound)
 			look = firstLook
 		}
-		if lookAll(hs, &r) && confirm(hs, &r) {
+		if lookAll(hs, &r, false) && confirm(hs, &r) {
 			return done(Empty)
 		}
 		now = time.Now()
 		if !now.Before(deadline) {
+			// Every holder is looked at for the report, scanners too.
+			if lookAll(hs, &r, true) && confirm(hs, &r) {
+				return done(Empty)
+			}
 			return done(r.atDeadline(hs))
 		}
 		until := deadline
@@ -227,12 +231,27 @@ func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	return reached
 }
 
+// scanner is a holder whose look is a walk of every process on the
+// machine (a group's /proc scan): tens of milliseconds with thousands of
+// processes, and hundreds of ends at once each repeating theirs would
+// starve the very processes they killed of the CPU to exit. End looks at
+// it only once every holder before it has been seen empty — until then
+// the session is not over anyway, and the holders before it (the
+// Engine's pidfd above all) tell when that changes — and at the deadline.
+type scanner interface{ scans() }
+
+func (Group) scans() {}
+
 // lookAll looks at every holder not yet shown empty, and reports whether
-// all are now empty (or refused).
-func lookAll(hs []*held, r *Report) bool {
+// all are now empty (or refused). Unless full, a scanner behind a holder
+// that is not empty is not looked at, and counts as not empty.
+func lookAll(hs []*held, r *Report, full bool) bool {
 	all := true
 	for _, h := range hs {
 		if h.empty || h.refused {
+			continue
+		}
+		if _, costly := h.Holder.(scanner); costly && !all && !full {
 			continue
 		}
 		live, err := h.Live()
@@ -263,7 +282,7 @@ func confirm(hs []*held, r *Report) bool {
 		}
 		h.empty = false
 	}
-	return lookAll(hs, r)
+	return lookAll(hs, r, false)
 }
 
 // told reports whether the kernel announces the end of every holder that

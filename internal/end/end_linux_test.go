@@ -144,3 +144,55 @@ func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
 		t.Fatalf("signals = %v, want one attempt at the refused holder and SIGKILL to the other", log)
 	}
 }
+
+// scanning is a script that is a scanner, like a group's /proc scan.
+type scanning struct{ *script }
+
+func (scanning) scans() {}
+
+// TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive: while the Engine's
+// holder is live the session is not over, so the group's costly scan
+// waits; it is made once the Engine is seen empty (and once more to
+// confirm), not at every look.
+func TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive(t *testing.T) {
+	var log []string
+	looks := 0
+	engine := &script{name: "engine", kind: KindEngine, log: &log}
+	engine.live = func() ([]Member, error) {
+		looks++
+		if looks < 20 {
+			return []Member{{Stat: proc.Stat{PID: 10, State: 'R', Comm: "engine"}}}, nil
+		}
+		return nil, nil
+	}
+	scans := 0
+	// The Engine is a member of the group: live while it is.
+	group := scanning{&script{name: "group", kind: KindGroup, log: &log, live: func() ([]Member, error) {
+		scans++
+		if looks < 20 {
+			return []Member{{Stat: proc.Stat{PID: 10, State: 'R', Comm: "engine"}}}, nil
+		}
+		return nil, nil
+	}}}
+	r := End([]Holder{engine, group}, Plan{Budget: tooLong})
+	if r.Outcome != Empty {
+		t.Fatalf("End() = %+v, want empty", r)
+	}
+	if scans > 2 {
+		t.Fatalf("the group was scanned %d times during %d looks at a live Engine; want only after it emptied (at most 2)", scans, looks)
+	}
+}
+
+// TestAScannerIsLookedAtForTheReportAtTheDeadline: a holder that never
+// empties before a scanner still has the scanner looked at once the
+// budget is over, so that its survivors are named.
+func TestAScannerIsLookedAtForTheReportAtTheDeadline(t *testing.T) {
+	var log []string
+	engine := never("engine", 10, &log)
+	engine.kind = KindEngine
+	group := scanning{never("group", 12, &log)}
+	r := End([]Holder{engine, group}, Plan{Budget: 100 * time.Millisecond})
+	if r.Outcome != Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 {
+		t.Fatalf("End() = %+v, want both holders' members as survivors", r)
+	}
+}
