@@ -109,8 +109,10 @@ func Spawn(spec Spec) (*Guard, error) {
 	// detector setting, so that a race-built test binary playing the guard
 	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
 	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
-	// would pin that mount (invariant 9); the guard sets GOMAXPROCS itself.
-	env := []string{"GODEBUG=containermaxprocs=0"}
+	// would pin that mount (invariant 9). GOMAXPROCS=1 from the start:
+	// the runtime then starts fewer threads than it would before Main
+	// could set it.
+	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)
