@@ -3,6 +3,7 @@ package end
 import (
 	"errors"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -96,7 +97,10 @@ type held struct {
 // End ends every holder under one deadline, as the package doc says, and
 // reports how it came out. Holders are looked at in the order given: put
 // those whose look reaps children (the Engine, adopted escapees) before
-// the group they were members of.
+// the group they were members of. Each signal goes to them in the reverse
+// order, the broadest first: one group or cgroup signal reaches every
+// member at once, before the Engine's death makes its children orphans
+// that the narrower holders would otherwise signal one by one.
 func End(holders []Holder, p Plan) Report {
 	start := time.Now()
 	deadline := p.Deadline(start)
@@ -205,11 +209,11 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 	return Unconfirmed
 }
 
-// signalAll sends sig to every holder not yet empty or refused, and
-// reports whether it reached at least one.
+// signalAll sends sig to every holder not yet empty or refused, last to
+// first, and reports whether it reached at least one.
 func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	reached := false
-	for _, h := range hs {
+	for _, h := range slices.Backward(hs) {
 		if h.empty || h.refused {
 			continue
 		}

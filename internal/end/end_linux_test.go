@@ -53,6 +53,9 @@ func never(name string, pid int, log *[]string) *script {
 	}}
 }
 
+// TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL: each
+// signal reaches the broadest holders first (the cgroup, the group), then
+// the escapees and the Engine.
 func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.T) {
 	var log []string
 	hs := []Holder{
@@ -63,9 +66,9 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 	}
 	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: tooLong})
 	want := []string{
-		"engine:TERM", "escapees:TERM", "group:TERM", "cgroup:TERM",
-		"engine:CONT", "escapees:CONT", "group:CONT", "cgroup:CONT",
-		"engine:KILL", "escapees:KILL", "group:KILL", "cgroup:KILL",
+		"cgroup:TERM", "group:TERM", "escapees:TERM", "engine:TERM",
+		"cgroup:CONT", "group:CONT", "escapees:CONT", "engine:CONT",
+		"cgroup:KILL", "group:KILL", "escapees:KILL", "engine:KILL",
 	}
 	if !slices.Equal(log, want) {
 		t.Fatalf("signals sent:\n%v\nwant\n%v", log, want)
@@ -140,7 +143,7 @@ func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
 	if r.Outcome != Refused || !errors.Is(r.Err, ErrRefused) {
 		t.Fatalf("End() = %+v, want refused with the reason", r)
 	}
-	if !slices.Equal(log, []string{"own:KILL", "engine:KILL"}) {
+	if !slices.Equal(log, []string{"engine:KILL", "own:KILL"}) {
 		t.Fatalf("signals = %v, want one attempt at the refused holder and SIGKILL to the other", log)
 	}
 }
