@@ -316,6 +316,7 @@ type session struct {
 
 type sessionSpec struct {
 	bin, helper string
+	flags       []string // session-starter flags after --ack
 	args        []string // helper arguments
 	watchParent bool
 	control     bool
@@ -335,7 +336,7 @@ func startSession(sp sessionSpec) (*session, error) {
 	}
 	defer null.Close()
 	s := &session{ctlW: -1}
-	argv := []string{sp.bin, "--ack"}
+	argv := append([]string{sp.bin, "--ack"}, sp.flags...)
 	files := []uintptr{null.Fd(), outW.Fd(), 2}
 	var ctlR *os.File
 	if sp.control {
@@ -693,11 +694,18 @@ func endGroup(args []string) error {
 	tree := fs.String("tree", "", "tree helper")
 	size := fs.Int("size", 1000, "processes in the group")
 	runs := fs.Int("n", 20, "runs of each")
+	mode := fs.String("containment", "", "session-starter --containment (empty: its default)")
 	_ = fs.Parse(args)
-	var sGone, sExit, bGone []time.Duration
+	var flags []string
+	label := "session-starter"
+	if *mode != "" {
+		flags = []string{"--containment", *mode}
+		label += " " + *mode
+	}
+	var sGone, sExit, lastToExit, bGone []time.Duration
 	for range *runs {
 		// session-starter: SIGTERM to the starter.
-		s, err := startSession(sessionSpec{bin: *bin, helper: *tree, args: []string{strconv.Itoa(*size)}, tree: true})
+		s, err := startSession(sessionSpec{bin: *bin, helper: *tree, flags: flags, args: []string{strconv.Itoa(*size)}, tree: true})
 		if err != nil {
 			return err
 		}
@@ -714,8 +722,12 @@ func endGroup(args []string) error {
 			s.abort()
 			return fmt.Errorf("size %d: session did not end within %v", *size, trialTimeout)
 		}
-		sExit = append(sExit, time.Since(t0))
+		exitAt := time.Now()
+		sExit = append(sExit, exitAt.Sub(t0))
 		sGone = append(sGone, w.last.Sub(t0))
+		// What a launcher waiting for the end sees beyond the members'
+		// own exits: the starter's exit after the last of them.
+		lastToExit = append(lastToExit, exitAt.Sub(w.last))
 		s.close()
 
 		// Bare killpg of the same tree.
@@ -744,9 +756,10 @@ func endGroup(args []string) error {
 		bGone = append(bGone, w.last.Sub(t0))
 	}
 	note := fmt.Sprintf("%d sleeping processes", *size)
-	emit("c", fmt.Sprintf("end %d: session-starter (SIGTERM) → last gone", *size), sGone, note)
+	emit("c", fmt.Sprintf("end %d: %s (SIGTERM) → last gone", *size, label), sGone, note)
 	emit("c", fmt.Sprintf("end %d: bare killpg → last gone", *size), bGone, note)
-	emit("c", fmt.Sprintf("end %d: session-starter (SIGTERM) → exited", *size), sExit, note)
+	emit("c", fmt.Sprintf("end %d: %s (SIGTERM) → exited", *size, label), sExit, note)
+	emit("c", fmt.Sprintf("end %d: %s last gone → exited", *size, label), lastToExit, note)
 	return nil
 }
 
