@@ -511,7 +511,12 @@ func react(args []string) error {
 	runs := fs.Int("n", 200, "runs")
 	kind := fs.String("trigger", "exit", "exit, parent, control or sigterm")
 	marksPath := fs.String("marks", "", "append each trigger's CLOCK_MONOTONIC time to this file")
+	mode := fs.String("containment", "", "session-starter --containment (empty: its default)")
 	_ = fs.Parse(args)
+	var flags []string
+	if *mode != "" {
+		flags = []string{"--containment", *mode}
+	}
 	if *marksPath != "" {
 		f, err := os.OpenFile(*marksPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -523,7 +528,7 @@ func react(args []string) error {
 	var gone, first, exit []time.Duration
 	for range *runs {
 		s, err := startSession(sessionSpec{
-			bin: *bin, helper: *tree, args: []string{strconv.Itoa(*size)},
+			bin: *bin, helper: *tree, flags: flags, args: []string{strconv.Itoa(*size)},
 			watchParent: *kind == "parent", control: *kind == "control", tree: true,
 		})
 		if err != nil {
