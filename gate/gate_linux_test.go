@@ -364,3 +364,21 @@ func TestTheEngineCommandLineGoesThroughTheSpecUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestAGateWithoutArgvIsRefused: execve needs an argv[0]; neither kind of
+// gate is started without one (the re-executed one exits before ready).
+func TestAGateWithoutArgvIsRefused(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Start(Spec{Exe: exe, Path: "/bin/true", Files: []int{0, 1, 2}, ReExec: reExec})
+		if err == nil {
+			_ = g.Release()
+			reap(t, g)
+			g.Close()
+			t.Fatal("Start without argv succeeded, want an error")
+		}
+	})
+}

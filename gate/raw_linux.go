@@ -9,6 +9,7 @@ package gate
 // Everything they read was built by the parent before the clone.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -87,6 +88,9 @@ type rawChild struct {
 // go-ahead, then executes the Engine's program. It speaks the same
 // messages as the re-executed gate, so the rest of [Gate] serves both.
 func spawnRaw(spec Spec) (*Gate, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("gate: no argv[0] for the Engine")
+	}
 	c := &rawChild{goR: -1, repW: -1, cgFD: -1}
 	var err error
 	if c.path, err = syscall.BytePtrFromString(spec.Path); err != nil {
