@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,6 +254,9 @@ func (g *Gate) Close() {
 // program, or exits without executing anything when the starter is gone
 // before the go-ahead, or reports an execve failure and exits 126 or 127.
 func Main(args []string) {
+	// The command name below (PR_SET_NAME names the calling thread, and
+	// /proc/PID/comm shows the main one) belongs to this, the main, thread.
+	runtime.LockOSThread()
 	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
 		complain("%v", err)
