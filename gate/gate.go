@@ -25,7 +25,7 @@ func Invoked(args []string) bool {
 // Spec says what the gate is to become.
 type Spec struct {
 	// Exe is the binary that implements the hidden mode, normally
-	// /proc/self/exe.
+	// /proc/self/exe. A raw gate (see Spawn) does not use it.
 	Exe string
 	// Path is the Engine's program, already resolved; Argv its arguments,
 	// Argv[0] included; Env its environment.
@@ -42,6 +42,9 @@ type Spec struct {
 	// inside that cgroup. The gate gets it at a number of its own and
 	// closes it before the Engine runs.
 	CgroupProcs int
+	// ReExec asks for the gate as Exe started again in the hidden mode
+	// where a raw child of this process would be used (Linux).
+	ReExec bool
 }
 
 // ExecError is an execve failure of the Engine's program.

@@ -110,8 +110,9 @@ func Spawn(spec Spec) (*Guard, error) {
 	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
 	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
 	// would pin that mount (a helper of ours holds nothing the launcher
-	// may want to unmount); the guard sets GOMAXPROCS itself.
-	env := []string{"GODEBUG=containermaxprocs=0"}
+	// may want to unmount). GOMAXPROCS=1 from the start: the runtime then
+	// starts fewer threads than it would before Main could set it.
+	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)

@@ -246,16 +246,28 @@ func TestClosedStandardDescriptorsReachTheEngineAsDevNull(t *testing.T) {
 // ack through.
 func holdAtAck(t *testing.T, mark, dir string, flags ...string) (*exec.Cmd, *bytes.Buffer, func()) {
 	t.Helper()
+	cmd := exec.Command(binary, holdArgs(flags...)...)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	return holdCmdAtAck(t, cmd, dir)
+}
+
+// holdArgs is the command line of a held starter: flags, then an Engine
+// that leaves a file named ran and a tree.
+func holdArgs(flags ...string) []string {
+	return append(append([]string{"--ack"}, flags...), "--", "sh", "-c", `echo > ran; sleep 600 & exec sleep 600`)
+}
+
+// holdCmdAtAck is holdAtAck for a command that is, or executes, the
+// starter with holdArgs.
+func holdCmdAtAck(t *testing.T, cmd *exec.Cmd, dir string) (*exec.Cmd, *bytes.Buffer, func()) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	fill(t, w)
-	args := append(append([]string{"--ack"}, flags...), "--", "sh", "-c", `echo > ran; sleep 600 & exec sleep 600`)
-	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), markVar+"="+mark)
 	cmd.Stdout = w
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -336,7 +348,7 @@ func TestGateKilledBeforeTheGoAheadRunsNothing(t *testing.T) {
 	mark := newMark(t)
 	dir := t.TempDir()
 	cmd, stderr, release := holdAtAck(t, mark, dir)
-	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Arg), cmd.Process.Pid, gate.Arg)
+	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Comm), cmd.Process.Pid, gate.Comm)
 	release()
 	_ = cmd.Wait()
 	wantExit(t, cmd.ProcessState.Sys().(syscall.WaitStatus), 125, stderr)

@@ -287,7 +287,7 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 	case roleGuard, roleGate:
 		arg := guard.Arg
 		if role == roleGate {
-			arg = gate.Arg
+			arg = gate.Comm
 		}
 		// The gate may execute the Engine before a look finds it: then
 		// this trial missed its moment.
@@ -460,7 +460,13 @@ func childrenOf(pid int) []int {
 	return out
 }
 
+// cmdlineHas reports whether pid's command line carries arg (the guard's
+// hidden mode), or arg is its command name (a gate, raw or re-executed,
+// names itself gate.Comm until it executes the Engine).
 func cmdlineHas(pid int, arg string) bool {
+	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && string(comm) == arg+"\n" {
+		return true
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return err == nil && bytes.Contains(b, []byte("\x00"+arg+"\x00"))
 }

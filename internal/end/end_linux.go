@@ -97,7 +97,10 @@ type held struct {
 // End ends every holder under one deadline, as the package doc says, and
 // reports how it came out. Holders are looked at in the order given: put
 // those whose look reaps children (the Engine, adopted escapees) before
-// the group they were members of.
+// the group they were members of. Each signal goes to them in the reverse
+// order, the broadest first: one group or cgroup signal reaches every
+// member at once, before the Engine's death makes its children orphans
+// that the narrower holders would otherwise signal one by one.
 func End(holders []Holder, p Plan) Report {
 	start := time.Now()
 	deadline := p.Deadline(start)
@@ -127,7 +130,7 @@ func End(holders []Holder, p Plan) Report {
 		graceUntil := start.Add(p.Grace)
 		look := firstLook
 		for {
-			if settled(hs, &r, p.Stop, syscall.SIGCONT) {
+			if settled(hs, &r, false, p.Stop, syscall.SIGCONT) {
 				r.Graceful = true
 				return done(Empty)
 			}
@@ -152,11 +155,15 @@ func End(holders []Holder, p Plan) Report {
 			nextRound, round = now.Add(round), min(2*round, maxRound)
 			look = firstLook
 		}
-		if settled(hs, &r, syscall.SIGKILL) {
+		if settled(hs, &r, false, syscall.SIGKILL) {
 			return done(Empty)
 		}
 		now = time.Now()
 		if !now.Before(deadline) {
+			// Every holder is looked at for the report, scanners too.
+			if settled(hs, &r, true, syscall.SIGKILL) {
+				return done(Empty)
+			}
 			return done(r.atDeadline(hs))
 		}
 		until := deadline
@@ -202,11 +209,11 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 	return Unconfirmed
 }
 
-// signalAll sends sig to every holder not yet empty or refused, and
-// reports whether it reached at least one.
+// signalAll sends sig to every holder not yet empty or refused, last to
+// first, and reports whether it reached at least one.
 func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	reached := false
-	for _, h := range hs {
+	for _, h := range slices.Backward(hs) {
 		if h.empty || h.refused {
 			continue
 		}
@@ -228,12 +235,27 @@ func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	return reached
 }
 
+// scanner is a holder whose look is a walk of every process on the
+// machine (a group's /proc scan): tens of milliseconds with thousands of
+// processes, and hundreds of ends at once each repeating theirs would
+// starve the very processes they killed of the CPU to exit. End looks at
+// it only once every holder before it has been seen empty — until then
+// the session is not over anyway, and the holders before it (the
+// Engine's pidfd above all) tell when that changes — and at the deadline.
+type scanner interface{ scans() }
+
+func (Group) scans() {}
+
 // lookAll looks at every holder not yet shown empty, and reports whether
-// all are now empty (or refused).
-func lookAll(hs []*held, r *Report) bool {
+// all are now empty (or refused). Unless full, a scanner behind a holder
+// that is not empty is not looked at, and counts as not empty.
+func lookAll(hs []*held, r *Report, full bool) bool {
 	all := true
 	for _, h := range hs {
 		if h.empty || h.refused {
+			continue
+		}
+		if _, costly := h.Holder.(scanner); costly && !all && !full {
 			continue
 		}
 		live, err := h.Live()
@@ -261,8 +283,8 @@ func lookAll(hs []*held, r *Report) bool {
 // it got none since it gained the orphan), and the end goes on. The other
 // holders cannot gain a live process once empty, and are not looked at
 // again.
-func settled(hs []*held, r *Report, sigs ...syscall.Signal) bool {
-	if !lookAll(hs, r) {
+func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
+	if !lookAll(hs, r, full) {
 		return false
 	}
 	var again []*held
@@ -272,7 +294,7 @@ func settled(hs []*held, r *Report, sigs ...syscall.Signal) bool {
 			again = append(again, h)
 		}
 	}
-	if lookAll(hs, r) {
+	if lookAll(hs, r, full) {
 		return true
 	}
 	for _, sig := range sigs {

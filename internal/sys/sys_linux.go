@@ -277,6 +277,11 @@ func Getpgid(pid int) (int, error) {
 	return pg, named("getpgid", err)
 }
 
+// Setpgid wraps [unix.Setpgid].
+func Setpgid(pid, pgid int) error {
+	return named("setpgid", unix.Setpgid(pid, pgid))
+}
+
 // Dup2 makes newfd a copy of oldfd (dup3 without flags).
 func Dup2(oldfd, newfd int) error {
 	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Dup3(oldfd, newfd, 0) })
