@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-
 )
 
 // requestValue is the value of [RequestEnv] that asks for containment.
