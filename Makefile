@@ -2,8 +2,9 @@ GO ?= go
 GOFMT ?= gofmt
 SHELLCHECK ?= shellcheck
 
-# Pinned: staticcheck 2026.2.2 (module v0.8.2) understands Go 1.26.
-STATICCHECK_VERSION := v0.8.2
+# Tools are pinned in .ci/tools.mod (staticcheck 2026.2.2 = module v0.8.2,
+# govulncheck), not in go.mod, so that SDK users do not inherit them.
+TOOL := $(GO) tool -modfile=.ci/tools.mod
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -28,7 +29,7 @@ build: ## Build a static binary at bin/session-starter
 test: ## Run every test with the race detector (the session tests build the binary themselves)
 	$(GO) test -race -count=1 -timeout 15m ./...
 
-# The long variants of the fault tests (issue 3): 5,000 kill trials per
+# The long variants of the fault tests: 5,000 kill trials per
 # role, 1,000 sessions under PID reuse, 40 fork storms, a 10,000-wide
 # group, 5,000 in-process sessions; then the fuzz targets, the slow ones
 # counted in inputs (each input runs real processes). Not run by CI.
@@ -58,17 +59,26 @@ test-portable: ## Run the session suite against the portable build (macOS's code
 	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/
 
 .PHONY: lint
-lint: ## Run go vet (also of the portable build), the pinned staticcheck, actionlint and (where installed) shellcheck
+lint: fmt tidy ## gofmt, go mod tidy, go vet (also of the portable build), the pinned staticcheck and actionlint, shellcheck
 	$(GO) vet ./...
 	$(GO) vet -tags portable ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
-	$(GO) tool -modfile=.ci/tools.mod actionlint .github/workflows/ci.yml
-	@if command -v $(SHELLCHECK) >/dev/null 2>&1; then \
-		echo "$(SHELLCHECK) $(SHELL_SCRIPTS)"; \
-		$(SHELLCHECK) $(SHELL_SCRIPTS); \
-	else \
-		echo "shellcheck not installed: skipped (apt-get install shellcheck)"; \
-	fi
+	$(TOOL) staticcheck ./...
+	$(TOOL) actionlint .github/workflows/ci.yml
+	$(SHELLCHECK) $(SHELL_SCRIPTS)
+
+.PHONY: tidy
+tidy: ## Fail if go mod tidy would change go.mod or go.sum
+	@cp go.mod /tmp/session-starter-go.mod.$$$$ && cp go.sum /tmp/session-starter-go.sum.$$$$ && \
+	$(GO) mod tidy && \
+	if ! cmp -s go.mod /tmp/session-starter-go.mod.$$$$ || ! cmp -s go.sum /tmp/session-starter-go.sum.$$$$; then \
+		echo "go mod tidy changes go.mod or go.sum: run it and commit"; \
+		cp /tmp/session-starter-go.mod.$$$$ go.mod; cp /tmp/session-starter-go.sum.$$$$ go.sum; \
+		rm -f /tmp/session-starter-go.*.$$$$; exit 1; \
+	fi; rm -f /tmp/session-starter-go.*.$$$$
+
+.PHONY: vuln
+vuln: ## Run the pinned govulncheck (needs its vulnerability database online; not in CI)
+	$(TOOL) govulncheck ./...
 
 .PHONY: fmt
 fmt: ## Fail if gofmt would change any file

@@ -7,13 +7,32 @@
 //	   ├── (arms the guard on E)
 //	   └── Release ─────> gate ── execve ──> Engine (same PID, same group)
 //
-// Go cannot run code between fork and exec, so the gate is the starter's
-// own binary started again in a hidden mode ([Arg] as the first argument).
-// The Engine's program, argv and environment reach it in a memfd, and the
-// gate itself runs with an empty environment: its own execve takes no room
-// from the Engine's (ARG_MAX bounds argv and environment together), so any
-// Engine command line with which the starter could be executed fits, and
-// the Engine's environment does not steer the gate's Go runtime.
+// A gate is made one of two ways, with the same messages and rules:
+//
+//   - raw (Linux with close_range, 5.9): a clone of the starter that runs
+//     no Go runtime of its own, only raw system calls between the runtime's
+//     fork hooks, as package syscall's own fork-exec child does. It costs
+//     one fork: no second runtime start on the way to the Engine's exec,
+//     no threads or heap of its own while it waits. Before it waits it
+//     closes every descriptor but the Engine's and its own two pipes, so
+//     that nothing of the starter's — the write end of its own go-ahead
+//     pipe above all — keeps it waiting once the starter is gone; before
+//     its execve it puts back the open-files limit the process started
+//     with (package syscall raised the soft one; internal/rlimit read it
+//     first).
+//   - re-executed (every other case, and [Spec.ReExec]): the starter's own
+//     binary started again in a hidden mode ([Arg] as the first argument).
+//     The Engine's program, argv and environment reach it in a memfd, and
+//     the gate itself runs with an empty environment: its own execve takes
+//     no room from the Engine's (ARG_MAX bounds argv and environment
+//     together), so any Engine command line with which the starter could be
+//     executed fits, and the Engine's environment does not steer the gate's
+//     Go runtime.
+//
+// Either gate calls itself [Comm] until it executes the Engine. The
+// Engine's signal mask is the starter's thread's, and the signals the
+// starter handles are at their default, as after package syscall's
+// fork-exec.
 //
 // # Guarantees
 //

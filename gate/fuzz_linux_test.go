@@ -12,7 +12,7 @@ import (
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
-// FuzzGoAhead starts a real gate and feeds it arbitrary bytes on its
+// FuzzGoAhead starts a real gate of each kind and feeds it arbitrary bytes on its
 // go-ahead pipe, then ends the pipe. "%P" in the input stands for the
 // gate's PID. Properties: the gate executes the Engine exactly when its
 // first line is "go PID\n" (it reads nothing past that line); otherwise it
@@ -41,27 +41,32 @@ func FuzzGoAhead(f *testing.F) {
 		if len(in) > 4096 {
 			t.Skip("longer than a pipe write needs to be")
 		}
-		canary := testproc.StartLeader(t, "/bin/sleep", "600")
-		dir := t.TempDir()
-		g := startGate(t, dir, "/bin/sh")
-		msg := bytes.ReplaceAll(in, []byte("%P"), []byte(strconv.Itoa(g.PID)))
-		if len(msg) > 0 {
-			// EPIPE: the gate stopped reading at a bad line and exited.
-			if err := sys.WriteAll(g.goW, msg); err != nil && !errors.Is(err, unix.EPIPE) {
-				t.Fatal(err)
+		for _, k := range kinds {
+			if !k.reExec && !rawSupported() {
+				continue
 			}
-		}
-		g.Abort()
-		st := reap(t, g)
-		valid := bytes.HasPrefix(msg, []byte("go "+strconv.Itoa(g.PID)+"\n"))
-		switch {
-		case valid && (!ran(dir) || !st.Exited || st.Code != 0):
-			t.Fatalf("after %q: Engine ran %v, status %v; want it executed, exit 0", msg, ran(dir), st)
-		case !valid && (ran(dir) || !st.Exited || st.Code != exitNotReleased):
-			t.Fatalf("after %q: Engine ran %v, status %v; want nothing executed, exit %d", msg, ran(dir), st, exitNotReleased)
-		}
-		if canary.Exited(0) {
-			t.Fatalf("after %q the canary, outside the gate's group, was signalled", msg)
+			canary := testproc.StartLeader(t, "/bin/sleep", "600")
+			dir := t.TempDir()
+			g := startGate(t, dir, "/bin/sh", k.reExec)
+			msg := bytes.ReplaceAll(in, []byte("%P"), []byte(strconv.Itoa(g.PID)))
+			if len(msg) > 0 {
+				// EPIPE: the gate stopped reading at a bad line and exited.
+				if err := sys.WriteAll(g.goW, msg); err != nil && !errors.Is(err, unix.EPIPE) {
+					t.Fatal(err)
+				}
+			}
+			g.Abort()
+			st := reap(t, g)
+			valid := bytes.HasPrefix(msg, []byte("go "+strconv.Itoa(g.PID)+"\n"))
+			switch {
+			case valid && (!ran(dir) || !st.Exited || st.Code != 0):
+				t.Fatalf("%s gate, after %q: Engine ran %v, status %v; want it executed, exit 0", k.name, msg, ran(dir), st)
+			case !valid && (ran(dir) || !st.Exited || st.Code != exitNotReleased):
+				t.Fatalf("%s gate, after %q: Engine ran %v, status %v; want nothing executed, exit %d", k.name, msg, ran(dir), st, exitNotReleased)
+			}
+			if canary.Exited(0) {
+				t.Fatalf("after %q the canary, outside the gate's group, was signalled", msg)
+			}
 		}
 	})
 }

@@ -4,21 +4,32 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// Arg is the first argument that selects the hidden gate mode. It cannot
-// be mistaken for a flag of session-starter's own command line.
-const Arg = "__session-starter-gate__"
+// Arg is the first argument that selects the hidden gate mode, with the
+// protocol of this version ([wire.HiddenArg]).
+var Arg = wire.HiddenArg("gate")
 
-// Invoked reports whether args (os.Args) asks for the gate mode.
+// Comm is the command name (/proc/PID/comm) of a gate that has not yet
+// executed the Engine, raw or re-executed; execve replaces it.
+const Comm = "session-gate"
+
+// Invoked reports whether args (os.Args) asks for the gate mode, of any
+// protocol: [Main] refuses another than its own.
 func Invoked(args []string) bool {
-	return len(args) > 1 && args[1] == Arg
+	if len(args) < 2 {
+		return false
+	}
+	name, _, ok := wire.ParseHidden(args[1])
+	return ok && name == "gate"
 }
 
 // Spec says what the gate is to become.
 type Spec struct {
 	// Exe is the binary that implements the hidden mode, normally
-	// /proc/self/exe.
+	// /proc/self/exe. A raw gate (see Spawn) does not use it.
 	Exe string
 	// Path is the Engine's program, already resolved; Argv its arguments,
 	// Argv[0] included; Env its environment.
@@ -35,6 +46,9 @@ type Spec struct {
 	// inside that cgroup. The gate gets it at a number of its own and
 	// closes it before the Engine runs.
 	CgroupProcs int
+	// ReExec asks for the gate as Exe started again in the hidden mode
+	// where a raw child of this process would be used (Linux).
+	ReExec bool
 }
 
 // ExecError is an execve failure of the Engine's program.
@@ -54,13 +68,19 @@ func (e *ExecError) Unwrap() error { return e.Errno }
 const (
 	// exitNotReleased: the starter was gone before the go-ahead.
 	exitNotReleased = 125
+	// ExitCannotExecute: the Engine's program exists but cannot be
+	// executed, as a shell says it.
+	ExitCannotExecute = 126
+	// ExitNotFound: the Engine's program does not exist.
+	ExitNotFound = 127
 )
 
 // ExitStatusFor is the status for an Engine program that could not be
-// executed: 127 when it does not exist, else 126 (as a shell does).
+// executed: [ExitNotFound] when it does not exist, else
+// [ExitCannotExecute] (as a shell does).
 func ExitStatusFor(err error) int {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
-		return 127
+		return ExitNotFound
 	}
-	return 126
+	return ExitCannotExecute
 }

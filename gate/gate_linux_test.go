@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,21 +28,47 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// kinds are the two ways a gate is made: each test runs against both.
+var kinds = []struct {
+	name   string
+	reExec bool
+}{{"raw", false}, {"re-exec", true}}
+
+// forEachKind runs f once per kind of gate, as a subtest.
+func forEachKind(t *testing.T, f func(t *testing.T, reExec bool)) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			if !k.reExec && !rawSupported() {
+				t.Skip("no raw gate here: close_range (Linux 5.9) or the original open-files limit is missing")
+			}
+			f(t, k.reExec)
+		})
+	}
+}
+
 // startGate starts a gate whose Engine would write its PID to a file
 // named ran in dir.
-func startGate(t *testing.T, dir string, path string) *Gate {
+func startGate(t *testing.T, dir string, path string, reExec bool) *Gate {
+	t.Helper()
+	return startGateWith(t, Spec{
+		Path:   path,
+		Argv:   []string{"sh", "-c", `echo $$ > "$0"`, filepath.Join(dir, "ran")},
+		Files:  []int{0, 1, 2},
+		ReExec: reExec,
+	})
+}
+
+// startGateWith starts a gate for spec, with the test binary as Exe and
+// the test's environment.
+func startGateWith(t *testing.T, spec Spec) *Gate {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Start(Spec{
-		Exe:   exe,
-		Path:  path,
-		Argv:  []string{"sh", "-c", `echo $$ > "$0"`, filepath.Join(dir, "ran")},
-		Env:   append(os.Environ(), "GORACE=atexit_sleep_ms=0"),
-		Files: []int{0, 1, 2},
-	})
+	spec.Exe = exe
+	spec.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	g, err := Start(spec)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -75,87 +102,240 @@ func ran(dir string) bool {
 }
 
 func TestStartedGateLeadsItsGroupAndHasExecutedNothing(t *testing.T) {
-	dir := t.TempDir()
-	g := startGate(t, dir, "/bin/sh")
-	if pgid, err := unix.Getpgid(g.PID); err != nil || pgid != g.PID {
-		t.Fatalf("getpgid(%d) = %d, %v; want its own group", g.PID, pgid, err)
-	}
-	if ran(dir) {
-		t.Fatal("the Engine ran before the go-ahead")
-	}
-	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(g.PID) + "/cmdline")
-	if !strings.Contains(string(comm), Arg) {
-		t.Fatalf("gate's command line = %q, want the hidden gate mode", comm)
-	}
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		dir := t.TempDir()
+		g := startGate(t, dir, "/bin/sh", reExec)
+		if pgid, err := unix.Getpgid(g.PID); err != nil || pgid != g.PID {
+			t.Fatalf("getpgid(%d) = %d, %v; want its own group", g.PID, pgid, err)
+		}
+		if ran(dir) {
+			t.Fatal("the Engine ran before the go-ahead")
+		}
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(g.PID) + "/comm")
+		if got := strings.TrimSpace(string(comm)); got != Comm {
+			t.Fatalf("gate's command name = %q, want %q", got, Comm)
+		}
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(g.PID) + "/cmdline")
+		if got := strings.Contains(string(cmdline), Arg); got != reExec {
+			t.Fatalf("gate's command line = %q: hidden gate mode %v, want %v", cmdline, got, reExec)
+		}
+	})
+}
+
+// TestSpawnReturnsWithGroupEAlreadyThere: the guard is armed on group E
+// right after Spawn, before the gate said ready; E must exist by then.
+func TestSpawnReturnsWithGroupEAlreadyThere(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Spawn(Spec{Exe: exe, Path: "/bin/true", Argv: []string{"true"}, Files: []int{0, 1, 2}, ReExec: reExec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pgid, err := unix.Getpgid(g.PID)
+		serr := sys.PidfdSignalGroup(g.Pidfd, 0)
+		g.Abort()
+		reap(t, g)
+		g.Close()
+		if err != nil || pgid != g.PID {
+			t.Fatalf("right after Spawn getpgid(%d) = %d, %v; want its own group", g.PID, pgid, err)
+		}
+		if serr != nil && !errors.Is(serr, sys.ErrNoGroupSignal) {
+			t.Fatalf("right after Spawn a group signal 0 through the gate's pidfd = %v, want nil", serr)
+		}
+	})
 }
 
 func TestReleaseExecutesTheEngineAsTheSameProcess(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		dir := t.TempDir()
+		g := startGate(t, dir, "/bin/sh", reExec)
+		if err := g.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if st := reap(t, g); !st.Exited || st.Code != 0 {
+			t.Fatalf("Engine ended with %v", st)
+		}
+		if err := g.ExecResult(); err != nil {
+			t.Fatalf("ExecResult = %v, want nil", err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "ran"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(b)); got != strconv.Itoa(g.PID) {
+			t.Fatalf("the Engine's PID was %s, want the gate's %d", got, g.PID)
+		}
+	})
+}
+
+func TestExecFailureComesBackAsItsErrno(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		dir := t.TempDir()
+		notExec := filepath.Join(dir, "data")
+		if err := os.WriteFile(notExec, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			path   string
+			errno  syscall.Errno
+			status int
+		}{
+			{filepath.Join(dir, "missing"), syscall.ENOENT, 127},
+			{filepath.Join(notExec, "below"), syscall.ENOTDIR, 127},
+			{notExec, syscall.EACCES, 126},
+		} {
+			g := startGate(t, dir, tt.path, reExec)
+			if err := g.Release(); err != nil {
+				t.Fatal(err)
+			}
+			st := reap(t, g)
+			var ee *ExecError
+			if err := g.ExecResult(); !errors.As(err, &ee) || ee.Errno != tt.errno || ee.Path != tt.path {
+				t.Fatalf("ExecResult = %v, want an ExecError with %v for %s", err, tt.errno, tt.path)
+			}
+			if !st.Exited || st.Code != tt.status {
+				t.Fatalf("gate for %s ended with %v, want exit %d", tt.path, st, tt.status)
+			}
+		}
+	})
+}
+
+// TestAFileWithoutInterpreterLineRunsUnderTheShell: execve refuses a
+// script without "#!" with ENOEXEC; the gate runs it with /bin/sh, as
+// execvp does, with the Engine's arguments after the script's path.
+func TestAFileWithoutInterpreterLineRunsUnderTheShell(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		dir := t.TempDir()
+		script := filepath.Join(dir, "script")
+		if err := os.WriteFile(script, []byte(`echo "$$ $0 $*" > "$1"`+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		g := startGateWith(t, Spec{Path: script, Argv: []string{"script", out, "x y"}, Files: []int{0, 1, 2}, ReExec: reExec})
+		if err := g.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if st := reap(t, g); !st.Exited || st.Code != 0 {
+			t.Fatalf("Engine ended with %v", st)
+		}
+		if err := g.ExecResult(); err != nil {
+			t.Fatalf("ExecResult = %v, want nil", err)
+		}
+		b, err := os.ReadFile(out)
+		if want := fmt.Sprintf("%d %s %s x y\n", g.PID, script, out); err != nil || string(b) != want {
+			t.Fatalf("script wrote %q (%v), want %q", b, err, want)
+		}
+	})
+}
+
+// TestGateExecutesNothingUnlessTheGoAheadIsExact: a starter that is gone,
+// or sends anything but "go PID", gets no Engine. For the raw gate "gone"
+// also shows that it holds no copy of the go-ahead's write end: with one,
+// it would wait for ever.
+func TestGateExecutesNothingUnlessTheGoAheadIsExact(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		for _, tt := range []struct {
+			name string
+			msg  func(pid int) string
+		}{
+			{"starter gone", func(int) string { return "" }},
+			{"go without pid", func(int) string { return "go\n" }},
+			{"go for another pid", func(p int) string { return "go " + strconv.Itoa(p+1) + "\n" }},
+			{"go for a pid with a leading zero", func(p int) string { return "go 0" + strconv.Itoa(p) + "\n" }},
+			{"go without newline", func(p int) string { return "go " + strconv.Itoa(p) }},
+			{"finish instead", func(p int) string { return "finish " + strconv.Itoa(p) + "\n" }},
+			{"garbage", func(int) string { return "\x00\xff go go go\n" }},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				dir := t.TempDir()
+				g := startGate(t, dir, "/bin/sh", reExec)
+				if msg := tt.msg(g.PID); msg != "" {
+					if err := sys.WriteAll(g.goW, []byte(msg)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				g.Abort()
+				if st := reap(t, g); !st.Exited || st.Code != exitNotReleased {
+					t.Fatalf("gate ended with %v, want exit %d", st, exitNotReleased)
+				}
+				if ran(dir) {
+					t.Fatal("the Engine ran without a valid go-ahead")
+				}
+			})
+		}
+	})
+}
+
+// TestRawGateHoldsOnlyTheEnginesDescriptorsAndItsPipes: while it waits,
+// the raw gate has the Engine's descriptors and its two pipes open and
+// nothing else of this process (here: a pipe without close-on-exec and
+// one with it, standing for another session's); the Engine then gets the
+// launcher's descriptor at its number and neither pipe.
+func TestRawGateHoldsOnlyTheEnginesDescriptorsAndItsPipes(t *testing.T) {
+	if !rawSupported() {
+		t.Skip("no raw gate here")
+	}
+	var p [2]int
+	if err := unix.Pipe(p[:]); err != nil { // no close-on-exec
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	other, otherW, err := sys.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close(other)
+	defer sys.Close(otherW)
+	// The launcher's descriptor, close-on-exec as the starter marks it.
+	launcher, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(launcher)
+
 	dir := t.TempDir()
-	g := startGate(t, dir, "/bin/sh")
+	out := filepath.Join(dir, "fds")
+	g := startGateWith(t, Spec{
+		Path:  "/bin/sh",
+		Argv:  []string{"sh", "-c", `exec ls /proc/self/fd > "$0"`, out},
+		Files: []int{0, 1, 2, launcher},
+	})
+	ents, err := os.ReadDir("/proc/" + strconv.Itoa(g.PID) + "/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fds []int
+	for _, e := range ents {
+		fd, _ := strconv.Atoi(e.Name())
+		fds = append(fds, fd)
+	}
+	if len(fds) != 6 || !slices.Contains(fds, launcher) || slices.Contains(fds, p[0]) || slices.Contains(fds, p[1]) ||
+		slices.Contains(fds, other) || slices.Contains(fds, otherW) || slices.Contains(fds, g.goW) || slices.Contains(fds, g.repR) {
+		t.Fatalf("waiting gate holds descriptors %v; want 0, 1, 2, %d and its two pipe ends only", fds, launcher)
+	}
 	if err := g.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if st := reap(t, g); !st.Exited || st.Code != 0 {
 		t.Fatalf("Engine ended with %v", st)
 	}
-	if err := g.ExecResult(); err != nil {
-		t.Fatalf("ExecResult = %v, want nil", err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "ran"))
+	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(string(b)); got != strconv.Itoa(g.PID) {
-		t.Fatalf("the Engine's PID was %s, want the gate's %d", got, g.PID)
+	var engine []int
+	for _, f := range strings.Fields(string(b)) {
+		fd, _ := strconv.Atoi(f)
+		engine = append(engine, fd)
 	}
-}
-
-func TestExecFailureComesBackAsItsErrno(t *testing.T) {
-	dir := t.TempDir()
-	g := startGate(t, dir, filepath.Join(dir, "missing"))
-	if err := g.Release(); err != nil {
-		t.Fatal(err)
-	}
-	st := reap(t, g)
-	var ee *ExecError
-	if err := g.ExecResult(); !errors.As(err, &ee) || ee.Errno != syscall.ENOENT {
-		t.Fatalf("ExecResult = %v, want an ExecError with ENOENT", err)
-	}
-	if !st.Exited || st.Code != 127 {
-		t.Fatalf("gate ended with %v, want exit 127", st)
-	}
-}
-
-// TestGateExecutesNothingUnlessTheGoAheadIsExact: a starter that is gone,
-// or sends anything but "go PID", gets no Engine.
-func TestGateExecutesNothingUnlessTheGoAheadIsExact(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		msg  func(pid int) string
-	}{
-		{"starter gone", func(int) string { return "" }},
-		{"go without pid", func(int) string { return "go\n" }},
-		{"go for another pid", func(p int) string { return "go " + strconv.Itoa(p+1) + "\n" }},
-		{"go without newline", func(p int) string { return "go " + strconv.Itoa(p) }},
-		{"finish instead", func(p int) string { return "finish " + strconv.Itoa(p) + "\n" }},
-		{"garbage", func(int) string { return "\x00\xff go go go\n" }},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			g := startGate(t, dir, "/bin/sh")
-			if msg := tt.msg(g.PID); msg != "" {
-				if err := sys.WriteAll(g.goW, []byte(msg)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			g.Abort()
-			if st := reap(t, g); !st.Exited || st.Code != exitNotReleased {
-				t.Fatalf("gate ended with %v, want exit %d", st, exitNotReleased)
-			}
-			if ran(dir) {
-				t.Fatal("the Engine ran without a valid go-ahead")
-			}
-		})
+	slices.Sort(engine)
+	// ls reads the directory through one more descriptor, the lowest free.
+	if len(engine) != 5 || !slices.Equal(engine[:3], []int{0, 1, 2}) || !slices.Contains(engine, launcher) {
+		t.Fatalf("the Engine had descriptors %v; want 0, 1, 2, %d and the one ls reads with", engine, launcher)
 	}
 }
 
@@ -183,4 +363,22 @@ func TestTheEngineCommandLineGoesThroughTheSpecUnchanged(t *testing.T) {
 			t.Errorf("parseSpec(%q) succeeded, want an error", bad)
 		}
 	}
+}
+
+// TestAGateWithoutArgvIsRefused: execve needs an argv[0]; neither kind of
+// gate is started without one (the re-executed one exits before ready).
+func TestAGateWithoutArgvIsRefused(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Start(Spec{Exe: exe, Path: "/bin/true", Files: []int{0, 1, 2}, ReExec: reExec})
+		if err == nil {
+			_ = g.Release()
+			reap(t, g)
+			g.Close()
+			t.Fatal("Start without argv succeeded, want an error")
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,7 +62,21 @@ func Start(spec Spec) (*Gate, error) {
 // Spawn starts the gate without waiting for it; [Gate.AwaitReady] then
 // waits. Between the two the starter may start other helpers, so that
 // their start-up overlaps the gate's.
+//
+// On Linux the gate is a raw child of this process where the kernel has
+// close_range (Linux 5.9) and the process's original open-files limit is
+// known, unless [Spec.ReExec] asks otherwise; else, and on every other
+// platform, it is [Spec.Exe] started again in the hidden gate mode. Both
+// keep the same rules.
 func Spawn(spec Spec) (*Gate, error) {
+	if !spec.ReExec && rawSupported() {
+		return spawnRaw(spec)
+	}
+	return spawnReExec(spec)
+}
+
+// spawnReExec starts the gate as Exe in the hidden gate mode.
+func spawnReExec(spec Spec) (*Gate, error) {
 	goR, goW, err := sys.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
@@ -237,6 +252,15 @@ func (g *Gate) Close() {
 // program, or exits without executing anything when the starter is gone
 // before the go-ahead, or reports an execve failure and exits 126 or 127.
 func Main(args []string) {
+	if err := wire.CheckProtocol(args); err != nil {
+		// Of another version than the starter: nothing it hands over can
+		// be trusted to mean what this gate would read.
+		complain("%v", err)
+		os.Exit(wire.ExitProtocol)
+	}
+	// The command name below (PR_SET_NAME names the calling thread, and
+	// /proc/PID/comm shows the main one) belongs to this, the main, thread.
+	runtime.LockOSThread()
 	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
 		complain("%v", err)
@@ -248,6 +272,7 @@ func Main(args []string) {
 		complain("%v", err)
 		os.Exit(exitNotReleased)
 	}
+	_ = sys.SetName(Comm)
 	pid := os.Getpid()
 	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
 		os.Exit(exitNotReleased)

@@ -3,20 +3,37 @@ package guard
 import (
 	"errors"
 	"fmt"
+
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// Arg is the first argument that selects the hidden guard mode.
-const Arg = "__session-starter-guard__"
+// Arg is the first argument that selects the hidden guard mode, with the
+// protocol of this version ([wire.HiddenArg]).
+var Arg = wire.HiddenArg("guard")
 
 // PinArg is the first argument that selects the pin, the guard's child
 // that holds group E's number on a kernel before Linux 6.9.
-const PinArg = "__session-starter-pin__"
+var PinArg = wire.HiddenArg("pin")
 
 // Invoked reports whether args (os.Args) asks for the guard mode or the
-// pin.
+// pin, of any protocol: [Main] refuses another than its own.
 func Invoked(args []string) bool {
-	return len(args) > 1 && (args[1] == Arg || args[1] == PinArg)
+	if len(args) < 2 {
+		return false
+	}
+	name, _, ok := wire.ParseHidden(args[1])
+	return ok && (name == "guard" || name == "pin")
 }
+
+// Exit statuses of the guard process.
+const (
+	// exitDone: the session ended — the guard ended it, or the starter
+	// finished it once it was empty.
+	exitDone = 0
+	// exitRefused: the guard refused to arm (its reason went to the
+	// starter as "refused CODE"), or there is no guard on this platform.
+	exitRefused = 2
+)
 
 // Reasons a guard refuses to arm, sent as "refused CODE".
 const (

@@ -6,4 +6,4 @@ import "os"
 
 // Main is the guard side; on this platform there is none yet, and it
 // exits at once, refusing to arm.
-func Main([]string) { os.Exit(2) }
+func Main([]string) { os.Exit(exitRefused) }

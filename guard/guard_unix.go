@@ -115,8 +115,10 @@ func Spawn(spec Spec) (*Guard, error) {
 	// detector setting, so that a race-built test binary playing the guard
 	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
 	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
-	// would pin that mount (invariant 9); the guard sets GOMAXPROCS itself.
-	env := []string{"GODEBUG=containermaxprocs=0"}
+	// would pin that mount (a helper of ours holds nothing the launcher
+	// may want to unmount). GOMAXPROCS=1 from the start: the runtime then
+	// starts fewer threads than it would before Main could set it.
+	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)
@@ -263,6 +265,11 @@ func (g *Guard) Finish(within time.Duration) error {
 
 // Main is the guard side. It never returns.
 func Main(args []string) {
+	if wire.CheckProtocol(args) != nil {
+		// Of another version than the starter: it sees this guard end
+		// before it was armed, and runs nothing.
+		os.Exit(wire.ExitProtocol)
+	}
 	runtime.LockOSThread() // the name below belongs to this, the main, thread
 	if len(args) > 1 && args[1] == PinArg {
 		pinMain()
@@ -292,7 +299,7 @@ func Main(args []string) {
 	}
 	if !ok {
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
-		os.Exit(2)
+		os.Exit(exitRefused)
 	}
 	own, _ := sys.Getpgid(0)
 	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
@@ -317,7 +324,7 @@ func Main(args []string) {
 	if code != 0 {
 		p.end()
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
-		os.Exit(2)
+		os.Exit(exitRefused)
 	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
@@ -326,7 +333,7 @@ func Main(args []string) {
 	sys.Close(fdArmed)
 	if finished(pgid, func() bool { return empty(holders) }) {
 		p.end()
-		os.Exit(0)
+		os.Exit(exitDone)
 	}
 	endSession(holders, budget, ttyGroup, cgName, p)
 }
@@ -434,7 +441,7 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
 		}
 	}
-	os.Exit(0)
+	os.Exit(exitDone)
 }
 
 // parseArgs reads the guard's command line: Arg, PGID, the budget in

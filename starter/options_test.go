@@ -9,7 +9,7 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// TestVerdictFollowsTheExitStatusTable checks each row of DESIGN.md §1
+// TestVerdictFollowsTheExitStatusTable checks each row of the exit-status table (README, "Exit status")
 // and the precedence of 125 over the mirrored status.
 func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 	empty := end.Report{Outcome: end.Empty}

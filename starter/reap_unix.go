@@ -11,8 +11,8 @@ import (
 // new child with its old number is an escapee like any other), and the
 // children it had before the gate, after reaping those that exited.
 func (s *session) adopted() []int {
-	s.reapAdopted()
-	return slices.DeleteFunc(children(), func(pid int) bool { return s.notAdopted(pid) })
+	_, left := s.reap()
+	return slices.DeleteFunc(left, func(pid int) bool { return s.notAdopted(pid) })
 }
 
 // notAdopted reports whether the child pid is not the session's to end.
@@ -36,15 +36,24 @@ func (s *session) notAdopted(pid int) bool {
 // WNOWAIT the kernel would report the Engine's zombie again and again and
 // never the others. It returns how many it reaped.
 func (s *session) reapAdopted() int {
-	n := 0
+	n, _ := s.reap()
+	return n
+}
+
+// reap is reapAdopted, from one reading of the children files: it also
+// returns the children it did not reap.
+func (s *session) reap() (n int, left []int) {
 	for _, pid := range children() {
 		if (s.guard != nil && pid == s.guard.PID) || (s.engine != nil && pid == s.engine.PID && !s.engine.Reaped()) {
+			left = append(left, pid)
 			continue
 		}
 		if reapExited(pid) {
 			n++
 			delete(s.before, pid)
+		} else {
+			left = append(left, pid)
 		}
 	}
-	return n
+	return n, left
 }

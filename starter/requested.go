@@ -6,9 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 )
 
 // requestValue is the value of [RequestEnv] that asks for containment.
@@ -46,15 +43,15 @@ const requestValue = "1"
 // The gate and the guard are helper processes started from a binary. An
 // installed session-starter found in PATH plays them, so that this
 // program's init functions run in no process but the starter and the
-// Engine; it must be of the same version as this package, or the gate or
-// guard refuses and the session fails closed (125). Without one, this
+// Engine; one that speaks another protocol of the hidden modes than this
+// package refuses, and the session fails closed (125, with a report that
+// names both protocols). Without one, this
 // binary plays them itself (/proc/self/exe): its init functions then run
 // in the gate (which then executes the Engine) and in the guard (which
 // lives as long as the session) too, and must not do anything there that
 // matters — open listeners, write files, start goroutines that act. That
 // is why ContainIfRequested must be the first call in main: it dispatches
-// those hidden modes (see [gate.Invoked], [guard.Invoked]) before main does
-// anything else.
+// those hidden modes ([RunHidden]) before main does anything else.
 //
 // # Not requested
 //
@@ -63,12 +60,7 @@ const requestValue = "1"
 // Another value of RequestEnv than "1" is removed from the environment and
 // the call returns, so that it reaches no child of this program.
 func ContainIfRequested() {
-	switch {
-	case gate.Invoked(os.Args):
-		gate.Main(os.Args)
-	case guard.Invoked(os.Args):
-		guard.Main(os.Args)
-	}
+	RunHidden(os.Args)
 	v, ok := os.LookupEnv(RequestEnv)
 	if !ok {
 		return
@@ -79,8 +71,9 @@ func ContainIfRequested() {
 	}
 	o, err := requestedOptions(os.Args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "session-starter: %v\n", err)
-		os.Exit(ExitContainment)
+		// Through report: a closed stderr costs the report, not a death
+		// by SIGPIPE.
+		report(Verdict{Code: ExitContainment, Report: err.Error()}).Apply()
 	}
 	Main(context.Background(), o, true).Apply()
 }

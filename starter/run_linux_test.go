@@ -13,20 +13,13 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 )
 
 // The test binary plays the gate and the guard of in-process sessions.
 func TestMain(m *testing.M) {
-	switch {
-	case gate.Invoked(os.Args):
-		gate.Main(os.Args)
-	case guard.Invoked(os.Args):
-		guard.Main(os.Args)
-	}
+	RunHidden(os.Args)
 	// Hidden modes first: they never return. Then the tests, which
 	// must leave no goroutine behind.
 	code := m.Run()

@@ -19,8 +19,14 @@ func Run(context.Context, Options) (Result, error) {
 // Main reports that sessions are not supported on this platform.
 func Main(ctx context.Context, o Options, ack bool) Verdict {
 	_, err := Run(ctx, o)
-	fmt.Fprintf(os.Stderr, "session-starter: %v\n", err)
-	return Verdict{Code: ExitCode(err)}
+	return report(Verdict{Code: ExitCode(err), Report: err.Error()})
+}
+
+func report(v Verdict) Verdict {
+	if v.Report != "" {
+		fmt.Fprintf(os.Stderr, "session-starter: %s\n", v.Report)
+	}
+	return v
 }
 
 // Apply exits with v.Code; dying of a signal is not mirrored here.

@@ -97,7 +97,7 @@ func (s stop) Error() string { return "stopped before the go-ahead: " + string(s
 
 // watchParent opens a pidfd of the launcher, then checks getppid() again:
 // a parent that died before the pidfd was opened has re-parented us by
-// then (invariant 8). A pidfd watches the parent process, not the thread
+// then. A pidfd watches the parent process, not the thread
 // that forked us, unlike PR_SET_PDEATHSIG (golang/go#27505).
 func (s *session) watchParent(parent int) error {
 	fd, err := sys.WatchExit(parent)
@@ -153,9 +153,10 @@ type session struct {
 	group      end.Group
 
 	// watch and end
-	execRead bool  // the gate's exec report has been read
-	execErr  error // what it said
-	deadline time.Time
+	execRead  bool  // the gate's exec report has been read
+	execErr   error // what it said
+	deadline  time.Time
+	groupSent syscall.Signal // group E got this signal in the current round of the end
 }
 
 // prepare checks the request and takes what the session needs of this
@@ -472,14 +473,18 @@ func (s *session) untilDeadline() time.Duration {
 func (s *session) collect(res Result) (Result, error) {
 	execErr := s.execResult()
 	var failure error
-	// After survivors the guard keeps guarding: no wait for its exit.
-	wait := s.untilDeadline()
-	if res.End.Outcome != end.Empty {
-		wait = 0
+	// After survivors the guard keeps guarding, and a surviving Engine
+	// does not exit: no wait for either.
+	survived := res.End.Outcome == end.Survivors || res.End.Outcome == end.Refused
+	wait := func() time.Duration {
+		if survived {
+			return 0
+		}
+		return s.untilDeadline()
 	}
 	if res.Reason == ReasonGuardLost {
 		s.guard.Lost()
-	} else if err := s.guard.Finish(wait); err != nil {
+	} else if err := s.guard.Finish(wait()); err != nil {
 		switch {
 		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == end.Empty:
 			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
@@ -490,7 +495,7 @@ func (s *session) collect(res Result) (Result, error) {
 		}
 	}
 	s.guard = nil
-	st, err := s.engine.Reap(s.untilDeadline())
+	st, err := s.engine.Reap(wait())
 	switch {
 	case err == nil:
 		if res.Reason != ReasonEngineExit {
@@ -591,6 +596,16 @@ func (s *session) signalGroup(sig syscall.Signal) error {
 type settledGroup struct {
 	end.Group
 	s *session
+}
+
+// Signal implements [end.Holder], and records a signal that reached the
+// group for the escapees, signalled next in the same round.
+func (g settledGroup) Signal(sig syscall.Signal) error {
+	err := g.Group.Signal(sig)
+	if err == nil {
+		g.s.groupSent = sig
+	}
+	return err
 }
 
 func (g settledGroup) Live() ([]end.Member, error) {

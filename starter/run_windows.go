@@ -56,7 +56,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	status := statusHandle(0)
 	if o.StatusFD != 0 {
 		if err := checkHandle("--status-fd", o.StatusFD); err != nil {
-			return Result{}, fail(ExitUsage, "%v", err)
+			return Result{}, fail(ExitUsage, "%w", err)
 		}
 		if o.StatusFD == o.ControlFD {
 			return Result{}, fail(ExitUsage, "--status-fd %d: the same handle as --control-fd", o.StatusFD)
@@ -122,21 +122,21 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if program == "" {
 		var err error
 		if program, err = lookPath(o.Argv[0], env); err != nil {
-			return Result{}, fail(ExitNotFound, "%s: %v", o.Argv[0], err)
+			return Result{}, fail(ExitNotFound, "%s: %w", o.Argv[0], err)
 		}
 	} else if !isFile(program) {
-		return Result{}, fail(ExitNotFound, "%s: %v", program, fs.ErrNotExist)
+		return Result{}, fail(ExitNotFound, "%s: %w", program, fs.ErrNotExist)
 	}
 	app, cmdline, err := commandLine(program, o.Argv)
 	if err != nil {
-		return Result{}, fail(ExitCannotExecute, "%s: %v", o.Argv[0], err)
+		return Result{}, fail(ExitCannotExecute, "%s: %w", o.Argv[0], err)
 	}
 
 	s := &session{log: log, ctx: ctx, budget: budget, timeout: o.Timeout}
 	defer s.close()
 	if o.ControlFD != 0 {
 		if s.ctl, err = openControl(o.ControlFD); err != nil {
-			return Result{}, fail(ExitUsage, "%v", err)
+			return Result{}, fail(ExitUsage, "%w", err)
 		}
 	}
 	// Go's runtime turns the console's control events into signals:
@@ -153,11 +153,11 @@ func run(ctx context.Context, o Options) (Result, error) {
 			if errors.Is(err, errParentGone) {
 				return Result{Reason: ReasonParentGone}, nil
 			}
-			return Result{}, fail(ExitContainment, "%v", err)
+			return Result{}, fail(ExitContainment, "%w", err)
 		}
 	}
 	if s.job, err = winjob.New(); err != nil {
-		return Result{}, fail(ExitContainment, "%v", err)
+		return Result{}, fail(ExitContainment, "%w", err)
 	}
 
 	// The control and status handles are not the Engine's: it inherits
@@ -166,7 +166,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		if h != 0 {
 			restore, err := noInherit(windows.Handle(h))
 			if err != nil {
-				return Result{Mode: ModeJob}, fail(ExitContainment, "%v", err)
+				return Result{Mode: ModeJob}, fail(ExitContainment, "%w", err)
 			}
 			defer restore()
 		}
@@ -189,7 +189,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	})
 	closeStdio()
 	if err != nil {
-		return Result{Mode: ModeJob}, fail(startStatus(err), "%s: %v", program, err)
+		return Result{Mode: ModeJob}, fail(startStatus(err), "%s: %w", program, err)
 	}
 	res := Result{PID: s.eng.PID, Timeout: o.Timeout, Mode: ModeJob}
 	log.Debug().Int("pid", s.eng.PID).Bool("job_list_attribute", s.eng.ViaAttribute).Msg("engine created suspended in the job")
@@ -197,7 +197,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.Ack != nil {
 		if err := o.Ack(s.eng.PID, ModeJob); err != nil {
 			res.End = s.end(0, nil)
-			return res, fail(ExitContainment, "write ack: %v", err)
+			return res, fail(ExitContainment, "write ack: %w", err)
 		}
 	}
 	// A stop that came during setup ends the session with nothing
@@ -209,7 +209,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	if err := s.eng.Resume(); err != nil {
 		res.End = s.end(0, nil)
-		return res, fail(ExitContainment, "%v", err)
+		return res, fail(ExitContainment, "%w", err)
 	}
 	res.Executed = true
 	if o.Released != nil {
@@ -225,7 +225,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	stopHurry()
 	st, err := s.engineStatus()
 	if err != nil {
-		return res, fail(ExitContainment, "%v", err)
+		return res, fail(ExitContainment, "%w", err)
 	}
 	res.Engine = st
 	return res, nil

@@ -40,10 +40,18 @@ func (e *escapees) Kind() end.Kind { return end.KindEscapees }
 // SIGCHLD, through the plan.
 func (e *escapees) Notify() (int, int16) { return -1, 0 }
 
-// Signal implements [end.Holder].
+// Signal implements [end.Holder]. End signals group E just before the
+// escapees: a child still in E got that signal (group E's members at the
+// moment of the group signal all get it), and is not signalled again
+// one by one in the same round.
 func (e *escapees) Signal(sig syscall.Signal) error {
+	inE := 0
+	if e.s.groupSent == sig {
+		inE = e.s.group.PGID
+	}
+	e.s.groupSent = 0
 	for _, pid := range e.s.adopted() {
-		e.s.signalAdopted(pid, sig, e.forbidden)
+		e.s.signalAdopted(pid, sig, e.forbidden, inE)
 	}
 	return nil
 }
@@ -60,8 +68,17 @@ func (e *escapees) Live() ([]end.Member, error) {
 }
 
 // signalAdopted sends sig to the adopted child pid, or to the group it
-// leads.
-func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int) {
+// leads, unless it is a member of group signalled (0: none), which got
+// sig already.
+func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int, signalled int) {
+	if signalled > 0 {
+		// The child's group from /proc before the pidfd: a child in the
+		// signalled group is skipped, and no other is signalled here
+		// without the check below.
+		if st, err := proc.ReadStat(pid); err == nil && st.Pgrp == signalled {
+			return
+		}
+	}
 	fd, err := sys.WatchExit(pid)
 	if err != nil {
 		return

@@ -275,3 +275,84 @@ func TestAChildTheLauncherLeftBehindIsNotEndedWithTheSession(t *testing.T) {
 	_ = syscall.Kill(bg, syscall.SIGKILL) // alive, so the PID is still the child's
 	noSurvivors(t, mark)
 }
+
+// reuseEngine writes its PID to $D/engine, leaves an escapee behind and
+// exits once the escapee runs. The escapee (its own session, orphaned at
+// once, ignoring SIGTERM) waits until the Engine's number is free — the
+// starter reaped it — then forks until a child gets that number back,
+// keeps it (the child sleeps), marks $D/got and exits: the child, with
+// the Engine's old number, is adopted by the starter.
+const reuseEngine = `echo $$ > "$D/engine"
+( ( setsid sh -c '
+trap "" TERM; E=$1; echo ready
+i=0; while kill -0 "$E" 2>/dev/null; do i=$((i+1)); [ "$i" -gt 100000 ] && exit 1; done
+n=0; while [ "$n" -lt 1000 ]; do
+  sh -c "[ \$\$ = $E ] && exec sleep 600; exit 0" & p=$!
+  if [ "$p" = "$E" ]; then touch "$D/got"; exit 0; fi
+  wait "$p"; n=$((n+1))
+done' sh $$ & ) ) | head -n1 >/dev/null
+exit 0`
+
+// reuseInit is PID 1 of a new PID namespace with pid_max 400, where
+// numbers from 300 on come back within milliseconds (the first 300 are
+// used up first, so that the Engine's is one of those): it runs one
+// session of $BIN with
+// reuseEngine, then says whether the process that got the Engine's
+// number back outlived the session.
+const reuseInit = `echo 400 > /proc/sys/kernel/pid_max || exit 3
+i=0; while [ "$i" -lt 300 ]; do /bin/true; i=$((i+1)); done
+"$BIN" --containment group --grace 3s --kill-budget 2s -- sh -c "$ENGINE"
+E=$(cat "$D/engine")
+if [ ! -f "$D/got" ]; then echo "no reuse"
+elif kill -0 "$E" 2>/dev/null; then echo "alive"
+else echo "gone"; fi`
+
+// After the Engine was reaped, a process that got its number back is no
+// longer spared: the sweep ends it with the session.
+func TestAProcessThatGotTheEnginesNumberBackIsEndedWithTheSession(t *testing.T) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		skipUnlessCI(t, "unshare is not installed")
+	}
+	for try := 1; ; try++ {
+		mark := newMark(t)
+		dir := t.TempDir()
+		cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", reuseInit)
+		cmd.Env = append(os.Environ(), markVar+"="+mark, "BIN="+binary, "ENGINE="+reuseEngine, "D="+dir)
+		out, err := cmd.Output()
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
+			skipUnlessCI(t, "pid_max cannot be set in a new PID namespace (per namespace since Linux 6.14)")
+		}
+		got := strings.TrimSpace(string(out))
+		if err != nil {
+			t.Fatalf("namespace init: %v; said %q", err, got)
+		}
+		switch {
+		case got == "gone":
+			t.Logf("try %d: the process with the Engine's old number was ended", try)
+			return
+		case got == "alive":
+			t.Fatal("the process that got the reaped Engine's number back outlived the session")
+		case try == 3:
+			t.Fatalf("in %d tries no process got the Engine's number back (%q)", try, got)
+		}
+		t.Logf("try %d: %s", try, got)
+	}
+}
+
+// A hidden mode started for another protocol (a starter of another
+// version) refuses: exit 125, the gate's report naming both protocols.
+func TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols(t *testing.T) {
+	for arg, other := range map[string]string{"__session-starter-gate__": "protocol 1", "__session-starter-guard__": "", "__session-starter-gate__99": "protocol 99"} {
+		cmd := exec.Command(binary, arg, "3", "4", "-", "5")
+		out, err := cmd.CombinedOutput()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 125 {
+			t.Fatalf("%s: %v (%q), want exit 125", arg, err, out)
+		}
+		// The guard's stderr is /dev/null in a session: it says nothing.
+		if other != "" && (!strings.Contains(string(out), other) || !strings.Contains(string(out), "protocol 2")) {
+			t.Errorf("%s: said %q, want %s and protocol 2 named", arg, out, other)
+		}
+	}
+}

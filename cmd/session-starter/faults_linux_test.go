@@ -1,6 +1,6 @@
 package main
 
-// Resource failures and leaks (issue 3, items 4 and 6): fork failing under
+// Resource failures and leaks: fork failing under
 // RLIMIT_NPROC, /dev/null unavailable at setup, the guard lost before the
 // go-ahead, closed standard descriptors (a documented limit), and no
 // descriptor or zombie left behind by a thousand in-process sessions.
@@ -249,16 +249,28 @@ func TestClosedStandardDescriptorsReachTheEngineAsDevNull(t *testing.T) {
 // ack through.
 func holdAtAck(t *testing.T, mark, dir string, flags ...string) (*exec.Cmd, *bytes.Buffer, func()) {
 	t.Helper()
+	cmd := exec.Command(binary, holdArgs(flags...)...)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	return holdCmdAtAck(t, cmd, dir)
+}
+
+// holdArgs is the command line of a held starter: flags, then an Engine
+// that leaves a file named ran and a tree.
+func holdArgs(flags ...string) []string {
+	return append(append([]string{"--ack"}, flags...), "--", "sh", "-c", `echo > ran; sleep 600 & exec sleep 600`)
+}
+
+// holdCmdAtAck is holdAtAck for a command that is, or executes, the
+// starter with holdArgs.
+func holdCmdAtAck(t *testing.T, cmd *exec.Cmd, dir string) (*exec.Cmd, *bytes.Buffer, func()) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	fill(t, w)
-	args := append(append([]string{"--ack"}, flags...), "--", "sh", "-c", `echo > ran; sleep 600 & exec sleep 600`)
-	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), markVar+"="+mark)
 	cmd.Stdout = w
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -313,7 +325,7 @@ func killAndAwait(t *testing.T, pid, parent int, arg string) {
 // starter still holds the go-ahead (it is blocked writing the ack). The
 // Engine must not be executed without a backstop: were the starter
 // SIGKILLed right after such a go-ahead, nothing would end the Engine's
-// tree (invariant 1). Want: exit 125, nothing executed.
+// tree. Want: exit 125, nothing executed.
 func TestGuardLostBeforeTheGoAheadRunsNothing(t *testing.T) {
 	mark := newMark(t)
 	dir := t.TempDir()
@@ -339,7 +351,7 @@ func TestGateKilledBeforeTheGoAheadRunsNothing(t *testing.T) {
 	mark := newMark(t)
 	dir := t.TempDir()
 	cmd, stderr, release := holdAtAck(t, mark, dir)
-	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Arg), cmd.Process.Pid, gate.Arg)
+	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Comm), cmd.Process.Pid, gate.Comm)
 	release()
 	_ = cmd.Wait()
 	wantExit(t, cmd.ProcessState.Sys().(syscall.WaitStatus), 125, stderr)

@@ -4,33 +4,38 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/gate"
 )
 
 func init() {
 	helpers["without-group-signal"] = withoutGroupSignal
+	helpers["without-close-range"] = withoutCloseRange
 }
+
+// BPF for the seccomp filters below (x86_64).
+const (
+	ldW    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	jeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	retK   = unix.BPF_RET | unix.BPF_K
+	arch   = 4       // offsetof(struct seccomp_data, arch)
+	nr     = 0       // offsetof(struct seccomp_data, nr)
+	arg3Lo = 16 + 24 // args[3], low 32 bits on little-endian x86_64
+)
 
 // withoutGroupSignal makes this thread's kernel answer EINVAL to
 // pidfd_send_signal with PIDFD_SIGNAL_PROCESS_GROUP, as a kernel before
 // 6.9 does, then executes args. The seccomp filter is inherited by
 // everything the program starts.
 func withoutGroupSignal(args []string) int {
-	runtime.LockOSThread() // the filter and the exec below must be on one thread
-	const (
-		ldW    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		retK   = unix.BPF_RET | unix.BPF_K
-		arch   = 4       // offsetof(struct seccomp_data, arch)
-		nr     = 0       // offsetof(struct seccomp_data, nr)
-		arg3Lo = 16 + 24 // args[3], low 32 bits on little-endian x86_64
-	)
-	filter := []unix.SockFilter{
+	return execFiltered(args, []unix.SockFilter{
 		{Code: ldW, K: arch},
 		{Code: jeqK, Jt: 1, Jf: 0, K: unix.AUDIT_ARCH_X86_64},
 		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
@@ -40,13 +45,39 @@ func withoutGroupSignal(args []string) int {
 		{Code: jeqK, Jt: 0, Jf: 1, K: unix.PIDFD_SIGNAL_PROCESS_GROUP},
 		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EINVAL)},
 		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
-	}
+	}, func() bool {
+		return unix.PidfdSendSignal(0, 0, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == unix.EINVAL
+	})
+}
+
+// withoutCloseRange makes the kernel answer ENOSYS to close_range, as a
+// kernel before 5.9 does, then executes args.
+func withoutCloseRange(args []string) int {
+	return execFiltered(args, []unix.SockFilter{
+		{Code: ldW, K: arch},
+		{Code: jeqK, Jt: 1, Jf: 0, K: unix.AUDIT_ARCH_X86_64},
+		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
+		{Code: ldW, K: nr},
+		{Code: jeqK, Jt: 0, Jf: 1, K: unix.SYS_CLOSE_RANGE},
+		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
+	}, func() bool {
+		_, _, errno := unix.Syscall(unix.SYS_CLOSE_RANGE, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
+		return errno == unix.ENOSYS
+	})
+}
+
+// execFiltered installs filter on this thread, checks with inEffect that
+// it works, and executes args; the filter is inherited by everything the
+// program starts.
+func execFiltered(args []string, filter []unix.SockFilter, inEffect func() bool) int {
+	runtime.LockOSThread() // the filter and the exec below must be on one thread
 	if err := installFilter(filter); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	if err := unix.PidfdSendSignal(0, 0, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != unix.EINVAL {
-		fmt.Fprintln(os.Stderr, "filter not in effect:", err)
+	if !inEffect() {
+		fmt.Fprintln(os.Stderr, "filter not in effect")
 		return 3
 	}
 	err := syscall.Exec(args[0], args, os.Environ())
@@ -73,6 +104,40 @@ func installFilter(filter []unix.SockFilter) error {
 // The starter then signals -E while the Engine is its unreaped child, and
 // the guard pins E with a child of its own (group mode, so that no
 // cgroup.kill does the guard's work).
+
+// TestWithoutCloseRangeTheGateIsTheReExecutedBinary emulates a kernel
+// before Linux 5.9: the raw gate needs close_range, so the gate is the
+// binary started again in its hidden mode, and the session runs as ever.
+// Without the filter the gate is the raw clone (the control).
+func TestWithoutCloseRangeTheGateIsTheReExecutedBinary(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the seccomp filter is written for x86_64")
+	}
+	for _, filtered := range []bool{true, false} {
+		mark := newMark(t)
+		dir := t.TempDir()
+		cmd := exec.Command(binary, holdArgs()...)
+		cmd.Env = append(os.Environ(), markVar+"="+mark)
+		if filtered {
+			cmd = helperCommand(t, mark, "without-close-range", append([]string{binary}, holdArgs()...)...)
+		}
+		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
+		// The helper executed the starter: its PID is the starter's.
+		g := childWith(t, cmd.Process.Pid, gate.Comm)
+		if reExec := cmdlineHas(g, gate.Arg); reExec != filtered {
+			t.Fatalf("close_range filtered %v: gate %d runs the hidden mode: %v, want %v", filtered, g, reExec, filtered)
+		}
+		release()
+		if !waitFile(filepath.Join(dir, "ran"), tooLong) {
+			t.Fatalf("close_range filtered %v: the Engine did not run; stderr:\n%s", filtered, stderr)
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		noSurvivors(t, mark)
+	}
+}
 
 func withoutGroupSignalCommand(t *testing.T, mark string, args ...string) *exec.Cmd {
 	t.Helper()

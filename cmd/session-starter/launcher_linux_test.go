@@ -73,7 +73,7 @@ func threadLauncher([]string) int {
 	return 0
 }
 
-// TestLauncherThreadExitDoesNotEndTheSession is invariant 8: the parent is
+// TestLauncherThreadExitDoesNotEndTheSession: the parent is
 // watched as a process, so a launcher thread that exits is not a launcher
 // that died (PR_SET_PDEATHSIG would fire here, golang/go#27505).
 func TestLauncherThreadExitDoesNotEndTheSession(t *testing.T) {
@@ -128,7 +128,7 @@ func TestParentPIDOfTheRealParentRunsTheEngine(t *testing.T) {
 	wantExit(t, s.wait(), 7, s.stderr)
 }
 
-// TestBadInputIsAUsageErrorAndNothingRuns covers invariant 7: each bad
+// TestBadInputIsAUsageErrorAndNothingRuns: each bad
 // command line exits with its status and a clear message, and the Engine,
 // which would write a marker file, never runs.
 func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
@@ -291,7 +291,7 @@ os.execv(sys.argv[1], sys.argv[1:])`
 // TestIgnoredSignalsOtherThanHUPAndINTReachTheEngineAtDefault pins a
 // documented limit: the Go runtime replaces an inherited ignore of every
 // signal it handles before main runs, keeping only SIGHUP, SIGINT and the
-// two it never touches, 32 and 34 (LINUX-FACTS.md, extra findings). So
+// two it never touches, 32 and 34. So
 // PIPE, USR1 and TERM ignored by the launcher reach the Engine at their
 // default. If this starts failing, the limit is gone: update README.
 func TestIgnoredSignalsOtherThanHUPAndINTReachTheEngineAtDefault(t *testing.T) {

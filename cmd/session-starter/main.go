@@ -1,11 +1,3 @@
-// Command session-starter runs a program (the Engine) so that when the
-// session ends — the Engine exits, the launcher dies, the control
-// descriptor closes, a stop signal arrives — every process the Engine
-// started ends too, and the launcher gets the Engine's exact exit status.
-//
-//	session-starter [flags] [--] PROGRAM [ARG...]
-//
-// See README.md for the flags, the ack line and the exit statuses.
 package main
 
 import (
@@ -19,8 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -30,12 +20,7 @@ var version = ""
 
 func main() {
 	// The hidden modes come first: their command lines are not ours.
-	switch {
-	case gate.Invoked(os.Args):
-		gate.Main(os.Args)
-	case guard.Invoked(os.Args):
-		guard.Main(os.Args)
-	}
+	starter.RunHidden(os.Args)
 	// A diagnostic that cannot be written is dropped: zerolog's default
 	// is to say so on os.Stderr, whose EPIPE would kill the process.
 	zerolog.ErrorHandler = func(error) {}

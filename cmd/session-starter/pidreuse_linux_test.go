@@ -1,6 +1,6 @@
 package main
 
-// PID reuse (issue 3, item 2): neither the starter nor the guard ever
+// PID reuse: neither the starter nor the guard ever
 // signals a process outside its own session while numbers come back within
 // milliseconds. The experiment runs as PID 1 of a new PID namespace whose
 // pid_max is 400 (per namespace since Linux 6.14): after the first wrap
@@ -35,7 +35,7 @@ func init() {
 }
 
 // pidMax is the namespace's pid_max: 301 is the least the kernel takes
-// (LINUX-FACTS.md §4); 400 leaves about a hundred numbers, enough for two
+// (writing 300 fails); 400 leaves about a hundred numbers, enough for two
 // sessions, the canaries and this init's threads.
 const pidMax = 400
 

@@ -1,6 +1,6 @@
 package main
 
-// Storms and width (issue 3, item 3): a group that forks as fast as it can
+// Storms and width: a group that forks as fast as it can
 // while it is ended, and a group thousands wide, are empty when the starter
 // exits — within the kill budget, without survivors.
 

@@ -47,7 +47,8 @@ func FuzzParseName(f *testing.F) {
 	})
 }
 
-// hybrid is this machine's mountinfo (LINUX-FACTS.md §9), trimmed.
+// hybrid is this machine's mountinfo (cgroup v1 controllers and a cgroup2 mount at
+// /sys/fs/cgroup/unified), trimmed.
 const hybrid = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
 32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
 40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd

@@ -12,7 +12,8 @@
 //  2. with a grace, the stop signal and then SIGCONT go to every holder
 //     at the same moment, and End waits until all are empty, the grace is
 //     over, or a second stop signal hurries it;
-//  3. SIGKILL goes to every holder at the same moment, again each round
+//  3. SIGKILL goes to every holder at the same moment (the broadest —
+//     the cgroup, group E — first), again each round
 //     (the first after 50 ms, doubling up to 500 ms: a process forked
 //     while the first SIGKILL was on its way gets the next), until all
 //     are empty or the deadline has passed;

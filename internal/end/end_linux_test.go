@@ -53,6 +53,9 @@ func never(name string, pid int, log *[]string) *script {
 	}}
 }
 
+// TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL: each
+// signal reaches the broadest holders first (the cgroup, the group), then
+// the escapees and the Engine.
 func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.T) {
 	var log []string
 	hs := []Holder{
@@ -63,9 +66,9 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 	}
 	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: tooLong})
 	want := []string{
-		"engine:TERM", "escapees:TERM", "group:TERM", "cgroup:TERM",
-		"engine:CONT", "escapees:CONT", "group:CONT", "cgroup:CONT",
-		"engine:KILL", "escapees:KILL", "group:KILL", "cgroup:KILL",
+		"cgroup:TERM", "group:TERM", "escapees:TERM", "engine:TERM",
+		"cgroup:CONT", "group:CONT", "escapees:CONT", "engine:CONT",
+		"cgroup:KILL", "group:KILL", "escapees:KILL", "engine:KILL",
 	}
 	if !slices.Equal(log, want) {
 		t.Fatalf("signals sent:\n%v\nwant\n%v", log, want)
@@ -140,7 +143,89 @@ func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
 	if r.Outcome != Refused || !errors.Is(r.Err, ErrRefused) {
 		t.Fatalf("End() = %+v, want refused with the reason", r)
 	}
-	if !slices.Equal(log, []string{"own:KILL", "engine:KILL"}) {
+	if !slices.Equal(log, []string{"engine:KILL", "own:KILL"}) {
 		t.Fatalf("signals = %v, want one attempt at the refused holder and SIGKILL to the other", log)
+	}
+}
+
+// Escapees are adopted as the rest of the session dies: a holder of them
+// seen empty early is looked at again once every other holder is empty,
+// and what it gained in between is ended.
+func TestEscapeesAdoptedAfterTheirHolderWasSeenEmptyAreEnded(t *testing.T) {
+	var log []string
+	orphanAt := -1 // where the log stood when the orphan was adopted
+	esc := &script{name: "escapees", kind: KindEscapees, log: &log}
+	esc.live = func() ([]Member, error) {
+		if orphanAt >= 0 && !slices.Contains(log[orphanAt:], "escapees:KILL") {
+			return []Member{{Stat: proc.Stat{PID: 77}}}, nil
+		}
+		return nil, nil
+	}
+	grp := &script{name: "group", kind: KindGroup, log: &log}
+	grp.live = func() ([]Member, error) {
+		if slices.Contains(log, "group:KILL") {
+			if orphanAt < 0 {
+				orphanAt = len(log) // the group's death orphans one
+			}
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 5}}}, nil
+	}
+	r := End([]Holder{esc, grp}, Plan{Budget: tooLong})
+	want := []string{"group:KILL", "escapees:KILL", "escapees:KILL"}
+	if r.Outcome != Empty || !slices.Equal(log, want) {
+		t.Fatalf("End() = %+v after %v, want %v: the late orphan sent SIGKILL at once, then empty", r, log, want)
+	}
+}
+
+// scanning is a script that is a scanner, like a group's /proc scan.
+type scanning struct{ *script }
+
+func (scanning) scans() {}
+
+// TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive: while the Engine's
+// holder is live the session is not over, so the group's costly scan
+// waits; it is made once the Engine is seen empty (and once more to
+// confirm), not at every look.
+func TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive(t *testing.T) {
+	var log []string
+	looks := 0
+	engine := &script{name: "engine", kind: KindEngine, log: &log}
+	engine.live = func() ([]Member, error) {
+		looks++
+		if looks < 20 {
+			return []Member{{Stat: proc.Stat{PID: 10, State: 'R', Comm: "engine"}}}, nil
+		}
+		return nil, nil
+	}
+	scans := 0
+	// The Engine is a member of the group: live while it is.
+	group := scanning{&script{name: "group", kind: KindGroup, log: &log, live: func() ([]Member, error) {
+		scans++
+		if looks < 20 {
+			return []Member{{Stat: proc.Stat{PID: 10, State: 'R', Comm: "engine"}}}, nil
+		}
+		return nil, nil
+	}}}
+	r := End([]Holder{engine, group}, Plan{Budget: tooLong})
+	if r.Outcome != Empty {
+		t.Fatalf("End() = %+v, want empty", r)
+	}
+	if scans > 2 {
+		t.Fatalf("the group was scanned %d times during %d looks at a live Engine; want only after it emptied (at most 2)", scans, looks)
+	}
+}
+
+// TestAScannerIsLookedAtForTheReportAtTheDeadline: a holder that never
+// empties before a scanner still has the scanner looked at once the
+// budget is over, so that its survivors are named.
+func TestAScannerIsLookedAtForTheReportAtTheDeadline(t *testing.T) {
+	var log []string
+	engine := never("engine", 10, &log)
+	engine.kind = KindEngine
+	group := scanning{never("group", 12, &log)}
+	r := End([]Holder{engine, group}, Plan{Budget: 100 * time.Millisecond})
+	if r.Outcome != Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 {
+		t.Fatalf("End() = %+v, want both holders' members as survivors", r)
 	}
 }

@@ -5,6 +5,7 @@ package end
 import (
 	"errors"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -98,7 +99,10 @@ type held struct {
 // End ends every holder under one deadline, as the package doc says, and
 // reports how it came out. Holders are looked at in the order given: put
 // those whose look reaps children (the Engine, adopted escapees) before
-// the group they were members of.
+// the group they were members of. Each signal goes to them in the reverse
+// order, the broadest first: one group or cgroup signal reaches every
+// member at once, before the Engine's death makes its children orphans
+// that the narrower holders would otherwise signal one by one.
 func End(holders []Holder, p Plan) Report {
 	start := time.Now()
 	deadline := p.Deadline(start)
@@ -128,7 +132,7 @@ func End(holders []Holder, p Plan) Report {
 		graceUntil := start.Add(p.Grace)
 		look := firstLook
 		for {
-			if lookAll(hs, &r) && confirm(hs, &r) {
+			if settled(hs, &r, false, p.Stop, syscall.SIGCONT) {
 				r.Graceful = true
 				return done(Empty)
 			}
@@ -153,11 +157,15 @@ func End(holders []Holder, p Plan) Report {
 			nextRound, round = now.Add(round), min(2*round, maxRound)
 			look = firstLook
 		}
-		if lookAll(hs, &r) && confirm(hs, &r) {
+		if settled(hs, &r, false, syscall.SIGKILL) {
 			return done(Empty)
 		}
 		now = time.Now()
 		if !now.Before(deadline) {
+			// Every holder is looked at for the report, scanners too.
+			if settled(hs, &r, true, syscall.SIGKILL) {
+				return done(Empty)
+			}
 			return done(r.atDeadline(hs))
 		}
 		until := deadline
@@ -203,11 +211,11 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 	return Unconfirmed
 }
 
-// signalAll sends sig to every holder not yet empty or refused, and
-// reports whether it reached at least one.
+// signalAll sends sig to every holder not yet empty or refused, last to
+// first, and reports whether it reached at least one.
 func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	reached := false
-	for _, h := range hs {
+	for _, h := range slices.Backward(hs) {
 		if h.empty || h.refused {
 			continue
 		}
@@ -229,12 +237,27 @@ func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	return reached
 }
 
+// scanner is a holder whose look is a walk of every process on the
+// machine (a group's /proc scan): tens of milliseconds with thousands of
+// processes, and hundreds of ends at once each repeating theirs would
+// starve the very processes they killed of the CPU to exit. End looks at
+// it only once every holder before it has been seen empty — until then
+// the session is not over anyway, and the holders before it (the
+// Engine's pidfd above all) tell when that changes — and at the deadline.
+type scanner interface{ scans() }
+
+func (Group) scans() {}
+
 // lookAll looks at every holder not yet shown empty, and reports whether
-// all are now empty (or refused).
-func lookAll(hs []*held, r *Report) bool {
+// all are now empty (or refused). Unless full, a scanner behind a holder
+// that is not empty is not looked at, and counts as not empty.
+func lookAll(hs []*held, r *Report, full bool) bool {
 	all := true
 	for _, h := range hs {
 		if h.empty || h.refused {
+			continue
+		}
+		if _, costly := h.Holder.(scanner); costly && !all && !full {
 			continue
 		}
 		live, err := h.Live()
@@ -253,19 +276,33 @@ func lookAll(hs []*held, r *Report) bool {
 	return all
 }
 
-// confirm looks once more at every holder that was shown empty, when all
-// are: a holder can gain processes after it was seen empty (orphans of
-// the dying group are adopted by the starter as they lose their parent),
-// but not once every other holder is empty too. A holder found not empty
-// after all is looked at again, and the end goes on.
-func confirm(hs []*held, r *Report) bool {
-	for _, h := range hs {
-		if h.refused {
-			continue
-		}
-		h.empty = false
+// settled looks at every holder and reports whether all are empty. When
+// they are, it looks once more at the holders of adopted escapees: they
+// gain processes as others die (an orphan is adopted by the starter when
+// it loses its parent), so one seen empty before the rest of the session
+// ended may hold a new orphan now; once every other holder is empty no
+// more can come. Such a holder is sent sigs at once (the phase's signals:
+// it got none since it gained the orphan), and the end goes on. The other
+// holders cannot gain a live process once empty, and are not looked at
+// again.
+func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
+	if !lookAll(hs, r, full) {
+		return false
 	}
-	return lookAll(hs, r)
+	var again []*held
+	for _, h := range hs {
+		if h.Kind() == KindEscapees && !h.refused {
+			h.empty = false
+			again = append(again, h)
+		}
+	}
+	if lookAll(hs, r, full) {
+		return true
+	}
+	for _, sig := range sigs {
+		signalAll(slices.DeleteFunc(again, func(h *held) bool { return h.empty }), sig, r)
+	}
+	return false
 }
 
 // told reports whether the kernel announces the end of every holder that

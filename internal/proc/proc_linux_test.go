@@ -40,7 +40,8 @@ func waitFor(cond func() bool) bool {
 
 // startGroup starts argv as the leader of a new process group and returns
 // its PID, which is also the group number. The leader stays unreaped until
-// reap is called, so the number stays pinned (LINUX-FACTS.md §4); cleanup
+// reap is called, so the number stays pinned (a zombie keeps its group's number
+// allocated); cleanup
 // kills the group and reaps the leader if the test did not.
 func startGroup(t *testing.T, stdout *os.File, argv ...string) (pid int, reap func() error) {
 	t.Helper()

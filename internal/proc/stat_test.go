@@ -133,7 +133,7 @@ func TestParseStatRejectsMalformedLines(t *testing.T) {
 }
 
 // A zombie leader whose other threads still run shows Z with more than
-// one thread (LINUX-FACTS.md §5); only a single-threaded zombie and a dead
+// one thread; only a single-threaded zombie and a dead
 // task have stopped running code.
 func TestLiveCountsEverythingButFinishedZombiesAndDeadTasks(t *testing.T) {
 	tests := []struct {

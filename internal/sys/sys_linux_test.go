@@ -30,7 +30,7 @@ const helperEnv = "SESSION_STARTER_SYS_TEST_HELPER"
 
 // tooLong bounds every wait in these tests. Each awaited event takes
 // milliseconds; PID 1 on this machine reaps orphans after up to about two
-// seconds (LINUX-FACTS.md §8), and a loaded shared machine stretches both.
+// seconds, and a loaded shared machine stretches both.
 // A real failure is a hang, which this turns into a test failure.
 const tooLong = 30 * time.Second
 
@@ -374,7 +374,7 @@ func TestStatusOfReportsACoreDump(t *testing.T) {
 
 // The group signal goes through the leader's pid object, so it still
 // reaches a member after the leader was reaped, and reports ErrGone once
-// the group has no member left (LINUX-FACTS.md, added by review).
+// the group has no member left.
 func TestPidfdSignalGroupReachesAMemberAfterTheLeaderWasReaped(t *testing.T) {
 	inR, inW, err := os.Pipe()
 	if err != nil {

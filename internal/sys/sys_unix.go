@@ -102,6 +102,11 @@ func Getpgid(pid int) (int, error) {
 	return pg, named("getpgid", err)
 }
 
+// Setpgid wraps [unix.Setpgid].
+func Setpgid(pid, pgid int) error {
+	return named("setpgid", unix.Setpgid(pid, pgid))
+}
+
 type FD int
 
 func (fd FD) Read(p []byte) (int, error) {

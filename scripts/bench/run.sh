@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench/run.sh: the benchmark report of issue 4, printed as one
+# scripts/bench/run.sh: the benchmark report, printed as one
 # markdown table (machine, kernel, date, then median and p99 per row).
 #
 #   a. start-up: session-starter -- /bin/true against /bin/true, tini, dumb-init
@@ -8,6 +8,8 @@
 #   c. ending 100, 1,000 and 10,000 sleeping processes against a bare killpg;
 #      a bounded fork storm
 #   d. idle RSS and wake-ups of the starter and the guard
+#   e. 500 sessions at once: start latency, failures, PSS, threads and
+#      wake-ups per idle session
 #
 # Run it with `make bench`. Knobs (environment):
 #   BENCH_RUNS=200        runs per row of a, b and the 100-process end (>= 200)
@@ -15,6 +17,8 @@
 #   BENCH_BIG_RUNS=5      runs of the 10,000-process end (0 skips the row)
 #   BENCH_STORM_RUNS=20   runs of the fork storm
 #   BENCH_IDLE=10s        idle window; BENCH_IDLE_LONG=1 adds the 120 s window
+#   BENCH_MANY=500        sessions at once in e (0 skips the row)
+#   BENCH_GROUP_RUNS=30   runs of the group-mode ends of c (100 and 1,000)
 #   BENCH_OUT=FILE        also write the table to FILE
 #
 # It installs tini, dumb-init (and gcc, linux-perf) with apt-get when they
@@ -30,6 +34,8 @@ END_RUNS=${BENCH_END_RUNS:-30}
 BIG_RUNS=${BENCH_BIG_RUNS:-5}
 STORM_RUNS=${BENCH_STORM_RUNS:-20}
 IDLE=${BENCH_IDLE:-10s}
+MANY=${BENCH_MANY:-500}
+GROUP_RUNS=${BENCH_GROUP_RUNS:-30}
 GO=${GO:-go}
 BIN=bin/session-starter
 
@@ -83,6 +89,12 @@ if [ "$BIG_RUNS" -gt 0 ] && { [ $((pid_max - running)) -lt $((big + 5000)) ] || 
 	log "pid_max $pid_max with $running processes running, nofile $nofile: the $big-process row is skipped"
 	BIG_RUNS=0
 fi
+# Each idle session of e holds about 12 tasks (threads of the starter and
+# the guard, the Engine).
+if [ "$MANY" -gt 0 ] && [ $((pid_max - running)) -lt $((MANY * 12 + 5000)) ]; then
+	log "pid_max $pid_max with $running processes running: the $MANY-session row is skipped"
+	MANY=0
+fi
 
 # Build.
 log "building"
@@ -122,6 +134,12 @@ if [ "$BIG_RUNS" -gt 0 ]; then
 	log "c. ending $big processes, $BIG_RUNS runs of each method"
 	"$h" end -bin "$BIN" -tree "$work/tree" -size "$big" -n "$BIG_RUNS" >>"$out"
 fi
+if [ "$GROUP_RUNS" -gt 0 ]; then
+	for size in 100 1000; do
+		log "c. ending $size processes in group mode, $GROUP_RUNS runs of each method"
+		"$h" end -bin "$BIN" -tree "$work/tree" -size "$size" -n "$GROUP_RUNS" -containment group >>"$out"
+	done
+fi
 log "c. fork storm, $STORM_RUNS runs of each method"
 "$h" storm -bin "$BIN" -storm "$work/storm" -max 2000 -interval 20ms -after 150ms -n "$STORM_RUNS" >>"$out"
 
@@ -130,6 +148,11 @@ log "d. idle $IDLE"
 if [ "${BENCH_IDLE_LONG:-0}" = 1 ]; then
 	log "d. idle 120s"
 	"$h" idle -bin "$BIN" -tree "$work/tree" -d 120s >>"$out"
+fi
+
+if [ "$MANY" -gt 0 ]; then
+	log "e. $MANY sessions at once"
+	"$h" many -bin "$BIN" -tree "$work/tree" -n "$MANY" -d 5s >>"$out"
 fi
 
 # The table.

@@ -55,7 +55,7 @@ const trialTimeout = 60 * time.Second
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness startup|react|end|storm|idle [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness startup|react|end|storm|idle|many [flags]")
 		os.Exit(2)
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -73,6 +73,8 @@ func main() {
 		err = storm(os.Args[2:])
 	case "idle":
 		err = idle(os.Args[2:])
+	case "many":
+		err = many(os.Args[2:])
 	case "firstkill":
 		err = firstKill(os.Args[2:])
 	default:
@@ -314,6 +316,7 @@ type session struct {
 
 type sessionSpec struct {
 	bin, helper string
+	flags       []string // session-starter flags after --ack
 	args        []string // helper arguments
 	watchParent bool
 	control     bool
@@ -333,7 +336,7 @@ func startSession(sp sessionSpec) (*session, error) {
 	}
 	defer null.Close()
 	s := &session{ctlW: -1}
-	argv := []string{sp.bin, "--ack"}
+	argv := append([]string{sp.bin, "--ack"}, sp.flags...)
 	files := []uintptr{null.Fd(), outW.Fd(), 2}
 	var ctlR *os.File
 	if sp.control {
@@ -508,7 +511,12 @@ func react(args []string) error {
 	runs := fs.Int("n", 200, "runs")
 	kind := fs.String("trigger", "exit", "exit, parent, control or sigterm")
 	marksPath := fs.String("marks", "", "append each trigger's CLOCK_MONOTONIC time to this file")
+	mode := fs.String("containment", "", "session-starter --containment (empty: its default)")
 	_ = fs.Parse(args)
+	var flags []string
+	if *mode != "" {
+		flags = []string{"--containment", *mode}
+	}
 	if *marksPath != "" {
 		f, err := os.OpenFile(*marksPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -520,7 +528,7 @@ func react(args []string) error {
 	var gone, first, exit []time.Duration
 	for range *runs {
 		s, err := startSession(sessionSpec{
-			bin: *bin, helper: *tree, args: []string{strconv.Itoa(*size)},
+			bin: *bin, helper: *tree, flags: flags, args: []string{strconv.Itoa(*size)},
 			watchParent: *kind == "parent", control: *kind == "control", tree: true,
 		})
 		if err != nil {
@@ -691,11 +699,18 @@ func endGroup(args []string) error {
 	tree := fs.String("tree", "", "tree helper")
 	size := fs.Int("size", 1000, "processes in the group")
 	runs := fs.Int("n", 20, "runs of each")
+	mode := fs.String("containment", "", "session-starter --containment (empty: its default)")
 	_ = fs.Parse(args)
-	var sGone, sExit, bGone []time.Duration
+	var flags []string
+	label := "session-starter"
+	if *mode != "" {
+		flags = []string{"--containment", *mode}
+		label += " " + *mode
+	}
+	var sGone, sExit, lastToExit, bGone []time.Duration
 	for range *runs {
 		// session-starter: SIGTERM to the starter.
-		s, err := startSession(sessionSpec{bin: *bin, helper: *tree, args: []string{strconv.Itoa(*size)}, tree: true})
+		s, err := startSession(sessionSpec{bin: *bin, helper: *tree, flags: flags, args: []string{strconv.Itoa(*size)}, tree: true})
 		if err != nil {
 			return err
 		}
@@ -712,8 +727,12 @@ func endGroup(args []string) error {
 			s.abort()
 			return fmt.Errorf("size %d: session did not end within %v", *size, trialTimeout)
 		}
-		sExit = append(sExit, time.Since(t0))
+		exitAt := time.Now()
+		sExit = append(sExit, exitAt.Sub(t0))
 		sGone = append(sGone, w.last.Sub(t0))
+		// What a launcher waiting for the end sees beyond the members'
+		// own exits: the starter's exit after the last of them.
+		lastToExit = append(lastToExit, exitAt.Sub(w.last))
 		s.close()
 
 		// Bare killpg of the same tree.
@@ -742,9 +761,10 @@ func endGroup(args []string) error {
 		bGone = append(bGone, w.last.Sub(t0))
 	}
 	note := fmt.Sprintf("%d sleeping processes", *size)
-	emit("c", fmt.Sprintf("end %d: session-starter (SIGTERM) → last gone", *size), sGone, note)
+	emit("c", fmt.Sprintf("end %d: %s (SIGTERM) → last gone", *size, label), sGone, note)
 	emit("c", fmt.Sprintf("end %d: bare killpg → last gone", *size), bGone, note)
-	emit("c", fmt.Sprintf("end %d: session-starter (SIGTERM) → exited", *size), sExit, note)
+	emit("c", fmt.Sprintf("end %d: %s (SIGTERM) → exited", *size, label), sExit, note)
+	emit("c", fmt.Sprintf("end %d: %s last gone → exited", *size, label), lastToExit, note)
 	return nil
 }
 
@@ -1020,5 +1040,123 @@ func idle(args []string) error {
 		*dur, totalWake, float64(totalRSS)/1024)
 	_, _ = s.trigger("sigterm")
 	s.starter.exited(trialTimeout)
+	return nil
+}
+
+// many starts n sessions at once, each with a one-process tree as its
+// Engine, and reports: the start latency of each (spawn of the starter →
+// its ack and the Engine's first line read), failures (no ack, an exit
+// other than the SIGTERM death or mirror expected), and, once all are
+// idle, PSS (smaps_rollup) and threads of the starter and the guard per
+// session, and their wake-ups over d. Then it ends every session with
+// SIGTERM and waits for each starter.
+func many(args []string) error {
+	fs := flag.NewFlagSet("many", flag.ExitOnError)
+	bin := fs.String("bin", "bin/session-starter", "session-starter binary")
+	tree := fs.String("tree", "", "tree helper")
+	n := fs.Int("n", 500, "sessions at once")
+	dur := fs.Duration("d", 5*time.Second, "idle time measured")
+	_ = fs.Parse(args)
+
+	type result struct {
+		s   *session
+		d   time.Duration
+		err error
+	}
+	results := make([]result, *n)
+	done := make(chan int, *n)
+	for i := range *n {
+		go func() {
+			t0 := time.Now()
+			s, err := startSession(sessionSpec{bin: *bin, helper: *tree, args: []string{"1"}})
+			results[i] = result{s: s, d: time.Since(t0), err: err}
+			done <- i
+		}()
+	}
+	for range *n {
+		<-done
+	}
+	var lat []time.Duration
+	var live []*session
+	failures := 0
+	var firstErr error
+	for _, r := range results {
+		if r.err != nil {
+			failures++
+			if firstErr == nil {
+				firstErr = r.err
+			}
+			continue
+		}
+		lat = append(lat, r.d)
+		live = append(live, r.s)
+	}
+	// Each starter's guard: its child named session-guard.
+	type pair struct{ starter, guard int }
+	var pairs []pair
+	for _, s := range live {
+		g := 0
+		for _, f := range children(s.starter.pid) {
+			pid, _ := strconv.Atoi(f)
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+			if strings.TrimSpace(string(comm)) == "session-guard" {
+				g = pid
+			}
+		}
+		pairs = append(pairs, pair{s.starter.pid, g})
+	}
+	time.Sleep(time.Second) // past start-up
+	sampleAll := func() (pssKiB, threads, switches int) {
+		for _, p := range pairs {
+			for _, pid := range []int{p.starter, p.guard} {
+				if pid == 0 {
+					continue
+				}
+				sm, err := readSample(pid)
+				if err != nil {
+					continue
+				}
+				threads += sm.threads
+				switches += sm.switches
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+				pssKiB += field(b, "Pss:")
+			}
+		}
+		return
+	}
+	_, _, sw0 := sampleAll()
+	time.Sleep(*dur)
+	pss, threads, sw1 := sampleAll()
+
+	// The end: SIGTERM to every starter at once, then each must exit.
+	for _, s := range live {
+		if _, err := s.trigger("sigterm"); err != nil {
+			failures++
+		}
+	}
+	for _, s := range live {
+		if !s.starter.exited(trialTimeout) {
+			failures++
+			_ = unix.PidfdSendSignal(s.starter.pidfd, unix.SIGKILL, nil, 0)
+			s.starter.exited(trialTimeout)
+		}
+		// SIGTERM ends the session: the starter mirrors the Engine's end
+		// (SIGKILL, or SIGTERM with a grace); 125 is a failure of
+		// containment.
+		var ws unix.WaitStatus
+		if _, err := unix.Wait4(s.starter.pid, &ws, 0, nil); err != nil || (ws.Exited() && ws.ExitStatus() == 125) {
+			failures++
+		}
+		unix.Close(s.starter.pidfd)
+		s.starter.pidfd = 0
+		closeAll(s.members)
+	}
+	k := max(len(pairs), 1)
+	note := fmt.Sprintf("%d sessions at once; failures %d; idle per session (starter + guard): PSS %.2f MiB, %.1f threads, %.2f wake-ups/s over %v",
+		*n, failures, float64(pss)/1024/float64(k), float64(threads)/float64(k), float64(sw1-sw0)/dur.Seconds()/float64(k), *dur)
+	if firstErr != nil {
+		note += "; first failure: " + firstErr.Error()
+	}
+	emit("e", fmt.Sprintf("%d sessions: spawn → ack and Engine running", *n), lat, note)
 	return nil
 }

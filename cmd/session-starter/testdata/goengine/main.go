@@ -25,7 +25,8 @@ import (
 func init() {
 	role := "process"
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "__session-starter-") {
-		role = strings.Trim(strings.TrimPrefix(os.Args[1], "__session-starter-"), "_")
+		// "__session-starter-guard__2": the mode, without the protocol.
+		role, _, _ = strings.Cut(strings.TrimPrefix(os.Args[1], "__session-starter-"), "__")
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -1,0 +1,348 @@
+//go:build linux && !portable
+
+package gate
+
+// The raw gate: a child cloned from the starter that runs no Go runtime of
+// its own. Between its clone and its execve it runs only rawGate and the
+// functions below it, which must never allocate, grow the stack or enter
+// the scheduler: they are //go:nosplit (runtime_BeforeFork arms a stack
+// guard that throws on any growth in the child) and //go:norace (the race
+// runtime cannot run in the child), and they make raw system calls only.
+// Everything they read was built by the parent before the clone.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/rlimit"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// The runtime's fork hooks, as package syscall uses them around its own
+// fork-exec: BeforeFork blocks every signal and arms the stack guard,
+// AfterFork undoes that in the parent, AfterForkInChild resets the
+// handled signals to their default and restores the signal mask in the
+// child. The runtime keeps them reachable by linkname for code outside
+// the standard library ("Do not remove or change the type signature",
+// runtime/proc.go), so these pulls link without linker flags.
+
+//go:linkname runtimeBeforeFork syscall.runtime_BeforeFork
+func runtimeBeforeFork()
+
+//go:linkname runtimeAfterFork syscall.runtime_AfterFork
+func runtimeAfterFork()
+
+//go:linkname runtimeAfterForkInChild syscall.runtime_AfterForkInChild
+func runtimeAfterForkInChild()
+
+// rawSupported reports whether the raw gate can be used: close_range
+// (Linux 5.9) is what lets the child drop every descriptor it inherited,
+// and the open-files limit the process started with must be known, or
+// the Engine would get the one the Go runtime raised.
+var rawSupported = sync.OnceValue(func() bool {
+	if _, ok := rlimit.Original(); !ok {
+		return false
+	}
+	// A range above every possible descriptor closes nothing; ENOSYS
+	// means the kernel has no close_range.
+	_, _, errno := syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
+	return errno == 0
+})
+
+// rawChild is everything the raw gate needs, prepared by the parent.
+type rawChild struct {
+	path, sh     *byte  // the Engine's program, /bin/sh
+	argv, shArgv **byte // NULL-terminated
+	envv         **byte // NULL-terminated
+	comm         *byte
+
+	keep  []int32 // descriptors left open, sorted: files, goR and repW
+	files []int32 // the Engine's descriptors: close-on-exec cleared
+	goR   int32
+	repW  int32
+	cgFD  int32 // cgroup.procs of the session cgroup, or -1
+
+	// The open-files limit to put back before execve (restore), provided
+	// the current one is still raised, the one the runtime set.
+	restore bool
+	orig    rlimit.Limit
+	raised  rlimit.Limit
+
+	complaint []byte // "session-starter: gate: join the session cgroup: errno "
+}
+
+// spawnRaw starts the raw gate: a clone of this process that leads a new
+// process group, joins the session cgroup, keeps only the Engine's
+// descriptors and its own two pipes, says ready and waits for the
+// go-ahead, then executes the Engine's program. It speaks the same
+// messages as the re-executed gate, so the rest of [Gate] serves both.
+func spawnRaw(spec Spec) (*Gate, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("gate: no argv[0] for the Engine")
+	}
+	c := &rawChild{goR: -1, repW: -1, cgFD: -1}
+	var err error
+	if c.path, err = syscall.BytePtrFromString(spec.Path); err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	argv, err := syscall.SlicePtrFromStrings(spec.Argv)
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	shArgv, err := syscall.SlicePtrFromStrings(append([]string{shell, spec.Path}, spec.Argv[1:]...))
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	envv, err := syscall.SlicePtrFromStrings(spec.Env)
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	c.argv, c.shArgv, c.envv = &argv[0], &shArgv[0], &envv[0]
+	c.sh, _ = syscall.BytePtrFromString(shell)
+	c.comm, _ = syscall.BytePtrFromString(Comm)
+	c.complaint = []byte("session-starter: gate: join the session cgroup: errno ")
+	if orig, ok := rlimit.Original(); ok && orig.Max > 0 && orig.Cur < orig.Max-1 {
+		// The runtime raised the soft limit to hard-1 (package syscall's
+		// init); a limit found otherwise was set since, and is kept.
+		c.restore, c.orig, c.raised = true, orig, rlimit.Limit{Cur: orig.Max - 1, Max: orig.Max}
+	}
+	for _, fd := range spec.Files {
+		c.files = append(c.files, int32(fd))
+	}
+
+	goR, goW, err := sys.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	repR, repW, err := sys.Pipe()
+	if err != nil {
+		sys.Close(goR)
+		sys.Close(goW)
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	c.goR, c.repW = int32(goR), int32(repW)
+	if spec.CgroupProcs > 2 {
+		c.cgFD = int32(spec.CgroupProcs)
+	}
+	c.keep = append(slices.Clone(c.files), c.goR, c.repW)
+	slices.Sort(c.keep)
+	c.keep = slices.Compact(c.keep)
+
+	pidfd := int32(-1)
+	pid, errno := forkRawGate(c, &pidfd)
+	runtime.KeepAlive(c)
+	runtime.KeepAlive(argv)
+	runtime.KeepAlive(shArgv)
+	runtime.KeepAlive(envv)
+	sys.Close(goR)
+	sys.Close(repW)
+	if errno != 0 {
+		sys.Close(goW)
+		sys.Close(repR)
+		return nil, fmt.Errorf("gate: %w", os.NewSyscallError("clone", errno))
+	}
+	g := &Gate{PID: int(pid), Pidfd: int(pidfd), path: spec.Path, goW: goW, repR: repR}
+	// The child leads its group only once it has run that far; set it
+	// from here too, as a shell does for its jobs, so that group E exists
+	// when Spawn returns and the guard can be armed on it at once. The
+	// child has executed nothing, so this cannot fail with EACCES.
+	if err := sys.Setpgid(g.PID, g.PID); err != nil {
+		g.kill()
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	return g, nil
+}
+
+// cloneFlags: a plain fork (no shared memory: the child blocks before its
+// exec, which a vfork would make the parent wait for), a pidfd from the
+// same call, SIGCHLD at its exit.
+const cloneFlags = unix.CLONE_PIDFD | uintptr(syscall.SIGCHLD)
+
+// forkRawGate clones the raw gate; in the parent it returns the child's
+// PID (its pidfd in *pidfd), in the child it never returns.
+//
+//go:norace
+//go:noinline
+func forkRawGate(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
+	runtimeBeforeFork()
+	var pid uintptr
+	var errno syscall.Errno
+	if runtime.GOARCH == "s390x" {
+		// clone takes its flags second there.
+		pid, _, errno = syscall.RawSyscall6(syscall.SYS_CLONE, 0, cloneFlags, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
+	} else {
+		// Sound: the kernel writes the pidfd through the pointer before
+		// clone returns in the parent; *pidfd outlives the call.
+		pid, _, errno = syscall.RawSyscall6(syscall.SYS_CLONE, cloneFlags, 0, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
+	}
+	if errno != 0 || pid != 0 {
+		runtimeAfterFork()
+		return pid, errno
+	}
+	runtimeAfterForkInChild()
+	rawGate(c)
+	return 0, 0 // not reached: rawGate exits or executes
+}
+
+// rawGate is the child, from its clone to its execve or exit.
+//
+//go:nosplit
+//go:norace
+func rawGate(c *rawChild) {
+	// Sound: c.comm is a NUL-terminated string built by the parent.
+	syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_SET_NAME, uintptr(unsafe.Pointer(c.comm)), 0, 0, 0, 0)
+	pid, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SETPGID, 0, 0, 0); e != 0 {
+		rawExit(exitNotReleased)
+	}
+	if c.cgFD >= 0 {
+		// "0" is the writing process to cgroup.procs: every process of
+		// the Engine's tree is born in the session cgroup from here on.
+		zero := [1]byte{'0'}
+		if e := rawWrite(c.cgFD, zero[:]); e != 0 {
+			rawWrite(2, c.complaint)
+			var num [24]byte
+			rawWrite(2, num[:putNum(num[:], 0, uintptr(e), '\n')])
+			rawExit(exitNotReleased)
+		}
+	}
+	// Keep only the Engine's descriptors and the two pipes: a descriptor
+	// of the starter's kept here (the write end of our own go-ahead pipe,
+	// another session's) would keep this child waiting after the
+	// starter is gone, or reach the Engine.
+	next := int32(0)
+	for _, fd := range c.keep {
+		if fd > next {
+			syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(next), uintptr(fd-1), 0)
+		}
+		next = fd + 1
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(next), uintptr(^uint32(0)), 0)
+	// The Engine's descriptors are close-on-exec in the starter's table
+	// (it marks the launcher's so that no helper inherits them); in this
+	// copy of the table they are handed on.
+	for _, fd := range c.files {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0); e != 0 {
+			rawExit(exitNotReleased)
+		}
+	}
+
+	var msg [wire.MaxLine]byte
+	if rawWrite(c.repW, msg[:putNum(msg[:], putStr(msg[:], 0, wire.Ready), pid, '\n')]) != 0 {
+		rawExit(exitNotReleased)
+	}
+	// The go-ahead is exactly "go PID\n", read a byte at a time as the
+	// re-executed gate reads it; an end of file (the starter is gone),
+	// an error or anything else ends this child without an exec.
+	var want [wire.MaxLine]byte
+	goAhead := want[:putNum(want[:], putStr(want[:], 0, wire.Go), pid, '\n')]
+	n := 0
+	for n < len(goAhead) {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.goR), uintptr(unsafe.Pointer(&msg[n])), 1)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 || r != 1 || msg[n] != goAhead[n] {
+			rawExit(exitNotReleased)
+		}
+		n++
+	}
+	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(c.goR), 0, 0)
+
+	if c.restore {
+		var now rlimit.Limit
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, 0, uintptr(unsafe.Pointer(&now)), 0, 0)
+		if e == 0 && now.Cur == c.raised.Cur && now.Max == c.raised.Max {
+			syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(&c.orig)), 0, 0, 0)
+		}
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.path)), uintptr(unsafe.Pointer(c.argv)), uintptr(unsafe.Pointer(c.envv)))
+	if e == syscall.ENOEXEC {
+		// As execvp: a file the kernel cannot run is a shell script.
+		_, _, e = syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.sh)), uintptr(unsafe.Pointer(c.shArgv)), uintptr(unsafe.Pointer(c.envv)))
+	}
+	// The report pipe is close-on-exec: after a successful execve the
+	// starter reads its end; after a failure, the errno.
+	rawWrite(c.repW, msg[:putNum(msg[:], putStr(msg[:], 0, wire.ExecFailed), uintptr(e), '\n')])
+	if e == syscall.ENOENT || e == syscall.ENOTDIR {
+		rawExit(127)
+	}
+	rawExit(126)
+}
+
+// putNum writes a space, n in decimal and end into b at i, and returns
+// the index after them. b has room for them (a message is at most
+// wire.MaxLine bytes). No copy: under the race detector that is a call
+// that may grow the stack.
+//
+//go:nosplit
+//go:norace
+func putNum(b []byte, i int, n uintptr, end byte) int {
+	var digits [20]byte
+	d := len(digits)
+	for {
+		d--
+		digits[d] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	b[i] = ' '
+	i++
+	for ; d < len(digits); d++ {
+		b[i] = digits[d]
+		i++
+	}
+	b[i] = end
+	return i + 1
+}
+
+// putStr writes s into b at i and returns the index after it.
+//
+//go:nosplit
+//go:norace
+func putStr(b []byte, i int, s string) int {
+	for j := 0; j < len(s); j++ {
+		b[i] = s[j]
+		i++
+	}
+	return i
+}
+
+// rawWrite writes all of p to fd and returns the errno of a failure.
+//
+//go:nosplit
+//go:norace
+func rawWrite(fd int32, p []byte) syscall.Errno {
+	for len(p) > 0 {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		p = p[n:]
+	}
+	return 0
+}
+
+// rawExit ends the child with status.
+//
+//go:nosplit
+//go:norace
+func rawExit(status int) {
+	for {
+		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, uintptr(status), 0, 0)
+	}
+}

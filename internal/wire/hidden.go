@@ -1,0 +1,77 @@
+package wire
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// Protocol is the version of what a starter and its hidden modes — the
+// gate, the guard and the guard's pin, started from a session-starter
+// binary — say to each other: their command lines, descriptors and
+// messages. A change to any of them raises it. A Go Engine built with one
+// version of this module may start its hidden modes from an installed
+// session-starter of another; a hidden mode of another protocol refuses
+// to run ([CheckProtocol]).
+const Protocol = 2
+
+const hiddenPrefix = "__session-starter-"
+
+// HiddenArg is the first argument that selects the hidden mode name
+// ("gate", "guard", "pin") at this Protocol: "__session-starter-gate__2".
+// It cannot be mistaken for a flag or a PROGRAM of session-starter's own
+// command line.
+func HiddenArg(name string) string {
+	return hiddenPrefix + name + "__" + strconv.Itoa(Protocol)
+}
+
+// ParseHidden reads a first argument made by HiddenArg at any protocol.
+// Protocol 1 put no number after the name.
+func ParseHidden(arg string) (name string, protocol int, ok bool) {
+	rest, ok := strings.CutPrefix(arg, hiddenPrefix)
+	if !ok {
+		return "", 0, false
+	}
+	name, num, ok := strings.Cut(rest, "__")
+	if !ok || name == "" {
+		return "", 0, false
+	}
+	if num == "" {
+		return name, 1, true
+	}
+	p, err := strconv.Atoi(num)
+	if err != nil || p < 2 || strconv.Itoa(p) != num {
+		return "", 0, false
+	}
+	return name, p, true
+}
+
+// ExitProtocol is the exit status of a hidden mode that refuses another
+// protocol: 125, as any containment failure.
+const ExitProtocol = 125
+
+// CheckProtocol returns an error naming both protocols, and this binary's
+// build version, when args (os.Args of a hidden mode) asks for another
+// protocol than this binary's.
+func CheckProtocol(args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("no hidden mode argument")
+	}
+	name, p, ok := ParseHidden(args[1])
+	if !ok {
+		return fmt.Errorf("%q is no hidden mode argument", args[1])
+	}
+	if p != Protocol {
+		return fmt.Errorf("the %s was started for protocol %d, but this session-starter (%s) speaks protocol %d: "+
+			"the starter and this binary are of different versions", name, p, buildVersion(), Protocol)
+	}
+	return nil
+}
+
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "unknown version"
+}
