@@ -53,10 +53,12 @@ test-windows: ## Run the Windows tests under Wine (installs wine64 and mingw-w64
 # The session suite against the portable build (-tags portable): the
 # code paths of macOS on Linux, each run of the product under a seccomp
 # filter that refuses pidfd_send_signal and PR_SET_CHILD_SUBREAPER. The
-# cases that need the subreaper or a cgroup skip, saying why.
+# cases that need the subreaper or a cgroup skip, saying why. The gate's,
+# the guard's and the starter's own tests run in-process with the tag too
+# (without the filter).
 .PHONY: test-portable
 test-portable: ## Run the session suite against the portable build (macOS's code paths, on Linux)
-	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/
+	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/ ./gate/ ./guard/ ./starter/
 
 .PHONY: lint
 lint: fmt tidy ## gofmt, go mod tidy, go vet (also of the portable build), the pinned staticcheck and actionlint, shellcheck
