@@ -310,6 +310,7 @@ else echo "gone"; fi`
 // After the Engine was reaped, a process that got its number back is no
 // longer spared: the sweep ends it with the session.
 func TestAProcessThatGotTheEnginesNumberBackIsEndedWithTheSession(t *testing.T) {
+	needsSubreaper(t)
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		skipUnlessCI(t, "unshare is not installed")

@@ -287,7 +287,12 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 	case roleGuard, roleGate:
 		arg := guard.Arg
 		if role == roleGate {
+			// The raw gate names itself at once; the re-executed one
+			// (the portable build's) carries its hidden-mode argument.
 			arg = gate.Comm
+			if portable {
+				arg = gate.Arg
+			}
 		}
 		// The gate may execute the Engine before a look finds it: then
 		// this trial missed its moment.
