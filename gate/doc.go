@@ -36,7 +36,7 @@
 //
 // # Guarantees
 //
-// [Start] returns only once the gate has shown that it leads its own
+// [Gate.AwaitReady] returns nil only once the gate has shown that it leads its own
 // process group, and the starter has checked the same from outside
 // (getpgid of the gate is the gate's PID). The Engine's program is never
 // executed before [Gate.Release]: if the starter is gone first — the

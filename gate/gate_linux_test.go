@@ -68,7 +68,7 @@ func startGateWith(t *testing.T, spec Spec) *Gate {
 	}
 	spec.Exe = exe
 	spec.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	g, err := Start(spec)
+	g, err := start(spec)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -373,7 +373,7 @@ func TestAGateWithoutArgvIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := Start(Spec{Exe: exe, Path: "/bin/true", Files: []int{0, 1, 2}, ReExec: reExec})
+		g, err := start(Spec{Exe: exe, Path: "/bin/true", Files: []int{0, 1, 2}, ReExec: reExec})
 		if err == nil {
 			_ = g.Release()
 			reap(t, g)

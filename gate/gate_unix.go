@@ -46,19 +46,6 @@ const shell = "/bin/sh"
 // noFD marks a descriptor slot that is closed in the child.
 const noFD = ^uintptr(0)
 
-// Start starts the gate and waits until it is ready: it leads its own
-// process group, and has executed nothing.
-func Start(spec Spec) (*Gate, error) {
-	g, err := Spawn(spec)
-	if err != nil {
-		return nil, err
-	}
-	if err := g.AwaitReady(); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
 // Spawn starts the gate without waiting for it; [Gate.AwaitReady] then
 // waits. Between the two the starter may start other helpers, so that
 // their start-up overlaps the gate's.

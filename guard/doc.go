@@ -9,7 +9,7 @@
 //
 // # Guarantees
 //
-// [Arm] returns nil only once the guard watches: from then on, if the
+// [Guard.AwaitArmed] returns nil only once the guard watches: from then on, if the
 // starter is gone — its pidfd readable, or the end of its pipe — the guard
 // ends every holder of the session it knows (the Engine through the gate's
 // pidfd, group E, and in cgroup mode the session cgroup with the cgroups
@@ -49,7 +49,7 @@
 //
 // # Failure rule
 //
-// Arm returns an error for a guard that is not watching — it could not
+// AwaitArmed returns an error for a guard that is not watching — it could not
 // start, it could neither signal E through a pidfd nor pin it, or it
 // found itself in E — and the Engine's program must then not be executed.
 package guard

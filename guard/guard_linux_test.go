@@ -54,7 +54,7 @@ func arm(t *testing.T, leader *testproc.Child) *Guard {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Arm(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second})
+	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("Arm: %v", err)
 	}
@@ -220,7 +220,7 @@ func TestArmRefusesAGroupThatIsGone(t *testing.T) {
 	})
 	exe, _ := os.Executable()
 	t.Setenv("GORACE", "atexit_sleep_ms=0")
-	g, err := Arm(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second})
+	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second})
 	if !errors.Is(err, ErrRefused) {
 		if g != nil {
 			g.kill()

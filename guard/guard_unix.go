@@ -76,18 +76,6 @@ const (
 // (syscall.ProcAttr.Files).
 const closedSlot = ^uintptr(0)
 
-// Arm starts the guard on the group spec.PGID and waits until it watches.
-func Arm(spec Spec) (*Guard, error) {
-	g, err := Spawn(spec)
-	if err != nil {
-		return nil, err
-	}
-	if err := g.AwaitArmed(); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
 // Spawn starts the guard without waiting for it; [Guard.AwaitArmed] then
 // waits. The guard is not watching until AwaitArmed returns nil.
 func Spawn(spec Spec) (*Guard, error) {
