@@ -24,11 +24,8 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
-
-// tooLong bounds every "eventually" here: sessions end in milliseconds; a
-// loaded CI virtual machine can stretch that a hundredfold.
-const tooLong = 60 * time.Second
 
 var binary string
 
@@ -126,14 +123,14 @@ func (s *bsdSession) ack(t *testing.T) int {
 // a live sleep (a PID reused meanwhile by another command counts as gone).
 func gone(t *testing.T, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		st, err := proc.ReadStat(pid)
 		if err != nil || !st.Live() || st.Comm != "sleep" {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s: pid %d is still a live %s (state %c)", tooLong, what, pid, st.Comm, st.State)
+			t.Fatalf("after %v: %s: pid %d is still a live %s (state %c)", testproc.TooLong, what, pid, st.Comm, st.State)
 		}
 		time.Sleep(wait)
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // TestTheFirstArgumentThatIsNotAFlagStartsProgram: `session-starter npm
@@ -212,10 +214,10 @@ func TestAControlDescriptorThatCouldNeverEndIsRefused(t *testing.T) {
 			go func() { _ = cmd.Run(); close(done) }()
 			select {
 			case <-done:
-			case <-time.After(tooLong):
+			case <-time.After(testproc.TooLong):
 				_ = cmd.Process.Kill()
 				<-done
-				t.Fatalf("session-starter still ran after %v, want a usage error at start", tooLong)
+				t.Fatalf("session-starter still ran after %v, want a usage error at start", testproc.TooLong)
 			}
 			if got := cmd.ProcessState.ExitCode(); got != 2 || !strings.Contains(stderr.String(), tt.message) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", got, &stderr, tt.message)

@@ -23,13 +23,9 @@ import (
 
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
-)
 
-// tooLong bounds every "eventually" of these tests. Sessions end in
-// milliseconds; two noisy cores running the race detector next door can
-// stretch that a hundredfold, and a real hang still fails well within the
-// test timeout.
-const tooLong = 60 * time.Second
+	"github.com/session-starter/session-starter/internal/testproc"
+)
 
 // markVar tags every process of a test's sessions, through the
 // environment the Engine inherits, so that cleanup and the survivor checks
@@ -165,14 +161,14 @@ func killMarked(mark string) []int {
 	return killed
 }
 
-// eventually polls cond until it holds or tooLong has passed.
+// eventually polls cond until it holds or testproc.TooLong has passed.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	wait := time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", tooLong, what)
+			t.Fatalf("after %v: %s", testproc.TooLong, what)
 		}
 		time.Sleep(wait)
 		wait = min(2*wait, 100*time.Millisecond)
@@ -259,7 +255,7 @@ func startCmd(t *testing.T, mark string, cmd *exec.Cmd, opts ...startOpt) *sessi
 // line reads the next line of the starter's stdout.
 func (s *session) line() string {
 	s.t.Helper()
-	_ = s.out.SetReadDeadline(time.Now().Add(tooLong))
+	_ = s.out.SetReadDeadline(time.Now().Add(testproc.TooLong))
 	l, err := s.lines.ReadString('\n')
 	if err != nil {
 		s.t.Fatalf("read a line of stdout: %v (got %q); stderr: %s", err, l, s.stderr)
@@ -270,7 +266,7 @@ func (s *session) line() string {
 // rest reads the starter's stdout to its end and returns what it read.
 func (s *session) rest() string {
 	s.t.Helper()
-	_ = s.out.SetReadDeadline(time.Now().Add(tooLong))
+	_ = s.out.SetReadDeadline(time.Now().Add(testproc.TooLong))
 	b, err := io.ReadAll(s.lines)
 	if err != nil {
 		s.t.Fatalf("read stdout to its end: %v (got %q); stderr: %s", err, b, s.stderr)
@@ -288,8 +284,8 @@ func (s *session) wait() syscall.WaitStatus {
 	}()
 	select {
 	case <-done:
-	case <-time.After(tooLong):
-		s.t.Fatalf("%s did not exit within %v; stderr: %s", s.cmd.Path, tooLong, s.stderr)
+	case <-time.After(testproc.TooLong):
+		s.t.Fatalf("%s did not exit within %v; stderr: %s", s.cmd.Path, testproc.TooLong, s.stderr)
 	}
 	return s.cmd.ProcessState.Sys().(syscall.WaitStatus)
 }
@@ -387,7 +383,7 @@ func unixPidfdOpen(pid int) (int, error) { return unix.PidfdOpen(pid, 0) }
 func awaitExit(t *testing.T, pidfd int, what string) {
 	t.Helper()
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	for {
 		n, err := unix.Poll(fds, int(time.Until(deadline)/time.Millisecond)+1)
 		if err == unix.EINTR {
@@ -400,7 +396,7 @@ func awaitExit(t *testing.T, pidfd int, what string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", tooLong, what)
+			t.Fatalf("after %v: %s", testproc.TooLong, what)
 		}
 	}
 }

@@ -22,14 +22,9 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 )
-
-// tooLong bounds every "eventually" of these tests. A session under Wine
-// starts and ends in a few hundred milliseconds; a loaded machine can
-// stretch that many times, and a real hang still fails well within the
-// test timeout.
-const tooLong = 60 * time.Second
 
 // helperVar selects a helper role for the test binary; engineVar, the
 // role of the Engine that the helper "session-starter" starts.
@@ -71,7 +66,7 @@ func init() {
 			}
 		}
 		fmt.Printf("pid %d\n", os.Getpid())
-		time.Sleep(tooLong) // ended by the session long before
+		time.Sleep(testproc.TooLong) // ended by the session long before
 		return 0
 	}
 	// engine CODE WAIT: starts a child that starts a grandchild, prints
@@ -99,7 +94,7 @@ func init() {
 		case "stdin":
 			_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		default:
-			time.Sleep(tooLong) // ended by the session long before
+			time.Sleep(testproc.TooLong) // ended by the session long before
 		}
 		return code
 	}
@@ -119,7 +114,7 @@ func init() {
 		case <-ch:
 			fmt.Println("break")
 			return 7
-		case <-time.After(tooLong):
+		case <-time.After(testproc.TooLong):
 			return 0
 		}
 	}
@@ -260,7 +255,7 @@ func startSession(t *testing.T, engine string, args []string, extra func(*exec.C
 	return s
 }
 
-// line reads one line of the starter's stdout, within tooLong.
+// line reads one line of the starter's stdout, within testproc.TooLong.
 func (s *session) line() string {
 	s.t.Helper()
 	type result struct {
@@ -278,13 +273,13 @@ func (s *session) line() string {
 			s.t.Fatalf("read stdout: %q, %v; stderr: %s", r.l, r.err, s.stderr.String())
 		}
 		return strings.TrimRight(r.l, "\r\n")
-	case <-time.After(tooLong):
-		s.t.Fatalf("no line on stdout within %v", tooLong)
+	case <-time.After(testproc.TooLong):
+		s.t.Fatalf("no line on stdout within %v", testproc.TooLong)
 		return ""
 	}
 }
 
-// rest reads the starter's stdout to its end of file, within tooLong:
+// rest reads the starter's stdout to its end of file, within testproc.TooLong:
 // every process that shared it has then exited or closed it.
 func (s *session) rest() string {
 	s.t.Helper()
@@ -296,21 +291,21 @@ func (s *session) rest() string {
 	select {
 	case b := <-ch:
 		return string(b)
-	case <-time.After(tooLong):
-		s.t.Fatalf("stdout still open %v later", tooLong)
+	case <-time.After(testproc.TooLong):
+		s.t.Fatalf("stdout still open %v later", testproc.TooLong)
 		return ""
 	}
 }
 
-// exitCode waits, within tooLong, for the starter to exit and returns its
+// exitCode waits, within testproc.TooLong, for the starter to exit and returns its
 // exit code.
 func (s *session) exitCode() int {
 	s.t.Helper()
 	select {
 	case <-s.done:
 		return s.cmd.ProcessState.ExitCode()
-	case <-time.After(tooLong):
-		s.t.Fatalf("session-starter did not exit within %v", tooLong)
+	case <-time.After(testproc.TooLong):
+		s.t.Fatalf("session-starter did not exit within %v", testproc.TooLong)
 		return -1
 	}
 }
@@ -365,11 +360,11 @@ func (s *session) tree(enginePID int) []windows.Handle {
 	return hs
 }
 
-// allEnd waits, within tooLong, until every process in hs has exited.
+// allEnd waits, within testproc.TooLong, until every process in hs has exited.
 func allEnd(t *testing.T, hs []windows.Handle) {
 	t.Helper()
-	ev, err := windows.WaitForMultipleObjects(hs, true, uint32(tooLong/time.Millisecond))
+	ev, err := windows.WaitForMultipleObjects(hs, true, uint32(testproc.TooLong/time.Millisecond))
 	if err != nil || ev == uint32(windows.WAIT_TIMEOUT) {
-		t.Fatalf("the Engine's tree still runs %v later (WaitForMultipleObjects = %d, %v)", tooLong, ev, err)
+		t.Fatalf("the Engine's tree still runs %v later (WaitForMultipleObjects = %d, %v)", testproc.TooLong, ev, err)
 	}
 }

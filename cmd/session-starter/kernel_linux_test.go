@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/gate"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 func init() {
@@ -131,7 +132,7 @@ func TestWithoutCloseRangeTheGateIsTheReExecutedBinary(t *testing.T) {
 			t.Fatalf("close_range filtered %v: gate %d runs the hidden mode: %v, want %v", filtered, g, reExec, filtered)
 		}
 		release()
-		if !waitFile(filepath.Join(dir, "ran"), tooLong) {
+		if !waitFile(filepath.Join(dir, "ran"), testproc.TooLong) {
 			t.Fatalf("close_range filtered %v: the Engine did not run; stderr:\n%s", filtered, stderr)
 		}
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -196,7 +197,7 @@ func TestWithoutGroupSignalAGracefulEndIsNotHeldUpByThePin(t *testing.T) {
 		t.Fatalf("Engine said %q, want ready", got)
 	}
 	s.signal(syscall.SIGTERM)
-	// Within tooLong, not the hour of grace; the Engine died of USR2.
+	// Within testproc.TooLong, not the hour of grace; the Engine died of USR2.
 	wantSignal(t, s.wait(), syscall.SIGUSR2, s.stderr)
 	noSurvivors(t, mark)
 }

@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 func init() {
@@ -188,10 +190,10 @@ func pidnsInit(args []string) int {
 			churn.Go(func() {
 				defer func() { <-slots }()
 				defer c.close()
-				ws, ok := c.wait(tooLong)
+				ws, ok := c.wait(testproc.TooLong)
 				switch {
 				case !ok:
-					fail("canary %d (sleep %s) still running after %v", c.pid, life, tooLong)
+					fail("canary %d (sleep %s) still running after %v", c.pid, life, testproc.TooLong)
 				case ws.Signaled():
 					killed.Add(1)
 					fail("canary %d (sleep %s, its own group) died of %v, a signal nobody of this test sent", c.pid, life, ws.Signal())
@@ -227,7 +229,7 @@ func pidnsInit(args []string) int {
 	sessions.Wait()
 	close(stop)
 	churn.Wait()
-	if left := r.drain(tooLong); len(left) > 0 {
+	if left := r.drain(testproc.TooLong); len(left) > 0 {
 		fail("processes of the namespace still live after the last session: %s", describe(left))
 	}
 	sum.Canaries, sum.CanaryKilled, sum.Eagain = int(canaries.Load()), int(killed.Load()), int(eagain.Load())
@@ -266,11 +268,11 @@ func reuseSession(r *reaper, bin, mark, dir, kind string, i int, note func(int))
 		time.Sleep(runFor)
 		_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGKILL, nil, 0)
 	}
-	ws, ok := sp.wait(tooLong)
+	ws, ok := sp.wait(testproc.TooLong)
 	if !ok {
 		_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGKILL, nil, 0)
-		ws, _ = sp.wait(tooLong)
-		failure = fmt.Sprintf("the starter did not exit within %v", tooLong)
+		ws, _ = sp.wait(testproc.TooLong)
+		failure = fmt.Sprintf("the starter did not exit within %v", testproc.TooLong)
 	}
 	status = statusString(ws)
 	stderr, _ := os.ReadFile(errPath)
@@ -285,7 +287,7 @@ func reuseSession(r *reaper, bin, mark, dir, kind string, i int, note func(int))
 	case kind == "starter-kill" && !(ws.Signaled() && ws.Signal() == syscall.SIGKILL):
 		failure = "want death by our SIGKILL"
 	}
-	if left := awaitNoneMarked(trial, tooLong); len(left) > 0 {
+	if left := awaitNoneMarked(trial, testproc.TooLong); len(left) > 0 {
 		failure = join(failure, "processes of the session still live: "+describe(left))
 		killTrialMarked(trial)
 	}

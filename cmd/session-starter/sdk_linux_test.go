@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -225,10 +226,10 @@ func TestReadmeLaunchersRunAsShown(t *testing.T) {
 			}()
 			select {
 			case <-done:
-			case <-time.After(tooLong):
+			case <-time.After(testproc.TooLong):
 				_ = cmd.Process.Kill()
 				<-done
-				t.Fatalf("the README's %s example did not end within %v", tt.name, tooLong)
+				t.Fatalf("the README's %s example did not end within %v", tt.name, testproc.TooLong)
 			}
 			if err != nil {
 				t.Fatalf("the README's %s example: %v; stderr: %s", tt.name, err, &stderr)
@@ -260,7 +261,7 @@ func (c *rpc) call(method string, params any) json.RawMessage {
 	if _, err := c.s.Stdin.Write(append(msg, '\n')); err != nil {
 		c.t.Fatal(err)
 	}
-	_ = c.s.Stdout.SetReadDeadline(time.Now().Add(tooLong))
+	_ = c.s.Stdout.SetReadDeadline(time.Now().Add(testproc.TooLong))
 	line, err := c.lines.ReadBytes('\n')
 	if err != nil {
 		c.t.Fatalf("%s: read the reply: %v (got %q); stderr: %s", method, err, line, c.s.StderrTail())

@@ -37,6 +37,7 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // tortureVar selects the long variants (make torture).
@@ -132,7 +133,7 @@ func runKillTrials(t *testing.T, role string, n, workers int) killSummary {
 
 // driverBound bounds a driver run: far above the measured ~40 ms a trial,
 // so that only a hang trips it.
-func driverBound(n int) time.Duration { return 2*tooLong + time.Duration(n)*time.Second }
+func driverBound(n int) time.Duration { return 2*testproc.TooLong + time.Duration(n)*time.Second }
 
 func tail(s string, n int) string {
 	if len(s) > n {
@@ -228,7 +229,7 @@ func killTrials(args []string) int {
 	wg.Wait()
 	// Every descendant must be gone: the driver, their subreaper, has no
 	// child left once the guards have ended their groups and exited.
-	if left := r.drain(tooLong); len(left) > 0 {
+	if left := r.drain(testproc.TooLong); len(left) > 0 {
 		sum.Failures = append(sum.Failures, "descendants still live after the last trial: "+describe(left))
 		sum.Survivors += len(left)
 		r.killChildren()
@@ -277,8 +278,8 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 		if rand.IntN(3) < 2 {
 			time.Sleep(rand.N(30 * time.Millisecond))
 		} else {
-			if !waitFile(ran, tooLong) {
-				res.failure = "the Engine did not run within " + tooLong.String()
+			if !waitFile(ran, testproc.TooLong) {
+				res.failure = "the Engine did not run within " + testproc.TooLong.String()
 			}
 			time.Sleep(rand.N(20 * time.Millisecond))
 		}
@@ -296,7 +297,7 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 		}
 		// The gate may execute the Engine before a look finds it: then
 		// this trial missed its moment.
-		pid := awaitChild(sp, arg, tooLong, func() bool { return role == roleGate && fileExists(ran) })
+		pid := awaitChild(sp, arg, testproc.TooLong, func() bool { return role == roleGate && fileExists(ran) })
 		if pid == 0 && !fileExists(ran) {
 			res.failure = fmt.Sprintf("no %s child of the starter appeared", role)
 			_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGTERM, nil, 0)
@@ -324,14 +325,14 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 			_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGTERM, nil, 0)
 		}
 	}
-	ws, ok := sp.wait(tooLong)
+	ws, ok := sp.wait(testproc.TooLong)
 	if !ok {
-		res.failure = fmt.Sprintf("the starter (pid %d) did not exit within %v (hit %v; %s)", sp.pid, tooLong, res.hit, threadsOf(sp.pid))
+		res.failure = fmt.Sprintf("the starter (pid %d) did not exit within %v (hit %v; %s)", sp.pid, testproc.TooLong, res.hit, threadsOf(sp.pid))
 		// A Go traceback of the hung starter, on its stderr.
 		_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGABRT, nil, 0)
 		if ws, ok = sp.wait(5 * time.Second); !ok {
 			_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGKILL, nil, 0)
-			ws, _ = sp.wait(tooLong)
+			ws, _ = sp.wait(testproc.TooLong)
 		}
 		if tb, err := os.ReadFile(errPath); err == nil {
 			fmt.Fprintf(os.Stderr, "trial %d: the starter hung; its traceback:\n%s\n", i, tb)
@@ -342,12 +343,12 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 	res.report = strings.TrimSpace(string(stderr))
 	// Nothing of the trial may stay live: the guard needs a moment to
 	// see the starter gone and end the group.
-	res.survivors = awaitNoneMarked(trial, tooLong)
+	res.survivors = awaitNoneMarked(trial, testproc.TooLong)
 	res.end = time.Since(killedAt)
 	_, err = os.Stat(ran)
 	res.ran = err == nil
 	if len(res.survivors) > 0 {
-		res.failure = join(res.failure, fmt.Sprintf("processes of the trial live %v after the kill: %s", tooLong, describe(res.survivors)))
+		res.failure = join(res.failure, fmt.Sprintf("processes of the trial live %v after the kill: %s", testproc.TooLong, describe(res.survivors)))
 		killTrialMarked(trial)
 	}
 	if res.failure == "" {
@@ -771,7 +772,7 @@ func (r *reaper) killChildren() {
 		}
 		unix.Close(fd)
 	}
-	r.drain(tooLong)
+	r.drain(testproc.TooLong)
 }
 
 // threadsOf describes where each thread of pid waits, for a report on a

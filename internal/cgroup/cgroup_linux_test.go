@@ -13,11 +13,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// tooLong bounds every wait of these tests; a SIGKILLed sleep exits in
-// milliseconds, a loaded shared machine can stretch that a hundredfold.
-const tooLong = 30 * time.Second
+	"github.com/session-starter/session-starter/internal/testproc"
+)
 
 // testPlace makes a cgroup of this test below this process's own and
 // returns a Place whose Dir is it, so that Create and CleanLeftovers work
@@ -120,14 +118,14 @@ func TestRemoveTakesEmptyNestedCgroupsAlong(t *testing.T) {
 // awaitEmpty waits, bounded, for "populated 0" in the cgroup dirfd names.
 func awaitEmpty(t *testing.T, dirfd int) {
 	t.Helper()
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	for {
 		populated, err := Populated(dirfd)
 		if err == nil && !populated {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("cgroup still populated after %v (%v)", tooLong, err)
+			t.Errorf("cgroup still populated after %v (%v)", testproc.TooLong, err)
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -205,16 +203,16 @@ func TestHolderKillIsToldByPollWhenTheTreeIsEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	fd, ev := h.Notify()
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	for {
 		live, err := h.Live() // reads cgroup.events, which re-arms the poll
 		if err == nil && len(live) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Live() = %+v, %v after %v; want empty", live, err, tooLong)
+			t.Fatalf("Live() = %+v, %v after %v; want empty", live, err, testproc.TooLong)
 		}
-		if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: ev}}, int(tooLong/time.Millisecond)); err != nil && !errors.Is(err, unix.EINTR) {
+		if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: ev}}, int(testproc.TooLong/time.Millisecond)); err != nil && !errors.Is(err, unix.EINTR) {
 			t.Fatal(err)
 		}
 	}

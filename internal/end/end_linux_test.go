@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // script is a fake Holder: it records each signal in a log shared by the
@@ -64,7 +65,7 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 		untilKilled("group", KindGroup, 12, &log),
 		untilKilled("cgroup", KindCgroup, 13, &log),
 	}
-	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: tooLong})
+	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: testproc.TooLong})
 	want := []string{
 		"cgroup:TERM", "group:TERM", "escapees:TERM", "engine:TERM",
 		"cgroup:CONT", "group:CONT", "escapees:CONT", "engine:CONT",
@@ -92,7 +93,7 @@ func TestAHolderEmptyWithinTheGraceIsNeverSentSIGKILL(t *testing.T) {
 		}
 		return []Member{{Stat: proc.Stat{PID: 5}}}, nil
 	}
-	r := End([]Holder{h}, Plan{Stop: syscall.SIGTERM, Grace: tooLong, Budget: tooLong})
+	r := End([]Holder{h}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong})
 	if r.Outcome != Empty || !r.Graceful || r.Rounds != 0 || slices.Contains(log, "group:KILL") {
 		t.Fatalf("End() = %+v after %v, want graceful and empty with no SIGKILL", r, log)
 	}
@@ -124,11 +125,11 @@ func TestASecondStopSignalEndsTheGraceAtOnce(t *testing.T) {
 	hurry := make(chan os.Signal, 1)
 	hurry <- syscall.SIGTERM
 	start := time.Now()
-	r := End([]Holder{untilKilled("group", KindGroup, 7, &log)}, Plan{Stop: syscall.SIGTERM, Grace: tooLong, Budget: tooLong, Hurry: hurry})
+	r := End([]Holder{untilKilled("group", KindGroup, 7, &log)}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry})
 	if r.Outcome != Empty || r.Graceful || !slices.Contains(log, "group:KILL") {
 		t.Fatalf("End() = %+v after %v, want SIGKILL and empty", r, log)
 	}
-	if d := time.Since(start); d > tooLong/2 {
+	if d := time.Since(start); d > testproc.TooLong/2 {
 		t.Fatalf("End() took %v with a hurry pending, want the grace cut short", d)
 	}
 }
@@ -139,7 +140,7 @@ func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
 		t.Error("Live of a refused holder was called")
 		return nil, nil
 	}, signal: func(syscall.Signal) error { return fmt.Errorf("%w: our own group", ErrRefused) }}
-	r := End([]Holder{refuse, untilKilled("engine", KindEngine, 3, &log)}, Plan{Budget: tooLong})
+	r := End([]Holder{refuse, untilKilled("engine", KindEngine, 3, &log)}, Plan{Budget: testproc.TooLong})
 	if r.Outcome != Refused || !errors.Is(r.Err, ErrRefused) {
 		t.Fatalf("End() = %+v, want refused with the reason", r)
 	}
@@ -171,7 +172,7 @@ func TestEscapeesAdoptedAfterTheirHolderWasSeenEmptyAreEnded(t *testing.T) {
 		}
 		return []Member{{Stat: proc.Stat{PID: 5}}}, nil
 	}
-	r := End([]Holder{esc, grp}, Plan{Budget: tooLong})
+	r := End([]Holder{esc, grp}, Plan{Budget: testproc.TooLong})
 	want := []string{"group:KILL", "escapees:KILL", "escapees:KILL"}
 	if r.Outcome != Empty || !slices.Equal(log, want) {
 		t.Fatalf("End() = %+v after %v, want %v: the late orphan sent SIGKILL at once, then empty", r, log, want)
@@ -207,7 +208,7 @@ func TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive(t *testing.T) {
 		}
 		return nil, nil
 	}}}
-	r := End([]Holder{engine, group}, Plan{Budget: tooLong})
+	r := End([]Holder{engine, group}, Plan{Budget: testproc.TooLong})
 	if r.Outcome != Empty {
 		t.Fatalf("End() = %+v, want empty", r)
 	}

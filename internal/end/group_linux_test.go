@@ -15,12 +15,8 @@ import (
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
-
-// tooLong bounds the waits of these tests. Ending 51 processes takes tens
-// of milliseconds; a loaded, shared 2-core machine can
-// stretch that to seconds. A real failure is a hang.
-const tooLong = 30 * time.Second
 
 // fakeGroup is a Group whose Send answers with signal(sig) and records
 // every call.
@@ -104,7 +100,7 @@ func startLeader(t *testing.T, w *os.File, argv ...string) *leader {
 		// whatever became of its number.
 		_ = sys.PidfdSignalGroup(l.pidfd, syscall.SIGKILL)
 		if !l.reaped {
-			_, _ = sys.ReapWithin(l.pidfd, tooLong)
+			_, _ = sys.ReapWithin(l.pidfd, testproc.TooLong)
 		}
 		_ = sys.Close(l.pidfd)
 	})
@@ -113,7 +109,7 @@ func startLeader(t *testing.T, w *os.File, argv ...string) *leader {
 
 func (l *leader) reap(t *testing.T) sys.WaitStatus {
 	t.Helper()
-	ws, err := sys.ReapWithin(l.pidfd, tooLong)
+	ws, err := sys.ReapWithin(l.pidfd, testproc.TooLong)
 	l.reaped = true
 	if err != nil {
 		t.Fatalf("Reap(%d) = %v", l.pid, err)
@@ -183,7 +179,7 @@ func TestEndReportsEmptyWhenTheGroupIsGone(t *testing.T) {
 // live member (here: a number no process has) is empty.
 func TestEndReportsEmptyWhenAScanFindsNoLiveMember(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return nil }}
-	r := endGroup(g, tooLong)
+	r := endGroup(g, testproc.TooLong)
 	if r.Outcome != Empty || r.Err != nil || r.Rounds != 1 {
 		t.Fatalf("End() = %+v, want empty after 1 round", r)
 	}
@@ -257,7 +253,7 @@ func TestEndNamesSurvivorsWhenTheBudgetRunsOut(t *testing.T) {
 	if m.PID != l.pid || m.Pgrp != l.pid || m.Comm != "sleep" || m.UID != os.Getuid() || m.Denied || !m.Live() {
 		t.Fatalf("survivor = %+v, want live pid %d, comm sleep, uid %d", m, l.pid, os.Getuid())
 	}
-	if r.Elapsed < budget || r.Elapsed > budget+tooLong {
+	if r.Elapsed < budget || r.Elapsed > budget+testproc.TooLong {
 		t.Errorf("End() Elapsed = %v, want about %v", r.Elapsed, budget)
 	}
 	want := fmt.Sprintf("pid %d uid %d state %c comm %q", l.pid, os.Getuid(), m.State, "sleep")
@@ -335,7 +331,7 @@ func TestEndEmptiesARealGroupOfFiftyOne(t *testing.T) {
 		t.Fatalf("LiveMembers(%d) before End = %d members, %v; want %d", l.pid, len(live), err, members+1)
 	}
 
-	rep := End([]Holder{Group{PGID: l.pid, Send: PidfdGroupSend(l.pidfd), Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: tooLong})
+	rep := End([]Holder{Group{PGID: l.pid, Send: PidfdGroupSend(l.pidfd), Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: testproc.TooLong})
 	if rep.Outcome != Empty || rep.Err != nil || rep.Rounds < 1 {
 		t.Fatalf("End() = %+v, want empty after at least one round", rep)
 	}
@@ -355,7 +351,7 @@ func TestEndEmptiesARealGroupOfFiftyOne(t *testing.T) {
 func TestEndOfAGroupThatNoLongerExistsIsEmpty(t *testing.T) {
 	l := startLeader(t, nil, "/bin/true")
 	l.reap(t)
-	rep := End([]Holder{Group{PGID: l.pid, Send: PidfdGroupSend(l.pidfd), Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: tooLong})
+	rep := End([]Holder{Group{PGID: l.pid, Send: PidfdGroupSend(l.pidfd), Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: testproc.TooLong})
 	if errors.Is(rep.Err, sys.ErrNoGroupSignal) {
 		t.Skipf("End: %v", rep.Err)
 	}

@@ -15,18 +15,14 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
-// tooLong bounds every wait for the kernel to finish something that has
-// no event: an exec to show its new name, a SIGKILLed process to finish
-// exiting. Both take milliseconds; a shared, loaded 2-core machine can
-// stretch that to seconds, and a real failure is a hang, not a delay.
-const tooLong = 20 * time.Second
-
-// waitFor polls cond until it holds or tooLong has passed, and reports
+// waitFor polls cond until it holds or testproc.TooLong has passed, and reports
 // whether it held.
 func waitFor(cond func() bool) bool {
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		if cond() {
 			return true

@@ -23,16 +23,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // helperEnv marks a run of this test binary as a helper process.
 const helperEnv = "SESSION_STARTER_SYS_TEST_HELPER"
-
-// tooLong bounds every wait in these tests. Each awaited event takes
-// milliseconds; PID 1 on this machine reaps orphans after up to about two
-// seconds, and a loaded shared machine stretches both.
-// A real failure is a hang, which this turns into a test failure.
-const tooLong = 30 * time.Second
 
 // helpers are the roles this test binary plays, by name (os.Args[1]).
 var (
@@ -87,7 +82,7 @@ func helperCommand(t *testing.T, name string, args ...string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), tooLong)
+	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
 	t.Cleanup(cancel)
 	// On timeout, os/exec kills the helper through its pidfd: only that
 	// process, never a reused number.
@@ -99,7 +94,7 @@ func helperCommand(t *testing.T, name string, args ...string) *exec.Cmd {
 
 func init() {
 	// catch-usr1: say "ready" once SIGUSR1 is caught, then "trapped" when
-	// it comes, and exit 0; exit 6 if it does not come within tooLong.
+	// it comes, and exit 0; exit 6 if it does not come within testproc.TooLong.
 	registerHelper("catch-usr1", func([]string) int {
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, syscall.SIGUSR1)
@@ -108,7 +103,7 @@ func init() {
 		case <-c:
 			fmt.Println("trapped")
 			return 0
-		case <-time.After(tooLong):
+		case <-time.After(testproc.TooLong):
 			return 6
 		}
 	})
@@ -254,7 +249,7 @@ func startChildEnv(t *testing.T, dir string, env []string, stdin, stdout uintptr
 		if !c.reaped {
 			// SAFETY: the pidfd names this process only, reaped or not.
 			_ = PidfdSignal(c.pidfd, syscall.SIGKILL)
-			_, _ = ReapWithin(c.pidfd, tooLong)
+			_, _ = ReapWithin(c.pidfd, testproc.TooLong)
 		}
 		_ = Close(c.pidfd)
 	})
@@ -263,7 +258,7 @@ func startChildEnv(t *testing.T, dir string, env []string, stdin, stdout uintptr
 
 func (c *child) reap(t *testing.T) WaitStatus {
 	t.Helper()
-	ws, err := ReapWithin(c.pidfd, tooLong)
+	ws, err := ReapWithin(c.pidfd, testproc.TooLong)
 	c.reaped = true
 	if err != nil {
 		t.Fatalf("Reap(pid %d) = %v", c.pid, err)
@@ -275,7 +270,7 @@ func (c *child) reap(t *testing.T) WaitStatus {
 func (c *child) waitExit(t *testing.T) {
 	t.Helper()
 	fds := []unix.PollFd{{Fd: int32(c.pidfd), Events: unix.POLLIN}}
-	n, err := Poll(fds, tooLong)
+	n, err := Poll(fds, testproc.TooLong)
 	if err != nil || n != 1 {
 		t.Fatalf("Poll(pidfd of %d) = %d, %v; want 1, nil", c.pid, n, err)
 	}
@@ -431,7 +426,7 @@ func TestPidfdSignalGroupReachesAMemberAfterTheLeaderWasReaped(t *testing.T) {
 		t.Fatalf("read to EOF = %q, %v; want nothing", rest, err)
 	}
 	// Their zombies are PID 1's now, and still count until it reaps them.
-	deadline := time.Now().Add(tooLong)
+	deadline := time.Now().Add(testproc.TooLong)
 	for {
 		err = PidfdSignalGroup(leader.pidfd, 0)
 		if errors.Is(err, ErrGone) {
@@ -441,7 +436,7 @@ func TestPidfdSignalGroupReachesAMemberAfterTheLeaderWasReaped(t *testing.T) {
 			t.Fatalf("PidfdSignalGroup(0) = %v, want nil or ErrGone", err)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("PidfdSignalGroup(0) still nil after %v, want ErrGone", tooLong)
+			t.Fatalf("PidfdSignalGroup(0) still nil after %v, want ErrGone", testproc.TooLong)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -564,8 +559,8 @@ loop:
 	if res == (result{}) {
 		select {
 		case res = <-done:
-		case <-time.After(tooLong):
-			t.Fatalf("Poll(%v) did not return within %v", timeout, tooLong)
+		case <-time.After(testproc.TooLong):
+			t.Fatalf("Poll(%v) did not return within %v", timeout, testproc.TooLong)
 		}
 	}
 	if res.err != nil || res.n != 0 {

@@ -11,12 +11,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
-)
 
-// tooLong bounds every wait of these tests: a process under Wine starts
-// in tens of milliseconds; a real hang still fails within the test
-// timeout.
-const tooLong = 60 * time.Second
+	"github.com/session-starter/session-starter/internal/testproc"
+)
 
 // helperVar selects a helper role for the test binary.
 const helperVar = "WINJOB_TEST_HELPER"
@@ -29,7 +26,7 @@ var helpers = map[string]func(args []string) int{
 	},
 	// sleep: stays until ended.
 	"sleep": func([]string) int {
-		time.Sleep(tooLong) // ended by the test long before
+		time.Sleep(testproc.TooLong) // ended by the test long before
 		return 0
 	},
 	// nest: makes a job of its own (nested in the one it runs in), starts
@@ -51,7 +48,7 @@ var helpers = map[string]func(args []string) int{
 			return 1
 		}
 		fmt.Println(p.PID, p.ViaAttribute)
-		time.Sleep(tooLong) // ended by the test long before
+		time.Sleep(testproc.TooLong) // ended by the test long before
 		return 0
 	},
 }
@@ -105,15 +102,15 @@ func start(t *testing.T, j *Job, s Spec) *Process {
 
 func wait(t *testing.T, h windows.Handle) {
 	t.Helper()
-	if ev, err := windows.WaitForSingleObject(h, uint32(tooLong/time.Millisecond)); err != nil || ev != windows.WAIT_OBJECT_0 {
-		t.Fatalf("process still running %v later (%d, %v)", tooLong, ev, err)
+	if ev, err := windows.WaitForSingleObject(h, uint32(testproc.TooLong/time.Millisecond)); err != nil || ev != windows.WAIT_OBJECT_0 {
+		t.Fatalf("process still running %v later (%d, %v)", testproc.TooLong, ev, err)
 	}
 }
 
 func TestThePortTellsTheJobEmptyWhenItsLastProcessExits(t *testing.T) {
 	j := newJob(t)
 	p := start(t, j, helperSpec("exit", "4"))
-	empty, err := j.WaitEmpty(time.Now().Add(tooLong), false)
+	empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), false)
 	if err != nil || !empty {
 		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
 	}
@@ -216,7 +213,7 @@ func TestWakeEndsAWakeableWaitOnly(t *testing.T) {
 	j := newJob(t)
 	start(t, j, helperSpec("sleep"))
 	j.Wake()
-	if empty, err := j.WaitEmpty(time.Now().Add(tooLong), true); empty || err != nil {
+	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), true); empty || err != nil {
 		t.Fatalf("WaitEmpty(wakeable) = %v, %v; want false, nil", empty, err)
 	}
 	j.Wake()
@@ -224,7 +221,7 @@ func TestWakeEndsAWakeableWaitOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The wake posted before is not taken for the end of this wait.
-	if empty, err := j.WaitEmpty(time.Now().Add(tooLong), false); !empty || err != nil {
+	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), false); !empty || err != nil {
 		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
 	}
 }
