@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -84,7 +85,7 @@ func startCgroup(t *testing.T, mark string, args []string, opts ...startOpt) (*s
 
 func gone(t *testing.T, dir string) {
 	t.Helper()
-	eventually(t, "the session cgroup "+dir+" must be removed", func() bool {
+	testproc.Eventually(t, "the session cgroup "+dir+" must be removed", func() bool {
 		_, err := os.Stat(dir)
 		return errors.Is(err, os.ErrNotExist)
 	})

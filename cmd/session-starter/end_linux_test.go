@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // modes runs f once per containment mode, skipping cgroup mode where this
@@ -82,7 +83,7 @@ func freeze(t *testing.T, pid int) {
 	}
 	t.Cleanup(func() {
 		_ = os.WriteFile(path.Join(dir, "freezer.state"), []byte("THAWED"), 0)
-		eventually(t, "the frozen process must end once thawed", func() bool {
+		testproc.Eventually(t, "the frozen process must end once thawed", func() bool {
 			b, err := os.ReadFile(path.Join(dir, "cgroup.procs"))
 			return err != nil || strings.TrimSpace(string(b)) == ""
 		})
@@ -96,7 +97,7 @@ func freeze(t *testing.T, pid int) {
 	if err := os.WriteFile(path.Join(dir, "freezer.state"), []byte("FROZEN"), 0); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Engine must be frozen", func() bool {
+	testproc.Eventually(t, "the Engine must be frozen", func() bool {
 		b, err := os.ReadFile(path.Join(dir, "freezer.state"))
 		return err == nil && strings.TrimSpace(string(b)) == "FROZEN"
 	})
@@ -149,7 +150,7 @@ const termRecorder = `( setsid sh -c 'trap "echo term > \"$F\"; exit 0" TERM; ec
 // awaitTerm waits, bounded, for file to hold "term".
 func awaitTerm(t *testing.T, file string) {
 	t.Helper()
-	eventually(t, "the escapee must get the stop signal during the grace", func() bool {
+	testproc.Eventually(t, "the escapee must get the stop signal during the grace", func() bool {
 		b, err := os.ReadFile(file)
 		return err == nil && strings.TrimSpace(string(b)) == "term"
 	})
@@ -239,7 +240,7 @@ func TestAStoppedGuardIsContinuedAndReapedAtTheEnd(t *testing.T) {
 	if err := syscall.Kill(g, syscall.SIGSTOP); err != nil { // our grandchild, alive: the PID is the guard
 		t.Fatal(err)
 	}
-	eventually(t, "the guard must be stopped", func() bool {
+	testproc.Eventually(t, "the guard must be stopped", func() bool {
 		st, err := proc.ReadStat(g)
 		return err == nil && st.State == 'T'
 	})

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // Escapes: each writes the escaped process's PID on a line, once it has
@@ -30,7 +32,7 @@ func escaped(t *testing.T, s *session, pgid int) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the escapee must leave the Engine's group", func() bool {
+	testproc.Eventually(t, "the escapee must leave the Engine's group", func() bool {
 		pg, err := syscall.Getpgid(pid)
 		return err == nil && pg != pgid
 	})
@@ -111,7 +113,7 @@ func TestEscapeesOutliveAStarterKilledWithSIGKILL(t *testing.T) {
 	escapee := escaped(t, s, pid)
 	s.signal(syscall.SIGKILL)
 	s.wait()
-	eventually(t, "the guard must end the Engine's group", func() bool {
+	testproc.Eventually(t, "the guard must end the Engine's group", func() bool {
 		left := marked(mark)
 		return len(left) == 1 && left[0] == escapee
 	})

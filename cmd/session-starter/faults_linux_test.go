@@ -26,6 +26,7 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -279,7 +280,7 @@ func holdCmdAtAck(t *testing.T, cmd *exec.Cmd, dir string) (*exec.Cmd, *bytes.Bu
 	}
 	w.Close()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	eventually(t, "the starter must block writing its ack", func() bool {
+	testproc.Eventually(t, "the starter must block writing its ack", func() bool {
 		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", cmd.Process.Pid))
 		for _, f := range tasks {
 			if b, _ := os.ReadFile(f); strings.HasSuffix(string(b), "pipe_write") {

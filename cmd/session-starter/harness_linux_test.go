@@ -161,25 +161,11 @@ func killMarked(mark string) []int {
 	return killed
 }
 
-// eventually polls cond until it holds or testproc.TooLong has passed.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testproc.TooLong)
-	wait := time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", testproc.TooLong, what)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 100*time.Millisecond)
-	}
-}
-
 // noSurvivors waits until no process of mark is live.
 func noSurvivors(t *testing.T, mark string) {
 	t.Helper()
 	var left []int
-	eventually(t, "no process of the session may be left", func() bool {
+	testproc.Eventually(t, "no process of the session may be left", func() bool {
 		left = marked(mark)
 		return len(left) == 0
 	})
@@ -329,7 +315,7 @@ func (s *session) ackMode() (int, string) {
 func guardOf(t *testing.T, pid int) int {
 	t.Helper()
 	var guard int
-	eventually(t, "the starter must have a guard child", func() bool {
+	testproc.Eventually(t, "the starter must have a guard child", func() bool {
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
 			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")

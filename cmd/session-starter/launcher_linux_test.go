@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 func init() {
@@ -103,7 +105,7 @@ func TestParentPIDOfAGoneLauncherRunsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var status []byte
-	eventually(t, "the starter must report its status", func() bool {
+	testproc.Eventually(t, "the starter must report its status", func() bool {
 		var err error
 		status, err = os.ReadFile(filepath.Join(dir, "status"))
 		return err == nil

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // The background sleep is started before the trap: a child forked after
@@ -78,7 +80,7 @@ func TestStoppedMembersGetSIGCONTAfterTheStopSignal(t *testing.T) {
 	if got := s.line(); got != "ready" {
 		t.Fatalf("Engine said %q, want ready", got)
 	}
-	eventually(t, "the Engine must stop itself", func() bool {
+	testproc.Eventually(t, "the Engine must stop itself", func() bool {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		i := bytes.LastIndexByte(b, ')')
 		return i > 0 && len(b) > i+2 && b[i+2] == 'T'

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // tmuxShell is an interactive bash in a real pseudo-terminal, driven with
@@ -62,7 +64,7 @@ func (sh *tmuxShell) await(want string) {
 			sh.t.Logf("screen:\n%s", screen)
 		}
 	}()
-	eventually(sh.t, "the terminal must show "+want, func() bool {
+	testproc.Eventually(sh.t, "the terminal must show "+want, func() bool {
 		screen = sh.tmux("capture-pane", "-p", "-t", "0")
 		return strings.Contains(screen, want)
 	})
@@ -127,7 +129,7 @@ func TestAtATerminalWithStdoutRedirectedTheEngineStillReadsIt(t *testing.T) {
 	sh.await("EXIT=0")
 
 	sh.run(`$S -- sh -c 'echo st""arted; exec sleep 600' > out2`)
-	eventually(t, "the Engine must start", func() bool {
+	testproc.Eventually(t, "the Engine must start", func() bool {
 		b, _ := os.ReadFile(filepath.Join(dir, "out2"))
 		return strings.Contains(string(b), "started")
 	})

@@ -74,18 +74,3 @@ func (c *Child) Exited(d time.Duration) bool {
 		return err == nil && n > 0
 	}
 }
-
-// Eventually polls cond with a growing pause until it holds, or fails the
-// test after TooLong.
-func Eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(TooLong)
-	pause := time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", TooLong, what)
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, 100*time.Millisecond)
-	}
-}
