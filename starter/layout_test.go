@@ -1,0 +1,80 @@
+package starter
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// stillDirect lists the files that still call golang.org/x/sys directly
+// instead of through internal/sys. It only shrinks: a file that no longer
+// needs to be listed fails the test too, so that the list stays the work
+// left and no more.
+var stillDirect = []string{
+	"cmd/session-starter/tty_linux.go",
+	"gate/gate_bsd.go", "gate/gate_linux.go", "gate/gate_unix.go", "gate/raw_linux.go",
+	"guard/guard_linux.go", "guard/guard_unix.go", "guard/pin_unix.go",
+	"internal/cgroup/cgroup_linux.go", "internal/cgroup/holder_linux.go",
+	"internal/end/end_unix.go", "internal/end/holders_unix.go",
+	"internal/proc/proc_bsd.go", "internal/proc/proc_darwin.go", "internal/proc/proc_freebsd.go", "internal/proc/proc_linux.go",
+	"internal/winjob/job_windows.go", "internal/winjob/spawn_windows.go",
+	"starter/cgroup_linux.go", "starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
+	"starter/launcher_windows.go", "starter/main_unix.go", "starter/main_windows.go", "starter/platform_bsd.go",
+	"starter/platform_freebsd.go", "starter/platform_linux.go", "starter/resolve_unix.go", "starter/resolve_windows.go",
+	"starter/run_windows.go", "starter/sweep_unix.go", "starter/tty_unix.go", "starter/watch_unix.go",
+}
+
+// TestSyscallsGoThroughInternalSys: golang.org/x/sys/unix and
+// golang.org/x/sys/windows are imported by internal/sys (and its
+// subpackages) only — besides the test helpers of internal/testproc, the
+// benchmark programs under scripts/, and the files of stillDirect.
+func TestSyscallsGoThroughInternalSys(t *testing.T) {
+	root := ".."
+	var direct []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root ||
+				rel == filepath.Join("internal", "sys") || rel == filepath.Join("internal", "testproc") || rel == "scripts" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p == "golang.org/x/sys/unix" || p == "golang.org/x/sys/windows" {
+				direct = append(direct, filepath.ToSlash(rel))
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range direct {
+		if !slices.Contains(stillDirect, f) {
+			t.Errorf("%s imports golang.org/x/sys: make the call through internal/sys", f)
+		}
+	}
+	for _, f := range stillDirect {
+		if !slices.Contains(direct, f) {
+			t.Errorf("%s no longer imports golang.org/x/sys: take it off stillDirect", f)
+		}
+	}
+}
