@@ -11,7 +11,7 @@ import (
 )
 
 // TestEveryPackageHasExactlyOnePackageDoc walks the module: each package
-// states what it does and what it guarantees in one place (STYLE.md).
+// states what it does and what it guarantees in one place.
 func TestEveryPackageHasExactlyOnePackageDoc(t *testing.T) {
 	root := ".."
 	docs := map[string][]string{} // directory → files with a package doc

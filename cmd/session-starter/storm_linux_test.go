@@ -87,7 +87,7 @@ func TestAForkStormIsEmptyWhenTheStarterExits(t *testing.T) {
 		began := time.Now()
 		ws := s.wait()
 		took := time.Since(began)
-		// Invariant 2: the starter exits only once the group has no live
+		// The starter exits only once the group has no live
 		// member, so none may be found now — no waiting.
 		if left := marked(mark); len(left) > 0 {
 			t.Errorf("trial %d: %d processes of the storm live when the starter had exited: %s", i, len(left), describe(left[:min(len(left), 10)]))
