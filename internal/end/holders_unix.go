@@ -79,7 +79,7 @@ func (p *Process) Live() ([]Member, error) {
 		}
 		return nil, fmt.Errorf("engine pid %d: %w", p.PID, err)
 	}
-	return []Member{member(st)}, nil
+	return []Member{MemberOf(st)}, nil
 }
 
 // exited reports whether the process has exited, reaping it if it is a
@@ -100,21 +100,17 @@ func (p *Process) exited() bool {
 	return err == nil && n > 0
 }
 
-// ErrRunning is returned by [Process.Reap] for a process that has not
-// exited within the wait.
-var ErrRunning = errors.New("still running")
-
 // Reap reaps the child once it has exited, waiting for that up to
 // within, and returns its status; a child reaped already returns the
 // status it had. It never waits longer: a child still running then (one
-// that cannot be killed) is left unreaped, with [ErrRunning].
+// that cannot be killed) is left unreaped, with [sys.ErrRunning].
 func (p *Process) Reap(within time.Duration) (sys.WaitStatus, error) {
 	if p.reaped {
 		return p.status, nil
 	}
 	st, err := sys.ReapChildWithin(p.PID, p.Pidfd, within)
 	if errors.Is(err, sys.ErrRunning) {
-		return st, fmt.Errorf("pid %d: %w after %v", p.PID, ErrRunning, within)
+		return st, fmt.Errorf("pid %d: %w after %v", p.PID, err, within)
 	}
 	if err != nil {
 		return st, err
@@ -202,7 +198,7 @@ func (g Group) Live() ([]Member, error) {
 	var out []Member
 	for _, st := range stats {
 		if !slices.Contains(g.Exclude, st.PID) && (g.Helper <= 0 || st.PPID != g.Helper) {
-			out = append(out, member(st))
+			out = append(out, MemberOf(st))
 		}
 	}
 	return out, nil
@@ -220,13 +216,10 @@ func (g Group) present() error {
 	return err
 }
 
-// member names a live process for a report.
-func member(st proc.Stat) Member {
+// MemberOf returns the report entry of a live process: its stat, uid and
+// whether this process may signal it.
+func MemberOf(st proc.Stat) Member {
 	uid := proc.UID(st.PID)
 	euid := os.Geteuid()
 	return Member{Stat: st, UID: uid, Denied: euid != 0 && uid >= 0 && uid != euid}
 }
-
-// MemberOf returns the report entry of a live process: its stat, uid and
-// whether this process may signal it. For holders of other packages.
-func MemberOf(st proc.Stat) Member { return member(st) }
