@@ -2,13 +2,12 @@
 
 package gate
 
-// The raw gate: a child cloned from the starter that runs no Go runtime of
-// its own. Between its clone and its execve it runs only rawGate and the
-// functions below it, which must never allocate, grow the stack or enter
-// the scheduler: they are //go:nosplit (runtime_BeforeFork arms a stack
-// guard that throws on any growth in the child) and //go:norace (the race
-// runtime cannot run in the child), and they make raw system calls only.
-// Everything they read was built by the parent before the clone.
+// The raw gate: a child cloned from the starter (package rawfork) that runs
+// no Go runtime of its own. Between its clone and its execve it runs only
+// rawGate and the functions of rawfork it calls, which never allocate,
+// grow the stack or enter the scheduler (//go:nosplit, //go:norace), and
+// make raw system calls only. Everything they read was built by the
+// parent before the clone.
 
 import (
 	"errors"
@@ -20,29 +19,11 @@ import (
 	"syscall"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/rlimit"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/sys/rawfork"
 	"github.com/session-starter/session-starter/internal/wire"
 )
-
-// The runtime's fork hooks, as package syscall uses them around its own
-// fork-exec: BeforeFork blocks every signal and arms the stack guard,
-// AfterFork undoes that in the parent, AfterForkInChild resets the
-// handled signals to their default and restores the signal mask in the
-// child. The runtime keeps them reachable by linkname for code outside
-// the standard library ("Do not remove or change the type signature",
-// runtime/proc.go), so these pulls link without linker flags.
-
-//go:linkname runtimeBeforeFork syscall.runtime_BeforeFork
-func runtimeBeforeFork()
-
-//go:linkname runtimeAfterFork syscall.runtime_AfterFork
-func runtimeAfterFork()
-
-//go:linkname runtimeAfterForkInChild syscall.runtime_AfterForkInChild
-func runtimeAfterForkInChild()
 
 // rawSupported reports whether the raw gate can be used: close_range
 // (Linux 5.9) is what lets the child drop every descriptor it inherited,
@@ -52,10 +33,7 @@ var rawSupported = sync.OnceValue(func() bool {
 	if _, ok := rlimit.Original(); !ok {
 		return false
 	}
-	// A range above every possible descriptor closes nothing; ENOSYS
-	// means the kernel has no close_range.
-	_, _, errno := syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
-	return errno == 0
+	return rawfork.CloseRangeWorks()
 })
 
 // rawChild is everything the raw gate needs, prepared by the parent.
@@ -162,33 +140,16 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	return g, nil
 }
 
-// cloneFlags: a plain fork (no shared memory: the child blocks before its
-// exec, which a vfork would make the parent wait for), a pidfd from the
-// same call, SIGCHLD at its exit.
-const cloneFlags = unix.CLONE_PIDFD | uintptr(syscall.SIGCHLD)
-
 // forkRawGate clones the raw gate; in the parent it returns the child's
 // PID (its pidfd in *pidfd), in the child it never returns.
 //
 //go:norace
 //go:noinline
 func forkRawGate(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
-	runtimeBeforeFork()
-	var pid uintptr
-	var errno syscall.Errno
-	if runtime.GOARCH == "s390x" {
-		// clone takes its flags second there.
-		pid, _, errno = syscall.RawSyscall6(syscall.SYS_CLONE, 0, cloneFlags, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
-	} else {
-		// Sound: the kernel writes the pidfd through the pointer before
-		// clone returns in the parent; *pidfd outlives the call.
-		pid, _, errno = syscall.RawSyscall6(syscall.SYS_CLONE, cloneFlags, 0, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
-	}
+	pid, errno := rawfork.Fork(pidfd)
 	if errno != 0 || pid != 0 {
-		runtimeAfterFork()
 		return pid, errno
 	}
-	runtimeAfterForkInChild()
 	rawGate(c)
 	return 0, 0 // not reached: rawGate exits or executes
 }
@@ -198,53 +159,45 @@ func forkRawGate(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
 //go:nosplit
 //go:norace
 func rawGate(c *rawChild) {
-	// Sound: c.comm is a NUL-terminated string built by the parent.
-	syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_SET_NAME, uintptr(unsafe.Pointer(c.comm)), 0, 0, 0, 0)
+	rawfork.SetName(c.comm)
 	pid, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
 	if _, _, e := syscall.RawSyscall(syscall.SYS_SETPGID, 0, 0, 0); e != 0 {
-		rawExit(exitNotReleased)
+		rawfork.Exit(exitNotReleased)
 	}
 	if c.cgFD >= 0 {
 		// "0" is the writing process to cgroup.procs: every process of
 		// the Engine's tree is born in the session cgroup from here on.
 		zero := [1]byte{'0'}
-		if e := rawWrite(c.cgFD, zero[:]); e != 0 {
-			rawWrite(2, c.complaint)
+		if e := rawfork.Write(c.cgFD, zero[:]); e != 0 {
+			rawfork.Write(2, c.complaint)
 			var num [24]byte
-			rawWrite(2, num[:putNum(num[:], 0, uintptr(e), '\n')])
-			rawExit(exitNotReleased)
+			rawfork.Write(2, num[:rawfork.PutNum(num[:], 0, uintptr(e), '\n')])
+			rawfork.Exit(exitNotReleased)
 		}
 	}
 	// Keep only the Engine's descriptors and the two pipes: a descriptor
 	// of the starter's kept here (the write end of our own go-ahead pipe,
 	// another session's) would keep this child waiting after the
 	// starter is gone, or reach the Engine.
-	next := int32(0)
-	for _, fd := range c.keep {
-		if fd > next {
-			syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(next), uintptr(fd-1), 0)
-		}
-		next = fd + 1
-	}
-	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, uintptr(next), uintptr(^uint32(0)), 0)
+	rawfork.KeepOnly(c.keep)
 	// The Engine's descriptors are close-on-exec in the starter's table
 	// (it marks the launcher's so that no helper inherits them); in this
 	// copy of the table they are handed on.
 	for _, fd := range c.files {
 		if _, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0); e != 0 {
-			rawExit(exitNotReleased)
+			rawfork.Exit(exitNotReleased)
 		}
 	}
 
 	var msg [wire.MaxLine]byte
-	if rawWrite(c.repW, msg[:putNum(msg[:], putStr(msg[:], 0, wire.Ready), pid, '\n')]) != 0 {
-		rawExit(exitNotReleased)
+	if rawfork.Write(c.repW, msg[:rawfork.PutNum(msg[:], rawfork.PutStr(msg[:], 0, wire.Ready), pid, '\n')]) != 0 {
+		rawfork.Exit(exitNotReleased)
 	}
 	// The go-ahead is exactly "go PID\n", read a byte at a time as the
 	// re-executed gate reads it; an end of file (the starter is gone),
 	// an error or anything else ends this child without an exec.
 	var want [wire.MaxLine]byte
-	goAhead := want[:putNum(want[:], putStr(want[:], 0, wire.Go), pid, '\n')]
+	goAhead := want[:rawfork.PutNum(want[:], rawfork.PutStr(want[:], 0, wire.Go), pid, '\n')]
 	n := 0
 	for n < len(goAhead) {
 		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.goR), uintptr(unsafe.Pointer(&msg[n])), 1)
@@ -252,7 +205,7 @@ func rawGate(c *rawChild) {
 			continue
 		}
 		if e != 0 || r != 1 || msg[n] != goAhead[n] {
-			rawExit(exitNotReleased)
+			rawfork.Exit(exitNotReleased)
 		}
 		n++
 	}
@@ -260,9 +213,9 @@ func rawGate(c *rawChild) {
 
 	if c.restore {
 		var now rlimit.Limit
-		_, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, 0, uintptr(unsafe.Pointer(&now)), 0, 0)
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, rawfork.RlimitNofile, 0, uintptr(unsafe.Pointer(&now)), 0, 0)
 		if e == 0 && now.Cur == c.raised.Cur && now.Max == c.raised.Max {
-			syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(&c.orig)), 0, 0, 0)
+			syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, rawfork.RlimitNofile, uintptr(unsafe.Pointer(&c.orig)), 0, 0, 0)
 		}
 	}
 	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.path)), uintptr(unsafe.Pointer(c.argv)), uintptr(unsafe.Pointer(c.envv)))
@@ -272,77 +225,9 @@ func rawGate(c *rawChild) {
 	}
 	// The report pipe is close-on-exec: after a successful execve the
 	// starter reads its end; after a failure, the errno.
-	rawWrite(c.repW, msg[:putNum(msg[:], putStr(msg[:], 0, wire.ExecFailed), uintptr(e), '\n')])
+	rawfork.Write(c.repW, msg[:rawfork.PutNum(msg[:], rawfork.PutStr(msg[:], 0, wire.ExecFailed), uintptr(e), '\n')])
 	if e == syscall.ENOENT || e == syscall.ENOTDIR {
-		rawExit(127)
+		rawfork.Exit(127)
 	}
-	rawExit(126)
-}
-
-// putNum writes a space, n in decimal and end into b at i, and returns
-// the index after them. b has room for them (a message is at most
-// wire.MaxLine bytes). No copy: under the race detector that is a call
-// that may grow the stack.
-//
-//go:nosplit
-//go:norace
-func putNum(b []byte, i int, n uintptr, end byte) int {
-	var digits [20]byte
-	d := len(digits)
-	for {
-		d--
-		digits[d] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	b[i] = ' '
-	i++
-	for ; d < len(digits); d++ {
-		b[i] = digits[d]
-		i++
-	}
-	b[i] = end
-	return i + 1
-}
-
-// putStr writes s into b at i and returns the index after it.
-//
-//go:nosplit
-//go:norace
-func putStr(b []byte, i int, s string) int {
-	for j := 0; j < len(s); j++ {
-		b[i] = s[j]
-		i++
-	}
-	return i
-}
-
-// rawWrite writes all of p to fd and returns the errno of a failure.
-//
-//go:nosplit
-//go:norace
-func rawWrite(fd int32, p []byte) syscall.Errno {
-	for len(p) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		if e == syscall.EINTR {
-			continue
-		}
-		if e != 0 {
-			return e
-		}
-		p = p[n:]
-	}
-	return 0
-}
-
-// rawExit ends the child with status.
-//
-//go:nosplit
-//go:norace
-func rawExit(status int) {
-	for {
-		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, uintptr(status), 0, 0)
-	}
+	rawfork.Exit(126)
 }

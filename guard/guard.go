@@ -11,6 +11,9 @@ import (
 // protocol of this version ([wire.HiddenArg]).
 var Arg = wire.HiddenArg("guard")
 
+// Comm is the command name (/proc/PID/comm) of the guard.
+const Comm = "session-guard"
+
 // PinArg is the first argument that selects the pin, the guard's child
 // that holds group E's number on a kernel before Linux 6.9.
 var PinArg = wire.HiddenArg("pin")

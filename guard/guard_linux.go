@@ -58,7 +58,7 @@ func spawnPin(pgid, life, null int) (pid, pidfd int, err error) {
 // cgroupHolder checks the session cgroup's descriptors and returns it as
 // a holder, or a refusal code.
 func cgroupHolder(name string) (end.Holder, int) {
-	if code := checkCgroup(name); code != 0 {
+	if code := checkCgroup(fdCgroup, fdCgroupP, name); code != 0 {
 		return nil, code
 	}
 	h, err := cgroup.NewHolder(fdCgroup)
@@ -73,23 +73,23 @@ func cgroupHolder(name string) (end.Holder, int) {
 func removeCgroup(name string) { _ = cgroup.Remove(fdCgroupP, name) }
 
 // checkCgroup checks the cgroup descriptors: two directories of a cgroup2
-// file system, the first named name in the second, with a cgroup.kill.
-func checkCgroup(name string) int {
+// file system, dir named name in parent, with a cgroup.kill.
+func checkCgroup(dir, parent int, name string) int {
 	if _, _, _, ok := cgroup.ParseName(name); !ok {
 		return refusedSetup
 	}
 	var in, named unix.Stat_t
-	for _, fd := range []int{fdCgroup, fdCgroupP} {
+	for _, fd := range []int{dir, parent} {
 		var fs unix.Statfs_t
 		if unix.Fstatfs(fd, &fs) != nil || fs.Type != unix.CGROUP2_SUPER_MAGIC {
 			return refusedNoCgroup
 		}
 	}
-	if unix.Fstat(fdCgroup, &in) != nil || unix.Fstatat(fdCgroupP, name, &named, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+	if unix.Fstat(dir, &in) != nil || unix.Fstatat(parent, name, &named, unix.AT_SYMLINK_NOFOLLOW) != nil ||
 		in.Ino != named.Ino || in.Dev != named.Dev {
 		return refusedNoCgroup
 	}
-	if unix.Faccessat(fdCgroup, "cgroup.kill", unix.W_OK, 0) != nil {
+	if unix.Faccessat(dir, "cgroup.kill", unix.W_OK, 0) != nil {
 		return refusedNoCgroup
 	}
 	return 0

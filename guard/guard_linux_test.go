@@ -47,14 +47,34 @@ func group(t *testing.T) (*testproc.Child, int) {
 	return leader, member
 }
 
-func arm(t *testing.T, leader *testproc.Child) *Guard {
+// kind is one of the two guards: the raw child of this process, and the
+// re-executed binary.
+type kind struct {
+	name   string
+	reExec bool
+}
+
+// kinds runs test once for each guard this kernel can have: the raw one
+// (Linux 6.9, close_range) and the re-executed one.
+func kinds(t *testing.T, test func(t *testing.T, k kind)) {
+	t.Helper()
+	ks := []kind{{"re-executed", true}}
+	if rawSupported() {
+		ks = append(ks, kind{"raw", false})
+	}
+	for _, k := range ks {
+		t.Run(k.name, func(t *testing.T) { test(t, k) })
+	}
+}
+
+func arm(t *testing.T, leader *testproc.Child, k kind) *Guard {
 	t.Helper()
 	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second})
+	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second, ReExec: k.reExec})
 	if err != nil {
 		t.Fatalf("Arm: %v", err)
 	}
@@ -91,17 +111,20 @@ func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
 // Once the group has no live member (the starter ended it), a valid
 // finish makes the guard exit 0 at once.
 func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
-	leader, member := group(t)
-	g := arm(t, leader)
-	// The test plays the starter: it ends the group, and keeps the
-	// leader's zombie unreaped as the starter may.
-	if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
-	if err := g.Finish(testproc.TooLong); err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := arm(t, leader, k)
+		// The test plays the starter: it ends the group, and keeps the
+		// leader's zombie unreaped as the starter may: a zombie is no
+		// live member.
+		if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
+		if err := g.Finish(testproc.TooLong); err != nil {
+			t.Fatalf("Finish: %v", err)
+		}
+	})
 }
 
 // A finish while the group still has live members — the starter reported
@@ -109,122 +132,124 @@ func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 // /proc — is not obeyed: the guard keeps guarding, and ends the group
 // once the starter is gone.
 func TestFinishWhileTheGroupLivesKeepsTheGuardGuarding(t *testing.T) {
-	leader, member := group(t)
-	g := arm(t, leader)
-	if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
-		t.Fatal(err)
-	}
-	if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
-		t.Fatal(err)
-	}
-	if !live(member) || leader.Exited(0) {
-		t.Fatal("the group was signalled while the starter lives")
-	}
-	starterGone(t, g)
-	wantGroupEnded(t, leader, member)
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := arm(t, leader, k)
+		if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+			t.Fatal(err)
+		}
+		if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+			t.Fatal(err)
+		}
+		if !live(member) || leader.Exited(0) {
+			t.Fatal("the group was signalled while the starter lives")
+		}
+		starterGone(t, g, leader, member)
+	})
 }
 
 // TestAnythingButAValidFinishEndsTheGroup: the guard fails closed.
 func TestAnythingButAValidFinishEndsTheGroup(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		msg  func(pgid int) string
-	}{
-		{"starter gone without a word", func(int) string { return "" }},
-		{"finish without a group", func(int) string { return "finish\n" }},
-		{"finish for another group", func(p int) string { return "finish " + strconv.Itoa(p+1) + "\n" }},
-		{"finish without newline", func(p int) string { return "finish " + strconv.Itoa(p) }},
-		{"finish then more", func(p int) string { return "finish " + strconv.Itoa(p) + "\nfinish " + strconv.Itoa(p) + "\nx\n" }},
-		{"finish with leading zero", func(p int) string { return "finish 0" + strconv.Itoa(p) + "\n" }},
-		{"upper case", func(p int) string { return "FINISH " + strconv.Itoa(p) + "\n" }},
-		{"armed echoed back", func(p int) string { return "armed " + strconv.Itoa(p) + "\n" }},
-		{"a long line", func(int) string { return string(make([]byte, 500)) }},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			leader, member := group(t)
-			g := arm(t, leader)
-			if msg := tt.msg(leader.PID); msg != "" {
-				if err := sys.WriteAll(g.finW, []byte(msg)); err != nil && !errors.Is(err, unix.EPIPE) {
-					t.Fatal(err)
+	kinds(t, func(t *testing.T, k kind) {
+		for _, tt := range []struct {
+			name string
+			msg  func(pgid int) string
+		}{
+			{"starter gone without a word", func(int) string { return "" }},
+			{"finish without a group", func(int) string { return "finish\n" }},
+			{"finish for another group", func(p int) string { return "finish " + strconv.Itoa(p+1) + "\n" }},
+			{"finish without newline", func(p int) string { return "finish " + strconv.Itoa(p) }},
+			{"finish then more", func(p int) string { return "finish " + strconv.Itoa(p) + "\nfinish " + strconv.Itoa(p) + "\nx\n" }},
+			{"finish with leading zero", func(p int) string { return "finish 0" + strconv.Itoa(p) + "\n" }},
+			{"upper case", func(p int) string { return "FINISH " + strconv.Itoa(p) + "\n" }},
+			{"armed echoed back", func(p int) string { return "armed " + strconv.Itoa(p) + "\n" }},
+			{"a long line", func(int) string { return string(make([]byte, 500)) }},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				leader, member := group(t)
+				g := arm(t, leader, k)
+				if msg := tt.msg(leader.PID); msg != "" {
+					if err := sys.WriteAll(g.finW, []byte(msg)); err != nil && !errors.Is(err, unix.EPIPE) {
+						t.Fatal(err)
+					}
 				}
-			}
-			starterGone(t, g)
-			wantGroupEnded(t, leader, member)
-		})
-	}
+				starterGone(t, g, leader, member)
+			})
+		}
+	})
 }
 
 // TestGuardKeepsGuardingThroughHangupAndTerminalSignals: only SIGKILL
 // ends it.
 func TestGuardKeepsGuardingThroughHangupAndTerminalSignals(t *testing.T) {
-	leader, member := group(t)
-	g := arm(t, leader)
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP} {
-		if err := sys.PidfdSignal(g.Pidfd, sig); err != nil {
-			t.Fatal(err)
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := arm(t, leader, k)
+		for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP} {
+			if err := sys.PidfdSignal(g.Pidfd, sig); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	// The signals are ignored at delivery; the guard still answers the
-	// end of its pipe by ending the group.
-	starterGone(t, g)
-	wantGroupEnded(t, leader, member)
+		// The signals are ignored at delivery; the guard still answers the
+		// end of its pipe by ending the group.
+		starterGone(t, g, leader, member)
+	})
 }
 
-// starterGone closes the finish pipe as a dead starter would, and waits
-// for the guard to end the group and exit 0.
-func starterGone(t *testing.T, g *Guard) {
+// starterGone closes the finish pipe as a dead starter would, and checks
+// that the guard SIGKILLs the leader and the member and then exits 0.
+func starterGone(t *testing.T, g *Guard, leader *testproc.Child, member int) {
 	t.Helper()
 	sys.Close(g.finW)
 	g.finW = -1
-	if st := awaitGuardExit(t, g); !st.Exited || st.Code != 0 {
-		t.Fatalf("guard ended with %v, want exit 0 after ending the group", st)
-	}
-}
-
-// wantGroupEnded checks that the guard SIGKILLed the leader and member.
-func wantGroupEnded(t *testing.T, leader *testproc.Child, member int) {
-	t.Helper()
 	if ws := leader.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("leader ended with %v, want SIGKILL from the guard", ws)
 	}
 	testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+	if st := awaitGuardExit(t, g); !st.Exited || st.Code != 0 {
+		t.Fatalf("guard ended with %v, want exit 0 after ending the group", st)
+	}
 }
 
 // TestGuardEndsTheGroupAfterTheLeaderWasReaped: after the starter's death
 // the Engine is re-parented and may be reaped before the guard acts; the
 // pidfd still names the group.
 func TestGuardEndsTheGroupAfterTheLeaderWasReaped(t *testing.T) {
-	leader, member := group(t)
-	g := arm(t, leader)
-	if err := sys.PidfdSignal(leader.Pidfd, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	leader.Wait(t) // reaped: the number now lives on through the member only
-	if !live(member) {
-		t.Fatal("member died with its leader")
-	}
-	sys.Close(g.finW)
-	g.finW = -1
-	awaitGuardExit(t, g)
-	testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := arm(t, leader, k)
+		if err := sys.PidfdSignal(leader.Pidfd, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		leader.Wait(t) // reaped: the number now lives on through the member only
+		if !live(member) {
+			t.Fatal("member died with its leader")
+		}
+		sys.Close(g.finW)
+		g.finW = -1
+		awaitGuardExit(t, g)
+		testproc.Eventually(t, "the member must be dead", func() bool { return !live(member) })
+	})
 }
 
 func TestArmRefusesAGroupThatIsGone(t *testing.T) {
-	leader, _ := group(t)
-	if err := unix.PidfdSendSignal(leader.Pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != nil {
-		t.Fatal(err)
-	}
-	leader.Wait(t)
-	testproc.Eventually(t, "the group must be gone", func() bool {
-		return sys.PidfdSignalGroup(leader.Pidfd, 0) != nil
-	})
-	exe, _ := os.Executable()
-	t.Setenv("GORACE", "atexit_sleep_ms=0")
-	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second})
-	if !errors.Is(err, ErrRefused) {
-		if g != nil {
-			g.kill()
+	kinds(t, func(t *testing.T, k kind) {
+		leader, _ := group(t)
+		if err := unix.PidfdSendSignal(leader.Pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != nil {
+			t.Fatal(err)
 		}
-		t.Fatalf("Arm = %v, want ErrRefused", err)
-	}
+		leader.Wait(t)
+		testproc.Eventually(t, "the group must be gone", func() bool {
+			return sys.PidfdSignalGroup(leader.Pidfd, 0) != nil
+		})
+		exe, _ := os.Executable()
+		t.Setenv("GORACE", "atexit_sleep_ms=0")
+		g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second, ReExec: k.reExec})
+		if !errors.Is(err, ErrRefused) {
+			if g != nil {
+				g.kill()
+			}
+			t.Fatalf("Arm = %v, want ErrRefused", err)
+		}
+	})
 }

@@ -46,6 +46,9 @@ type Spec struct {
 	Cgroup       int
 	CgroupParent int
 	CgroupName   string
+	// ReExec asks for the guard as Exe started again in the hidden mode
+	// where a raw child of this process would be used (Linux).
+	ReExec bool
 }
 
 // Guard is an armed guard process.
@@ -78,7 +81,16 @@ const closedSlot = ^uintptr(0)
 
 // Spawn starts the guard without waiting for it; [Guard.AwaitArmed] then
 // waits. The guard is not watching until AwaitArmed returns nil.
+//
+// On Linux 6.9 and later (a group is signalled through a pidfd, and
+// close_range exists) the guard is a raw child of this process, unless
+// [Spec.ReExec] asks otherwise; else, and on every other platform, it is
+// [Spec.Exe] started again in the hidden guard mode. Both keep the same
+// rules and speak the same messages.
 func Spawn(spec Spec) (*Guard, error) {
+	if !spec.ReExec && rawSupported() {
+		return spawnRaw(spec)
+	}
 	gate, self, release, err := handles(spec)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -262,7 +274,7 @@ func Main(args []string) {
 	if len(args) > 1 && args[1] == PinArg {
 		pinMain()
 	}
-	_ = sys.SetName("session-guard")
+	_ = sys.SetName(Comm)
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
 	// Keep guarding through terminal and hang-up signals; only SIGKILL

@@ -17,7 +17,7 @@ import (
 // left and no more.
 var stillDirect = []string{
 	"cmd/session-starter/tty_linux.go",
-	"gate/gate_bsd.go", "gate/gate_linux.go", "gate/gate_unix.go", "gate/raw_linux.go",
+	"gate/gate_bsd.go", "gate/gate_linux.go", "gate/gate_unix.go",
 	"guard/guard_linux.go", "guard/guard_unix.go", "guard/pin_unix.go",
 	"internal/cgroup/cgroup_linux.go", "internal/cgroup/holder_linux.go",
 	"internal/end/end_unix.go", "internal/end/holders_unix.go",

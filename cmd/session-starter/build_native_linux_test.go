@@ -2,7 +2,11 @@
 
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
 
 // portable is false: the tests run the Linux build, with pidfds, the
 // subreaper and cgroups.
@@ -25,3 +29,7 @@ func needsSubreaper(*testing.T) {}
 
 // needsCgroup lets a test that needs a session cgroup run.
 func needsCgroup(*testing.T) {}
+
+// rawGuard reports whether the product's guard is the raw child of the
+// starter: where the kernel signals a group through a pidfd (Linux 6.9).
+func rawGuard() bool { return sys.CanSignalGroup() }

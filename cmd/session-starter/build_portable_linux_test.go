@@ -119,3 +119,7 @@ func needsCgroup(t *testing.T) {
 	t.Helper()
 	t.Skip("needs a session cgroup; the portable build takes macOS's path, which has no cgroup")
 }
+
+// rawGuard reports false: the portable build's guard is the re-executed
+// binary, as on macOS.
+func rawGuard() bool { return false }

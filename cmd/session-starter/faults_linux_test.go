@@ -333,7 +333,7 @@ func TestGuardLostBeforeTheGoAheadRunsNothing(t *testing.T) {
 	// The debug log says when the go-ahead was sent: the Engine may be
 	// killed before its first command leaves a trace.
 	cmd, stderr, release := holdAtAck(t, mark, dir, "--log-level", "debug", "--log-format", "json")
-	killAndAwait(t, childWith(t, cmd.Process.Pid, guard.Arg), cmd.Process.Pid, guard.Arg)
+	killAndAwait(t, childWith(t, cmd.Process.Pid, guard.Comm), cmd.Process.Pid, guard.Comm)
 	release()
 	_ = cmd.Wait()
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)

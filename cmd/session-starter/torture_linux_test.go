@@ -167,11 +167,13 @@ func TestGuardSIGKILLedAtAnyMomentEndsTheSessionAs125(t *testing.T) {
 // TestGateSIGKILLedBeforeItsGoAheadRunsNothing kills the gate at a random
 // instant while it waits for its go-ahead: the starter exits 125 with
 // nothing executed (or, if the go-ahead was already on its way, mirrors
-// the SIGKILL), and nothing is left.
+// the SIGKILL), and nothing is left. With the raw guard that wait is a
+// fraction of a millisecond, and a trial often finds the Engine executed
+// already: a quarter of the trials must hit it.
 func TestGateSIGKILLedBeforeItsGoAheadRunsNothing(t *testing.T) {
 	sum := runKillTrials(t, roleGate, trials(300, 5000), 3)
-	if sum.Hit < sum.Trials/2 {
-		t.Errorf("the gate was hit before its exec in %d of %d trials; want most", sum.Hit, sum.Trials)
+	if sum.Hit < sum.Trials/4 {
+		t.Errorf("the gate was hit before its exec in %d of %d trials; want a quarter at least", sum.Hit, sum.Trials)
 	}
 }
 
@@ -286,7 +288,13 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 		_ = unix.PidfdSendSignal(sp.pidfd, unix.SIGKILL, nil, 0)
 		killedAt, res.hit = time.Now(), true
 	case roleGuard, roleGate:
-		arg := guard.Arg
+		// The raw guard names itself at once; the re-executed one (the
+		// portable build's, or before Linux 6.9) carries its hidden-mode
+		// argument from its start and its name only once its runtime runs.
+		arg := guard.Comm
+		if portable {
+			arg = guard.Arg
+		}
 		if role == roleGate {
 			// The raw gate names itself at once; the re-executed one
 			// (the portable build's) carries its hidden-mode argument.
@@ -305,7 +313,8 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 			break
 		}
 		if role == roleGuard {
-			// Half within its arming (it arms in about a millisecond),
+			// Half within its arming (the re-executed guard arms in about
+			// a millisecond, the raw one in a fraction of that),
 			// half anywhere in the first 30 ms of its life.
 			if rand.IntN(2) == 0 {
 				time.Sleep(rand.N(2 * time.Millisecond))
@@ -314,8 +323,13 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 			}
 		} else {
 			// The gate waits for its go-ahead while the guard arms: a
-			// few milliseconds.
-			time.Sleep(rand.N(3 * time.Millisecond))
+			// few hundred microseconds for the raw guard, a few
+			// milliseconds for the re-executed one.
+			window := 3 * time.Millisecond
+			if rawGuard() {
+				window = 100 * time.Microsecond
+			}
+			time.Sleep(rand.N(window))
 		}
 		res.hit = pid != 0 && killIfStill(pid, sp.pid, arg)
 		killedAt = time.Now()

@@ -44,6 +44,13 @@ func WriteAll(fd int, p []byte) error {
 	return nil
 }
 
+// OpenAt opens name in the directory of the descriptor dir, close-on-exec,
+// with flags.
+func OpenAt(dir int, name string, flags int) (int, error) {
+	fd, err := ignoringEINTR(func() (int, error) { return unix.Openat(dir, name, flags|unix.O_CLOEXEC, 0) })
+	return fd, named("openat "+name, err)
+}
+
 func Close(fd int) error {
 	return named("close", unix.Close(fd))
 }

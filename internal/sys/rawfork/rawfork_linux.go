@@ -1,0 +1,244 @@
+//go:build linux && !portable
+
+// Package rawfork makes children of this process that run no Go runtime of
+// their own: a plain fork between the runtime's fork hooks, after which the
+// child runs only functions that never allocate, grow the stack or enter
+// the scheduler, and makes raw system calls only. The raw gate (which
+// executes the Engine) and the raw guard (which never executes anything)
+// are such children.
+//
+// A child function and everything it calls must be //go:nosplit (the
+// runtime's BeforeFork arms a stack guard that throws on any growth in the
+// child; the linker checks that a chain of nosplit calls fits in the stack
+// that is left) and //go:norace (the race runtime cannot run in the
+// child). It reads only what the parent built before the fork, and may
+// write to it: the child has a copy of the parent's memory.
+package rawfork
+
+import (
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The runtime's fork hooks, as package syscall uses them around its own
+// fork-exec: BeforeFork blocks every signal and arms the stack guard,
+// AfterFork undoes that in the parent, AfterForkInChild resets the
+// handled signals to their default and restores the signal mask in the
+// child. The runtime keeps them reachable by linkname for code outside
+// the standard library ("Do not remove or change the type signature",
+// runtime/proc.go), so these pulls link without linker flags.
+
+//go:linkname beforeFork syscall.runtime_BeforeFork
+func beforeFork()
+
+//go:linkname afterFork syscall.runtime_AfterFork
+func afterFork()
+
+//go:linkname afterForkInChild syscall.runtime_AfterForkInChild
+func afterForkInChild()
+
+// Numbers the children use, named here so that their packages need no
+// more than package syscall.
+const (
+	SysCloseRange           = unix.SYS_CLOSE_RANGE
+	SysPidfdSendSignal      = unix.SYS_PIDFD_SEND_SIGNAL
+	PidfdSignalProcessGroup = unix.PIDFD_SIGNAL_PROCESS_GROUP
+	PrSetName               = unix.PR_SET_NAME
+	RlimitNofile            = unix.RLIMIT_NOFILE
+	PollIn                  = unix.POLLIN
+	PollPri                 = unix.POLLPRI
+	AtRemoveDir             = unix.AT_REMOVEDIR
+	SigIgn                  = 1 // SIG_IGN
+)
+
+// cloneFlags: a plain fork (no shared memory: a child that blocks would
+// make a vfork's parent wait), a pidfd from the same call, SIGCHLD at its
+// exit.
+const cloneFlags = unix.CLONE_PIDFD | uintptr(syscall.SIGCHLD)
+
+// Fork clones this process. In the parent it returns the child's PID, its
+// pidfd in *pidfd, or the clone's errno; in the child it returns 0, 0, and
+// the caller must then call its child function at once — nothing but
+// //go:nosplit //go:norace code may run in the child. The caller must be
+// //go:norace itself.
+//
+//go:norace
+//go:noinline
+func Fork(pidfd *int32) (uintptr, syscall.Errno) {
+	beforeFork()
+	var pid uintptr
+	var errno syscall.Errno
+	if runtime.GOARCH == "s390x" {
+		// clone takes its flags second there.
+		pid, _, errno = syscall.RawSyscall6(syscall.SYS_CLONE, 0, cloneFlags, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
+	} else {
+		// Sound: the kernel writes the pidfd through the pointer before
+		// clone returns in the parent; *pidfd outlives the call.
+		pid, _, errno = syscall.RawSyscall6(syscall.SYS_CLONE, cloneFlags, 0, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
+	}
+	if errno != 0 || pid != 0 {
+		afterFork()
+		return pid, errno
+	}
+	afterForkInChild()
+	return 0, 0
+}
+
+// CloseRangeWorks reports whether the kernel has close_range (Linux 5.9),
+// with which a child drops every descriptor it inherited but its own: a
+// range above every possible descriptor closes nothing, and ENOSYS means
+// there is no such call.
+func CloseRangeWorks() bool {
+	_, _, errno := syscall.RawSyscall(SysCloseRange, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
+	return errno == 0
+}
+
+// KeepOnly closes every descriptor but those of keep, which is sorted.
+//
+//go:nosplit
+//go:norace
+func KeepOnly(keep []int32) {
+	next := int32(0)
+	for _, fd := range keep {
+		if fd > next {
+			syscall.RawSyscall(SysCloseRange, uintptr(next), uintptr(fd-1), 0)
+		}
+		next = fd + 1
+	}
+	syscall.RawSyscall(SysCloseRange, uintptr(next), uintptr(^uint32(0)), 0)
+}
+
+// SetName sets the command name (/proc/PID/comm) to the NUL-terminated
+// name.
+//
+//go:nosplit
+//go:norace
+func SetName(name *byte) {
+	// Sound: name is a NUL-terminated string built by the parent.
+	syscall.RawSyscall6(syscall.SYS_PRCTL, PrSetName, uintptr(unsafe.Pointer(name)), 0, 0, 0, 0)
+}
+
+// PutNum writes a space, n in decimal and end into b at i, and returns
+// the index after them. b has room for them. No copy: under the race
+// detector that is a call that may grow the stack.
+//
+//go:nosplit
+//go:norace
+func PutNum(b []byte, i int, n uintptr, end byte) int {
+	var digits [20]byte
+	d := len(digits)
+	for {
+		d--
+		digits[d] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	b[i] = ' '
+	i++
+	for ; d < len(digits); d++ {
+		b[i] = digits[d]
+		i++
+	}
+	b[i] = end
+	return i + 1
+}
+
+// PutStr writes s into b at i and returns the index after it.
+//
+//go:nosplit
+//go:norace
+func PutStr(b []byte, i int, s string) int {
+	for j := 0; j < len(s); j++ {
+		b[i] = s[j]
+		i++
+	}
+	return i
+}
+
+// Write writes all of p to fd and returns the errno of a failure.
+//
+//go:nosplit
+//go:norace
+func Write(fd int32, p []byte) syscall.Errno {
+	for len(p) > 0 {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		p = p[n:]
+	}
+	return 0
+}
+
+// Exit ends the child with status.
+//
+//go:nosplit
+//go:norace
+func Exit(status int) {
+	for {
+		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, uintptr(status), 0, 0)
+	}
+}
+
+// Now reads CLOCK_MONOTONIC in nanoseconds, with a system call (the vDSO
+// is the runtime's).
+//
+//go:nosplit
+//go:norace
+func Now() int64 {
+	var ts syscall.Timespec
+	// Sound: ts outlives the call.
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Sec*1e9 + ts.Nsec
+}
+
+// PollFd is struct pollfd.
+type PollFd struct {
+	Fd      int32
+	Events  int16
+	Revents int16
+}
+
+// Poll waits for the events of fds, at most timeout nanoseconds (< 0:
+// without a limit), and returns the errno of a failure; EINTR is retried
+// with the same timeout. Entries with Fd < 0 are ignored, as poll does.
+//
+//go:nosplit
+//go:norace
+func Poll(fds []PollFd, timeout int64) syscall.Errno {
+	var ts syscall.Timespec
+	tsp := uintptr(0)
+	if timeout >= 0 {
+		ts.Sec, ts.Nsec = timeout/1e9, timeout%1e9
+		tsp = uintptr(unsafe.Pointer(&ts))
+	}
+	for {
+		// Sound: fds and ts outlive the call.
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)), tsp, 0, 0, 0)
+		if e != syscall.EINTR {
+			return e
+		}
+	}
+}
+
+// Ignore sets the disposition of sig to SIG_IGN.
+//
+//go:nosplit
+//go:norace
+func Ignore(sig syscall.Signal) {
+	// struct sigaction as rt_sigaction takes it: handler, flags, restorer,
+	// mask; zero but for the handler. On architectures without a
+	// restorer field the mask comes third, and is zero as well.
+	var act [4]uintptr
+	act[0] = SigIgn
+	// Sound: act outlives the call; the mask is 8 bytes.
+	syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+}
