@@ -5,10 +5,12 @@
 //
 //	session-starter [flags] [--] PROGRAM [ARG...]
 //
-// This is the manual: how a session is held and ended, the containment
-// modes, the terminal, Windows, macOS and FreeBSD, the guarantees with the tests that prove
-// them, and how performance is measured. The flags, the ack line, the exit
-// statuses, the status records and the limits are in README.md, for
+// This is the manual: how a session is held and ended, the Linux kernels it
+// needs, the containment modes, signals, the terminal, CI scripts and
+// containers, Windows, macOS and FreeBSD, the limits in full, the launchers
+// the tests run, development, the guarantees with the tests that prove them,
+// and how performance is measured. The flags, the ack line, the exit
+// statuses, the status records and the limits in short are in README.md, for
 // launchers in any language; session-starter --help lists the flags too.
 //
 // # Processes
@@ -76,6 +78,27 @@
 // opened while it is session-starter's own unreaped child, and the group it leads
 // only if that group is not session-starter's, the guard's, the launcher's or the
 // terminal's foreground group.
+//
+// # Linux kernels
+//
+// Linux 5.4 or later: session-starter uses `pidfd_open` (Linux 5.3) and
+// `waitid` with `P_PIDFD` (5.4). Newer kernels add:
+//
+//   - `PIDFD_SIGNAL_PROCESS_GROUP` (6.9): group signals through a pidfd, which
+//     cannot reach a reused number even after the Engine was reaped, and a
+//     group end confirmed without a /proc scan. Before 6.9 the starter signals
+//     `-E` only while the Engine is its unreaped child, and the guard pins E
+//     with a child of its own (the pin, `session-pin` in `ps`) that joins E and
+//     stays a member until the guard's last signal. This path is tested by
+//     emulating an old kernel with a seccomp filter.
+//   - `cgroup.kill` (5.14): cgroup mode.
+//   - `PIDFD_GET_INFO` (6.13): in cgroup mode, `--grace` signals each member of
+//     the session cgroup, checked through its pidfd to be in it; before, the
+//     stop signal reaches the Engine, group E and the adopted escapees, not
+//     the rest of the cgroup (`cgroup.kill` still reaches all).
+//
+// Only 6.18 was tested for real; the older paths are tested by emulation on
+// it.
 //
 // # Containment modes
 //
@@ -151,6 +174,40 @@
 // moves itself to another cgroup (cgroup mode) or out of the tree by other privileged means, and work
 // handed to a daemon outside the tree (`docker run`, `systemd-run`), which was never a descendant.
 //
+// # Signals
+//
+// What each signal to session-starter does:
+//
+//   - SIGTERM, SIGINT, SIGHUP, SIGQUIT: end the session; a second one during
+//     `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher
+//     left ignored (`nohup`, `cmd &` in a script) stay ignored, for
+//     session-starter and for the Engine
+//     (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`).
+//   - SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM: forwarded to the Engine's
+//     group, as tini and dumb-init do.
+//   - SIGKILL: ends session-starter; the guard ends the Engine's group.
+//
+// A stop signal before the go-ahead means nothing was executed, and
+// session-starter dies of that signal; after it, the group is ended and the
+// Engine's status is mirrored as usual: death by SIGKILL without `--grace`, or
+// whatever the Engine did with the stop signal within the grace. A stop signal
+// that arrives while the go-ahead is being given can be seen just after it,
+// because the Go runtime relays caught signals through a goroutine: the Engine
+// then starts and is ended at once, as on any stop, and its status (normally
+// SIGKILL) is mirrored.
+//
+// Ignored signals. Of the signals the launcher left ignored, only SIGHUP and
+// SIGINT stay ignored for the Engine. Any other (SIGPIPE, SIGTERM, SIGUSR1, …)
+// reaches the Engine at its default disposition: the Go runtime replaces the
+// ignore with its own handler before `main` runs, and an exec resets handled
+// signals to the default. The exceptions are the real-time signals 32 and 34,
+// which the Go runtime never handles (they belong to the C library): whatever
+// disposition the launcher gave them reaches the Engine unchanged, as in a
+// direct launch. (GNU make 4.3, for one, starts its recipes with 32 and 33
+// ignored.) `TestIgnoredSignalsOtherThanHUPAndINTReachTheEngineAtDefault` pins
+// this limit. The Engine's own SIGPIPE is left at the default, as a direct
+// launch from a Go or Python launcher gives it.
+//
 // # At a terminal
 //
 // When stdin is the controlling terminal, session-starter's group is its
@@ -172,6 +229,29 @@
 // guard gives the terminal back to session-starter's group after ending the
 // Engine's. Tested in a real pseudo-terminal under tmux
 // (`cmd/session-starter/tty_linux_test.go`).
+//
+// # In CI scripts and as PID 1 of a container
+//
+// A CI step that starts a database or a browser in the background leaves it
+// running when the step ends, fails, or is cancelled. Wrap the step:
+//
+//	# .github/workflows/…: one step
+//	run: session-starter --grace 10s --timeout 20m -- make integration-test
+//
+// `make integration-test` may start `postgres -D … &`, `chromium --headless &`
+// or a `docker-compose`-less test server in the background, even with `setsid`
+// or `nohup`: when the tests finish, time out (exit 124) or the runner cancels
+// the step (SIGTERM, SIGINT), each gets SIGTERM, then SIGKILL after 10 s, and
+// the step's exit status is that of `make`. A script that must not die with
+// its parent shell can pass `--watch-parent`. Work handed to a daemon outside
+// the step's process tree (`docker run`, `systemd-run`) was never a descendant
+// and is not ended.
+//
+// Run as the init of a PID namespace (`ENTRYPOINT ["session-starter", "--"]`),
+// session-starter reaps every orphan of the namespace as it exits, forwards
+// signals as above, and exits 128+S when the Engine dies of signal S (the init
+// of a PID namespace cannot die of its own signal). `--watch-parent` without
+// `--parent-pid` is a usage error there: an init has no parent to watch.
 //
 // # The requested form: a Go Engine that contains itself
 //
@@ -248,7 +328,7 @@
 //     with a character other than letters, digits and `#$*+-./:?@\_` is quoted,
 //     `"` is doubled, `%` cannot expand a variable; an argument holding a
 //     newline or carriage return, or a script path holding `"` or `%`, is
-//     refused with exit status 126 and nothing runs. Other programs get their
+//     refused with exit status 126 and nothing runs. Other programs get
 //     the launcher's command line from PROGRAM on, byte for byte.
 //   - `--control-fd` and `--status-fd` take handle values that the launcher made
 //     inheritable and passed: Go `SysProcAttr.AdditionalInheritedHandles`;
@@ -362,6 +442,134 @@
 // zombie state; `/dev/fd` semantics on macOS (the control pipe path above is
 // the same code, but Linux's `/dev/fd` reopens); listing descriptors without
 // /proc; `NOTE_EXITSTATUS`; `PROC_REAP_*`.
+//
+// # Limits
+//
+// README.md lists these in short; here they are in full, with the tests that
+// pin them. The ignored signals and a stop at the go-ahead are under Signals.
+//
+//   - A same-user Engine that means to escape can. session-starter holds
+//     against crashes and SIGKILL of any of its processes, careless programs
+//     (double forks, `setsid`, ignored SIGTERM) and PID reuse, not against an
+//     Engine that sets out to escape: it runs as the launcher's user, so it may
+//     SIGSTOP session-starter, SIGKILL the guard and then session-starter, and
+//     nothing ends its tree (`TestAnEngineThatKillsTheGuardAndTheStarterEscapes`
+//     pins this). That needs a boundary the Engine cannot cross: another user, a
+//     PID namespace, a cgroup it cannot write.
+//   - The Engine cannot call `setsid()`. It leads its own process group, and
+//     the kernel refuses `setsid()` to a group leader (EPERM), unlike a child of
+//     most SDKs. A program that needs a new session forks first and calls
+//     `setsid()` in the child; as a command, `session-starter -- setsid -w
+//     PROGRAM` does that and waits, so the status is still PROGRAM's (plain
+//     `setsid` without `-w` exits at once, and the session ends with it).
+//   - Group mode's gap. In group mode (chosen by `auto` where no cgroup v2 can
+//     be made: no writable cgroup2 mount, a systemd-managed cgroup that is not
+//     delegated), if session-starter itself is SIGKILLed the guard ends group
+//     E, but a process that had left the group (`setsid`, a double fork)
+//     survives: the guard cannot find it
+//     (`TestEscapeesOutliveAStarterKilledWithSIGKILL` pins this). cgroup mode
+//     closes it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
+//     reaches the Engine, group E and the adopted escapees, not the rest of the
+//     cgroup; `cgroup.kill` still reaches all.
+//   - Orphans of a launcher's own children. Children session-starter had before
+//     the session are left alone, but a process they orphan later is
+//     re-parented to session-starter and cannot be told from an escapee of the
+//     Engine: in group mode it is ended with the session.
+//   - A process that joins group E from outside (a process of the launcher's
+//     session calling `setpgid` into E) is signalled with the group; if it
+//     cannot be killed (another user's, when session-starter is not root) it is
+//     reported as a survivor (exit 125), with its PID, uid, state and command.
+//   - Closed standard descriptors. If the launcher starts session-starter with
+//     descriptor 0, 1 or 2 closed, the Go runtime opens `/dev/null` on it
+//     before `main`, so the Engine gets `/dev/null` there rather than a closed
+//     descriptor (`TestClosedStandardDescriptorsReachTheEngineAsDevNull`).
+//   - The gate killed between the go-ahead and its exec (by someone else) is
+//     reported as the Engine's death by SIGKILL, though PROGRAM never ran.
+//   - Diagnostics at a terminal. While the Engine has the terminal,
+//     session-starter is in the background; a `--log-level` diagnostic written
+//     then to a terminal with `stty tostop` would stop it. Failure reports are
+//     written after it has taken the terminal back.
+//   - Very low process limits. Under an `RLIMIT_NPROC` so low that the Go
+//     runtime cannot start its threads, session-starter (or its gate) aborts
+//     with a Go runtime trace and exit status 2 before it can report; nothing
+//     is executed.
+//   - `members_seen` is a lower bound: it counts the live members one look at
+//     group E or the session cgroup found after the first signal, not the
+//     members before it, and is 0 when the end was confirmed without a scan.
+//   - macOS and FreeBSD. macOS has no subreaper: a process that left group E
+//     outlives the session; on FreeBSD the reaper ends it. On both, the guard
+//     cannot end such a process once the starter is SIGKILLed, and a signal the
+//     Go runtime handles itself (SEGV, BUS, FPE) that the Engine died of may
+//     make the starter write a runtime line before it dies of the same signal.
+//   - Windows: the Engine's command line is the launcher's, byte for byte, from
+//     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
+//     command line (always so for the binary); a library caller's other `Argv`
+//     is quoted for the C runtime's parser, and a batch file's arguments are
+//     quoted for `cmd.exe`. `starter.Launch` on Windows stops a session by
+//     closing its control pipe; without `ControlPipe` it can only terminate
+//     session-starter (the job ends the tree; the Engine's status is lost). A
+//     launcher that gives session-starter the same pipe as stdout and stderr
+//     sees end of file on it only when session-starter exits, not when the
+//     Engine's tree closed it (on Linux, stderr then goes to /dev/null at the
+//     release).
+//
+// # Launchers in Python and Node
+//
+// The Python and Node examples in README.md's section "Using it from a
+// launcher" are extracted and run as they stand by
+// `TestReadmeLaunchersRunAsShown`. Run by hand (with `bin/` on `PATH`, Python
+// 3.11.7 and Node v20.20.2, Linux 6.18, 2 cores, 2026-11-29), they printed
+// what the README says. Fuller launchers that speak JSON-RPC to an MCP-style
+// Engine are in `cmd/session-starter/testdata/`: `launcher.py`
+// (`subprocess.Popen`, a control pipe through `pass_fds`) and `launcher.js`
+// (`child_process.spawn`, a control socket as `stdio[3]`), with the Engine
+// `mcp_engine.py` (`initialize`, `tools/list`, and a `tools/call` that starts
+// subprocesses). The tests in `cmd/session-starter/sdk_linux_test.go` run them
+// for real and check that no process outlives the session when the launcher
+// is SIGKILLed or closes its control pipe, and that a clean shutdown reports
+// the Engine's exit status to the launcher.
+//
+// # Development
+//
+//	make help    # the targets
+//	make build   # static binary at bin/session-starter
+//	make test    # go test -race -count=1 -timeout 15m ./...
+//	make test-portable # the session suite against the portable build (macOS's code paths, on Linux)
+//	go test -short ./...  # the same with a tenth of the fault trials, while working
+//	make lint    # gofmt, go mod tidy, go vet (also -tags portable), staticcheck, actionlint (pinned), shellcheck
+//	make vuln    # govulncheck (pinned; needs its online database, so not in CI)
+//	make fmt     # fails if gofmt would change a file
+//	make cross   # go build, go vet and go test -c of every package for darwin, freebsd, windows, linux
+//	make dist    # static binaries for linux, darwin, freebsd, windows × amd64, arm64, with SHA-256 sums
+//	make test-windows # the Windows tests under Wine (installs wine64 and mingw-w64 where missing)
+//	make demo    # build, then scripts/demo.sh
+//	make torture # the long fault tests and the fuzz targets (~10 min; not in CI)
+//	make bench   # the performance report (see Performance below)
+//
+// `make demo` runs an Engine that starts a tagged background `sleep 300` and
+// exits 3, shows the ack line and the Engine's output, and fails unless the
+// exit status is 3 and no tagged process is left (`scripts/demo.sh`). `make
+// dist` writes its binaries built without cgo to `dist/`, static except that
+// macOS binaries link libSystem, as every macOS program must, with their
+// SHA-256 sums in `dist/SHA256SUMS`.
+//
+// Do not run session-starter with `go run`: `go run` turns any non-zero exit
+// status into its own exit status 1 (it prints `exit status 3` or `signal:
+// terminated` instead), so the status that session-starter exists to mirror is
+// lost. Build it (`make build`) and run the binary.
+//
+// The session tests run the product binary, built once by `TestMain` without
+// `-race`; they need `python3`, `node`, `perl`, `unshare` and `tmux` (CI
+// installs tmux and shellcheck when they are missing) and run as root for the
+// PID-namespace and other-user tests.
+//
+// The tools (staticcheck 2026.2.2, govulncheck, actionlint v1.7.12) are pinned
+// in `.ci/tools.mod` and run with `go tool -modfile=.ci/tools.mod`, so that
+// `go.mod`, which SDK users inherit, names none of them; the first run builds
+// them. CI runs `.ci/run`: `make test`, `make test-portable`, `make
+// test-windows`, then `make cross`, then `make lint`; the GitHub workflow adds
+// macOS, FreeBSD and Windows machines (the sections on Windows and on macOS and
+// FreeBSD say what has run where).
 //
 // # Guarantees and how they are tested
 //
