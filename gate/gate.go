@@ -46,6 +46,10 @@ type Spec struct {
 	// inside that cgroup. The gate gets it at a number of its own and
 	// closes it before the Engine runs.
 	CgroupProcs int
+	// CgroupDir, when > 2, is a directory descriptor of the same cgroup:
+	// the raw gate is then made inside it (Linux 5.7) rather than moved
+	// there, and writes CgroupProcs only where that is refused.
+	CgroupDir int
 	// ReExec asks for the gate as Exe started again in the hidden mode
 	// where a raw child of this process would be used (Linux).
 	ReExec bool

@@ -116,7 +116,18 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	c.keep = slices.Compact(c.keep)
 
 	pidfd := int32(-1)
-	pid, errno := forkRawGate(c, &pidfd)
+	var pid uintptr
+	errno := syscall.ENOSYS
+	if c.cgFD >= 0 && spec.CgroupDir > 2 {
+		// Born in the session cgroup: the child has nothing to write.
+		cgFD := c.cgFD
+		c.cgFD = -1
+		pid, errno = forkRawGateInto(c, &pidfd, spec.CgroupDir)
+		c.cgFD = cgFD
+	}
+	if errno != 0 {
+		pid, errno = forkRawGate(c, &pidfd)
+	}
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(argv)
 	runtime.KeepAlive(shArgv)
@@ -147,6 +158,20 @@ func spawnRaw(spec Spec) (*Gate, error) {
 //go:noinline
 func forkRawGate(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
 	pid, errno := rawfork.Fork(pidfd)
+	if errno != 0 || pid != 0 {
+		return pid, errno
+	}
+	rawGate(c)
+	return 0, 0 // not reached: rawGate exits or executes
+}
+
+// forkRawGateInto is forkRawGate into the cgroup of the directory
+// descriptor cgroup; an errno means no child was made.
+//
+//go:norace
+//go:noinline
+func forkRawGateInto(c *rawChild, pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
+	pid, errno := rawfork.ForkInto(pidfd, cgroup)
 	if errno != 0 || pid != 0 {
 		return pid, errno
 	}

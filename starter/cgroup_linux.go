@@ -102,6 +102,14 @@ func (s *session) removeCgroup() {
 	}
 }
 
+// cgroupDir is the session cgroup's directory descriptor, or 0.
+func (s *session) cgroupDir() int {
+	if s.cg == nil {
+		return 0
+	}
+	return s.cg.DirFD
+}
+
 // guardCgroup hands the session cgroup to the guard.
 func (s *session) guardCgroup(gs *guard.Spec) {
 	if s.cg != nil {

@@ -45,6 +45,7 @@ func Main(ctx context.Context, o Options, ack bool) Verdict {
 	// reaper on FreeBSD), where the platform has one.
 	o.Subreaper = adoptsOrphans
 	o.Terminal = true
+	o.Exits = true
 	res, err := Run(ctx, o)
 	if err != nil {
 		return report(Verdict{Code: ExitCode(err), Report: err.Error()})

@@ -100,6 +100,12 @@ type Options struct {
 	// it in the foreground gives the terminal to the Engine) and takes the
 	// terminal back before it returns.
 	Terminal bool
+	// Exits says that the process exits as soon as Run returns, as
+	// session-starter does: Run then leaves its signal handling in place
+	// instead of undoing it (each signal it stops notifying is a round
+	// trip to the runtime's signal thread), and a stop signal that comes
+	// after the end changes nothing.
+	Exits bool
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
 	Containment Containment

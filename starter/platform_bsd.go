@@ -53,6 +53,9 @@ func (cgroupHold) procsFD() (int, error) { return 0, nil }
 // guardCgroup hands the guard no cgroup.
 func (cgroupHold) guardCgroup(*guard.Spec) {}
 
+// cgroupDir is 0: there are no cgroups.
+func (cgroupHold) cgroupDir() int { return 0 }
+
 // cgroupJoined has nothing to check: the gate joins no cgroup.
 func (cgroupHold) cgroupJoined() error { return nil }
 

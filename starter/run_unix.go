@@ -132,6 +132,7 @@ type session struct {
 	sigCh       chan os.Signal // stop signals
 	fwdCh       chan os.Signal // signals forwarded to the group
 	chldCh      chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
+	notified    chan struct{}  // closed once the channels above are notified
 	stopSig     syscall.Signal
 	budget      time.Duration
 	adopting    bool         // children other than the gate and guard are ours to reap
@@ -174,6 +175,14 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	if s.stopSig == 0 {
 		s.stopSig = syscall.SIGTERM
 	}
+	s.notify(o)
+	// From here on, close undoes what was taken.
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
 	if o.Exe == "" {
 		exe, err := defaultExe()
 		if err != nil {
@@ -217,13 +226,6 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 			return nil, fail(ExitUsage, "%w", err)
 		}
 	}
-	// From here on, close undoes what was taken.
-	ok := false
-	defer func() {
-		if !ok {
-			s.close()
-		}
-	}()
 	// No helper of ours may inherit the launcher's descriptors: mark them
 	// close-on-exec in our table (the flag is per table, so the launcher's
 	// own descriptors are untouched); close puts them back.
@@ -240,21 +242,6 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		}
 	}
 
-	// Stop signals. SIGHUP and SIGINT left ignored by the launcher stay
-	// ignored: notifying them would replace the ignore, here and in the
-	// Engine.
-	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
-	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if !signal.Ignored(sig) {
-			stops = append(stops, sig)
-		}
-	}
-	// Buffered: signal.Notify drops a signal when the channel is full.
-	s.sigCh = make(chan os.Signal, 8)
-	signal.Notify(s.sigCh, stops...)
-	s.fwdCh = make(chan os.Signal, 16)
-	signal.Notify(s.fwdCh, Forwarded...)
-
 	s.adopting = o.Subreaper || os.Getpid() == 1
 	if o.Subreaper {
 		if s.subreaper, err = subreaper(); err != nil {
@@ -263,14 +250,6 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	}
 	if o.Terminal {
 		s.tty = openTerminal()
-	}
-	if s.adopting || s.tty != nil {
-		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
-		// namespace, as tini and dumb-init are) are reaped as they exit:
-		// on each SIGCHLD, by PID. At a terminal SIGCHLD also tells of the
-		// Engine's job-control stops.
-		s.chldCh = make(chan os.Signal, 1)
-		signal.Notify(s.chldCh, syscall.SIGCHLD)
 	}
 	if s.adopting {
 		// Children this process has already (a wrapper's background job
@@ -284,6 +263,44 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	s.neverSweep = neverSweep(s.parent)
 	ok = true
 	return s, nil
+}
+
+// notify starts catching the stop signals, the forwarded ones and
+// SIGCHLD. Each signal Notify enables is a round trip to the runtime's
+// signal thread (tens of microseconds each); they go on while prepare and
+// contain do the rest of the setup, and release waits for them
+// (s.notified) before the ack and the go-ahead. A stop signal that comes
+// before that ends this process by the runtime's default: nothing was
+// executed, the gate exits without executing once its starter is gone,
+// and the guard, if it was started, ends what there is. SIGHUP and SIGINT
+// left ignored by the launcher stay ignored: notifying them would replace
+// the ignore, here and in the Engine.
+func (s *session) notify(o Options) {
+	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if !signal.Ignored(sig) {
+			stops = append(stops, sig)
+		}
+	}
+	// Buffered: signal.Notify drops a signal when the channel is full.
+	s.sigCh = make(chan os.Signal, 8)
+	s.fwdCh = make(chan os.Signal, 16)
+	if o.Subreaper || o.Terminal || os.Getpid() == 1 {
+		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
+		// namespace, as tini and dumb-init are) are reaped as they exit:
+		// on each SIGCHLD, by PID. At a terminal SIGCHLD also tells of the
+		// Engine's job-control stops.
+		s.chldCh = make(chan os.Signal, 1)
+	}
+	s.notified = make(chan struct{})
+	go func() {
+		defer close(s.notified)
+		signal.Notify(s.sigCh, stops...)
+		signal.Notify(s.fwdCh, Forwarded...)
+		if s.chldCh != nil {
+			signal.Notify(s.chldCh, syscall.SIGCHLD)
+		}
+	}()
 }
 
 // contain makes the session's holders: the session cgroup (in cgroup
@@ -313,7 +330,7 @@ func (s *session) contain(res *Result) error {
 	if err != nil {
 		return fail(ExitContainment, "%w", err)
 	}
-	s.gate, err = gate.Spawn(gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs})
+	s.gate, err = gate.Spawn(gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs, CgroupDir: s.cgroupDir()})
 	if procs > 0 {
 		sys.Close(procs)
 	}
@@ -358,6 +375,7 @@ func (s *session) contain(res *Result) error {
 // release writes the ack and gives the go-ahead, unless a stop came
 // during setup.
 func (s *session) release(res *Result) error {
+	<-s.notified // from here a stop signal is this process's to handle
 	if s.o.Ack != nil {
 		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
 			return fail(ExitContainment, "write ack: %w", err)
@@ -544,9 +562,14 @@ func (s *session) close() {
 	if s.adopting {
 		s.reapAdopted()
 	}
-	for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.sigCh} {
-		if ch != nil {
-			signal.Stop(ch)
+	if s.notified != nil {
+		<-s.notified
+		if !s.o.Exits {
+			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.sigCh} {
+				if ch != nil {
+					signal.Stop(ch)
+				}
+			}
 		}
 	}
 	if s.subreaper != nil {

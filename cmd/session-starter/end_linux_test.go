@@ -71,7 +71,7 @@ func TestAnEngineThatLeftItsGroupIsEndedByTheGuardWhenTheStarterIsKilled(t *test
 // a frozen process stays alive, in uninterruptible sleep, with SIGKILL
 // pending, until it is thawed. Cleanup thaws it (the pending SIGKILL then
 // ends it) and removes the freezer cgroup.
-func freeze(t *testing.T, pid int) {
+func freeze(t *testing.T, pid int) (thaw func()) {
 	t.Helper()
 	const root = "/sys/fs/cgroup/freezer"
 	if syscall.Access(root, 2) != nil {
@@ -81,7 +81,12 @@ func freeze(t *testing.T, pid int) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skipf("no cgroup v1 freezer: %v", err)
 	}
-	t.Cleanup(func() {
+	thawed := false
+	thaw = func() {
+		if thawed {
+			return
+		}
+		thawed = true
 		_ = os.WriteFile(path.Join(dir, "freezer.state"), []byte("THAWED"), 0)
 		testproc.Eventually(t, "the frozen process must end once thawed", func() bool {
 			b, err := os.ReadFile(path.Join(dir, "cgroup.procs"))
@@ -90,7 +95,8 @@ func freeze(t *testing.T, pid int) {
 		if err := os.Remove(dir); err != nil {
 			t.Errorf("remove %s: %v", dir, err)
 		}
-	})
+	}
+	t.Cleanup(thaw)
 	if err := os.WriteFile(path.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +107,7 @@ func freeze(t *testing.T, pid int) {
 		b, err := os.ReadFile(path.Join(dir, "freezer.state"))
 		return err == nil && strings.TrimSpace(string(b)) == "FROZEN"
 	})
+	return thaw
 }
 
 // An Engine that cannot be killed (frozen) makes the end last the grace
@@ -117,7 +124,8 @@ func TestAnUnkillableEngineEndsTheSessionAfterTheGracePlusTheKillBudget(t *testi
 		if l := s.line(); l != "ready" {
 			t.Fatalf("Engine said %q, want ready", l)
 		}
-		freeze(t, pid)
+		guard := guardOf(t, s.cmd.Process.Pid)
+		thaw := freeze(t, pid)
 		// The starter's own exit, seen through a pidfd: the launcher's
 		// Wait also waits for the frozen Engine's hold on the pipes.
 		pidfd, err := unixPidfdOpen(s.cmd.Process.Pid)
@@ -139,6 +147,10 @@ func TestAnUnkillableEngineEndsTheSessionAfterTheGracePlusTheKillBudget(t *testi
 			t.Errorf("the end took %v, want about grace + kill budget = %v", took, grace+budget)
 		}
 		t.Logf("%s mode: from SIGTERM to exit 125 with a frozen Engine, --grace 1s --kill-budget 2s: %v", mode, took)
+		// The guard keeps guarding the survivor: once it can die, its
+		// pending SIGKILL ends it, and the guard exits.
+		thaw()
+		testproc.Eventually(t, "the guard must exit once the survivor is gone", func() bool { return !live(guard) })
 	})
 }
 

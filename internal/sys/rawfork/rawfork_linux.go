@@ -87,6 +87,42 @@ func Fork(pidfd *int32) (uintptr, syscall.Errno) {
 	return 0, 0
 }
 
+// cloneArgs is struct clone_args as clone3 takes it, up to its cgroup
+// field (CLONE_ARGS_SIZE_VER2).
+type cloneArgs struct {
+	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls, setTID, setTIDSize, cgroup uint64
+}
+
+// ForkInto is [Fork] into the cgroup of the directory descriptor cgroup
+// (clone3 with CLONE_INTO_CGROUP, Linux 5.7): the child is born there, and
+// no process is moved between cgroups, which costs the kernel a
+// synchronisation of every task of the writer's. An errno (ENOSYS before
+// 5.7, or a cgroup that cannot take the child) means no child was made:
+// the caller may fork plainly and move it.
+//
+//go:norace
+//go:noinline
+func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
+	// Sound: the kernel writes the pidfd through the pointer before
+	// clone3 returns in the parent; *pidfd outlives the call.
+	args := cloneArgs{
+		flags:      unix.CLONE_PIDFD | unix.CLONE_INTO_CGROUP,
+		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
+		exitSignal: uint64(syscall.SIGCHLD),
+		cgroup:     uint64(cgroup),
+	}
+	beforeFork()
+	// Sound: args is in this frame, which lives until the call returns in
+	// both processes; stack 0 makes the child return on its copy of it.
+	pid, _, errno := syscall.RawSyscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0)
+	if errno != 0 || pid != 0 {
+		afterFork()
+		return pid, errno
+	}
+	afterForkInChild()
+	return 0, 0
+}
+
 // CloseRangeWorks reports whether the kernel has close_range (Linux 5.9),
 // with which a child drops every descriptor it inherited but its own: a
 // range above every possible descriptor closes nothing, and ENOSYS means
