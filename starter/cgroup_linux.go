@@ -42,7 +42,7 @@ func (s *session) holdInCgroup(c Containment) (string, error) {
 	cg, err := s.newSessionCgroup(c != ContainCgroup)
 	if err != nil {
 		if c == ContainCgroup {
-			return "", fail(ExitContainment, "--containment cgroup: %v", err)
+			return "", fail(ExitContainment, "--containment cgroup: %w", err)
 		}
 		s.log.Info().Err(err).Msg("no session cgroup; containment by the process group")
 		return ModeGroup, nil

@@ -21,7 +21,7 @@
 // process (Result.End is empty), or with a Result that says it could not
 // be observed (unconfirmed) or that processes survived (survivors,
 // refused). The end is bounded: it takes at most the grace + the kill
-// budget + [EndSlack], whatever the holders do — an Engine that cannot be
+// budget + [launch.EndSlack], whatever the holders do — an Engine that cannot be
 // killed is reported, not waited for — and the Engine is reaped by one
 // owner, within that bound. A holder's end is signalled to all holders at
 // the same moment: with a grace, the stop signal and SIGCONT; then SIGKILL
@@ -47,9 +47,20 @@
 // with a short backoff: nothing announces a group's last exit.
 //
 // Run never redirects the caller's stdio, never exits or dies, restores
-// the signal handling and descriptor flags it changed, and leaves the
-// Engine's exit status to the caller: [Main] adds the release of stdio,
-// the failure reports and the mirroring of the status.
+// the descriptor flags it changed and the signal handling (unless
+// [Options.Exits] says the process exits right after), and leaves the
+// Engine's exit status to the caller: [Result.Verdict] says what the
+// session-starter process does with it, and the command adds the release
+// of stdio, the failure reports and the mirroring of the status.
+//
+// # Packages by audience
+//
+// This package is the supervisor. A launcher written in Go needs none of
+// it: package starter/launch starts an Engine under session-starter,
+// reads the ack line and the status records, and imports nothing of the
+// supervisor. A Go Engine that contains itself calls package
+// starter/contain. The gate and the guard (packages gate and guard) are
+// the starter's helpers.
 //
 // # What it stops, and what not
 //

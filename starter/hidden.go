@@ -9,7 +9,7 @@ import (
 // guard or the guard's pin, which a starter starts from a session-starter
 // binary — and never returns then; it returns at once when args asks for
 // none. A binary that plays these modes calls it first thing in main:
-// session-starter's own main does, and so does [ContainIfRequested].
+// session-starter's own main does, and so does a Go Engine's contain.IfRequested.
 //
 // The first argument names the mode and the protocol the starter speaks
 // (the command lines, descriptors and messages of the hidden modes). A

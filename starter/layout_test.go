@@ -24,7 +24,7 @@ var stillDirect = []string{
 	"internal/proc/proc_bsd.go", "internal/proc/proc_darwin.go", "internal/proc/proc_freebsd.go", "internal/proc/proc_linux.go",
 	"internal/winjob/job_windows.go", "internal/winjob/spawn_windows.go",
 	"starter/cgroup_linux.go", "starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
-	"starter/launcher_windows.go", "starter/main_unix.go", "starter/main_windows.go", "starter/platform_bsd.go",
+	"starter/launch/launch_windows.go", "internal/exit/main_windows.go", "starter/platform_bsd.go",
 	"starter/platform_freebsd.go", "starter/platform_linux.go", "starter/resolve_unix.go", "starter/resolve_windows.go",
 	"starter/run_windows.go", "starter/sweep_unix.go", "starter/tty_unix.go", "starter/watch_unix.go",
 }

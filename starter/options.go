@@ -3,7 +3,6 @@ package starter
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -29,18 +28,6 @@ const (
 	ExitNotFound = 127
 )
 
-// DefaultKillBudget is how long the starter and the guard keep ending the
-// group before they report survivors. Ten seconds covers a group of ten
-// thousand processes on a loaded two-core machine (measured: 1.6 s)
-// several times over, while still ending a session that cannot be
-// ended in a time a launcher would wait for.
-const DefaultKillBudget = 10 * time.Second
-
-// RequestEnv is the environment variable by which a launcher asks a Go
-// Engine to become its own starter (the requested form). It is removed
-// from the Engine's environment.
-const RequestEnv = "SESSION_STARTER_CONTAIN"
-
 // Options describe one session.
 type Options struct {
 	// Argv is the Engine's command line; Argv[0] is PROGRAM, resolved
@@ -50,7 +37,7 @@ type Options struct {
 	// then only the Engine's argv[0] (a login shell's "-sh", say).
 	Path string
 	// Env is the Engine's environment; nil means this process's own.
-	// [RequestEnv] is removed from it either way.
+	// [launch.RequestEnv] is removed from it either way.
 	Env []string
 	// WatchParent ends the session when the parent process is gone.
 	WatchParent bool
@@ -67,11 +54,11 @@ type Options struct {
 	ControlFD int
 	// StatusFD, when nonzero, is a descriptor the launcher passed open
 	// for writing, > 2, on which Run writes one JSON record per line: a
-	// [StatusStarted] when the Engine is released and a [StatusEnded]
+	// [launch.StatusStarted] when the Engine is released and a [launch.StatusEnded]
 	// last. The Engine does not inherit it.
 	StatusFD int
 	// KillBudget bounds the ending of the group; 0 means
-	// DefaultKillBudget.
+	// launch.DefaultKillBudget.
 	KillBudget time.Duration
 	// Grace, when positive, makes every end of the session send
 	// StopSignal (default SIGTERM) and SIGCONT to the group first, and
@@ -249,6 +236,15 @@ type Verdict struct {
 	Code   int
 }
 
+// VerdictOf is the verdict of a session: a failure of [Run] (its exit
+// status and its error as the report), else [Result.Verdict].
+func VerdictOf(r Result, err error) Verdict {
+	if err != nil {
+		return Verdict{Code: ExitCode(err), Report: err.Error()}
+	}
+	return r.Verdict()
+}
+
 // Verdict applies the exit-status table (see the package doc) to r, with
 // its precedence: 125 over the mirrored status.
 func (r Result) Verdict() Verdict {
@@ -282,11 +278,4 @@ func (r Result) Verdict() Verdict {
 		v.Signal, v.Code = r.Engine.Signal, 128+int(r.Engine.Signal)
 	}
 	return v
-}
-
-// Ack returns the acknowledgement line: one line of JSON with
-// session_containment first, then the Engine's PID (also its group) and
-// the containment mode. Written by hand to keep that key order.
-func Ack(pid int, mode string) []byte {
-	return []byte(`{"session_containment":1,"pid":` + strconv.Itoa(pid) + `,"mode":` + strconv.Quote(mode) + "}\n")
 }

@@ -3,7 +3,6 @@ package starter
 import (
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -38,27 +37,5 @@ func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 				t.Fatalf("Verdict() = %+v, want code %d, signal %v, report %v", v, tt.wantCode, tt.wantSignal, tt.wantReport)
 			}
 		})
-	}
-}
-
-func TestAckLineHasItsKeysInOrder(t *testing.T) {
-	if got, want := string(Ack(1234, "group")), `{"session_containment":1,"pid":1234,"mode":"group"}`+"\n"; got != want {
-		t.Fatalf("Ack = %q, want %q", got, want)
-	}
-}
-
-func TestTheLaunchersWaitCoversTheWholeEnd(t *testing.T) {
-	for _, tt := range []struct {
-		flags []string
-		want  time.Duration
-	}{
-		{nil, DefaultWaitDelay},
-		{[]string{"--grace", "20s", "--kill-budget=3s"}, 20*time.Second + 3*time.Second + EndSlack + 5*time.Second},
-		{[]string{"--grace=7"}, 7*time.Second + DefaultKillBudget + EndSlack + 5*time.Second},
-		{[]string{"--kill-budget", "nonsense"}, DefaultWaitDelay},
-	} {
-		if got := waitDelayFor(tt.flags); got != tt.want {
-			t.Errorf("waitDelayFor(%q) = %v, want %v", tt.flags, got, tt.want)
-		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 // errNoSubreaper wraps errors.ErrUnsupported: macOS has no subreaper.
 var errNoSubreaper = fmt.Errorf("no subreaper on this platform: %w", errors.ErrUnsupported)
 
-// adoptsOrphans is false: macOS has no subreaper, so a process that left
+// CanAdoptOrphans ([Options.Subreaper] can be had) is false: macOS has no subreaper, so a process that left
 // the Engine's group (setsid, a double fork) outlives the session.
-const adoptsOrphans = false
+const CanAdoptOrphans = false
 
 // subreaper fails: macOS has no subreaper.
 func subreaper() (func(), error) { return nil, errNoSubreaper }

@@ -13,8 +13,8 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// adoptsOrphans is true: the starter becomes the reaper of its subtree.
-const adoptsOrphans = true
+// CanAdoptOrphans ([Options.Subreaper] can be had) is true: the starter becomes the reaper of its subtree.
+const CanAdoptOrphans = true
 
 // procctl(2) commands and idtype of <sys/procctl.h> and <sys/wait.h>.
 const (

@@ -24,9 +24,9 @@ import (
 // whatever happens to the path it was started by.
 func defaultExe() (string, error) { return "/proc/self/exe", nil }
 
-// adoptsOrphans says whether Main makes the starter a subreaper: not in
+// CanAdoptOrphans says whether [Options.Subreaper] can be had here: not in
 // the portable build, which takes macOS's path (macOS has none).
-const adoptsOrphans = !sys.Pidless
+const CanAdoptOrphans = !sys.Pidless
 
 // fionread is FIONREAD: how many bytes a pipe holds.
 const fionread = unix.TIOCINQ

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/session-starter/session-starter/starter/launch"
 	"os"
 	"os/signal"
 	"slices"
@@ -33,7 +34,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		status = statusFD(o.StatusFD)
 	}
 	o.started = func(pid, guard int, mode string) {
-		status.write(StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now()})
+		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now()})
 	}
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
@@ -170,7 +171,7 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	}
 	s := &session{o: o, log: o.Logger, ctx: ctx, parentFD: -1, budget: o.KillBudget, stopSig: o.StopSignal}
 	if s.budget <= 0 {
-		s.budget = DefaultKillBudget
+		s.budget = launch.DefaultKillBudget
 	}
 	if s.stopSig == 0 {
 		s.stopSig = syscall.SIGTERM
@@ -194,7 +195,7 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	s.env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, RequestEnv+"=") })
+	s.env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, launch.RequestEnv+"=") })
 
 	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
 		return nil, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
@@ -476,11 +477,11 @@ func (s *session) end(plan end.Plan) end.Report {
 }
 
 // untilDeadline is the time left for what follows the end: until the
-// deadline, plus [EndSlack]. The guard's exit after finish and the
+// deadline, plus [launch.EndSlack]. The guard's exit after finish and the
 // Engine's reap are immediate once the holders are empty; nothing after
 // the end waits longer.
 func (s *session) untilDeadline() time.Duration {
-	return max(time.Until(s.deadline.Add(EndSlack)), 0)
+	return max(time.Until(s.deadline.Add(launch.EndSlack)), 0)
 }
 
 // collect finishes the guard and takes the Engine's status, both within

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/session-starter/session-starter/starter/launch"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -65,7 +66,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	o.started = func(pid, _ int, mode string) {
 		// The job is the guard: there is no guard process.
-		status.write(StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now()})
+		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now()})
 	}
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
@@ -94,7 +95,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	budget := o.KillBudget
 	if budget <= 0 {
-		budget = DefaultKillBudget
+		budget = launch.DefaultKillBudget
 	}
 	env := o.Env
 	if env == nil {
@@ -102,7 +103,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return strings.EqualFold(k, RequestEnv)
+		return strings.EqualFold(k, launch.RequestEnv)
 	})
 
 	parent := os.Getppid()

@@ -255,12 +255,12 @@
 //
 // # The requested form: a Go Engine that contains itself
 //
-// A Go Engine that calls `starter.ContainIfRequested()` first thing in `main`
+// A Go Engine that calls `contain.IfRequested()` first thing in `main`
 // becomes its own session starter when its launcher sets
 // `SESSION_STARTER_CONTAIN=1`:
 //
 //	func main() {
-//		starter.ContainIfRequested() // never returns when requested
+//		contain.IfRequested() // never returns when requested
 //		serve(os.Stdin, os.Stdout)
 //	}
 //
@@ -270,13 +270,13 @@
 // `SESSION_STARTER_CONTAIN` removed from the Engine's environment, and exits
 // with the Engine's status. A launcher reads the ack line exactly as above.
 // Without the variable the call returns at once (about 20 ns, no allocation:
-// `BenchmarkContainIfRequestedWithoutTheVariable`). Any other value than `1` is
+// `BenchmarkIfRequestedWithoutTheVariable`). Any other value than `1` is
 // removed from the environment and ignored.
 //
 // The gate and the guard are helper processes started from a binary. If a
 // `session-starter` is found in `PATH`, it plays them, and the Engine's `init`
 // functions run only in the starter and in the Engine. It must speak the same
-// protocol of the hidden modes as the `starter` package the Engine was built
+// protocol of the hidden modes as the packages the Engine was built
 // with (the first argument of a hidden mode carries it); if it does not, the
 // gate and the guard refuse, the gate's report names both protocols, and the
 // session fails with status 125 (TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols). Without an
@@ -284,7 +284,7 @@
 // them: its `init` functions then also run in the guard, which lasts as long
 // as the session, and, where the gate is not a raw clone (before Linux 5.9),
 // in the gate. So keep `init` free of side effects, and call
-// `ContainIfRequested` before anything else in `main`: it is also what runs
+// `contain.IfRequested` before anything else in `main`: it is also what runs
 // those hidden modes.
 //
 // # Windows
@@ -355,7 +355,7 @@
 // the ack precedes the Engine's output; control handle EOF, the launcher's exit
 // and `--timeout` end the session; a process created after session-starter is
 // not taken for its parent; the status records; 126 for a file Windows cannot
-// execute; the Engine's command line arrives byte for byte; `starter.Launch`
+// execute; the Engine's command line arrives byte for byte; `launch.Launch`
 // passes its pipes as handles; batch-file arguments
 // with `&|^<>()!`, spaces, quotes and a trailing backslash arrive unchanged,
 // and a newline is refused. Wine cannot show timing, races under load, or
@@ -505,7 +505,7 @@
 //     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
 //     command line (always so for the binary); a library caller's other `Argv`
 //     is quoted for the C runtime's parser, and a batch file's arguments are
-//     quoted for `cmd.exe`. `starter.Launch` on Windows stops a session by
+//     quoted for `cmd.exe`. `launch.Launch` on Windows stops a session by
 //     closing its control pipe; without `ControlPipe` it can only terminate
 //     session-starter (the job ends the tree; the Engine's status is lost). A
 //     launcher that gives session-starter the same pipe as stdout and stderr

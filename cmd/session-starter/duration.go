@@ -18,7 +18,7 @@ const maxDuration = 100 * 365 * 24 * time.Hour
 // parseDuration reads a duration as coreutils timeout does — a number of
 // seconds, fractions allowed, with an optional single suffix s, m, h or d
 // ("10", ".5", "1.5m", "1d") — or in Go's form ("1m30s", "0s", "500ms",
-// "1h0m0s", what starter.Launch passes). Negative values are left to the
+// "1h0m0s", what launch.Launch passes). Negative values are left to the
 // caller to refuse; values beyond maxDuration are an error.
 func parseDuration(s string) (time.Duration, error) {
 	if ns, ok := parseSeconds(s); ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // invocation is a parsed command line.
@@ -33,7 +34,7 @@ func parse(args []string) (*invocation, error) {
 	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
 	controlFD := fs.Int("control-fd", 0, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
 	statusFD := fs.Int("status-fd", 0, "write JSON records (started, ended) for launchers on descriptor `N`")
-	budget := durationFlag(fs, "kill-budget", starter.DefaultKillBudget, "how long to keep ending the group before reporting survivors (`D` > 0)")
+	budget := durationFlag(fs, "kill-budget", launch.DefaultKillBudget, "how long to keep ending the group before reporting survivors (`D` > 0)")
 	grace := durationFlag(fs, "grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL (0: SIGKILL at once)")
 	stopSignal := fs.String("stop-signal", "TERM", "the signal --grace sends first")
 	timeout := durationFlag(fs, "timeout", 0, "end the session `D` after the Engine started; exit status 124 (0: no timeout)")

@@ -24,6 +24,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // helperVar selects a helper role for the test binary; engineVar, the
@@ -314,7 +315,7 @@ func (s *session) exitCode() int {
 func (s *session) ack() int {
 	s.t.Helper()
 	l := s.line()
-	pid, mode, err := starter.ParseAck([]byte(l))
+	pid, mode, err := launch.ParseAck([]byte(l))
 	if err != nil {
 		s.t.Fatalf("first line %q: %v", l, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -25,7 +26,7 @@ func main() {
 	// is to say so on os.Stderr, whose EPIPE would kill the process.
 	zerolog.ErrorHandler = func(error) {}
 	stdout, stderr := stdio()
-	run(os.Args[1:], stdout, stderr).Apply()
+	exit.Apply(run(os.Args[1:], stdout, stderr))
 }
 
 const usageHead = `Usage: session-starter [flags] [--] PROGRAM [ARG...]
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
-	return starter.Main(context.Background(), inv.opts, inv.ack)
+	return exit.Main(context.Background(), inv.opts, inv.ack)
 }
 
 func usageError(stderr io.Writer, msg string) starter.Verdict {

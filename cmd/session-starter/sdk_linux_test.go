@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func init() {
@@ -246,7 +246,7 @@ func TestReadmeLaunchersRunAsShown(t *testing.T) {
 // rpc is a JSON-RPC client over a launched session's stdio.
 type rpc struct {
 	t     *testing.T
-	s     *starter.Session
+	s     *launch.Session
 	lines *bufio.Reader
 	id    int
 }
@@ -294,10 +294,10 @@ func (c *rpc) spawn() []int {
 	return res.Structured.PIDs
 }
 
-func launchMCP(t *testing.T, mark string, control bool) (*starter.Session, *rpc) {
+func launchMCP(t *testing.T, mark string, control bool) (*launch.Session, *rpc) {
 	t.Helper()
 	var stderr lockedBuffer
-	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Binary:      binary,
 		Argv:        mcpEngine(t),
 		Env:         sdkEnv(mark),
@@ -315,7 +315,7 @@ func launchMCP(t *testing.T, mark string, control bool) (*starter.Session, *rpc)
 	return s, &rpc{t: t, s: s, lines: bufio.NewReader(s.Stdout)}
 }
 
-func waitLaunched(t *testing.T, s *starter.Session) syscall.WaitStatus {
+func waitLaunched(t *testing.T, s *launch.Session) syscall.WaitStatus {
 	t.Helper()
 	state, err := s.Wait()
 	if err != nil {
@@ -346,10 +346,10 @@ func TestGoLaunchClosingTheControlPipeLeavesNoSurvivor(t *testing.T) {
 	noSurvivors(t, mark)
 }
 
-// goSDKLauncher launches the MCP Engine with starter.Launch, has it spawn,
+// goSDKLauncher launches the MCP Engine with launch.Launch, has it spawn,
 // prints "ready", and waits for the end of its stdin.
 func goSDKLauncher(args []string) int {
-	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Binary: os.Getenv("SESSION_STARTER_BIN"),
 		Argv:   args,
 		Stderr: os.Stderr,
@@ -454,7 +454,7 @@ func startGoEngine(t *testing.T, mark, engine, pathHead string, requested bool, 
 	cmd.Path, cmd.Args = engine, []string{"goengine", strconv.Itoa(code)}
 	cmd.Env = append(os.Environ(), markVar+"="+mark, "PATH="+path)
 	if requested {
-		cmd.Env = append(cmd.Env, starter.RequestEnv+"=1")
+		cmd.Env = append(cmd.Env, launch.RequestEnv+"=1")
 	}
 	return startCmd(t, mark, cmd)
 }
@@ -605,7 +605,7 @@ func TestGoLaunchStatusPipeCarriesTheRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer extra.Close()
-	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Argv:        []string{"sh", "-c", "read x; exit 6"},
 		Binary:      binary,
 		Env:         append(os.Environ(), markVar+"="+mark),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func args(flags []string, engine []string) []string {
@@ -84,7 +85,7 @@ func TestAckComesBeforeAnyEngineOutput(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("stdout = %q, want the ack line, then the Engine's", out)
 	}
-	if _, _, err := starter.ParseAck([]byte(lines[0])); err != nil {
+	if _, _, err := launch.ParseAck([]byte(lines[0])); err != nil {
 		t.Errorf("first line %q is not the ack: %v", lines[0], err)
 	}
 	if strings.TrimSpace(lines[1]) != "engine output" {
@@ -331,12 +332,12 @@ func TestCtrlBreakToTheStarterEndsTheSession(t *testing.T) {
 	allEnd(t, tree)
 }
 
-// TestLaunchPassesTheControlAndStatusHandles: starter.Launch on Windows
+// TestLaunchPassesTheControlAndStatusHandles: launch.Launch on Windows
 // passes its pipes as inheritable handle values, and closing the control
 // pipe (what Stop and a cancelled ctx do there) ends the session with the
 // Engine's status mirrored.
 func TestLaunchPassesTheControlAndStatusHandles(t *testing.T) {
-	sess, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	sess, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Binary:      testExe(t),
 		Argv:        helperArgv(t, "0", "forever"),
 		Env:         append(os.Environ(), helperVar+"=session-starter", engineVar+"=engine"),

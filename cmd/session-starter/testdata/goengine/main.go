@@ -19,7 +19,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/contain"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func init() {
@@ -44,13 +45,13 @@ func init() {
 }
 
 func main() {
-	starter.ContainIfRequested()
+	contain.IfRequested()
 
 	code := 0
 	if len(os.Args) > 1 {
 		code, _ = strconv.Atoi(os.Args[1])
 	}
-	v, requested := os.LookupEnv(starter.RequestEnv)
+	v, requested := os.LookupEnv(launch.RequestEnv)
 	pgid, _ := syscall.Getpgid(0)
 	fmt.Printf("argv %q\n", os.Args)
 	fmt.Printf("request %v %q\n", requested, v)

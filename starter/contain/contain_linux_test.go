@@ -1,31 +1,33 @@
-package starter
+package contain
 
 import (
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // The requested form end to end (a Go Engine built from testdata, with
 // and without an installed session-starter, its init functions counted)
 // is tested in cmd/session-starter/sdk_linux_test.go.
 
-func TestContainIfRequestedWithoutTheVariableReturns(t *testing.T) {
-	if _, ok := os.LookupEnv(RequestEnv); ok {
-		t.Skipf("%s is set in the test's environment", RequestEnv)
+func TestIfRequestedWithoutTheVariableReturns(t *testing.T) {
+	if _, ok := os.LookupEnv(launch.RequestEnv); ok {
+		t.Skipf("%s is set in the test's environment", launch.RequestEnv)
 	}
-	ContainIfRequested()
+	IfRequested()
 }
 
-// TestContainIfRequestedRemovesAnotherValue: only "1" asks for
+// TestIfRequestedRemovesAnotherValue: only "1" asks for
 // containment; another value must not reach this program's children.
-func TestContainIfRequestedRemovesAnotherValue(t *testing.T) {
+func TestIfRequestedRemovesAnotherValue(t *testing.T) {
 	for _, v := range []string{"", "0", "yes", "1 "} {
-		t.Setenv(RequestEnv, v)
-		ContainIfRequested()
-		if got, ok := os.LookupEnv(RequestEnv); ok {
-			t.Fatalf("after ContainIfRequested() with %s=%q the variable is %q, want it removed", RequestEnv, v, got)
+		t.Setenv(launch.RequestEnv, v)
+		IfRequested()
+		if got, ok := os.LookupEnv(launch.RequestEnv); ok {
+			t.Fatalf("after IfRequested() with %s=%q the variable is %q, want it removed", launch.RequestEnv, v, got)
 		}
 	}
 }
@@ -62,13 +64,13 @@ func TestRequestedOptionsPreferAnInstalledStarter(t *testing.T) {
 	}
 }
 
-// BenchmarkContainIfRequestedWithoutTheVariable is the cost of the call
+// BenchmarkIfRequestedWithoutTheVariable is the cost of the call
 // for every Go Engine that is not asked to contain itself.
-func BenchmarkContainIfRequestedWithoutTheVariable(b *testing.B) {
-	if _, ok := os.LookupEnv(RequestEnv); ok {
-		b.Skipf("%s is set in the benchmark's environment", RequestEnv)
+func BenchmarkIfRequestedWithoutTheVariable(b *testing.B) {
+	if _, ok := os.LookupEnv(launch.RequestEnv); ok {
+		b.Skipf("%s is set in the benchmark's environment", launch.RequestEnv)
 	}
 	for b.Loop() {
-		ContainIfRequested()
+		IfRequested()
 	}
 }

@@ -1,32 +1,32 @@
-package starter
+package exit
 
 import (
 	"context"
 	"os"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Main runs a session as the session-starter process does and returns
-// what the process must do at the end (see [Verdict.Apply]). On top of
-// [Run] it writes the ack line to standard output when ack is set, points
+// what the process must do at the end (see [Apply]). On top of
+// [starter.Run] it writes the ack line to standard output when ack is set, points
 // its own standard input and output at NUL once the Engine is resumed (so
 // the launcher sees end of file on the Engine's output exactly when the
 // Engine's tree has closed it), and writes each failure report as one
 // plain line "session-starter: …" on standard error.
-func Main(ctx context.Context, o Options, ack bool) Verdict {
+func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	if ack {
 		o.Ack = func(pid int, mode string) error {
-			_, err := os.Stdout.Write(Ack(pid, mode))
+			_, err := os.Stdout.Write(launch.Ack(pid, mode))
 			return err
 		}
 	}
 	o.Released = releaseStdio
-	res, err := Run(ctx, o)
-	if err != nil {
-		return report(Verdict{Code: ExitCode(err), Report: err.Error()})
-	}
-	return report(res.Verdict())
+	res, err := starter.Run(ctx, o)
+	return Write(starter.VerdictOf(res, err))
 }
 
 // releaseStdio closes this process's standard input and output and puts
@@ -49,7 +49,9 @@ func releaseStdio() {
 	}
 }
 
-func report(v Verdict) Verdict {
+// Write writes v.Report, if any, as one line "session-starter: …" on
+// standard error, and returns v.
+func Write(v starter.Verdict) starter.Verdict {
 	if v.Report != "" {
 		_, _ = os.Stderr.WriteString("session-starter: " + v.Report + "\n")
 	}
@@ -58,6 +60,6 @@ func report(v Verdict) Verdict {
 
 // Apply exits with v.Code. Windows has no signals to die of: a stop
 // before the Engine ran exits 128+S, as the exit status table allows.
-func (v Verdict) Apply() {
+func Apply(v starter.Verdict) {
 	os.Exit(v.Code)
 }

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package starter
+package launch
 
 import (
 	"os"

@@ -1,4 +1,7 @@
-package starter
+// Package contain is for Go Engines: [IfRequested], called first thing in
+// main, makes the program its own session starter when a launcher asks
+// for it (the requested form), and returns at once otherwise.
+package contain
 
 import (
 	"context"
@@ -6,18 +9,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/session-starter/session-starter/internal/exit"
+	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// requestValue is the value of [RequestEnv] that asks for containment.
+// requestValue is the value of [launch.RequestEnv] that asks for containment.
 const requestValue = "1"
 
-// ContainIfRequested is the requested form: a Go Engine calls it first
-// thing in main, and becomes its own session starter when a launcher asks
-// for it with RequestEnv=1 (SESSION_STARTER_CONTAIN=1) in its
-// environment.
+// IfRequested is the requested form: a Go Engine calls it first thing in
+// main, and becomes its own session starter when a launcher asks for it
+// with [launch.RequestEnv]=1 (SESSION_STARTER_CONTAIN=1) in its
+// environment ([launch.LaunchOptions] Requested).
 //
 //	func main() {
-//		starter.ContainIfRequested()
+//		contain.IfRequested()
 //		// The Engine's own main, contained or not.
 //	}
 //
@@ -35,7 +42,7 @@ const requestValue = "1"
 // as from session-starter.
 //
 // The Engine runs the user's binary as is, by its path
-// ([os.Executable], given as [Options.Path]), with the same arguments and
+// ([os.Executable], given as [starter.Options.Path]), with the same arguments and
 // the same argv[0].
 //
 // # Gate and guard
@@ -50,22 +57,22 @@ const requestValue = "1"
 // in the gate (which then executes the Engine) and in the guard (which
 // lives as long as the session) too, and must not do anything there that
 // matters — open listeners, write files, start goroutines that act. That
-// is why ContainIfRequested must be the first call in main: it dispatches
-// those hidden modes ([RunHidden]) before main does anything else.
+// is why IfRequested must be the first call in main: it dispatches
+// those hidden modes ([starter.RunHidden]) before main does anything else.
 //
 // # Not requested
 //
 // Without RequestEnv, the call returns at once (a look at os.Args and one
-// environment lookup; BenchmarkContainIfRequestedWithoutTheVariable).
+// environment lookup; BenchmarkIfRequestedWithoutTheVariable).
 // Another value of RequestEnv than "1" is removed from the environment and
 // the call returns, so that it reaches no child of this program.
-func ContainIfRequested() {
-	RunHidden(os.Args)
-	v, ok := os.LookupEnv(RequestEnv)
+func IfRequested() {
+	starter.RunHidden(os.Args)
+	v, ok := os.LookupEnv(launch.RequestEnv)
 	if !ok {
 		return
 	}
-	_ = os.Unsetenv(RequestEnv)
+	_ = os.Unsetenv(launch.RequestEnv)
 	if v != requestValue {
 		return
 	}
@@ -73,24 +80,24 @@ func ContainIfRequested() {
 	if err != nil {
 		// Through report: a closed stderr costs the report, not a death
 		// by SIGPIPE.
-		report(Verdict{Code: ExitContainment, Report: err.Error()}).Apply()
+		exit.Apply(exit.Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()}))
 	}
-	Main(context.Background(), o, true).Apply()
+	exit.Apply(exit.Main(context.Background(), o, true))
 }
 
 // requestedOptions are the options of the requested form for a process
 // started as args.
-func requestedOptions(args []string) (Options, error) {
+func requestedOptions(args []string) (starter.Options, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return Options{}, fmt.Errorf("requested form: name this binary: %w", err)
+		return starter.Options{}, fmt.Errorf("requested form: name this binary: %w", err)
 	}
 	argv := append([]string(nil), args...)
 	if len(argv) == 0 {
 		argv = []string{self}
 	}
 	// The Engine is this same binary, by path; argv[0] stays as it was.
-	return Options{
+	return starter.Options{
 		Argv:        argv,
 		Path:        self,
 		WatchParent: true,

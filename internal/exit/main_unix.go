@@ -1,20 +1,22 @@
 //go:build darwin || freebsd || linux
 
-package starter
+package exit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Main runs a session as the session-starter process does and returns
-// what the process must do at the end (see [Verdict.Apply]). On top of
-// [Run] it writes the ack line to standard output when ack is set,
+// what the process must do at the end (see [Apply]). On top of
+// [starter.Run] it writes the ack line to standard output when ack is set,
 // points its own standard input and output at /dev/null once the Engine
 // is released (so the launcher sees end of file on the Engine's output
 // exactly when the Engine's tree has closed it), and writes each failure
@@ -23,15 +25,18 @@ import (
 // Standard error is kept for those reports, unless it is the same pipe or
 // socket as standard output: then it goes to /dev/null at the release too,
 // and later reports are lost to the launcher.
-func Main(ctx context.Context, o Options, ack bool) Verdict {
-	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
+	null, err := sys.OpenAt(-1, "/dev/null", syscall.O_RDWR)
+	if se := (*os.SyscallError)(nil); errors.As(err, &se) {
+		err = se.Err // the report names the file, not the call
+	}
 	if err != nil {
-		return report(Verdict{Code: ExitContainment, Report: fmt.Sprintf("open /dev/null: %v", err)})
+		return Write(starter.Verdict{Code: starter.ExitContainment, Report: fmt.Sprintf("open /dev/null: %v", err)})
 	}
 	defer sys.Close(null)
 	merged := sameStream(1, 2)
 	if ack {
-		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, Ack(pid, mode)) }
+		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, launch.Ack(pid, mode)) }
 	}
 	o.Released = func() {
 		_ = sys.Dup2(null, 0)
@@ -43,14 +48,11 @@ func Main(ctx context.Context, o Options, ack bool) Verdict {
 	// session-starter starts no other children: every other child it
 	// has is an orphan of the Engine's tree, adopted as a subreaper (a
 	// reaper on FreeBSD), where the platform has one.
-	o.Subreaper = adoptsOrphans
+	o.Subreaper = starter.CanAdoptOrphans
 	o.Terminal = true
 	o.Exits = true
-	res, err := Run(ctx, o)
-	if err != nil {
-		return report(Verdict{Code: ExitCode(err), Report: err.Error()})
-	}
-	return report(res.Verdict())
+	res, err := starter.Run(ctx, o)
+	return Write(starter.VerdictOf(res, err))
 }
 
 // sameStream reports whether a and b are the same pipe or socket. Only
@@ -62,11 +64,13 @@ func sameStream(a, b int) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	kind := sa.Mode & unix.S_IFMT
-	return (kind == unix.S_IFIFO || kind == unix.S_IFSOCK) && sa.Dev == sb.Dev && sa.Ino == sb.Ino
+	kind := sa.Mode & syscall.S_IFMT
+	return (kind == syscall.S_IFIFO || kind == syscall.S_IFSOCK) && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
-func report(v Verdict) Verdict {
+// Write writes v.Report, if any, as one line "session-starter: …" on
+// standard error, and returns v.
+func Write(v starter.Verdict) starter.Verdict {
 	if v.Report != "" {
 		// A raw write: a closed stderr pipe gives EPIPE, not death.
 		_ = sys.WriteAll(2, []byte("session-starter: "+v.Report+"\n"))
@@ -76,7 +80,7 @@ func report(v Verdict) Verdict {
 
 // Apply ends the process as v says: death by v.Signal (with no core file
 // and no Go traceback) or, where that is impossible, exit v.Code.
-func (v Verdict) Apply() {
+func Apply(v starter.Verdict) {
 	// PID 1 of a PID namespace cannot die of its own signal: the kernel
 	// drops it. Exit 128+S at once instead of trying.
 	if v.Signal != 0 && os.Getpid() != 1 {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package starter_test
+package launch_test
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // An Engine that answers one line on stdin and exits 3, launched under the
 // session-starter found in PATH.
 func ExampleLaunch() {
-	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Argv:   []string{"sh", "-c", `read line; echo "got $line"; exit 3`},
 		Flags:  []string{"--containment", "group"}, // auto: cgroup where possible
 		Stderr: os.Stderr,
@@ -50,7 +50,7 @@ func ExampleLaunch() {
 // mirrored. The same happens when the launcher dies, since that closes the
 // pipe too.
 func ExampleLaunch_controlPipe() {
-	s, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Argv:        []string{"sh", "-c", `sleep 600 & echo ready; exec sleep 600`},
 		ControlPipe: true,
 	})
@@ -81,25 +81,13 @@ func ExampleLaunch_controlPipe() {
 // A launch that fails leaves nothing running and says why: here
 // session-starter could not find the Engine and exited 127 before any ack.
 func ExampleLaunchError() {
-	_, err := starter.Launch(context.Background(), starter.LaunchOptions{
+	_, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Argv: []string{"no-such-engine"},
 	})
-	var le *starter.LaunchError
-	if errors.As(err, &le) && errors.Is(err, starter.ErrNoAck) {
+	var le *launch.LaunchError
+	if errors.As(err, &le) && errors.Is(err, launch.ErrNoAck) {
 		fmt.Println("no containment; session-starter exited", le.ExitCode())
 	}
 	// Output:
 	// no containment; session-starter exited 127
-}
-
-// A Go Engine that contains itself when its launcher sets
-// SESSION_STARTER_CONTAIN=1; without it, it runs as it always did.
-func ExampleContainIfRequested() {
-	// In package main:
-	//
-	//	func main() {
-	//		starter.ContainIfRequested() // first: it never returns when requested
-	//		serve(os.Stdin, os.Stdout)
-	//	}
-	starter.ContainIfRequested()
 }

@@ -1,0 +1,33 @@
+//go:build !linux && !windows && !darwin && !freebsd
+
+package exit
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/session-starter/session-starter/starter"
+)
+
+// Main reports that sessions are not supported on this platform.
+func Main(ctx context.Context, o starter.Options, _ bool) starter.Verdict {
+	return Write(starter.VerdictOf(starter.Run(ctx, o)))
+}
+
+// Write writes v.Report, if any, as one line "session-starter: …" on
+// standard error, and returns v.
+func Write(v starter.Verdict) starter.Verdict {
+	if v.Report != "" {
+		fmt.Fprintf(os.Stderr, "session-starter: %s\n", v.Report)
+	}
+	return v
+}
+
+// Apply exits with v.Code; dying of a signal is not mirrored here.
+func Apply(v starter.Verdict) {
+	if v.Signal != 0 && v.Code == 0 {
+		os.Exit(128 + int(v.Signal))
+	}
+	os.Exit(v.Code)
+}

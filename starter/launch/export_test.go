@@ -1,0 +1,4 @@
+package launch
+
+// TailSize is stderrTail, for the external tests.
+const TailSize = stderrTail

@@ -1,0 +1,28 @@
+package launch
+
+import (
+	"testing"
+	"time"
+)
+
+func TestAckLineHasItsKeysInOrder(t *testing.T) {
+	if got, want := string(Ack(1234, "group")), `{"session_containment":1,"pid":1234,"mode":"group"}`+"\n"; got != want {
+		t.Fatalf("Ack = %q, want %q", got, want)
+	}
+}
+
+func TestTheLaunchersWaitCoversTheWholeEnd(t *testing.T) {
+	for _, tt := range []struct {
+		flags []string
+		want  time.Duration
+	}{
+		{nil, DefaultWaitDelay},
+		{[]string{"--grace", "20s", "--kill-budget=3s"}, 20*time.Second + 3*time.Second + EndSlack + 5*time.Second},
+		{[]string{"--grace=7"}, 7*time.Second + DefaultKillBudget + EndSlack + 5*time.Second},
+		{[]string{"--kill-budget", "nonsense"}, DefaultWaitDelay},
+	} {
+		if got := waitDelayFor(tt.flags); got != tt.want {
+			t.Errorf("waitDelayFor(%q) = %v, want %v", tt.flags, got, tt.want)
+		}
+	}
+}

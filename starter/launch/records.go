@@ -1,0 +1,113 @@
+package launch
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// This file is the wire format a launcher reads: the ack line on
+// session-starter's stdout and the status records on its --status-fd.
+
+// Ack returns the acknowledgement line: one line of JSON with
+// session_containment first, then the Engine's PID (also its group) and
+// the containment mode. Written by hand to keep that key order.
+func Ack(pid int, mode string) []byte {
+	return []byte(`{"session_containment":1,"pid":` + strconv.Itoa(pid) + `,"mode":` + strconv.Quote(mode) + "}\n")
+}
+
+// ackPrefix is how the ack line begins: session_containment is its first
+// key, and 1 the only value defined.
+const ackPrefix = `{"session_containment":1,`
+
+// ParseAck checks an ack line (its newline optional) and returns the
+// Engine's PID and the containment mode. The line must be one JSON object
+// whose first key is session_containment with the value 1, with an
+// integer pid > 1 and a non-empty string mode; other keys are ignored. On
+// error the results are zero.
+func ParseAck(line []byte) (pid int, mode string, err error) {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if !bytes.HasPrefix(line, []byte(ackPrefix)) || bytes.IndexByte(line, '\n') >= 0 {
+		return 0, "", fmt.Errorf("%q is not one line beginning with %s", truncate(line), ackPrefix)
+	}
+	var a struct {
+		Version *int    `json:"session_containment"`
+		PID     *int    `json:"pid"`
+		Mode    *string `json:"mode"`
+	}
+	if err := json.Unmarshal(line, &a); err != nil {
+		return 0, "", fmt.Errorf("%q: %v", truncate(line), err)
+	}
+	switch {
+	case a.Version == nil || *a.Version != 1:
+		return 0, "", fmt.Errorf("%q: session_containment is not 1", truncate(line))
+	case a.PID == nil || *a.PID <= 1:
+		return 0, "", fmt.Errorf("%q: no pid > 1", truncate(line))
+	case a.Mode == nil || *a.Mode == "":
+		return 0, "", fmt.Errorf("%q: no mode", truncate(line))
+	}
+	return *a.PID, *a.Mode, nil
+}
+
+// StatusStarted is the first record on the status descriptor, written
+// when the Engine is released.
+type StatusStarted struct {
+	Event    string `json:"event"` // "started"
+	PID      int    `json:"pid"`   // the Engine's PID
+	PGID     int    `json:"pgid"`  // its process group: the same number
+	Mode     string `json:"mode"`  // containment mode: "group" or "cgroup"
+	GuardPID int    `json:"guard_pid"`
+	Time     string `json:"time"` // RFC 3339 with nanoseconds
+}
+
+// StatusEnded is the last record on the status descriptor. Launchers
+// must ignore fields they do not know; fields are only ever added.
+type StatusEnded struct {
+	Event  string `json:"event"`  // "ended"
+	Reason string `json:"reason"` // engine-exit, signal NAME, parent-gone, control-closed, timeout, guard-lost, canceled, watch-failed, failed
+	// Mode is the containment mode, once one was chosen.
+	Mode string `json:"mode,omitempty"`
+	// Executed reports whether the Engine's program was executed.
+	Executed bool `json:"executed"`
+	// ExitCode is the Engine's exit code, or null; Signal the name of the
+	// signal it died of, or null.
+	ExitCode   *int    `json:"exit_code"`
+	Signal     *string `json:"signal"`
+	CoreDumped bool    `json:"core_dumped,omitempty"`
+	// Outcome of the session's end: empty, unconfirmed, survivors,
+	// refused.
+	Outcome string `json:"outcome,omitempty"`
+	// MembersSeen is the largest number of live members one look at the
+	// Engine's group or session cgroup found: a lower bound of what was
+	// ended.
+	MembersSeen int `json:"members_seen"`
+	// EscapeesSeen counts the processes that had left the Engine's group
+	// and were adopted and ended by the sweep (a lower bound).
+	EscapeesSeen int        `json:"escapees_seen"`
+	KillRounds   int        `json:"kill_rounds"`
+	Graceful     bool       `json:"graceful"`
+	Survivors    []Survivor `json:"survivors"`
+	DurationMS   float64    `json:"duration_ms"`
+	// GroupEndMS is how long the end took, every holder together.
+	GroupEndMS float64     `json:"group_end_ms"`
+	Starter    StarterExit `json:"starter"`
+	// Report is the line session-starter wrote to stderr, if any.
+	Report string `json:"report,omitempty"`
+	Time   string `json:"time"`
+}
+
+// Survivor is a member left live after the kill budget.
+type Survivor struct {
+	PID   int    `json:"pid"`
+	UID   int    `json:"uid"`
+	State string `json:"state"`
+	Comm  string `json:"comm"`
+}
+
+// StarterExit is how session-starter itself ends: exit_status, or death
+// by signal (exit_status is then the 128+S fallback).
+type StarterExit struct {
+	ExitStatus int     `json:"exit_status"`
+	Signal     *string `json:"signal"`
+}
