@@ -2,6 +2,18 @@
 // job is to end the Engine's process group E if the starter disappears,
 // SIGKILL of the starter included.
 //
+// Where the kernel signals a group through a pidfd (Linux 6.9) and has
+// close_range (5.9), the guard is a raw child of the starter: a fork that
+// runs no Go runtime and executes nothing, only system calls (package
+// internal/sys/rawfork) — one thread, and the starter's pages shared
+// until either writes them, instead of a second Go runtime of 4-5
+// threads. It has the same descriptors at the same numbers, speaks the
+// same messages and keeps the same rules as the re-executed guard below,
+// which is used before Linux 6.9 (it pins E), in the portable build and
+// on macOS and FreeBSD. Its command name is [Comm] from its first
+// instruction; a raw guard's /proc/PID/environ shows the starter's
+// environment (its memory is a copy of the starter's).
+//
 //	starter ──> guard     own process group (never a member of E), cwd /,
 //	                      stdio /dev/null; holds: a pidfd of the gate, a
 //	                      pidfd of the starter, the read end of a pipe whose

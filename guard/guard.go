@@ -14,9 +14,9 @@ var Arg = wire.HiddenArg("guard")
 // Comm is the command name (/proc/PID/comm) of the guard.
 const Comm = "session-guard"
 
-// PinArg is the first argument that selects the pin, the guard's child
+// pinArg is the first argument that selects the pin, the guard's child
 // that holds group E's number on a kernel before Linux 6.9.
-var PinArg = wire.HiddenArg("pin")
+var pinArg = wire.HiddenArg("pin")
 
 // Invoked reports whether args (os.Args) asks for the guard mode or the
 // pin, of any protocol: [Main] refuses another than its own.

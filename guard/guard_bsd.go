@@ -48,7 +48,7 @@ func spawnPin(pgid, life, null int) (pid, fd int, err error) {
 	if err != nil {
 		return 0, -1, err
 	}
-	pid, err = syscall.ForkExec(exe, []string{"session-starter", PinArg}, &syscall.ProcAttr{
+	pid, err = syscall.ForkExec(exe, []string{"session-starter", pinArg}, &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   []string{},
 		Files: []uintptr{uintptr(life), uintptr(null), uintptr(null)},

@@ -46,7 +46,7 @@ func spawn(exe string, argv, env []string, files []uintptr) (pid, pidfd int, err
 // pidfd from the clone.
 func spawnPin(pgid, life, null int) (pid, pidfd int, err error) {
 	pidfd = -1
-	pid, err = syscall.ForkExec("/proc/self/exe", []string{"session-starter", PinArg}, &syscall.ProcAttr{
+	pid, err = syscall.ForkExec("/proc/self/exe", []string{"session-starter", pinArg}, &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   []string{"GODEBUG=containermaxprocs=0"},
 		Files: []uintptr{uintptr(life), uintptr(null), uintptr(null)},

@@ -271,7 +271,7 @@ func Main(args []string) {
 		os.Exit(wire.ExitProtocol)
 	}
 	runtime.LockOSThread() // the name below belongs to this, the main, thread
-	if len(args) > 1 && args[1] == PinArg {
+	if len(args) > 1 && args[1] == pinArg {
 		pinMain()
 	}
 	_ = sys.SetName(Comm)

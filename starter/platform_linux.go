@@ -82,44 +82,43 @@ func subreaper() (func(), error) {
 	return func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, uintptr(was), 0, 0, 0) }, nil
 }
 
-// children lists this process's children from
-// /proc/self/task/*/children (every thread's, since a child belongs to the
-// thread that forked it, and adopted orphans to the main thread). It reads
-// with raw calls into one buffer: it runs on every SIGCHLD and in every
-// sweep round.
+// children lists the children of this process's main thread, from
+// /proc/self/task/PID/children, with raw calls into one buffer: it runs on
+// every SIGCHLD and in every sweep round. A child belongs to the thread
+// that forked it, and an orphan is re-parented to the first live thread
+// of its reaper, which is the main thread (the thread-group leader) while
+// it lives — and the Go runtime never ends its main thread. So the
+// adopted orphans, and the children this process had before it started
+// (a wrapper's background job, forked before the exec that made it
+// session-starter), are all there; the gate and the guard, which another
+// thread may have forked, are known by their PIDs and never adopted.
+// Reading one file instead of one per thread (7-8 of them) matters: this
+// runs several times in every session.
 func children() []int {
-	tasks, err := os.Open("/proc/self/task")
+	fd, err := unix.Open("/proc/self/task/"+strconv.Itoa(os.Getpid())+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
-	names, _ := tasks.Readdirnames(-1)
-	tasks.Close()
+	defer unix.Close(fd)
 	var out []int
 	buf := make([]byte, 4096)
-	for _, tid := range names {
-		fd, err := unix.Open("/proc/self/task/"+tid+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
+	n := 0
+	for {
+		if n == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		m, err := unix.Read(fd, buf[n:])
+		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		n := 0
-		for {
-			if n == len(buf) {
-				buf = append(buf, make([]byte, len(buf))...)
-			}
-			m, err := unix.Read(fd, buf[n:])
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			if err != nil || m == 0 {
-				break
-			}
-			n += m
+		if err != nil || m == 0 {
+			break
 		}
-		unix.Close(fd)
-		for field := range strings.FieldsSeq(string(buf[:n])) {
-			if pid, err := strconv.Atoi(field); err == nil {
-				out = append(out, pid)
-			}
+		n += m
+	}
+	for field := range strings.FieldsSeq(string(buf[:n])) {
+		if pid, err := strconv.Atoi(field); err == nil {
+			out = append(out, pid)
 		}
 	}
 	return out

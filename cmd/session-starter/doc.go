@@ -42,7 +42,11 @@
 //	    its own command line, so any Engine command line with which
 //	    session-starter itself could be executed starts (only the kernel's copy
 //	    of PROGRAM's path is added, as in any exec).
-//	  - guard: another process of the same binary, in its own process group. If
+//	  - guard: a process in its own process group, named `session-guard`. On
+//	    Linux 6.9+ it is a raw clone of the starter, like the gate, that runs no
+//	    Go runtime (one thread; it shows the starter's environment in
+//	    /proc/PID/environ, being a copy of its memory); before 6.9, and on
+//	    macOS and FreeBSD, it is this binary again in a hidden mode. If
 //	    the starter is gone — SIGKILL included — the guard ends the Engine, group E
 //	    and the session cgroup (SIGKILL in rounds until all are empty or the whole
 //	    end's deadline). It obeys the starter's "finish" only once it has seen all
