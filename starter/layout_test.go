@@ -21,7 +21,6 @@ var stillDirect = []string{
 	"guard/guard_linux.go", "guard/guard_unix.go", "guard/pin_unix.go",
 	"internal/cgroup/cgroup_linux.go", "internal/cgroup/holder_linux.go",
 	"internal/end/end_unix.go", "internal/end/holders_unix.go",
-	"internal/proc/proc_bsd.go", "internal/proc/proc_darwin.go", "internal/proc/proc_freebsd.go", "internal/proc/proc_linux.go",
 	"internal/winjob/job_windows.go", "internal/winjob/spawn_windows.go",
 	"starter/cgroup_linux.go", "starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
 	"starter/launcher_windows.go", "starter/main_unix.go", "starter/main_windows.go", "starter/platform_bsd.go",

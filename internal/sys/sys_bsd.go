@@ -69,6 +69,29 @@ func Die(sig syscall.Signal) {
 	time.Sleep(100 * time.Millisecond)
 }
 
+// SysctlRaw reads the sysctl name with its arguments as raw bytes.
+// ESRCH becomes [ErrGone].
+func SysctlRaw(name string, args ...int) ([]byte, error) {
+	b, err := unix.SysctlRaw(name, args...)
+	if errors.Is(err, unix.ESRCH) {
+		return nil, ErrGone
+	}
+	if err != nil {
+		return nil, named("sysctl "+name, err)
+	}
+	return b, nil
+}
+
+// OpenFilesLimit returns the soft RLIMIT_NOFILE (getrlimit), as it is
+// now: the Go runtime raised it at start-up.
+func OpenFilesLimit() (uint64, error) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return 0, named("getrlimit", err)
+	}
+	return uint64(rl.Cur), nil // rl.Cur is int64 on FreeBSD, uint64 on macOS
+}
+
 // SetName would name the process for ps; macOS and FreeBSD have no call
 // for that without cgo.
 func SetName(string) error {

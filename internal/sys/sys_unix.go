@@ -12,6 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Flags of the calls below that callers pass, as the system names them.
+const (
+	O_RDONLY = unix.O_RDONLY
+)
+
 func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
 	for {
 		v, err := fn()
@@ -49,6 +54,17 @@ func WriteAll(fd int, p []byte) error {
 func OpenAt(dir int, name string, flags int) (int, error) {
 	fd, err := ignoringEINTR(func() (int, error) { return unix.Openat(dir, name, flags|unix.O_CLOEXEC, 0) })
 	return fd, named("openat "+name, err)
+}
+
+// Open opens path, close-on-exec, with flags; it retries EINTR. The
+// path goes into the error only on failure, so that a scan of /proc
+// allocates nothing for each file it opens.
+func Open(path string, flags int) (int, error) {
+	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(path, flags|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return -1, named("open "+path, err)
+	}
+	return fd, nil
 }
 
 func Close(fd int) error {
