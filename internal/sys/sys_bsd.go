@@ -16,7 +16,7 @@ import (
 // Poll waits for events on fds, as poll(2) does: a negative timeout waits
 // without limit; a positive one is rounded up to whole milliseconds. On
 // EINTR it retries with the time that is left.
-func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
+func Poll(fds []PollFd, timeout time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		ms := -1

@@ -138,7 +138,7 @@ func statusOf(info *unix.Siginfo) WaitStatus {
 // Poll waits for events on fds, as poll(2) does, with a timeout of
 // nanosecond precision (ppoll): a negative timeout waits without limit.
 // On EINTR it retries with the time that is left.
-func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
+func Poll(fds []PollFd, timeout time.Duration) (int, error) {
 	var deadline time.Time
 	if timeout >= 0 {
 		deadline = time.Now().Add(timeout)
@@ -223,6 +223,16 @@ func Die(sig syscall.Signal) {
 
 // FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
 // [io.EOF]. It never closes the descriptor.
+// MemfdCreate returns a close-on-exec memfd named name (memfd_create
+// with MFD_CLOEXEC).
+func MemfdCreate(name string) (int, error) {
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC)
+	if err != nil {
+		return -1, named("memfd_create", err)
+	}
+	return fd, nil
+}
+
 // SetName sets the calling thread's command name (PR_SET_NAME), as ps and
 // /proc/PID/comm show it; the kernel truncates it to 15 bytes.
 func SetName(name string) error {

@@ -12,9 +12,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Flags of the calls below that callers pass, as the system names them.
+// PollFd is one entry of [Poll]: a descriptor, the events asked for and
+// the events that came.
+type PollFd = unix.PollFd
+
+// Flags and events of the calls below that callers pass or read, as the
+// system names them.
 const (
 	O_RDONLY = unix.O_RDONLY
+
+	POLLIN   = unix.POLLIN
+	POLLPRI  = unix.POLLPRI
+	POLLNVAL = unix.POLLNVAL
 )
 
 func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
@@ -67,6 +76,12 @@ func Open(path string, flags int) (int, error) {
 	return fd, nil
 }
 
+// Pread reads from fd at offset off, retrying EINTR.
+func Pread(fd int, p []byte, off int64) (int, error) {
+	n, err := ignoringEINTR(func() (int, error) { return unix.Pread(fd, p, off) })
+	return n, named("pread", err)
+}
+
 func Close(fd int) error {
 	return named("close", unix.Close(fd))
 }
@@ -90,6 +105,21 @@ func SetCloseOnExec(fd int) error {
 func ClearCloseOnExec(fd int) error {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
 	return named("fcntl", err)
+}
+
+// SetNonblock sets or clears O_NONBLOCK on fd's open file.
+func SetNonblock(fd int, nonblocking bool) error {
+	return named("fcntl", unix.SetNonblock(fd, nonblocking))
+}
+
+// DupCloseOnExec returns a close-on-exec copy of fd, numbered lowest or
+// above (fcntl F_DUPFD_CLOEXEC).
+func DupCloseOnExec(fd, lowest int) (int, error) {
+	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, lowest)
+	if err != nil {
+		return -1, named("fcntl", err)
+	}
+	return nfd, nil
 }
 
 func KillGroup(pgid int, sig syscall.Signal) error {
