@@ -18,7 +18,6 @@ import (
 var stillDirect = []string{
 	"cmd/session-starter/tty_linux.go",
 	"guard/guard_linux.go", "guard/guard_unix.go", "guard/pin_unix.go",
-	"internal/cgroup/cgroup_linux.go", "internal/cgroup/holder_linux.go",
 	"internal/winjob/job_windows.go", "internal/winjob/spawn_windows.go",
 	"starter/cgroup_linux.go", "starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
 	"starter/launcher_windows.go", "starter/main_unix.go", "starter/main_windows.go", "starter/platform_bsd.go",

@@ -19,7 +19,16 @@ type PollFd = unix.PollFd
 // Flags and events of the calls below that callers pass or read, as the
 // system names them.
 const (
-	O_RDONLY = unix.O_RDONLY
+	O_RDONLY    = unix.O_RDONLY
+	O_WRONLY    = unix.O_WRONLY
+	O_DIRECTORY = unix.O_DIRECTORY
+
+	AT_FDCWD            = unix.AT_FDCWD
+	AT_REMOVEDIR        = unix.AT_REMOVEDIR
+	AT_SYMLINK_NOFOLLOW = unix.AT_SYMLINK_NOFOLLOW
+
+	LOCK_EX = unix.LOCK_EX
+	LOCK_NB = unix.LOCK_NB
 
 	POLLIN   = unix.POLLIN
 	POLLPRI  = unix.POLLPRI
@@ -145,6 +154,43 @@ func Fstat(fd int) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	err := unix.Fstat(fd, &st)
 	return st, named("fstat", err)
+}
+
+// Fstatat wraps [unix.Fstatat]: name in the directory of the descriptor
+// dir, with flags (AT_SYMLINK_NOFOLLOW).
+func Fstatat(dir int, name string, flags int) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, name, &st, flags); err != nil {
+		return st, named("fstatat", err)
+	}
+	return st, nil
+}
+
+// Fstatfs wraps [unix.Fstatfs]: the file system of fd.
+func Fstatfs(fd int) (unix.Statfs_t, error) {
+	var fs unix.Statfs_t
+	err := unix.Fstatfs(fd, &fs)
+	return fs, named("fstatfs", err)
+}
+
+// Mkdirat makes the directory name in the directory of the descriptor
+// dir.
+func Mkdirat(dir int, name string, mode uint32) error {
+	return named("mkdirat", unix.Mkdirat(dir, name, mode))
+}
+
+// Unlinkat removes name from the directory of the descriptor dir; with
+// AT_REMOVEDIR it removes an empty directory.
+func Unlinkat(dir int, name string, flags int) error {
+	return named("unlinkat", unix.Unlinkat(dir, name, flags))
+}
+
+// Flock applies or removes an advisory lock on fd's open file (LOCK_EX,
+// LOCK_NB), retrying EINTR. With LOCK_NB a lock held elsewhere is
+// EWOULDBLOCK.
+func Flock(fd, how int) error {
+	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Flock(fd, how) })
+	return named("flock", err)
 }
 
 func Getpgid(pid int) (int, error) {
