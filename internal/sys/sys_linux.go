@@ -252,6 +252,13 @@ func PidfdCgroupID(pidfd int) (uint64, bool, error) {
 	return info.Cgroupid, true, nil
 }
 
+// IsTerminal reports whether fd is a terminal: ioctl TCGETS succeeds on
+// it.
+func IsTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	return err == nil
+}
+
 // MemfdCreate returns a close-on-exec memfd named name (memfd_create
 // with MFD_CLOEXEC).
 func MemfdCreate(name string) (int, error) {
