@@ -17,7 +17,6 @@ import (
 // left and no more.
 var stillDirect = []string{
 	"guard/guard_linux.go", "guard/guard_unix.go", "guard/pin_unix.go",
-	"internal/winjob/job_windows.go", "internal/winjob/spawn_windows.go",
 	"starter/cgroup_linux.go", "starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
 	"starter/launcher_windows.go", "starter/main_unix.go", "starter/main_windows.go", "starter/platform_bsd.go",
 	"starter/platform_freebsd.go", "starter/platform_linux.go", "starter/resolve_unix.go", "starter/resolve_windows.go",
