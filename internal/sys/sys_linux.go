@@ -221,8 +221,6 @@ func Die(sig syscall.Signal) {
 	time.Sleep(100 * time.Millisecond)
 }
 
-// FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
-// [io.EOF]. It never closes the descriptor.
 // CGROUP2_SUPER_MAGIC is the file system type ([Fstatfs]) of cgroup2.
 const CGROUP2_SUPER_MAGIC = unix.CGROUP2_SUPER_MAGIC
 
@@ -269,6 +267,8 @@ func MemfdCreate(name string) (int, error) {
 	return fd, nil
 }
 
+// FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
+// [io.EOF]. It never closes the descriptor.
 // SetName sets the calling thread's command name (PR_SET_NAME), as ps and
 // /proc/PID/comm show it; the kernel truncates it to 15 bytes.
 func SetName(name string) error {
