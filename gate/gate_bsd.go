@@ -7,8 +7,6 @@ import (
 	"os"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -54,9 +52,9 @@ func writeSpec(spec Spec) (int, error) {
 		return -1, err
 	}
 	// A descriptor of our own, close-on-exec, that outlives f.
-	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	fd, err := sys.DupCloseOnExec(int(f.Fd()), 3)
 	if err != nil {
-		return -1, os.NewSyscallError("fcntl", err)
+		return -1, err
 	}
 	return fd, nil
 }

@@ -1,10 +1,7 @@
 package gate
 
 import (
-	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -25,9 +22,9 @@ func spawn(exe string, argv []string, files []uintptr) (pid, pidfd int, err erro
 // writeSpec returns a close-on-exec memfd holding the Engine's program,
 // argv and environment (encodeSpec).
 func writeSpec(spec Spec) (int, error) {
-	fd, err := unix.MemfdCreate("session-starter-gate", unix.MFD_CLOEXEC)
+	fd, err := sys.MemfdCreate("session-starter-gate")
 	if err != nil {
-		return -1, os.NewSyscallError("memfd_create", err)
+		return -1, err
 	}
 	if err := sys.WriteAll(fd, encodeSpec(spec)); err != nil {
 		sys.Close(fd)

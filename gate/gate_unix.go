@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 )
@@ -137,7 +135,7 @@ func (g *Gate) AwaitReady() error {
 }
 
 func (g *Gate) awaitReady() error {
-	fds := []unix.PollFd{{Fd: int32(g.repR), Events: unix.POLLIN}}
+	fds := []sys.PollFd{{Fd: int32(g.repR), Events: sys.POLLIN}}
 	n, err := sys.Poll(fds, readyTimeout)
 	if err != nil {
 		return fmt.Errorf("gate: %w", err)
@@ -356,10 +354,7 @@ func readSpec(fd int) (path string, argv, env []string, err error) {
 	}
 	b := make([]byte, st.Size)
 	for off := 0; off < len(b); {
-		n, err := unix.Pread(fd, b[off:], int64(off))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		n, err := sys.Pread(fd, b[off:], int64(off))
 		if err != nil || n == 0 {
 			return "", nil, nil, errors.New("read the Engine's command line: short read")
 		}

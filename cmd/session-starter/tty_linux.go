@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"golang.org/x/sys/unix"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // isTerminal reports whether w is a terminal (for --log-format auto).
@@ -12,6 +12,5 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
-	return err == nil
+	return sys.IsTerminal(int(fd))
 }

@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -69,7 +68,7 @@ func (p Place) ManagedBySystemd() bool {
 	}
 	for _, attr := range []string{"trusted.delegate", "user.delegate"} {
 		var b [8]byte
-		if n, err := unix.Getxattr(p.Dir, attr, b[:]); err == nil && string(b[:n]) == "1" {
+		if n, err := sys.Getxattr(p.Dir, attr, b[:]); err == nil && string(b[:n]) == "1" {
 			return false
 		}
 	}
@@ -111,14 +110,14 @@ func Create(p Place) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
-	parent, err := openDir(unix.AT_FDCWD, p.Dir)
+	parent, err := openDir(sys.AT_FDCWD, p.Dir)
 	if err != nil {
 		return nil, err
 	}
 	for range createTries {
 		name := Name(os.Getpid(), st.StartTime, seq.Add(1))
-		err := unix.Mkdirat(parent, name, 0o755)
-		if errors.Is(err, unix.EEXIST) {
+		err := sys.Mkdirat(parent, name, 0o755)
+		if errors.Is(err, syscall.EEXIST) {
 			// A starter of another PID namespace with the same PID and
 			// start time: step past its numbers.
 			seq.Add(rand.Uint64N(1 << 16))
@@ -133,7 +132,7 @@ func Create(p Place) (*Session, error) {
 			continue
 		}
 		if err != nil {
-			_ = unix.Unlinkat(parent, name, unix.AT_REMOVEDIR)
+			_ = sys.Unlinkat(parent, name, sys.AT_REMOVEDIR)
 			sys.Close(parent)
 			return nil, err
 		}
@@ -149,25 +148,25 @@ var errTaken = errors.New("cgroup: taken by a cleaner")
 // still the one in parent (a cleaner may have removed it in between).
 func lockNew(parent int, name string) (int, uint64, error) {
 	dir, err := openDir(parent, name)
-	if errors.Is(err, unix.ENOENT) {
+	if errors.Is(err, syscall.ENOENT) {
 		return -1, 0, errTaken
 	}
 	if err != nil {
 		return -1, 0, err
 	}
-	if err := unix.Flock(dir, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := sys.Flock(dir, sys.LOCK_EX|sys.LOCK_NB); err != nil {
 		sys.Close(dir)
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return -1, 0, errTaken
 		}
-		return -1, 0, fmt.Errorf("cgroup: %w", os.NewSyscallError("flock", err))
+		return -1, 0, fmt.Errorf("cgroup: %w", err)
 	}
-	var in, named unix.Stat_t
-	if err := unix.Fstat(dir, &in); err != nil {
+	in, err := sys.Fstat(dir)
+	if err != nil {
 		sys.Close(dir)
-		return -1, 0, fmt.Errorf("cgroup: %w", os.NewSyscallError("fstat", err))
+		return -1, 0, fmt.Errorf("cgroup: %w", err)
 	}
-	if err := unix.Fstatat(parent, name, &named, unix.AT_SYMLINK_NOFOLLOW); err != nil || named.Ino != in.Ino {
+	if named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW); err != nil || named.Ino != in.Ino {
 		sys.Close(dir)
 		return -1, 0, errTaken
 	}
@@ -180,16 +179,16 @@ func lockNew(parent int, name string) (int, uint64, error) {
 
 // openDir opens a directory of a cgroup2 file system, close-on-exec.
 func openDir(at int, name string) (int, error) {
-	fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := sys.OpenAt(at, name, sys.O_RDONLY|sys.O_DIRECTORY)
 	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: name, Err: err}
+		return -1, err
 	}
-	var fs unix.Statfs_t
-	if err := unix.Fstatfs(fd, &fs); err != nil {
+	fs, err := sys.Fstatfs(fd)
+	if err != nil {
 		sys.Close(fd)
 		return -1, &os.PathError{Op: "statfs", Path: name, Err: err}
 	}
-	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
+	if fs.Type != sys.CGROUP2_SUPER_MAGIC {
 		sys.Close(fd)
 		return -1, fmt.Errorf("cgroup: %s is not on a cgroup2 file system", name)
 	}
@@ -199,9 +198,9 @@ func openDir(at int, name string) (int, error) {
 // OpenProcs opens the session's cgroup.procs for writing, close-on-exec:
 // the gate writes its own PID to it.
 func (s *Session) OpenProcs() (int, error) {
-	fd, err := unix.Openat(s.DirFD, "cgroup.procs", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.OpenAt(s.DirFD, "cgroup.procs", sys.O_WRONLY)
 	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: path.Join(s.Path, "cgroup.procs"), Err: err}
+		return -1, fmt.Errorf("cgroup %s: %w", s.Path, err)
 	}
 	return fd, nil
 }
@@ -221,9 +220,9 @@ func (s *Session) Contains(pid int) (bool, error) {
 // Kill writes 1 to the cgroup.kill of the cgroup dirfd names (Linux 5.14):
 // every process in it and below it gets SIGKILL.
 func Kill(dirfd int) error {
-	fd, err := unix.Openat(dirfd, "cgroup.kill", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.OpenAt(dirfd, "cgroup.kill", sys.O_WRONLY)
 	if err != nil {
-		return &os.PathError{Op: "open", Path: "cgroup.kill", Err: err}
+		return err
 	}
 	defer sys.Close(fd)
 	if err := sys.WriteAll(fd, []byte("1")); err != nil {
@@ -234,9 +233,9 @@ func Kill(dirfd int) error {
 
 // Populated reports whether the cgroup dirfd names has a live process.
 func Populated(dirfd int) (bool, error) {
-	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.OpenAt(dirfd, "cgroup.events", sys.O_RDONLY)
 	if err != nil {
-		return false, &os.PathError{Op: "open", Path: "cgroup.events", Err: err}
+		return false, err
 	}
 	defer sys.Close(fd)
 	return readPopulated(fd)
@@ -244,9 +243,9 @@ func Populated(dirfd int) (bool, error) {
 
 func readPopulated(fd int) (bool, error) {
 	var buf [512]byte
-	n, err := unix.Pread(fd, buf[:], 0)
+	n, err := sys.Pread(fd, buf[:], 0)
 	if err != nil {
-		return false, fmt.Errorf("cgroup: %w", os.NewSyscallError("pread cgroup.events", err))
+		return false, fmt.Errorf("cgroup: cgroup.events: %w", err)
 	}
 	populated, ok := parsePopulated(buf[:n])
 	if !ok {
@@ -258,9 +257,9 @@ func readPopulated(fd int) (bool, error) {
 // Procs lists the processes of the cgroup dirfd names (not of its
 // descendants).
 func Procs(dirfd int) ([]int, error) {
-	fd, err := unix.Openat(dirfd, "cgroup.procs", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.OpenAt(dirfd, "cgroup.procs", sys.O_RDONLY)
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: "cgroup.procs", Err: err}
+		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), "cgroup.procs")
 	defer f.Close()
@@ -305,11 +304,11 @@ func Remove(parentfd int, name string) error {
 }
 
 func remove(parentfd int, name string, depth int) error {
-	err := unix.Unlinkat(parentfd, name, unix.AT_REMOVEDIR)
-	if err == nil || errors.Is(err, unix.ENOENT) {
+	err := sys.Unlinkat(parentfd, name, sys.AT_REMOVEDIR)
+	if err == nil || errors.Is(err, syscall.ENOENT) {
 		return nil
 	}
-	if !errors.Is(err, unix.EBUSY) && !errors.Is(err, unix.ENOTEMPTY) || depth == 0 {
+	if !errors.Is(err, syscall.EBUSY) && !errors.Is(err, syscall.ENOTEMPTY) || depth == 0 {
 		return &os.PathError{Op: "rmdir", Path: name, Err: err}
 	}
 	dir, derr := openDir(parentfd, name)
@@ -324,7 +323,7 @@ func remove(parentfd int, name string, depth int) error {
 		}
 	}
 	f.Close()
-	if err := unix.Unlinkat(parentfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+	if err := sys.Unlinkat(parentfd, name, sys.AT_REMOVEDIR); err != nil && !errors.Is(err, syscall.ENOENT) {
 		return &os.PathError{Op: "rmdir", Path: name, Err: err}
 	}
 	return nil
@@ -340,7 +339,7 @@ func CleanLeftovers(p Place) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
-	parent, err := openDir(unix.AT_FDCWD, p.Dir)
+	parent, err := openDir(sys.AT_FDCWD, p.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +361,7 @@ func CleanLeftovers(p Place) ([]string, error) {
 		}
 		// A session holds its cgroup's flock while its starter or its
 		// guard lives, whatever namespace they see PIDs in.
-		if unix.Flock(dir, unix.LOCK_EX|unix.LOCK_NB) != nil {
+		if sys.Flock(dir, sys.LOCK_EX|sys.LOCK_NB) != nil {
 			sys.Close(dir)
 			continue
 		}

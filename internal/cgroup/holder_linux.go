@@ -7,8 +7,6 @@ import (
 	"slices"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -38,9 +36,9 @@ type Holder struct {
 // NewHolder opens cgroup.events of the cgroup dirfd names. The caller
 // keeps dirfd open while the holder is used, and closes the holder.
 func NewHolder(dirfd int) (*Holder, error) {
-	fd, err := unix.Openat(dirfd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.OpenAt(dirfd, "cgroup.events", sys.O_RDONLY)
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: "cgroup.events", Err: err}
+		return nil, err
 	}
 	return &Holder{dir: dirfd, events: fd}, nil
 }
@@ -57,13 +55,13 @@ func (h *Holder) Close() {
 func (h *Holder) Kind() end.Kind { return end.KindCgroup }
 
 // Notify implements [end.Holder].
-func (h *Holder) Notify() (int, int16) { return h.events, unix.POLLPRI }
+func (h *Holder) Notify() (int, int16) { return h.events, sys.POLLPRI }
 
 // Signal implements [end.Holder].
 func (h *Holder) Signal(sig syscall.Signal) error {
 	if sig == syscall.SIGKILL {
 		err := Kill(h.dir)
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENODEV) {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENODEV) {
 			return sys.ErrGone // the cgroup was removed: it holds nothing
 		}
 		return err
@@ -95,7 +93,7 @@ func (h *Holder) Signal(sig syscall.Signal) error {
 // listed in the cgroup or below it.
 func (h *Holder) Live() ([]end.Member, error) {
 	populated, err := readPopulated(h.events)
-	if errors.Is(err, unix.ENODEV) {
+	if errors.Is(err, syscall.ENODEV) {
 		return nil, nil
 	}
 	if err != nil || !populated {
@@ -128,17 +126,17 @@ func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal) error {
 		return err
 	}
 	defer sys.Close(fd)
-	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CGROUPID}
-	if err := unix.IoctlPidfdInfo(fd, &info); err != nil {
-		if errors.Is(err, unix.ESRCH) {
+	id, ok, err := sys.PidfdCgroupID(fd)
+	if err != nil {
+		if errors.Is(err, sys.ErrGone) {
 			return sys.ErrGone
 		}
-		if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EINVAL) {
+		if errors.Is(err, syscall.ENOTTY) || errors.Is(err, syscall.EINVAL) {
 			return ErrNoPidfdInfo
 		}
-		return fmt.Errorf("cgroup: %w", os.NewSyscallError("ioctl PIDFD_GET_INFO", err))
+		return fmt.Errorf("cgroup: %w", err)
 	}
-	if info.Mask&unix.PIDFD_INFO_CGROUPID == 0 || !ids[info.Cgroupid] {
+	if !ok || !ids[id] {
 		return nil // not ours (any more): nothing is signalled on a guess
 	}
 	return sys.PidfdSignal(fd, sig)
@@ -148,9 +146,9 @@ func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal) error {
 // the kernel's cgroup id) and the processes of the cgroup dirfd names and
 // of each cgroup below it, to depth levels down.
 func walk(dirfd, depth int, visit func(id uint64, procs []int)) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(dirfd, &st); err != nil {
-		return fmt.Errorf("cgroup: %w", os.NewSyscallError("fstat", err))
+	st, err := sys.Fstat(dirfd)
+	if err != nil {
+		return fmt.Errorf("cgroup: %w", err)
 	}
 	procs, err := Procs(dirfd)
 	if err != nil {

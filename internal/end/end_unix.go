@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -346,7 +344,7 @@ func newWaker(hurry, wake <-chan os.Signal) *waker {
 		// Without a pipe End is not woken early; its waits stay bounded.
 		return w
 	}
-	if err := errors.Join(unix.SetNonblock(r, true), unix.SetNonblock(wr, true)); err != nil {
+	if err := errors.Join(sys.SetNonblock(r, true), sys.SetNonblock(wr, true)); err != nil {
 		sys.Close(r)
 		sys.Close(wr)
 		return w
@@ -365,7 +363,7 @@ func newWaker(hurry, wake <-chan os.Signal) *waker {
 				return
 			}
 			// A full pipe already wakes the poll.
-			_, _ = unix.Write(w.w, []byte{0})
+			_ = sys.WriteAll(w.w, []byte{0})
 		}
 	}()
 	return w
@@ -383,9 +381,9 @@ func (w *waker) hurried() bool {
 // wait sleeps in poll until a holder's descriptor or the waker is ready,
 // or until the given time.
 func (w *waker) wait(hs []*held, until time.Time) {
-	fds := make([]unix.PollFd, 0, len(hs)+1)
+	fds := make([]sys.PollFd, 0, len(hs)+1)
 	if w.r >= 0 {
-		fds = append(fds, unix.PollFd{Fd: int32(w.r), Events: unix.POLLIN})
+		fds = append(fds, sys.PollFd{Fd: int32(w.r), Events: sys.POLLIN})
 	}
 	var polled []*held
 	for _, h := range hs {
@@ -393,14 +391,14 @@ func (w *waker) wait(hs []*held, until time.Time) {
 			continue
 		}
 		if fd, ev := h.Notify(); fd >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(fd), Events: ev})
+			fds = append(fds, sys.PollFd{Fd: int32(fd), Events: ev})
 			polled = append(polled, h)
 		}
 	}
 	defer func() {
 		// A closed descriptor is ready for ever: never poll it again.
 		for i, h := range polled {
-			if fds[len(fds)-len(polled)+i].Revents&unix.POLLNVAL != 0 {
+			if fds[len(fds)-len(polled)+i].Revents&sys.POLLNVAL != 0 {
 				h.deaf = true
 			}
 		}
@@ -415,7 +413,7 @@ func (w *waker) wait(hs []*held, until time.Time) {
 	if w.r >= 0 && fds[0].Revents != 0 {
 		var b [64]byte
 		for {
-			if n, err := unix.Read(w.r, b[:]); n <= 0 || err != nil {
+			if n, err := sys.Read(w.r, b[:]); n <= 0 || err != nil {
 				break
 			}
 		}

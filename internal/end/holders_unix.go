@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -63,7 +61,7 @@ func (p *Process) Signal(sig syscall.Signal) error {
 
 // Notify implements [Holder]: a pidfd is readable once its process has
 // exited.
-func (p *Process) Notify() (int, int16) { return p.Pidfd, unix.POLLIN }
+func (p *Process) Notify() (int, int16) { return p.Pidfd, sys.POLLIN }
 
 // Live implements [Holder].
 func (p *Process) Live() ([]Member, error) {
@@ -95,7 +93,7 @@ func (p *Process) exited() bool {
 		}
 		return true
 	}
-	fds := []unix.PollFd{{Fd: int32(p.Pidfd), Events: unix.POLLIN}}
+	fds := []sys.PollFd{{Fd: int32(p.Pidfd), Events: sys.POLLIN}}
 	n, err := sys.Poll(fds, 0)
 	return err == nil && n > 0
 }

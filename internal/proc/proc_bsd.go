@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"golang.org/x/sys/unix"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // On macOS and FreeBSD the kernel's process table is read through sysctl
@@ -87,20 +87,20 @@ const maxProbedFD = 1 << 16
 // most maxProbedFD): without /proc there is no listing to read, and
 // /dev/fd on FreeBSD shows only 0-2 unless fdescfs is mounted.
 func OpenFDs() ([]int, error) {
-	var rl unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
-		return nil, fmt.Errorf("proc: getrlimit: %w", err)
+	limit, err := sys.OpenFilesLimit()
+	if err != nil {
+		return nil, fmt.Errorf("proc: %w", err)
 	}
-	n := min(uint64(rl.Cur), maxProbedFD) // rl.Cur is int64 on FreeBSD, uint64 on macOS
+	n := min(limit, maxProbedFD)
 	var out []int
 	for fd := range int(n) {
-		_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		_, err := sys.CloseOnExec(fd)
 		switch {
 		case err == nil:
 			out = append(out, fd)
-		case errors.Is(err, unix.EBADF):
+		case errors.Is(err, sys.ErrBadFD):
 		default:
-			return nil, fmt.Errorf("proc: fcntl %d: %w", fd, err)
+			return nil, fmt.Errorf("proc: descriptor %d: %w", fd, err)
 		}
 	}
 	return out, nil

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 
-	"golang.org/x/sys/unix"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // p_stat values of <sys/proc.h>.
@@ -22,8 +22,8 @@ const allProcs = "kern.proc.all"
 // kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
 // its argument). A process that is gone is an empty listing.
 func kinfo(name string, args ...int) ([]kproc, error) {
-	ps, err := unix.SysctlKinfoProcSlice(name, args...)
-	if errors.Is(err, unix.ESRCH) {
+	ps, err := sys.KinfoProcs(name, args...)
+	if errors.Is(err, sys.ErrGone) {
 		return nil, nil
 	}
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // x/sys/unix has no struct kinfo_proc for FreeBSD: the fields used here
@@ -42,8 +42,8 @@ const allProcs = "kern.proc.proc"
 // kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
 // its argument). A process that is gone is an empty listing.
 func kinfo(name string, args ...int) ([]kproc, error) {
-	b, err := unix.SysctlRaw(name, args...)
-	if errors.Is(err, unix.ESRCH) {
+	b, err := sys.SysctlRaw(name, args...)
+	if errors.Is(err, sys.ErrGone) {
 		return nil, nil
 	}
 	if err != nil {

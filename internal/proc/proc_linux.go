@@ -7,8 +7,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // Root is where procfs is read, named once.
@@ -17,17 +18,14 @@ const Root = "/proc"
 // readSmall reads a small /proc file into buf with raw calls (no *os.File,
 // so a scan of thousands of processes allocates little).
 func readSmall(path string, buf []byte) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.Open(path, sys.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(fd)
+	defer sys.Close(fd)
 	n := 0
 	for n < len(buf) {
-		m, err := unix.Read(fd, buf[n:])
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		m, err := sys.Read(fd, buf[n:])
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +39,7 @@ func readSmall(path string, buf []byte) ([]byte, error) {
 
 // gone reports whether err means the process ended while it was read.
 func gone(err error) bool {
-	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESRCH)
 }
 
 // ReadStat reads and parses /proc/PID/stat. A process that is gone gives

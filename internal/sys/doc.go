@@ -11,8 +11,10 @@
 // Linux), with signals by number only where the caller pins the number
 // ([Pidless]).
 //
-// On Windows it holds the few kernel32 calls that
-// golang.org/x/sys/windows does not wrap.
+// On Windows it wraps golang.org/x/sys/windows, each wrapper naming the
+// failed call: the job object, completion port and process calls of the
+// session's job, and the few kernel32 calls that golang.org/x/sys/windows
+// does not wrap.
 //
 // Nothing here decides policy: what may be signalled, and when, is the
 // business of the callers.

@@ -16,7 +16,7 @@ import (
 // Poll waits for events on fds, as poll(2) does: a negative timeout waits
 // without limit; a positive one is rounded up to whole milliseconds. On
 // EINTR it retries with the time that is left.
-func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
+func Poll(fds []PollFd, timeout time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		ms := -1
@@ -67,6 +67,29 @@ func Die(sig syscall.Signal) {
 	_ = unix.Kill(unix.Getpid(), sig)
 	// A pending fatal signal ends the process soon after kill returns.
 	time.Sleep(100 * time.Millisecond)
+}
+
+// SysctlRaw reads the sysctl name with its arguments as raw bytes.
+// ESRCH becomes [ErrGone].
+func SysctlRaw(name string, args ...int) ([]byte, error) {
+	b, err := unix.SysctlRaw(name, args...)
+	if errors.Is(err, unix.ESRCH) {
+		return nil, ErrGone
+	}
+	if err != nil {
+		return nil, named("sysctl "+name, err)
+	}
+	return b, nil
+}
+
+// OpenFilesLimit returns the soft RLIMIT_NOFILE (getrlimit), as it is
+// now: the Go runtime raised it at start-up.
+func OpenFilesLimit() (uint64, error) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return 0, named("getrlimit", err)
+	}
+	return uint64(rl.Cur), nil // rl.Cur is int64 on FreeBSD, uint64 on macOS
 }
 
 // SetName would name the process for ps; macOS and FreeBSD have no call

@@ -138,7 +138,7 @@ func statusOf(info *unix.Siginfo) WaitStatus {
 // Poll waits for events on fds, as poll(2) does, with a timeout of
 // nanosecond precision (ppoll): a negative timeout waits without limit.
 // On EINTR it retries with the time that is left.
-func Poll(fds []unix.PollFd, timeout time.Duration) (int, error) {
+func Poll(fds []PollFd, timeout time.Duration) (int, error) {
 	var deadline time.Time
 	if timeout >= 0 {
 		deadline = time.Now().Add(timeout)
@@ -219,6 +219,52 @@ func Die(sig syscall.Signal) {
 	// A pending fatal signal ends the process before tgkill returns to
 	// user space; reaching this line means it was not fatal here.
 	time.Sleep(100 * time.Millisecond)
+}
+
+// CGROUP2_SUPER_MAGIC is the file system type ([Fstatfs]) of cgroup2.
+const CGROUP2_SUPER_MAGIC = unix.CGROUP2_SUPER_MAGIC
+
+// Getxattr reads the extended attribute attr of path into dest and
+// returns its size.
+func Getxattr(path, attr string, dest []byte) (int, error) {
+	n, err := unix.Getxattr(path, attr, dest)
+	return n, named("getxattr", err)
+}
+
+// PidfdCgroupID returns the id of the cgroup of the process the pidfd
+// names (ioctl PIDFD_GET_INFO with PIDFD_INFO_CGROUPID, Linux 6.13), and
+// false when the kernel did not fill it in. ESRCH, the process reaped,
+// becomes [ErrGone]; a kernel without PIDFD_GET_INFO answers ENOTTY or
+// EINVAL.
+func PidfdCgroupID(pidfd int) (uint64, bool, error) {
+	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CGROUPID}
+	if err := unix.IoctlPidfdInfo(pidfd, &info); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return 0, false, ErrGone
+		}
+		return 0, false, named("ioctl PIDFD_GET_INFO", err)
+	}
+	if info.Mask&unix.PIDFD_INFO_CGROUPID == 0 {
+		return 0, false, nil
+	}
+	return info.Cgroupid, true, nil
+}
+
+// IsTerminal reports whether fd is a terminal: ioctl TCGETS succeeds on
+// it.
+func IsTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	return err == nil
+}
+
+// MemfdCreate returns a close-on-exec memfd named name (memfd_create
+// with MFD_CLOEXEC).
+func MemfdCreate(name string) (int, error) {
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC)
+	if err != nil {
+		return -1, named("memfd_create", err)
+	}
+	return fd, nil
 }
 
 // FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is

@@ -12,6 +12,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// PollFd is one entry of [Poll]: a descriptor, the events asked for and
+// the events that came.
+type PollFd = unix.PollFd
+
+// Flags and events of the calls below that callers pass or read, as the
+// system names them.
+const (
+	O_RDONLY    = unix.O_RDONLY
+	O_WRONLY    = unix.O_WRONLY
+	O_DIRECTORY = unix.O_DIRECTORY
+
+	AT_FDCWD            = unix.AT_FDCWD
+	AT_REMOVEDIR        = unix.AT_REMOVEDIR
+	AT_SYMLINK_NOFOLLOW = unix.AT_SYMLINK_NOFOLLOW
+
+	LOCK_EX = unix.LOCK_EX
+	LOCK_NB = unix.LOCK_NB
+
+	POLLIN   = unix.POLLIN
+	POLLPRI  = unix.POLLPRI
+	POLLNVAL = unix.POLLNVAL
+)
+
 func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
 	for {
 		v, err := fn()
@@ -51,6 +74,23 @@ func OpenAt(dir int, name string, flags int) (int, error) {
 	return fd, named("openat "+name, err)
 }
 
+// Open opens path, close-on-exec, with flags; it retries EINTR. The
+// path goes into the error only on failure, so that a scan of /proc
+// allocates nothing for each file it opens.
+func Open(path string, flags int) (int, error) {
+	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(path, flags|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return -1, named("open "+path, err)
+	}
+	return fd, nil
+}
+
+// Pread reads from fd at offset off, retrying EINTR.
+func Pread(fd int, p []byte, off int64) (int, error) {
+	n, err := ignoringEINTR(func() (int, error) { return unix.Pread(fd, p, off) })
+	return n, named("pread", err)
+}
+
 func Close(fd int) error {
 	return named("close", unix.Close(fd))
 }
@@ -76,6 +116,21 @@ func ClearCloseOnExec(fd int) error {
 	return named("fcntl", err)
 }
 
+// SetNonblock sets or clears O_NONBLOCK on fd's open file.
+func SetNonblock(fd int, nonblocking bool) error {
+	return named("fcntl", unix.SetNonblock(fd, nonblocking))
+}
+
+// DupCloseOnExec returns a close-on-exec copy of fd, numbered lowest or
+// above (fcntl F_DUPFD_CLOEXEC).
+func DupCloseOnExec(fd, lowest int) (int, error) {
+	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, lowest)
+	if err != nil {
+		return -1, named("fcntl", err)
+	}
+	return nfd, nil
+}
+
 func KillGroup(pgid int, sig syscall.Signal) error {
 	if pgid <= 1 {
 		return fmt.Errorf("kill: refusing group %d", pgid)
@@ -99,6 +154,43 @@ func Fstat(fd int) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	err := unix.Fstat(fd, &st)
 	return st, named("fstat", err)
+}
+
+// Fstatat wraps [unix.Fstatat]: name in the directory of the descriptor
+// dir, with flags (AT_SYMLINK_NOFOLLOW).
+func Fstatat(dir int, name string, flags int) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, name, &st, flags); err != nil {
+		return st, named("fstatat", err)
+	}
+	return st, nil
+}
+
+// Fstatfs wraps [unix.Fstatfs]: the file system of fd.
+func Fstatfs(fd int) (unix.Statfs_t, error) {
+	var fs unix.Statfs_t
+	err := unix.Fstatfs(fd, &fs)
+	return fs, named("fstatfs", err)
+}
+
+// Mkdirat makes the directory name in the directory of the descriptor
+// dir.
+func Mkdirat(dir int, name string, mode uint32) error {
+	return named("mkdirat", unix.Mkdirat(dir, name, mode))
+}
+
+// Unlinkat removes name from the directory of the descriptor dir; with
+// AT_REMOVEDIR it removes an empty directory.
+func Unlinkat(dir int, name string, flags int) error {
+	return named("unlinkat", unix.Unlinkat(dir, name, flags))
+}
+
+// Flock applies or removes an advisory lock on fd's open file (LOCK_EX,
+// LOCK_NB), retrying EINTR. With LOCK_NB a lock held elsewhere is
+// EWOULDBLOCK.
+func Flock(fd, how int) error {
+	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Flock(fd, how) })
+	return named("flock", err)
 }
 
 func Getpgid(pid int) (int, error) {

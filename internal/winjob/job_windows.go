@@ -2,11 +2,9 @@ package winjob
 
 import (
 	"errors"
-	"os"
 	"time"
-	"unsafe"
 
-	"golang.org/x/sys/windows"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // wakeKey is the completion key of the packet [Job.Wake] posts; the job's
@@ -16,62 +14,39 @@ const (
 	wakeKey = 2
 )
 
-// jobAssociateCompletionPort is JOBOBJECT_ASSOCIATE_COMPLETION_PORT.
-type jobAssociateCompletionPort struct {
-	CompletionKey  uintptr
-	CompletionPort windows.Handle
-}
-
-// jobBasicAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.
-type jobBasicAccounting struct {
-	TotalUserTime             int64
-	TotalKernelTime           int64
-	ThisPeriodTotalUserTime   int64
-	ThisPeriodTotalKernelTime int64
-	TotalPageFaultCount       uint32
-	TotalProcesses            uint32
-	ActiveProcesses           uint32
-	TotalTerminatedProcesses  uint32
-}
-
 // Job is a kill-on-close job object with its completion port.
 type Job struct {
-	h    windows.Handle
-	port windows.Handle
+	h    sys.Handle
+	port sys.Handle
 }
 
 // New makes a job whose processes all end when its last handle is closed
 // and which allows no breakaway. Its handle is not inheritable, so no
 // process of the session can keep the job, and itself, alive.
 func New() (*Job, error) {
-	h, err := windows.CreateJobObject(nil, nil)
+	h, err := sys.CreateJobObject()
 	if err != nil {
-		return nil, os.NewSyscallError("CreateJobObject", err)
+		return nil, err
 	}
 	j := &Job{h: h}
-	var limits windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	// Only this flag: without JOB_OBJECT_LIMIT_BREAKAWAY_OK and
 	// JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK no member can start a process
 	// outside the job, CREATE_BREAKAWAY_FROM_JOB or not.
-	limits.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	if _, err := windows.SetInformationJobObject(h, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&limits)), uint32(unsafe.Sizeof(limits))); err != nil {
+	if err := sys.SetJobLimitFlags(h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE); err != nil {
 		j.Close()
-		return nil, os.NewSyscallError("SetInformationJobObject", err)
+		return nil, err
 	}
 	// The port is associated before any process joins, so that the
 	// emptiness notification cannot be missed.
-	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 1)
+	port, err := sys.CreateIoCompletionPort(1)
 	if err != nil {
 		j.Close()
-		return nil, os.NewSyscallError("CreateIoCompletionPort", err)
+		return nil, err
 	}
 	j.port = port
-	assoc := jobAssociateCompletionPort{CompletionKey: keyJob, CompletionPort: port}
-	if _, err := windows.SetInformationJobObject(h, windows.JobObjectAssociateCompletionPortInformation,
-		uintptr(unsafe.Pointer(&assoc)), uint32(unsafe.Sizeof(assoc))); err != nil {
+	if err := sys.AssociateJobCompletionPort(h, port, keyJob); err != nil {
 		j.Close()
-		return nil, os.NewSyscallError("SetInformationJobObject", err)
+		return nil, err
 	}
 	return j, nil
 }
@@ -80,11 +55,11 @@ func New() (*Job, error) {
 // job, every process still in it is terminated by the system.
 func (j *Job) Close() {
 	if j.port != 0 {
-		_ = windows.CloseHandle(j.port)
+		_ = sys.CloseHandle(j.port)
 		j.port = 0
 	}
 	if j.h != 0 {
-		_ = windows.CloseHandle(j.h)
+		_ = sys.CloseHandle(j.h)
 		j.h = 0
 	}
 }
@@ -93,18 +68,13 @@ func (j *Job) Close() {
 // (TerminateJobObject). The job holds only processes started in it, so
 // this reaches nothing else.
 func (j *Job) Terminate(code uint32) error {
-	return os.NewSyscallError("TerminateJobObject", windows.TerminateJobObject(j.h, code))
+	return sys.TerminateJobObject(j.h, code)
 }
 
 // Active returns the number of processes in the job that have not
 // exited.
 func (j *Job) Active() (int, error) {
-	var info jobBasicAccounting
-	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicAccountingInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
-		return 0, os.NewSyscallError("QueryInformationJobObject", err)
-	}
-	return int(info.ActiveProcesses), nil
+	return sys.JobActiveProcesses(j.h)
 }
 
 // maxListed bounds the process IDs [Job.PIDs] reads: enough to name
@@ -115,24 +85,12 @@ const maxListed = 1024
 // The IDs name members only while they are members: for a report, never
 // for signalling.
 func (j *Job) PIDs() ([]int, error) {
-	// JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts, then ULONG_PTRs.
-	buf := make([]uintptr, 1+maxListed)
-	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicProcessIdList,
-		uintptr(unsafe.Pointer(&buf[0])), uint32(len(buf))*uint32(unsafe.Sizeof(buf[0])), nil); err != nil &&
-		!errors.Is(err, windows.ERROR_MORE_DATA) {
-		return nil, os.NewSyscallError("QueryInformationJobObject", err)
-	}
-	listed := int(*(*uint32)(unsafe.Pointer(uintptr(unsafe.Pointer(&buf[0])) + 4)))
-	pids := make([]int, 0, listed)
-	for _, p := range buf[1 : 1+min(listed, maxListed)] {
-		pids = append(pids, int(p))
-	}
-	return pids, nil
+	return sys.JobProcessIDs(j.h, maxListed)
 }
 
 // Wake makes a [Job.WaitEmpty] that is wakeable return false at once.
 func (j *Job) Wake() {
-	_ = windows.PostQueuedCompletionStatus(j.port, 0, wakeKey, nil)
+	_ = sys.PostQueuedCompletionStatus(j.port, wakeKey)
 }
 
 // WaitEmpty waits until the job's port tells that it has no active
@@ -150,15 +108,12 @@ func (j *Job) WaitEmpty(deadline time.Time, wakeable bool) (bool, error) {
 		if left <= 0 {
 			return false, nil
 		}
-		var msg uint32
-		var key uintptr
-		var ov *windows.Overlapped
-		err := windows.GetQueuedCompletionStatus(j.port, &msg, &key, &ov, uint32((left+time.Millisecond-1)/time.Millisecond))
+		key, err := sys.GetQueuedCompletionStatus(j.port, uint32((left+time.Millisecond-1)/time.Millisecond))
 		switch {
-		case errors.Is(err, windows.WAIT_TIMEOUT):
+		case errors.Is(err, sys.WAIT_TIMEOUT):
 			continue // the loop asks once more, then sees the deadline
 		case err != nil:
-			return false, os.NewSyscallError("GetQueuedCompletionStatus", err)
+			return false, err
 		case key == wakeKey && wakeable:
 			return false, nil
 		}

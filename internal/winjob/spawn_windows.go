@@ -3,16 +3,10 @@ package winjob
 import (
 	"errors"
 	"fmt"
-	"os"
-	"unsafe"
+	"syscall"
 
-	"golang.org/x/sys/windows"
+	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// procThreadAttributeJobList is PROC_THREAD_ATTRIBUTE_JOB_LIST
-// (ProcThreadAttributeValue(13, FALSE, TRUE, FALSE); Windows 10 and
-// later): the new process is created in the listed jobs.
-const procThreadAttributeJobList = 0x2000D
 
 // ErrNotInJob means the process could not be put into the job; it was
 // terminated before it ran.
@@ -29,7 +23,7 @@ type Spec struct {
 	Env []string
 	// Stdin, Stdout and Stderr are the process's standard handles; each
 	// must be inheritable, or 0 for none.
-	Stdin, Stdout, Stderr windows.Handle
+	Stdin, Stdout, Stderr sys.Handle
 	// Flags are creation flags added to CREATE_SUSPENDED.
 	Flags uint32
 }
@@ -37,8 +31,8 @@ type Spec struct {
 // Process is a process created suspended in the job.
 type Process struct {
 	PID    int
-	Handle windows.Handle
-	thread windows.Handle
+	Handle sys.Handle
+	thread sys.Handle
 	// ViaAttribute reports whether the process was created in the job
 	// (PROC_THREAD_ATTRIBUTE_JOB_LIST) rather than assigned to it while
 	// suspended.
@@ -47,31 +41,24 @@ type Process struct {
 
 // Resume lets the process's first thread run.
 func (p *Process) Resume() error {
-	if _, err := windows.ResumeThread(p.thread); err != nil {
-		return os.NewSyscallError("ResumeThread", err)
-	}
-	return nil
+	return sys.ResumeThread(p.thread)
 }
 
 // Close closes the handles to the process; it does not end it.
 func (p *Process) Close() {
 	if p.thread != 0 {
-		_ = windows.CloseHandle(p.thread)
+		_ = sys.CloseHandle(p.thread)
 		p.thread = 0
 	}
 	if p.Handle != 0 {
-		_ = windows.CloseHandle(p.Handle)
+		_ = sys.CloseHandle(p.Handle)
 		p.Handle = 0
 	}
 }
 
 // ExitCode returns the process's exit code once it has exited.
 func (p *Process) ExitCode() (uint32, error) {
-	var code uint32
-	if err := windows.GetExitCodeProcess(p.Handle, &code); err != nil {
-		return 0, os.NewSyscallError("GetExitCodeProcess", err)
-	}
-	return code, nil
+	return sys.GetExitCodeProcess(p.Handle)
 }
 
 // StartSuspended creates the process described by s, suspended, in the
@@ -84,7 +71,7 @@ func (p *Process) ExitCode() (uint32, error) {
 // StartSuspended returns an error wrapping [ErrNotInJob]. An error from
 // CreateProcess is returned as an [*os.SyscallError].
 func (j *Job) StartSuspended(s Spec) (*Process, error) {
-	app, err := windows.UTF16PtrFromString(s.App)
+	app, err := syscall.UTF16PtrFromString(s.App)
 	if err != nil {
 		return nil, fmt.Errorf("program %q: %w", s.App, err)
 	}
@@ -92,9 +79,9 @@ func (j *Job) StartSuspended(s Spec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	flags := s.Flags | windows.CREATE_SUSPENDED | windows.CREATE_UNICODE_ENVIRONMENT
+	flags := s.Flags | sys.CREATE_SUSPENDED | sys.CREATE_UNICODE_ENVIRONMENT
 	p, err := j.create(app, s, env, flags, true)
-	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) || errors.Is(err, windows.ERROR_NOT_SUPPORTED) {
+	if errors.Is(err, sys.ERROR_INVALID_PARAMETER) || errors.Is(err, sys.ERROR_NOT_SUPPORTED) {
 		// A system before Windows 10 does not know the attribute.
 		return j.startAssigned(app, s, env, flags)
 	}
@@ -109,48 +96,35 @@ func (j *Job) startAssigned(app *uint16, s Spec, env []uint16, flags uint32) (*P
 	if err != nil {
 		return nil, err
 	}
-	if err := windows.AssignProcessToJobObject(j.h, p.Handle); err != nil {
+	if err := sys.AssignProcessToJobObject(j.h, p.Handle); err != nil {
 		// Still suspended: it has run no instruction of its own.
-		_ = windows.TerminateProcess(p.Handle, 1)
-		_, _ = windows.WaitForSingleObject(p.Handle, windows.INFINITE)
+		_ = sys.TerminateProcess(p.Handle, 1)
+		_, _ = sys.WaitForSingleObject(p.Handle, sys.INFINITE)
 		p.Close()
-		return nil, fmt.Errorf("%w: %w", ErrNotInJob, os.NewSyscallError("AssignProcessToJobObject", err))
+		return nil, fmt.Errorf("%w: %w", ErrNotInJob, err)
 	}
 	return p, nil
 }
 
 func (j *Job) create(app *uint16, s Spec, env []uint16, flags uint32, inJob bool) (*Process, error) {
-	cmd, err := windows.UTF16FromString(s.CmdLine)
+	cmd, err := syscall.UTF16FromString(s.CmdLine)
 	if err != nil {
 		return nil, fmt.Errorf("command line: %w", err)
 	}
-	var si windows.StartupInfoEx
-	si.Cb = uint32(unsafe.Sizeof(si.StartupInfo))
-	si.Flags = windows.STARTF_USESTDHANDLES
-	si.StdInput, si.StdOutput, si.StdErr = s.Stdin, s.Stdout, s.Stderr
+	var job *sys.Handle
 	if inJob {
-		attrs, err := windows.NewProcThreadAttributeList(1)
-		if err != nil {
-			return nil, err
-		}
-		defer attrs.Delete()
-		// The list holds a pointer to j.h, which lives in j until
-		// CreateProcess has returned.
-		if err := attrs.Update(procThreadAttributeJobList, unsafe.Pointer(&j.h), unsafe.Sizeof(j.h)); err != nil {
-			return nil, os.NewSyscallError("UpdateProcThreadAttribute", err)
-		}
-		si.ProcThreadAttributeList = attrs.List()
-		si.Cb = uint32(unsafe.Sizeof(si))
-		flags |= windows.EXTENDED_STARTUPINFO_PRESENT
+		// The attribute list holds a pointer to j.h, which lives in j
+		// until CreateProcess has returned.
+		job = &j.h
 	}
-	var pi windows.ProcessInformation
 	// bInheritHandles: the launcher's inheritable handles reach the
 	// Engine, as they would without us; ours are all created
 	// non-inheritable.
-	if err := windows.CreateProcess(app, &cmd[0], nil, nil, true, flags, &env[0], nil, &si.StartupInfo, &pi); err != nil {
-		return nil, os.NewSyscallError("CreateProcess", err)
+	pid, process, thread, err := sys.CreateProcess(app, cmd, env, s.Stdin, s.Stdout, s.Stderr, flags, job)
+	if err != nil {
+		return nil, err
 	}
-	return &Process{PID: int(pi.ProcessId), Handle: pi.Process, thread: pi.Thread, ViaAttribute: inJob}, nil
+	return &Process{PID: pid, Handle: process, thread: thread, ViaAttribute: inJob}, nil
 }
 
 // envBlock makes a CreateProcess environment block: each "KEY=value" and
@@ -158,7 +132,7 @@ func (j *Job) create(app *uint16, s Spec, env []uint16, flags uint32, inJob bool
 func envBlock(env []string) ([]uint16, error) {
 	var b []uint16
 	for _, kv := range env {
-		u, err := windows.UTF16FromString(kv)
+		u, err := syscall.UTF16FromString(kv)
 		if err != nil {
 			return nil, fmt.Errorf("environment variable %q: %w", kv, err)
 		}

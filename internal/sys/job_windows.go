@@ -1,0 +1,146 @@
+package sys
+
+import (
+	"errors"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// Handle is a Windows handle.
+type Handle = windows.Handle
+
+// Flags and errors of the calls below that callers pass or test, as the
+// system names them.
+const (
+	JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+
+	CREATE_SUSPENDED           = windows.CREATE_SUSPENDED
+	CREATE_UNICODE_ENVIRONMENT = windows.CREATE_UNICODE_ENVIRONMENT
+
+	INFINITE = windows.INFINITE
+
+	ERROR_INVALID_PARAMETER = windows.ERROR_INVALID_PARAMETER
+	ERROR_NOT_SUPPORTED     = windows.ERROR_NOT_SUPPORTED
+	WAIT_TIMEOUT            = windows.WAIT_TIMEOUT
+)
+
+// CloseHandle wraps CloseHandle.
+func CloseHandle(h Handle) error {
+	return os.NewSyscallError("CloseHandle", windows.CloseHandle(h))
+}
+
+// CreateJobObject wraps CreateJobObject: a job without a name, whose
+// handle is not inheritable.
+func CreateJobObject() (Handle, error) {
+	h, err := windows.CreateJobObject(nil, nil)
+	if err != nil {
+		return 0, os.NewSyscallError("CreateJobObject", err)
+	}
+	return h, nil
+}
+
+// SetJobLimitFlags sets the job's extended limits
+// (JobObjectExtendedLimitInformation) to the limit flags given, with no
+// other limit.
+func SetJobLimitFlags(job Handle, flags uint32) error {
+	var limits windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+	limits.BasicLimitInformation.LimitFlags = flags
+	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&limits)), uint32(unsafe.Sizeof(limits)))
+	return os.NewSyscallError("SetInformationJobObject", err)
+}
+
+// jobAssociateCompletionPort is JOBOBJECT_ASSOCIATE_COMPLETION_PORT.
+type jobAssociateCompletionPort struct {
+	CompletionKey  uintptr
+	CompletionPort Handle
+}
+
+// AssociateJobCompletionPort makes the system post the job's
+// notifications to port, with key as their completion key
+// (JobObjectAssociateCompletionPortInformation).
+func AssociateJobCompletionPort(job, port Handle, key uintptr) error {
+	assoc := jobAssociateCompletionPort{CompletionKey: key, CompletionPort: port}
+	_, err := windows.SetInformationJobObject(job, windows.JobObjectAssociateCompletionPortInformation,
+		uintptr(unsafe.Pointer(&assoc)), uint32(unsafe.Sizeof(assoc)))
+	return os.NewSyscallError("SetInformationJobObject", err)
+}
+
+// TerminateJobObject wraps TerminateJobObject: every process of the job
+// ends with exit code code.
+func TerminateJobObject(job Handle, code uint32) error {
+	return os.NewSyscallError("TerminateJobObject", windows.TerminateJobObject(job, code))
+}
+
+// jobBasicAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.
+type jobBasicAccounting struct {
+	TotalUserTime             int64
+	TotalKernelTime           int64
+	ThisPeriodTotalUserTime   int64
+	ThisPeriodTotalKernelTime int64
+	TotalPageFaultCount       uint32
+	TotalProcesses            uint32
+	ActiveProcesses           uint32
+	TotalTerminatedProcesses  uint32
+}
+
+// JobActiveProcesses returns the number of processes in the job that
+// have not exited (JobObjectBasicAccountingInformation).
+func JobActiveProcesses(job Handle) (int, error) {
+	var info jobBasicAccounting
+	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
+		return 0, os.NewSyscallError("QueryInformationJobObject", err)
+	}
+	return int(info.ActiveProcesses), nil
+}
+
+// JobProcessIDs returns the IDs of the processes in the job, at most
+// limit of them (JobObjectBasicProcessIdList); a job with more is no
+// error.
+func JobProcessIDs(job Handle, limit int) ([]int, error) {
+	// JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts, then ULONG_PTRs.
+	buf := make([]uintptr, 1+limit)
+	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicProcessIdList,
+		uintptr(unsafe.Pointer(&buf[0])), uint32(len(buf))*uint32(unsafe.Sizeof(buf[0])), nil); err != nil &&
+		!errors.Is(err, windows.ERROR_MORE_DATA) {
+		return nil, os.NewSyscallError("QueryInformationJobObject", err)
+	}
+	listed := int(*(*uint32)(unsafe.Pointer(uintptr(unsafe.Pointer(&buf[0])) + 4)))
+	pids := make([]int, 0, listed)
+	for _, p := range buf[1 : 1+min(listed, limit)] {
+		pids = append(pids, int(p))
+	}
+	return pids, nil
+}
+
+// CreateIoCompletionPort wraps CreateIoCompletionPort for a new port
+// that no file is associated with, run by up to threads threads at once.
+func CreateIoCompletionPort(threads uint32) (Handle, error) {
+	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, threads)
+	if err != nil {
+		return 0, os.NewSyscallError("CreateIoCompletionPort", err)
+	}
+	return port, nil
+}
+
+// PostQueuedCompletionStatus posts a packet to port with completion key
+// key, no bytes and no OVERLAPPED.
+func PostQueuedCompletionStatus(port Handle, key uintptr) error {
+	return os.NewSyscallError("PostQueuedCompletionStatus", windows.PostQueuedCompletionStatus(port, 0, key, nil))
+}
+
+// GetQueuedCompletionStatus waits up to ms milliseconds for a packet on
+// port and returns its completion key; an error wrapping WAIT_TIMEOUT
+// when none came in that time.
+func GetQueuedCompletionStatus(port Handle, ms uint32) (uintptr, error) {
+	var msg uint32
+	var key uintptr
+	var ov *windows.Overlapped
+	if err := windows.GetQueuedCompletionStatus(port, &msg, &key, &ov, ms); err != nil {
+		return 0, os.NewSyscallError("GetQueuedCompletionStatus", err)
+	}
+	return key, nil
+}

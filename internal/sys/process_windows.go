@@ -1,0 +1,88 @@
+package sys
+
+import (
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// procThreadAttributeJobList is PROC_THREAD_ATTRIBUTE_JOB_LIST
+// (ProcThreadAttributeValue(13, FALSE, TRUE, FALSE); Windows 10 and
+// later): the new process is created in the listed jobs.
+const procThreadAttributeJobList = 0x2000D
+
+// CreateProcess wraps CreateProcessW with bInheritHandles TRUE: the new
+// process inherits every inheritable handle of this one. app is the
+// program, cmdLine the whole command line (NUL-terminated), env an
+// environment block, stdin, stdout and stderr the standard handles
+// (STARTF_USESTDHANDLES), flags the creation flags. With job not nil the
+// process is created in the job *job (PROC_THREAD_ATTRIBUTE_JOB_LIST), an
+// attribute a system before Windows 10 refuses with
+// ERROR_INVALID_PARAMETER or ERROR_NOT_SUPPORTED. It returns the process's
+// ID and its process and thread handles; an error from CreateProcessW is
+// an [*os.SyscallError].
+func CreateProcess(app *uint16, cmdLine, env []uint16, stdin, stdout, stderr Handle, flags uint32, job *Handle) (pid int, process, thread Handle, err error) {
+	var si windows.StartupInfoEx
+	si.Cb = uint32(unsafe.Sizeof(si.StartupInfo))
+	si.Flags = windows.STARTF_USESTDHANDLES
+	si.StdInput, si.StdOutput, si.StdErr = stdin, stdout, stderr
+	if job != nil {
+		attrs, err := windows.NewProcThreadAttributeList(1)
+		if err != nil {
+			return 0, 0, 0, os.NewSyscallError("InitializeProcThreadAttributeList", err)
+		}
+		defer attrs.Delete()
+		// The list holds the pointer job, which the caller keeps alive
+		// until CreateProcess has returned.
+		if err := attrs.Update(procThreadAttributeJobList, unsafe.Pointer(job), unsafe.Sizeof(*job)); err != nil {
+			return 0, 0, 0, os.NewSyscallError("UpdateProcThreadAttribute", err)
+		}
+		si.ProcThreadAttributeList = attrs.List()
+		si.Cb = uint32(unsafe.Sizeof(si))
+		flags |= windows.EXTENDED_STARTUPINFO_PRESENT
+	}
+	var pi windows.ProcessInformation
+	if err := windows.CreateProcess(app, &cmdLine[0], nil, nil, true, flags, &env[0], nil, &si.StartupInfo, &pi); err != nil {
+		return 0, 0, 0, os.NewSyscallError("CreateProcess", err)
+	}
+	return int(pi.ProcessId), pi.Process, pi.Thread, nil
+}
+
+// ResumeThread wraps ResumeThread.
+func ResumeThread(thread Handle) error {
+	if _, err := windows.ResumeThread(thread); err != nil {
+		return os.NewSyscallError("ResumeThread", err)
+	}
+	return nil
+}
+
+// GetExitCodeProcess wraps GetExitCodeProcess.
+func GetExitCodeProcess(process Handle) (uint32, error) {
+	var code uint32
+	if err := windows.GetExitCodeProcess(process, &code); err != nil {
+		return 0, os.NewSyscallError("GetExitCodeProcess", err)
+	}
+	return code, nil
+}
+
+// AssignProcessToJobObject wraps AssignProcessToJobObject.
+func AssignProcessToJobObject(job, process Handle) error {
+	return os.NewSyscallError("AssignProcessToJobObject", windows.AssignProcessToJobObject(job, process))
+}
+
+// TerminateProcess wraps TerminateProcess.
+func TerminateProcess(process Handle, code uint32) error {
+	return os.NewSyscallError("TerminateProcess", windows.TerminateProcess(process, code))
+}
+
+// WaitForSingleObject wraps WaitForSingleObject: it waits up to ms
+// milliseconds (INFINITE: without limit) for h to be signalled and
+// returns the wait's event (WAIT_OBJECT_0 once it was).
+func WaitForSingleObject(h Handle, ms uint32) (uint32, error) {
+	ev, err := windows.WaitForSingleObject(h, ms)
+	if err != nil {
+		return ev, os.NewSyscallError("WaitForSingleObject", err)
+	}
+	return ev, nil
+}
