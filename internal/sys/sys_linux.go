@@ -157,13 +157,6 @@ func Poll(fds []PollFd, timeout time.Duration) (int, error) {
 	}
 }
 
-// Read wraps [unix.Read], retrying EINTR.
-// WriteAll writes all of p to fd with raw write calls, retrying EINTR and
-// short writes. A raw write to a pipe whose reader is gone returns EPIPE:
-// the Go runtime turns that into death by SIGPIPE only for os.File writes
-// to descriptors 1 and 2, never for a raw write.
-// Close wraps [unix.Close]. It is never retried: Linux frees the
-// descriptor even when close reports EINTR.
 // Pipe returns a close-on-exec pipe: read end, write end.
 func Pipe() (r, w int, err error) {
 	var p [2]int
@@ -173,18 +166,6 @@ func Pipe() (r, w int, err error) {
 	return p[0], p[1], nil
 }
 
-// CloseOnExec reports whether fd is open and close-on-exec.
-// It returns [ErrBadFD] if fd is not open.
-// SetCloseOnExec marks fd close-on-exec. The flag belongs to this
-// process's descriptor table, not to the open file, so the launcher's
-// descriptors are not changed.
-// ClearCloseOnExec clears the close-on-exec flag of fd.
-// KillGroup sends sig to the process group pgid by number: kill(-pgid).
-// The caller must know the number is still the group it means (a member
-// of its own pins it); it returns [ErrGone] when the group has no member.
-// AccessMode returns the O_ACCMODE bits of fd's open file.
-// Fstat wraps [unix.Fstat].
-// Getpgid wraps [unix.Getpgid]; ESRCH becomes [ErrGone].
 // Dup2 makes newfd a copy of oldfd (dup3 without flags).
 func Dup2(oldfd, newfd int) error {
 	_, err := ignoringEINTR(func() (struct{}, error) { return struct{}{}, unix.Dup3(oldfd, newfd, 0) })
@@ -267,8 +248,6 @@ func MemfdCreate(name string) (int, error) {
 	return fd, nil
 }
 
-// FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
-// [io.EOF]. It never closes the descriptor.
 // SetName sets the calling thread's command name (PR_SET_NAME), as ps and
 // /proc/PID/comm show it; the kernel truncates it to 15 bytes.
 func SetName(name string) error {

@@ -51,11 +51,16 @@ func named(call string, err error) error {
 	return os.NewSyscallError(call, err)
 }
 
+// Read wraps [unix.Read], retrying EINTR.
 func Read(fd int, p []byte) (int, error) {
 	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, p) })
 	return n, named("read", err)
 }
 
+// WriteAll writes all of p to fd with raw write calls, retrying EINTR and
+// short writes. A raw write to a pipe whose reader is gone returns EPIPE:
+// the Go runtime turns that into death by SIGPIPE only for os.File writes
+// to descriptors 1 and 2, never for a raw write.
 func WriteAll(fd int, p []byte) error {
 	for len(p) > 0 {
 		n, err := ignoringEINTR(func() (int, error) { return unix.Write(fd, p) })
@@ -91,10 +96,14 @@ func Pread(fd int, p []byte, off int64) (int, error) {
 	return n, named("pread", err)
 }
 
+// Close wraps [unix.Close]. It is never retried: Linux frees the
+// descriptor even when close reports EINTR.
 func Close(fd int) error {
 	return named("close", unix.Close(fd))
 }
 
+// CloseOnExec reports whether fd is open and close-on-exec.
+// It returns [ErrBadFD] if fd is not open.
 func CloseOnExec(fd int) (bool, error) {
 	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
 	if errors.Is(err, unix.EBADF) {
@@ -106,11 +115,15 @@ func CloseOnExec(fd int) (bool, error) {
 	return flags&unix.FD_CLOEXEC != 0, nil
 }
 
+// SetCloseOnExec marks fd close-on-exec. The flag belongs to this
+// process's descriptor table, not to the open file, so the launcher's
+// descriptors are not changed.
 func SetCloseOnExec(fd int) error {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 	return named("fcntl", err)
 }
 
+// ClearCloseOnExec clears the close-on-exec flag of fd.
 func ClearCloseOnExec(fd int) error {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
 	return named("fcntl", err)
@@ -131,6 +144,9 @@ func DupCloseOnExec(fd, lowest int) (int, error) {
 	return nfd, nil
 }
 
+// KillGroup sends sig to the process group pgid by number: kill(-pgid).
+// The caller must know the number is still the group it means (a member
+// of its own pins it); it returns [ErrGone] when the group has no member.
 func KillGroup(pgid int, sig syscall.Signal) error {
 	if pgid <= 1 {
 		return fmt.Errorf("kill: refusing group %d", pgid)
@@ -142,6 +158,7 @@ func KillGroup(pgid int, sig syscall.Signal) error {
 	return named("kill", err)
 }
 
+// AccessMode returns the O_ACCMODE bits of fd's open file.
 func AccessMode(fd int) (int, error) {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil {
@@ -150,6 +167,7 @@ func AccessMode(fd int) (int, error) {
 	return fl & unix.O_ACCMODE, nil
 }
 
+// Fstat wraps [unix.Fstat].
 func Fstat(fd int) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	err := unix.Fstat(fd, &st)
@@ -193,6 +211,7 @@ func Flock(fd, how int) error {
 	return named("flock", err)
 }
 
+// Getpgid wraps [unix.Getpgid]; ESRCH becomes [ErrGone].
 func Getpgid(pid int) (int, error) {
 	pg, err := unix.Getpgid(pid)
 	if errors.Is(err, unix.ESRCH) {
@@ -206,6 +225,8 @@ func Setpgid(pid, pgid int) error {
 	return named("setpgid", unix.Setpgid(pid, pgid))
 }
 
+// FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
+// [io.EOF]. It never closes the descriptor.
 type FD int
 
 func (fd FD) Read(p []byte) (int, error) {
