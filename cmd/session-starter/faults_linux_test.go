@@ -31,7 +31,7 @@ import (
 )
 
 func init() {
-	helpers["run-loop"] = runLoop
+	testproc.Register("run-loop", runLoop)
 }
 
 // nobody is the unprivileged user the RLIMIT_NPROC test runs as: the limit

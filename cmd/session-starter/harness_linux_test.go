@@ -32,25 +32,13 @@ import (
 // find exactly them.
 const markVar = "SESSION_STARTER_E2E_MARK"
 
-// helperVar selects a helper role for the test binary.
-const helperVar = "SESSION_STARTER_E2E_HELPER"
-
 var binary string // the product binary
-
-var helpers = map[string]func(args []string) int{}
 
 func TestMain(m *testing.M) {
 	if asLauncher() {
 		return // not reached: the launcher executes the product
 	}
-	if name := os.Getenv(helperVar); name != "" {
-		h, ok := helpers[name]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
-			os.Exit(2)
-		}
-		os.Exit(h(os.Args[1:]))
-	}
+	testproc.RunHelper()
 	dir, err := os.MkdirTemp("", "session-starter-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,7 +76,7 @@ func helperCommand(t *testing.T, mark, name string, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), helperVar+"="+name, markVar+"="+mark, "GORACE=atexit_sleep_ms=0", "SESSION_STARTER_BIN="+binary)
+	cmd.Env = append(os.Environ(), testproc.HelperVar+"="+name, markVar+"="+mark, "GORACE=atexit_sleep_ms=0", "SESSION_STARTER_BIN="+binary)
 	return cmd
 }
 

@@ -27,38 +27,26 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// helperVar selects a helper role for the test binary; engineVar, the
-// role of the Engine that the helper "session-starter" starts.
-const (
-	helperVar = "SESSION_STARTER_E2E_HELPER"
-	engineVar = "SESSION_STARTER_E2E_ENGINE"
-)
-
-var helpers = map[string]func(args []string) int{}
+// engineVar names the role of the Engine that the helper
+// "session-starter" starts (testproc.HelperVar names the helper's own).
+const engineVar = "SESSION_STARTER_E2E_ENGINE"
 
 func TestMain(m *testing.M) {
-	if name := os.Getenv(helperVar); name != "" {
-		h, ok := helpers[name]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
-			os.Exit(2)
-		}
-		os.Exit(h(os.Args[1:]))
-	}
+	testproc.RunHelper()
 	os.Exit(m.Run())
 }
 
 func init() {
 	// The product: main itself, with the starter's arguments.
-	helpers["session-starter"] = func([]string) int {
+	testproc.Register("session-starter", func([]string) int {
 		// The Engine inherits this environment: it plays engineVar's role.
-		os.Setenv(helperVar, os.Getenv(engineVar))
+		os.Setenv(testproc.HelperVar, os.Getenv(engineVar))
 		main()
 		return 0 // not reached: main exits
-	}
+	})
 	// leaf N: a process that starts leaf N-1 (N > 0), prints "pid P" for
 	// itself after its child's line, then stays until ended.
-	helpers["leaf"] = func(args []string) int {
+	testproc.Register("leaf", func(args []string) int {
 		n, _ := strconv.Atoi(args[0])
 		if n > 0 {
 			if err := startChildLeaf(n - 1); err != nil {
@@ -69,11 +57,11 @@ func init() {
 		fmt.Printf("pid %d\n", os.Getpid())
 		time.Sleep(testproc.TooLong) // ended by the session long before
 		return 0
-	}
+	})
 	// engine CODE WAIT: starts a child that starts a grandchild, prints
 	// "pids ENGINE CHILD GRANDCHILD", then waits — WAIT "stdin" for a
 	// line on stdin, "forever" until ended — and exits CODE.
-	helpers["engine"] = func(args []string) int {
+	testproc.Register("engine", func(args []string) int {
 		code, _ := strconv.Atoi(args[0])
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -81,7 +69,7 @@ func init() {
 		}
 		c := exec.Command(os.Args[0])
 		c.Args = []string{os.Args[0], "1"}
-		c.Env = append(os.Environ(), helperVar+"=leaf")
+		c.Env = append(os.Environ(), testproc.HelperVar+"=leaf")
 		c.Stdout = w
 		if err := c.Start(); err != nil {
 			return 102
@@ -98,16 +86,16 @@ func init() {
 			time.Sleep(testproc.TooLong) // ended by the session long before
 		}
 		return code
-	}
+	})
 	// exit CODE: exits at once with CODE (any uint32).
-	helpers["exit"] = func(args []string) int {
+	testproc.Register("exit", func(args []string) int {
 		code, _ := strconv.ParseUint(args[0], 10, 32)
 		os.Exit(int(code))
 		return 0
-	}
+	})
 	// exit-on-break: prints "waiting", then exits 7 with "break" on
 	// CTRL_BREAK_EVENT (os.Interrupt in Go).
-	helpers["exit-on-break"] = func([]string) int {
+	testproc.Register("exit-on-break", func([]string) int {
 		ch := make(chan os.Signal, 1)
 		signal.Notify(ch, os.Interrupt)
 		fmt.Println("waiting")
@@ -118,41 +106,41 @@ func init() {
 		case <-time.After(testproc.TooLong):
 			return 0
 		}
-	}
+	})
 	// cmdline: prints its command line as Windows gave it.
-	helpers["cmdline"] = func([]string) int {
+	testproc.Register("cmdline", func([]string) int {
 		fmt.Println(windows.UTF16PtrToString(windows.GetCommandLine()))
 		return 0
-	}
+	})
 	// print: writes one line and exits 0.
-	helpers["print"] = func([]string) int {
+	testproc.Register("print", func([]string) int {
 		fmt.Println("engine output")
 		return 0
-	}
+	})
 	// argv: prints its arguments as a JSON array.
-	helpers["argv"] = func(args []string) int {
+	testproc.Register("argv", func(args []string) int {
 		b, _ := json.Marshal(args)
 		fmt.Println(string(b))
 		return 0
-	}
+	})
 	// launcher ARG...: starts session-starter with ARG..., its stdout
 	// going to ours, then waits for a line on stdin and exits without
 	// waiting for it.
-	helpers["launcher"] = func(args []string) int {
+	testproc.Register("launcher", func(args []string) int {
 		c := exec.Command(os.Args[0], args...)
-		c.Env = append(os.Environ(), helperVar+"=session-starter")
+		c.Env = append(os.Environ(), testproc.HelperVar+"=session-starter")
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 		if err := c.Start(); err != nil {
 			return 103
 		}
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		return 0
-	}
+	})
 }
 
 func startChildLeaf(n int) error {
 	c := exec.Command(os.Args[0], strconv.Itoa(n))
-	c.Env = append(os.Environ(), helperVar+"=leaf")
+	c.Env = append(os.Environ(), testproc.HelperVar+"=leaf")
 	c.Stdout = os.Stdout
 	return c.Start()
 }
@@ -218,7 +206,7 @@ func startSession(t *testing.T, engine string, args []string, extra func(*exec.C
 	t.Helper()
 	s := &session{t: t, done: make(chan struct{})}
 	s.cmd = exec.Command(testExe(t), args...)
-	s.cmd.Env = append(os.Environ(), helperVar+"=session-starter", engineVar+"="+engine)
+	s.cmd.Env = append(os.Environ(), testproc.HelperVar+"=session-starter", engineVar+"="+engine)
 	s.cmd.Stderr = &s.stderr
 	inR, inW, err := os.Pipe()
 	if err != nil {

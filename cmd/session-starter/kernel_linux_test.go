@@ -17,8 +17,8 @@ import (
 )
 
 func init() {
-	helpers["without-group-signal"] = withoutGroupSignal
-	helpers["without-close-range"] = withoutCloseRange
+	testproc.Register("without-group-signal", withoutGroupSignal)
+	testproc.Register("without-close-range", withoutCloseRange)
 }
 
 // BPF for the seccomp filters below (x86_64).

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	helpers["thread-launcher"] = threadLauncher
+	testproc.Register("thread-launcher", threadLauncher)
 }
 
 // threadLauncher starts session-starter --watch-parent from a goroutine

@@ -33,7 +33,7 @@ import (
 )
 
 func init() {
-	helpers["pidns-init"] = pidnsInit
+	testproc.Register("pidns-init", pidnsInit)
 }
 
 // pidMax is the namespace's pid_max: 301 is the least the kernel takes

@@ -30,7 +30,7 @@ import (
 )
 
 func init() {
-	helpers["go-sdk-launcher"] = goSDKLauncher
+	testproc.Register("go-sdk-launcher", goSDKLauncher)
 }
 
 // needTool returns the path of an interpreter the test needs. Without it

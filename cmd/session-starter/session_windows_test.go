@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -146,7 +147,7 @@ func TestTimeoutEndsTheSessionWith124(t *testing.T) {
 func TestLauncherGoneEndsTheSession(t *testing.T) {
 	l := startSession(t, "engine", args([]string{"--ack", "--watch-parent"}, helperArgv(t, "0", "forever")), func(c *exec.Cmd) {
 		// The test binary as a launcher that starts session-starter.
-		c.Env = append(c.Env, helperVar+"=launcher")
+		c.Env = append(c.Env, testproc.HelperVar+"=launcher")
 	})
 	tree := l.tree(l.ack())
 	if _, err := io.WriteString(l.stdin, "go\n"); err != nil {
@@ -161,7 +162,7 @@ func TestLauncherGoneEndsTheSession(t *testing.T) {
 func TestAParentPIDThatIsNotTheParentStartsNothing(t *testing.T) {
 	// A live process of this test's that is not the starter's parent.
 	other := exec.Command(testExe(t), "0")
-	other.Env = append(os.Environ(), helperVar+"=leaf")
+	other.Env = append(os.Environ(), testproc.HelperVar+"=leaf")
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestLaunchPassesTheControlAndStatusHandles(t *testing.T) {
 	sess, err := launch.Launch(context.Background(), launch.LaunchOptions{
 		Binary:      testExe(t),
 		Argv:        helperArgv(t, "0", "forever"),
-		Env:         append(os.Environ(), helperVar+"=session-starter", engineVar+"=engine"),
+		Env:         append(os.Environ(), testproc.HelperVar+"=session-starter", engineVar+"=engine"),
 		ControlPipe: true,
 		StatusPipe:  true,
 	})

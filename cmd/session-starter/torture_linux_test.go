@@ -59,7 +59,7 @@ func trials(def, long int) int {
 }
 
 func init() {
-	helpers["kill-trials"] = killTrials
+	testproc.Register("kill-trials", killTrials)
 }
 
 // killEngine is the Engine of the kill trials: it says it ran (a file
@@ -442,7 +442,7 @@ func blankNumbers(s string) string {
 // selector, the test's marker and the trial's.
 func sessionEnv(mark string, extra ...string) []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, helperVar+"=") || strings.HasPrefix(kv, markVar+"=")
+		return strings.HasPrefix(kv, testproc.HelperVar+"=") || strings.HasPrefix(kv, markVar+"=")
 	})
 	return append(append(env, markVar+"="+mark), extra...)
 }

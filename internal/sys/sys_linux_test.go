@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,30 +23,8 @@ import (
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
-// helperEnv marks a run of this test binary as a helper process.
-const helperEnv = "SESSION_STARTER_SYS_TEST_HELPER"
-
-// helpers are the roles this test binary plays, by name (os.Args[1]).
-var (
-	helpers     = map[string]func(args []string) int{}
-	helpersUsed sync.Map
-)
-
-func registerHelper(name string, fn func(args []string) int) {
-	if _, dup := helpers[name]; dup {
-		panic("helper registered twice: " + name)
-	}
-	helpers[name] = fn
-}
-
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) != "" {
-		if len(os.Args) < 2 || helpers[os.Args[1]] == nil {
-			fmt.Fprintf(os.Stderr, "unknown helper %q\n", os.Args[1:])
-			os.Exit(2)
-		}
-		os.Exit(helpers[os.Args[1]](os.Args[2:]))
-	}
+	testproc.RunHelper()
 	code := m.Run()
 	if code == 0 {
 		// The tests must leave no goroutine behind (helpers exit above).
@@ -57,44 +33,27 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	// A full run must use every helper, or a helper has gone stale.
-	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" {
-		for name := range helpers {
-			if _, ok := helpersUsed.Load(name); !ok {
-				fmt.Fprintf(os.Stderr, "helper %q was never used\n", name)
-				code = 1
-			}
-		}
-	}
-	os.Exit(code)
+	os.Exit(testproc.CheckHelpersUsed(code))
 }
 
 // helperCommand returns a command that runs this test binary as the
 // helper name, with a context that bounds it.
 func helperCommand(t *testing.T, name string, args ...string) *exec.Cmd {
 	t.Helper()
-	if helpers[name] == nil {
-		t.Fatalf("no helper %q", name)
-	}
-	helpersUsed.Store(name, true)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
 	t.Cleanup(cancel)
+	base := testproc.HelperCommand(t, name, args...)
 	// On timeout, os/exec kills the helper through its pidfd: only that
 	// process, never a reused number.
-	cmd := exec.CommandContext(ctx, exe, append([]string{name}, args...)...)
-	// A race-built helper would wait a second before exiting.
-	cmd.Env = append(os.Environ(), helperEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	cmd := exec.CommandContext(ctx, base.Path, base.Args[1:]...)
+	cmd.Env = base.Env
 	return cmd
 }
 
 func init() {
 	// catch-usr1: say "ready" once SIGUSR1 is caught, then "trapped" when
 	// it comes, and exit 0; exit 6 if it does not come within testproc.TooLong.
-	registerHelper("catch-usr1", func([]string) int {
+	testproc.Register("catch-usr1", func([]string) int {
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, syscall.SIGUSR1)
 		fmt.Println("ready")
@@ -108,7 +67,7 @@ func init() {
 	})
 	// die SIG: allow core dumps of any size, then die of SIG with Die,
 	// which must switch core dumps off again by itself.
-	registerHelper("die", func(args []string) int {
+	testproc.Register("die", func(args []string) int {
 		sig, ok := SignalByName(args[0])
 		if !ok {
 			return 3
@@ -403,9 +362,8 @@ func TestPidfdSignalGroupReachesAMemberAfterTheLeaderWasReaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	helpersUsed.Store("catch-usr1", true)
-	env := []string{helperEnv + "=1", "GORACE=atexit_sleep_ms=0"}
-	leader := startChildEnv(t, "", env, inR.Fd(), outW.Fd(), "/bin/sh", "-c", `"$1" catch-usr1 & read x; exit 0`, "leader", exe)
+	env := []string{testproc.HelperEnv(t, "catch-usr1"), "GORACE=atexit_sleep_ms=0"}
+	leader := startChildEnv(t, "", env, inR.Fd(), outW.Fd(), "/bin/sh", "-c", `"$1" & read x; exit 0`, "leader", exe)
 	t.Cleanup(func() {
 		// SAFETY: the pidfd names the group the leader led, and only that
 		// group, however its number is reused.

@@ -15,23 +15,20 @@ import (
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
-// helperVar selects a helper role for the test binary.
-const helperVar = "WINJOB_TEST_HELPER"
-
-var helpers = map[string]func(args []string) int{
+func init() {
 	// exit CODE
-	"exit": func(args []string) int {
+	testproc.Register("exit", func(args []string) int {
 		code, _ := strconv.Atoi(args[0])
 		return code
-	},
+	})
 	// sleep: stays until ended.
-	"sleep": func([]string) int {
+	testproc.Register("sleep", func([]string) int {
 		time.Sleep(testproc.TooLong) // ended by the test long before
 		return 0
-	},
+	})
 	// nest: makes a job of its own (nested in the one it runs in), starts
 	// "sleep" in it, prints "PID VIA-ATTRIBUTE", then stays until ended.
-	"nest": func([]string) int {
+	testproc.Register("nest", func([]string) int {
 		j, err := New()
 		if err != nil {
 			fmt.Println("error", err)
@@ -50,13 +47,11 @@ var helpers = map[string]func(args []string) int{
 		fmt.Println(p.PID, p.ViaAttribute)
 		time.Sleep(testproc.TooLong) // ended by the test long before
 		return 0
-	},
+	})
 }
 
 func TestMain(m *testing.M) {
-	if name := os.Getenv(helperVar); name != "" {
-		os.Exit(helpers[name](os.Args[1:]))
-	}
+	testproc.RunHelper()
 	os.Exit(m.Run())
 }
 
@@ -71,7 +66,7 @@ func helperSpec(name string, args ...string) Spec {
 	return Spec{
 		App:     exe,
 		CmdLine: windows.ComposeCommandLine(append([]string{exe}, args...)),
-		Env:     append(os.Environ(), helperVar+"="+name),
+		Env:     append(os.Environ(), testproc.HelperVar+"="+name),
 		Stdout:  out,
 		Stderr:  errOut,
 	}
