@@ -87,6 +87,10 @@ func unixPeer(int) (uint64, bool, error) { return 0, false, nil }
 // pipe.
 func controlPipe(n int) (*control, error) { return controlPipeShared(n) }
 
+// everyChild is children: a process's children are its own, not a
+// thread's, here.
+func everyChild() []int { return children() }
+
 // children lists this process's children from the kernel's process table.
 func children() []int {
 	out, err := proc.Children(os.Getpid())

@@ -94,8 +94,26 @@ func subreaper() (func(), error) {
 // thread may have forked, are known by their PIDs and never adopted.
 // Reading one file instead of one per thread (7-8 of them) matters: this
 // runs several times in every session.
-func children() []int {
-	fd, err := unix.Open("/proc/self/task/"+strconv.Itoa(os.Getpid())+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+func children() []int { return childrenOf(strconv.Itoa(os.Getpid())) }
+
+// everyChild lists the children of every thread of this process: once,
+// when the session starts, for the children it already had (a library
+// caller's may belong to any of its threads).
+func everyChild() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		out = append(out, childrenOf(t.Name())...)
+	}
+	return out
+}
+
+// childrenOf lists the children of the thread tid.
+func childrenOf(tid string) []int {
+	fd, err := unix.Open("/proc/self/task/"+tid+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}

@@ -41,9 +41,17 @@ func (s *session) reapAdopted() int {
 }
 
 // reap is reapAdopted, from one reading of the children files: it also
-// returns the children it did not reap.
+// returns the children it did not reap. The children this process had
+// before the gate are looked at by their PIDs: a library caller's may
+// belong to any of its threads, and children lists the main thread's.
 func (s *session) reap() (n int, left []int) {
-	for _, pid := range children() {
+	pids := children()
+	for pid := range s.before {
+		if !slices.Contains(pids, pid) {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
 		if (s.guard != nil && pid == s.guard.PID) || (s.engine != nil && pid == s.engine.PID && !s.engine.Reaped()) {
 			left = append(left, pid)
 			continue

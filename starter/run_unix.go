@@ -9,8 +9,10 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -257,7 +259,7 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
 		s.before = map[int]bool{}
-		for _, pid := range children() {
+		for _, pid := range everyChild() {
 			s.before[pid] = true
 		}
 	}
@@ -394,6 +396,7 @@ func (s *session) release(res *Result) error {
 			s.ttyGiven = true
 		}
 	}
+	reserveThreads(reservedThreads)
 	if err := s.gate.Release(); err != nil {
 		return fail(ExitContainment, "%w", err)
 	}
@@ -404,6 +407,45 @@ func (s *session) release(res *Result) error {
 	s.o.started(s.gate.PID, s.guard.PID, s.mode)
 	s.log.Debug().Int("pid", s.gate.PID).Msg("engine released")
 	return nil
+}
+
+// reservedThreads is how many threads the Go runtime of this process
+// should have before the go-ahead: the most a session was seen to use
+// (7-8 on Linux, with the watch's poll, the signal relay and the end).
+const reservedThreads = 8
+
+// reserveThreads makes the runtime start threads until this process has
+// n, parked for later use, before the Engine is executed. Under a process
+// limit (RLIMIT_NPROC, a pids cgroup) the runtime cannot fail to make a
+// thread and die gracefully: it crashes (exit 2). Making the threads the
+// session will need before the go-ahead moves that crash, if it comes, to
+// where nothing was executed yet — the gate exits without executing once
+// its starter is gone, and the guard ends what there is. A thread a
+// goroutine locks while it blocks is one the scheduler must replace to
+// go on; unlocked, they stay as idle threads the runtime reuses.
+func reserveThreads(n int) {
+	st, err := proc.ReadStat(os.Getpid())
+	if err != nil || st.NumThreads >= n {
+		return
+	}
+	var locked, unlocked sync.WaitGroup
+	release := make(chan struct{})
+	for range n - st.NumThreads {
+		locked.Add(1)
+		unlocked.Add(1)
+		go func() {
+			defer unlocked.Done()
+			runtime.LockOSThread()
+			locked.Done()
+			<-release
+			runtime.UnlockOSThread()
+		}()
+	}
+	locked.Wait()
+	close(release)
+	// Every one unlocked and done before the go-ahead: the threads are
+	// idle then, not still being handed back.
+	unlocked.Wait()
 }
 
 // abort ends a session whose Engine was never executed, after contain or
