@@ -12,9 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ignoringEINTR calls fn until it returns something other than EINTR.
-// Signals delivered to a Go program interrupt slow system calls even with
-// SA_RESTART (see go: os/file_posix.go), so every blocking wrapper retries.
 // PidfdOpen wraps [unix.PidfdOpen] (Linux 5.3). The descriptor is
 // close-on-exec, as every pidfd is.
 func PidfdOpen(pid int) (int, error) {

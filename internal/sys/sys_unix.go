@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -23,7 +22,6 @@ const (
 	O_WRONLY    = unix.O_WRONLY
 	O_DIRECTORY = unix.O_DIRECTORY
 
-	AT_FDCWD            = unix.AT_FDCWD
 	AT_REMOVEDIR        = unix.AT_REMOVEDIR
 	AT_SYMLINK_NOFOLLOW = unix.AT_SYMLINK_NOFOLLOW
 
@@ -34,22 +32,6 @@ const (
 	POLLPRI  = unix.POLLPRI
 	POLLNVAL = unix.POLLNVAL
 )
-
-func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
-	for {
-		v, err := fn()
-		if !errors.Is(err, unix.EINTR) {
-			return v, err
-		}
-	}
-}
-
-func named(call string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return os.NewSyscallError(call, err)
-}
 
 // Read wraps [unix.Read], retrying EINTR.
 func Read(fd int, p []byte) (int, error) {
