@@ -20,6 +20,7 @@ type PollFd = unix.PollFd
 const (
 	O_RDONLY    = unix.O_RDONLY
 	O_WRONLY    = unix.O_WRONLY
+	O_RDWR      = unix.O_RDWR
 	O_DIRECTORY = unix.O_DIRECTORY
 
 	AT_REMOVEDIR        = unix.AT_REMOVEDIR
@@ -205,6 +206,27 @@ func Getpgid(pid int) (int, error) {
 // Setpgid wraps [unix.Setpgid].
 func Setpgid(pid, pgid int) error {
 	return named("setpgid", unix.Setpgid(pid, pgid))
+}
+
+// Tcgetpgrp returns the foreground process group of the terminal fd
+// (ioctl TIOCGPGRP). It fails with ENOTTY unless fd is this process's
+// controlling terminal.
+func Tcgetpgrp(fd int) (int, error) {
+	pgid, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	if err != nil {
+		return 0, named("tcgetpgrp", err)
+	}
+	return pgid, nil
+}
+
+// Tcsetpgrp makes pgid the foreground process group of the terminal fd
+// (ioctl TIOCSPGRP), retrying EINTR. From the background it stops the
+// caller by SIGTTOU unless that is blocked or ignored.
+func Tcsetpgrp(fd, pgid int) error {
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, pgid)
+	})
+	return named("tcsetpgrp", err)
 }
 
 // FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is
