@@ -19,7 +19,6 @@ var stillDirect = []string{
 	"starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
 	"starter/launch/launch_windows.go", "internal/exit/main_windows.go", "starter/platform_bsd.go",
 	"starter/platform_freebsd.go", "starter/platform_linux.go", "starter/resolve_windows.go", "starter/run_windows.go",
-	"starter/sweep_unix.go", "starter/tty_unix.go", "starter/watch_unix.go",
 }
 
 // TestSyscallsGoThroughInternalSys: golang.org/x/sys/unix and

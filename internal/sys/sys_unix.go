@@ -32,6 +32,10 @@ const (
 	POLLIN   = unix.POLLIN
 	POLLPRI  = unix.POLLPRI
 	POLLNVAL = unix.POLLNVAL
+
+	S_IFMT   = unix.S_IFMT
+	S_IFIFO  = unix.S_IFIFO
+	S_IFSOCK = unix.S_IFSOCK
 )
 
 // Read wraps [unix.Read], retrying EINTR.
@@ -207,6 +211,9 @@ func Getpgid(pid int) (int, error) {
 func Setpgid(pid, pgid int) error {
 	return named("setpgid", unix.Setpgid(pid, pgid))
 }
+
+// Getpgrp returns the process group of this process.
+func Getpgrp() int { return unix.Getpgrp() }
 
 // Tcgetpgrp returns the foreground process group of the terminal fd
 // (ioctl TIOCGPGRP). It fails with ENOTTY unless fd is this process's
