@@ -17,8 +17,7 @@ import (
 // left and no more.
 var stillDirect = []string{
 	"starter/cmdline_windows.go", "starter/handles_windows.go", "starter/launch/launch_windows.go",
-	"internal/exit/main_windows.go", "starter/platform_freebsd.go", "starter/resolve_windows.go",
-	"starter/run_windows.go",
+	"internal/exit/main_windows.go", "starter/resolve_windows.go", "starter/run_windows.go",
 }
 
 // TestSyscallsGoThroughInternalSys: golang.org/x/sys/unix and
