@@ -4,8 +4,6 @@ import (
 	"os"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -78,18 +76,20 @@ func checkCgroup(dir, parent int, name string) int {
 	if _, _, _, ok := cgroup.ParseName(name); !ok {
 		return refusedSetup
 	}
-	var in, named unix.Stat_t
 	for _, fd := range []int{dir, parent} {
-		var fs unix.Statfs_t
-		if unix.Fstatfs(fd, &fs) != nil || fs.Type != unix.CGROUP2_SUPER_MAGIC {
+		if fs, err := sys.Fstatfs(fd); err != nil || fs.Type != sys.CGROUP2_SUPER_MAGIC {
 			return refusedNoCgroup
 		}
 	}
-	if unix.Fstat(dir, &in) != nil || unix.Fstatat(parent, name, &named, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+	in, err := sys.Fstat(dir)
+	if err != nil {
+		return refusedNoCgroup
+	}
+	if named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW); err != nil ||
 		in.Ino != named.Ino || in.Dev != named.Dev {
 		return refusedNoCgroup
 	}
-	if unix.Faccessat(dir, "cgroup.kill", unix.W_OK, 0) != nil {
+	if sys.Faccessat(dir, "cgroup.kill", sys.W_OK, 0) != nil {
 		return refusedNoCgroup
 	}
 	return 0

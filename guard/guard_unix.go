@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
@@ -96,9 +94,9 @@ func Spawn(spec Spec) (*Guard, error) {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	defer release()
-	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	null, err := sys.Open("/dev/null", sys.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("guard: open /dev/null: %w", err)
+		return nil, fmt.Errorf("guard: %w", err)
 	}
 	defer sys.Close(null)
 	finR, finW, err := sys.Pipe()
@@ -173,7 +171,7 @@ func (g *Guard) Abandon() {
 }
 
 func awaitArmed(armR, pgid int) error {
-	n, err := sys.Poll([]unix.PollFd{{Fd: int32(armR), Events: unix.POLLIN}}, armTimeout)
+	n, err := sys.Poll([]sys.PollFd{{Fd: int32(armR), Events: sys.POLLIN}}, armTimeout)
 	if err != nil {
 		return fmt.Errorf("guard: %w", err)
 	}
@@ -367,7 +365,7 @@ const maxMessages = 4 * wire.MaxLine
 // read is of what poll showed there, so a partial message cannot block
 // the guard while the starter dies.
 func finished(pgid int, empty func() bool) bool {
-	if unix.SetNonblock(fdFinish, true) != nil {
+	if sys.SetNonblock(fdFinish, true) != nil {
 		return false
 	}
 	var pending []byte
@@ -377,14 +375,14 @@ func finished(pgid int, empty func() bool) bool {
 		starter = -1 // poll ignores it: the pipe alone tells
 	}
 	for {
-		fds := []unix.PollFd{{Fd: fdFinish, Events: unix.POLLIN}, {Fd: starter, Events: unix.POLLIN}}
+		fds := []sys.PollFd{{Fd: fdFinish, Events: sys.POLLIN}, {Fd: starter, Events: sys.POLLIN}}
 		if _, err := sys.Poll(fds, -1); err != nil {
 			return false
 		}
 		if fds[0].Revents != 0 {
 			n, err := sys.Read(fdFinish, buf)
 			switch {
-			case errors.Is(err, unix.EAGAIN):
+			case errors.Is(err, syscall.EAGAIN):
 			case err != nil || n == 0:
 				return false // the end of the pipe
 			default:
@@ -437,8 +435,8 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
 	if ttyGroup > 0 {
-		if fg, err := unix.IoctlGetInt(fdTTY, unix.TIOCGPGRP); err == nil && fg == holders[1].(end.Group).PGID {
-			_ = unix.IoctlSetPointerInt(fdTTY, unix.TIOCSPGRP, ttyGroup)
+		if fg, err := sys.Tcgetpgrp(fdTTY); err == nil && fg == holders[1].(end.Group).PGID {
+			_ = sys.Tcsetpgrp(fdTTY, ttyGroup)
 		}
 	}
 	os.Exit(exitDone)

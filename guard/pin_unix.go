@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -43,11 +41,11 @@ type pin struct{ pid, pidfd, life int }
 // the join, that the gate has not exited: then E was still the gate's
 // group when the pin joined it. It returns a refusal code, or 0.
 func pinGroup(pgid int) (*pin, int) {
-	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	null, err := sys.Open("/dev/null", sys.O_RDWR)
 	if err != nil {
 		return nil, refusedNoGroupSignal
 	}
-	defer unix.Close(null)
+	defer sys.Close(null)
 	lifeR, lifeW, err := sys.Pipe()
 	if err != nil {
 		return nil, refusedNoGroupSignal
@@ -75,7 +73,7 @@ func pinGroup(pgid int) (*pin, int) {
 			return nil, refusedGroupGone
 		}
 	}
-	gate := []unix.PollFd{{Fd: fdGate, Events: unix.POLLIN}}
+	gate := []sys.PollFd{{Fd: fdGate, Events: sys.POLLIN}}
 	if n, err := sys.Poll(gate, 0); err != nil || n != 0 {
 		p.end()
 		return nil, refusedGroupGone

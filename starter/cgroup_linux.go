@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
@@ -69,7 +67,7 @@ func (s *session) newSessionCgroup(auto bool) (*cgroup.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Faccessat(cg.DirFD, "cgroup.kill", unix.W_OK, 0); err != nil {
+	if err := sys.Faccessat(cg.DirFD, "cgroup.kill", sys.W_OK, 0); err != nil {
 		_ = cg.Remove()
 		cg.Close()
 		return nil, fmt.Errorf("cgroup: %s has no writable cgroup.kill (Linux 5.14): %w", cg.Path, err)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/windows"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // engineCommandLine returns the Engine's command line for a program that
@@ -13,10 +13,10 @@ import (
 // a program that splits its command line in its own way sees what the
 // launcher wrote; else argv quoted for the C runtime's parser.
 func engineCommandLine(argv []string) string {
-	if raw, ok := rawTail(windows.UTF16PtrToString(windows.GetCommandLine()), argv); ok {
+	if raw, ok := rawTail(sys.CommandLine(), argv); ok {
 		return raw
 	}
-	return windows.ComposeCommandLine(argv)
+	return sys.ComposeCommandLine(argv)
 }
 
 // rawTail returns the part of cmdline that holds argv, when argv is what

@@ -6,8 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -81,16 +80,16 @@ func openControl(n int, inherited []int) (*control, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--control-fd %d: %w", n, err)
 	}
-	if mode == unix.O_WRONLY {
+	if mode == sys.O_WRONLY {
 		return nil, fmt.Errorf("--control-fd %d: not open for reading", n)
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFSOCK:
+	switch st.Mode & sys.S_IFMT {
+	case sys.S_IFSOCK:
 		if err := checkPeerNotPassed(n, st, inherited); err != nil {
 			return nil, err
 		}
 		return &control{fd: n, socket: true}, nil
-	case unix.S_IFIFO:
+	case sys.S_IFIFO:
 		if err := checkNoWriter(n, st, inherited); err != nil {
 			return nil, err
 		}
@@ -105,14 +104,14 @@ func openControl(n int, inherited []int) (*control, error) {
 // write end passed too (Python's pass_fds=(r, w)). This process and the
 // Engine would hold that writer open, so the pipe would never reach end of
 // input and the session would never end by it.
-func checkNoWriter(n int, st unix.Stat_t, inherited []int) error {
+func checkNoWriter(n int, st sys.Stat_t, inherited []int) error {
 	for _, fd := range append([]int{0, 1, 2}, inherited...) {
 		other, err := sys.Fstat(fd)
 		if err != nil || other.Dev != st.Dev || other.Ino != st.Ino {
 			continue
 		}
 		mode, err := sys.AccessMode(fd)
-		if err != nil || mode == unix.O_RDONLY {
+		if err != nil || mode == sys.O_RDONLY {
 			continue
 		}
 		if fd == n {
@@ -131,7 +130,7 @@ func checkNoWriter(n int, st unix.Stat_t, inherited []int) error {
 // without unix_diag, or netlink refused by a sandbox) the check is
 // skipped: it catches a launcher's mistake, which is no reason to refuse
 // every control socket there.
-func checkPeerNotPassed(n int, st unix.Stat_t, inherited []int) error {
+func checkPeerNotPassed(n int, st sys.Stat_t, inherited []int) error {
 	peer, ok, err := unixPeer(n)
 	if err != nil || !ok {
 		return nil
@@ -152,20 +151,18 @@ func (c *control) ended() bool {
 		var n int
 		var err error
 		if c.counted {
-			avail, ierr := unix.IoctlGetInt(c.fd, fionread)
+			avail, ierr := sys.Buffered(c.fd)
 			if ierr != nil || avail == 0 {
 				return true
 			}
-			n, err = unix.Read(c.fd, buf[:min(avail, len(buf))])
+			n, err = sys.Read(c.fd, buf[:min(avail, len(buf))])
 		} else if c.socket {
-			n, _, err = unix.Recvfrom(c.fd, buf[:], unix.MSG_DONTWAIT)
+			n, err = sys.Recv(c.fd, buf[:], sys.MSG_DONTWAIT)
 		} else {
-			n, err = unix.Read(c.fd, buf[:])
+			n, err = sys.Read(c.fd, buf[:])
 		}
 		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case errors.Is(err, unix.EAGAIN):
+		case errors.Is(err, syscall.EAGAIN):
 			return false
 		case err != nil:
 			return true
@@ -178,9 +175,9 @@ func (c *control) ended() bool {
 
 func (c *control) events() int16 {
 	if c.socket {
-		return unix.POLLIN | pollRDHUP
+		return sys.POLLIN | pollRDHUP
 	}
-	return unix.POLLIN
+	return sys.POLLIN
 }
 
 func (c *control) close() {
@@ -207,7 +204,7 @@ func checkStatusFD(n, controlFD int) error {
 	if err != nil {
 		return fmt.Errorf("--status-fd %d: %w", n, err)
 	}
-	if mode == unix.O_RDONLY {
+	if mode == sys.O_RDONLY {
 		return fmt.Errorf("--status-fd %d: not open for writing", n)
 	}
 	return nil

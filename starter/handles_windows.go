@@ -3,22 +3,19 @@ package starter
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"time"
-
-	"golang.org/x/sys/windows"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // checkHandle fails unless h is an open handle of this process.
 func checkHandle(flag string, h int) error {
-	if _, err := sys.GetHandleInformation(windows.Handle(h)); err != nil {
+	if _, err := sys.GetHandleInformation(sys.Handle(h)); err != nil {
 		return fmt.Errorf("%s %d: not an open handle: %w", flag, h, err)
 	}
-	for _, std := range []uint32{windows.STD_INPUT_HANDLE, windows.STD_OUTPUT_HANDLE, windows.STD_ERROR_HANDLE} {
-		if s, err := windows.GetStdHandle(std); err == nil && s == windows.Handle(h) {
+	for _, std := range []uint32{sys.STD_INPUT_HANDLE, sys.STD_OUTPUT_HANDLE, sys.STD_ERROR_HANDLE} {
+		if s, err := sys.GetStdHandle(std); err == nil && s == sys.Handle(h) {
 			return fmt.Errorf("%s %d: a standard handle", flag, h)
 		}
 	}
@@ -28,43 +25,43 @@ func checkHandle(flag string, h int) error {
 // noInherit clears the inherit flag of h in this process's handle table
 // (the launcher's own handle is another entry of another table) and
 // returns a function that puts it back.
-func noInherit(h windows.Handle) (func(), error) {
+func noInherit(h sys.Handle) (func(), error) {
 	flags, err := sys.GetHandleInformation(h)
 	if err != nil {
 		return nil, err
 	}
-	if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0); err != nil {
-		return nil, os.NewSyscallError("SetHandleInformation", err)
+	if err := sys.SetHandleInformation(h, sys.HANDLE_FLAG_INHERIT, 0); err != nil {
+		return nil, err
 	}
 	return func() {
-		_ = windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, flags&windows.HANDLE_FLAG_INHERIT)
+		_ = sys.SetHandleInformation(h, sys.HANDLE_FLAG_INHERIT, flags&sys.HANDLE_FLAG_INHERIT)
 	}, nil
 }
 
 // inheritableStdio returns inheritable copies of this process's standard
 // handles for the Engine (0 where there is none), as os/exec makes them,
 // and a function that closes the copies once the Engine has its own.
-func inheritableStdio() ([3]windows.Handle, func()) {
-	var out [3]windows.Handle
+func inheritableStdio() ([3]sys.Handle, func()) {
+	var out [3]sys.Handle
 	var dup [3]bool
-	self := windows.CurrentProcess()
-	for i, std := range []uint32{windows.STD_INPUT_HANDLE, windows.STD_OUTPUT_HANDLE, windows.STD_ERROR_HANDLE} {
-		h, err := windows.GetStdHandle(std)
-		if err != nil || h == 0 || h == windows.InvalidHandle {
+	for i, std := range []uint32{sys.STD_INPUT_HANDLE, sys.STD_OUTPUT_HANDLE, sys.STD_ERROR_HANDLE} {
+		h, err := sys.GetStdHandle(std)
+		if err != nil || h == 0 || h == sys.InvalidHandle {
 			continue
 		}
-		if err := windows.DuplicateHandle(self, h, self, &out[i], 0, true, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		d, err := sys.DuplicateHandle(h, true)
+		if err != nil {
 			// Not a handle that can be duplicated (a console pseudo
 			// handle of an old system): passed as it is.
 			out[i] = h
 			continue
 		}
-		dup[i] = true
+		out[i], dup[i] = d, true
 	}
 	return out, func() {
 		for i := range out {
 			if dup[i] {
-				_ = windows.CloseHandle(out[i])
+				_ = sys.CloseHandle(out[i])
 			}
 		}
 	}
@@ -75,29 +72,29 @@ func inheritableStdio() ([3]windows.Handle, func()) {
 // reads. A synchronous read cannot be woken any other way, so close
 // cancels it with CancelSynchronousIo.
 type control struct {
-	h      windows.Handle
-	thread windows.Handle
+	h      sys.Handle
+	thread sys.Handle
 	done   chan struct{} // closed at end of input or a read error
 	exited chan struct{}
 }
 
 func openControl(fd int) (*control, error) {
-	h := windows.Handle(fd)
+	h := sys.Handle(fd)
 	if err := checkHandle("--control-fd", fd); err != nil {
 		return nil, err
 	}
-	if t, err := windows.GetFileType(h); err != nil || t != windows.FILE_TYPE_PIPE {
+	if t, err := sys.GetFileType(h); err != nil || t != sys.FILE_TYPE_PIPE {
 		return nil, fmt.Errorf("--control-fd %d: not a pipe", fd)
 	}
 	c := &control{done: make(chan struct{}), exited: make(chan struct{})}
-	self := windows.CurrentProcess()
-	if err := windows.DuplicateHandle(self, h, self, &c.h, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
-		return nil, fmt.Errorf("--control-fd %d: %w", fd, os.NewSyscallError("DuplicateHandle", err))
+	var err error
+	if c.h, err = sys.DuplicateHandle(h, false); err != nil {
+		return nil, fmt.Errorf("--control-fd %d: %w", fd, err)
 	}
 	started := make(chan error, 1)
 	go c.read(started)
 	if err := <-started; err != nil {
-		_ = windows.CloseHandle(c.h)
+		_ = sys.CloseHandle(c.h)
 		return nil, fmt.Errorf("--control-fd %d: %w", fd, err)
 	}
 	return c, nil
@@ -109,17 +106,16 @@ func (c *control) read(started chan<- error) {
 	// read it is blocked in.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	self := windows.CurrentProcess()
-	if err := windows.DuplicateHandle(self, windows.CurrentThread(), self, &c.thread, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
-		started <- os.NewSyscallError("DuplicateHandle", err)
+	var err error
+	if c.thread, err = sys.DuplicateHandle(sys.CurrentThread(), false); err != nil {
+		started <- err
 		return
 	}
 	started <- nil
 	defer close(c.done)
 	var buf [512]byte
 	for {
-		var n uint32
-		if err := windows.ReadFile(c.h, buf[:], &n, nil); err != nil {
+		if _, err := sys.ReadFile(c.h, buf[:]); err != nil {
 			// ERROR_BROKEN_PIPE is end of input; any other error, a
 			// cancelled read included, ends the watch as well.
 			return
@@ -137,8 +133,8 @@ func (c *control) close() {
 		_ = sys.CancelSynchronousIo(c.thread)
 		select {
 		case <-c.exited:
-			_ = windows.CloseHandle(c.thread)
-			_ = windows.CloseHandle(c.h)
+			_ = sys.CloseHandle(c.thread)
+			_ = sys.CloseHandle(c.h)
 			return
 		case <-time.After(readerWait / 3):
 		}
@@ -148,7 +144,7 @@ func (c *control) close() {
 // statusHandle writes the status records to a handle the launcher
 // passed; 0 writes nothing. A reader that is gone makes the write fail,
 // which is ignored.
-type statusHandle windows.Handle
+type statusHandle sys.Handle
 
 func (h statusHandle) write(v any) {
 	if h == 0 {
@@ -160,8 +156,8 @@ func (h statusHandle) write(v any) {
 	}
 	b = append(b, '\n')
 	for len(b) > 0 {
-		var n uint32
-		if err := windows.WriteFile(windows.Handle(h), b, &n, nil); err != nil || n == 0 {
+		n, err := sys.WriteFile(sys.Handle(h), b)
+		if err != nil || n == 0 {
 			return
 		}
 		b = b[n:]

@@ -15,13 +15,7 @@ import (
 // instead of through internal/sys. It only shrinks: a file that no longer
 // needs to be listed fails the test too, so that the list stays the work
 // left and no more.
-var stillDirect = []string{
-	"guard/guard_linux.go", "guard/guard_unix.go", "guard/pin_unix.go",
-	"starter/cgroup_linux.go", "starter/cmdline_windows.go", "starter/fds_unix.go", "starter/handles_windows.go",
-	"starter/launch/launch_windows.go", "internal/exit/main_windows.go", "starter/platform_bsd.go",
-	"starter/platform_freebsd.go", "starter/platform_linux.go", "starter/resolve_unix.go", "starter/resolve_windows.go",
-	"starter/run_windows.go", "starter/sweep_unix.go", "starter/tty_unix.go", "starter/watch_unix.go",
-}
+var stillDirect = []string{}
 
 // TestSyscallsGoThroughInternalSys: golang.org/x/sys/unix and
 // golang.org/x/sys/windows are imported by internal/sys (and its

@@ -8,11 +8,10 @@ import (
 	"os/signal"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // The macOS and FreeBSD parts of the starter. There are no cgroups: the
@@ -69,10 +68,6 @@ func (cgroupHold) removeCgroup() {}
 // closeCgroup has nothing to close.
 func (cgroupHold) closeCgroup() {}
 
-// fionread is FIONREAD (_IOR('f', 127, int)): how many bytes a pipe
-// holds.
-const fionread = 0x4004667f
-
 // pollRDHUP is 0: poll reports a socket whose peer is gone as POLLHUP,
 // which is always reported.
 const pollRDHUP = 0
@@ -103,14 +98,8 @@ func children() []int {
 // reapExited reaps the child pid if it has exited, by number
 // (wait4(WNOHANG)), and reports whether it did.
 func reapExited(pid int) bool {
-	var ws unix.WaitStatus
-	for {
-		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return err == nil && got == pid
-	}
+	got, err := sys.Wait4(pid, sys.WNOHANG)
+	return err == nil && got == pid
 }
 
 // withTTOUBlocked runs f with SIGTTOU ignored, then puts its handling
@@ -131,4 +120,4 @@ func engineStopped(pid int) bool {
 }
 
 // stopSelf stops this process until it is continued.
-func stopSelf() { _ = unix.Kill(unix.Getpid(), unix.SIGSTOP) }
+func stopSelf() { _ = sys.SignalSelf(syscall.SIGSTOP) }

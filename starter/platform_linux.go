@@ -1,16 +1,12 @@
 package starter
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -28,12 +24,9 @@ func defaultExe() (string, error) { return "/proc/self/exe", nil }
 // the portable build, which takes macOS's path (macOS has none).
 const CanAdoptOrphans = !sys.Pidless
 
-// fionread is FIONREAD: how many bytes a pipe holds.
-const fionread = unix.TIOCINQ
-
 // pollRDHUP asks poll to report a socket whose peer shut its writing
 // down.
-const pollRDHUP = unix.POLLRDHUP
+const pollRDHUP = sys.POLLRDHUP
 
 // unixPeer names the inode of a Unix socket's peer (sock_diag).
 func unixPeer(fd int) (uint64, bool, error) { return sys.UnixPeer(fd) }
@@ -41,14 +34,8 @@ func unixPeer(fd int) (uint64, bool, error) { return sys.UnixPeer(fd) }
 // reapExited reaps the child pid if it has exited, by number
 // (waitid(P_PID, WEXITED|WNOHANG)), and reports whether it did.
 func reapExited(pid int) bool {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return err == nil && info.Signo != 0
-	}
+	exited, err := sys.Waitid(pid, sys.WEXITED|sys.WNOHANG)
+	return err == nil && exited
 }
 
 // controlPipe opens the control pipe n for reading without touching the
@@ -59,7 +46,7 @@ func controlPipe(n int) (*control, error) {
 	if sys.Pidless {
 		return controlPipeShared(n)
 	}
-	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(n), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := sys.Open("/proc/self/fd/"+strconv.Itoa(n), sys.O_RDONLY|sys.O_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("--control-fd %d: reopen: %w", n, err)
 	}
@@ -71,15 +58,14 @@ func controlPipe(n int) (*control, error) {
 // with setsid or setpgid — are re-parented to it instead of to init. It
 // returns a function that puts the previous setting back.
 func subreaper() (func(), error) {
-	var was int32
-	// Sound: the kernel writes one int to was, which outlives the call.
-	if _, _, errno := unix.RawSyscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0, 0); errno != 0 {
-		return nil, os.NewSyscallError("prctl", errno)
+	was, err := sys.ChildSubreaper()
+	if err != nil {
+		return nil, err
 	}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return nil, os.NewSyscallError("prctl", err)
+	if err := sys.SetChildSubreaper(true); err != nil {
+		return nil, err
 	}
-	return func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, uintptr(was), 0, 0, 0) }, nil
+	return func() { _ = sys.SetChildSubreaper(was) }, nil
 }
 
 // children lists the children of this process's main thread, from
@@ -113,11 +99,11 @@ func everyChild() []int {
 
 // childrenOf lists the children of the thread tid.
 func childrenOf(tid string) []int {
-	fd, err := unix.Open("/proc/self/task/"+tid+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := sys.Open("/proc/self/task/"+tid+"/children", sys.O_RDONLY)
 	if err != nil {
 		return nil
 	}
-	defer unix.Close(fd)
+	defer sys.Close(fd)
 	var out []int
 	buf := make([]byte, 4096)
 	n := 0
@@ -125,10 +111,7 @@ func childrenOf(tid string) []int {
 		if n == len(buf) {
 			buf = append(buf, make([]byte, len(buf))...)
 		}
-		m, err := unix.Read(fd, buf[n:])
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		m, err := sys.Read(fd, buf[n:])
 		if err != nil || m == 0 {
 			break
 		}
@@ -148,28 +131,22 @@ func childrenOf(tid string) []int {
 func withTTOUBlocked(f func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var set, old unix.Sigset_t
+	var set, old sys.Sigset_t
 	set.Val[(syscall.SIGTTOU-1)/64] |= 1 << ((syscall.SIGTTOU - 1) % 64)
-	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
+	if err := sys.PthreadSigmask(sys.SIG_BLOCK, &set, &old); err != nil {
 		f()
 		return
 	}
 	f()
-	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+	_ = sys.PthreadSigmask(sys.SIG_SETMASK, &old, nil)
 }
 
 // engineStopped consumes a stop of the Engine (Ctrl-Z: SIGTSTP to its
 // group; SIGTTIN or SIGTTOU in the background) and reports it; the Engine
 // is not reaped. By number: the Engine is this process's unreaped child.
 func engineStopped(pid int) bool {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return err == nil && info.Signo != 0
-	}
+	stopped, err := sys.Waitid(pid, sys.WSTOPPED|sys.WNOHANG)
+	return err == nil && stopped
 }
 
 // stopSelf stops this process until it is continued. The SIGSTOP goes to
@@ -180,5 +157,5 @@ func engineStopped(pid int) bool {
 func stopSelf() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
+	_ = sys.SignalThread(syscall.SIGSTOP)
 }

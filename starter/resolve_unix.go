@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // defaultPath is what execvp searches when PATH is unset (glibc's
@@ -64,7 +64,7 @@ func executable(path string) error {
 	if st.IsDir() {
 		return syscall.EACCES
 	}
-	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS); err != nil {
+	if err := sys.Faccessat(sys.AT_FDCWD, path, sys.X_OK, sys.AT_EACCESS); err != nil {
 		return syscall.EACCES
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/sys/windows"
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // defaultPathext is what cmd.exe uses when PATHEXT is not set.
@@ -110,7 +110,7 @@ func commandLine(program string, argv []string) (app, cmdline string, err error)
 	if !isBatch(program) {
 		return program, engineCommandLine(argv), nil
 	}
-	sysdir, err := windows.GetSystemDirectory()
+	sysdir, err := sys.GetSystemDirectory()
 	if err != nil {
 		return "", "", fmt.Errorf("find cmd.exe: %w", err)
 	}

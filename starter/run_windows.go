@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/windows"
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
@@ -165,7 +164,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// every other inheritable handle, as without session-starter.
 	for _, h := range []int{o.ControlFD, o.StatusFD} {
 		if h != 0 {
-			restore, err := noInherit(windows.Handle(h))
+			restore, err := noInherit(sys.Handle(h))
 			if err != nil {
 				return Result{Mode: ModeJob}, fail(ExitContainment, "%w", err)
 			}
@@ -179,9 +178,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// console of ours, CREATE_NO_WINDOW keeps a console Engine from
 	// opening a window; it then has a console of its own, which no
 	// control event of ours reaches.
-	flags := uint32(windows.CREATE_NEW_PROCESS_GROUP)
+	flags := uint32(sys.CREATE_NEW_PROCESS_GROUP)
 	if !sys.HasConsoleWindow() {
-		flags |= windows.CREATE_NO_WINDOW
+		flags |= sys.CREATE_NO_WINDOW
 	}
 	s.eng, err = s.job.StartSuspended(winjob.Spec{
 		App: app, CmdLine: cmdline, Env: env,
@@ -271,7 +270,7 @@ type session struct {
 	budget  time.Duration
 	timeout time.Duration
 	ctl     *control
-	parent  windows.Handle // SYNCHRONIZE handle of the launcher, or 0
+	parent  sys.Handle // SYNCHRONIZE handle of the launcher, or 0
 	job     *winjob.Job
 	eng     *winjob.Process
 }
@@ -281,7 +280,7 @@ func (s *session) close() {
 		s.ctl.close()
 	}
 	if s.parent != 0 {
-		_ = windows.CloseHandle(s.parent)
+		_ = sys.CloseHandle(s.parent)
 	}
 	if s.eng != nil {
 		s.eng.Close()
@@ -312,23 +311,23 @@ func (s *session) watchParent(pid int) error {
 // that exited in its children's records: the process opened must have
 // been created before this one, else it got a reused ID and the launcher
 // is gone (errParentGone).
-func openParent(pid int) (windows.Handle, error) {
-	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+func openParent(pid int) (sys.Handle, error) {
+	h, err := sys.OpenProcess(sys.SYNCHRONIZE|sys.PROCESS_QUERY_LIMITED_INFORMATION, pid)
+	if errors.Is(err, sys.ErrGone) {
 		return 0, errParentGone // no process with that ID
 	}
 	if err != nil {
-		return 0, fmt.Errorf("watch parent: %w", os.NewSyscallError("OpenProcess", err))
+		return 0, fmt.Errorf("watch parent: %w", err)
 	}
-	born, err := created(h)
+	born, err := sys.ProcessCreationTime(h)
 	if err == nil {
 		var self int64
-		if self, err = created(windows.CurrentProcess()); err == nil && born > self {
+		if self, err = sys.ProcessCreationTime(sys.CurrentProcess()); err == nil && born > self {
 			err = errParentGone
 		}
 	}
 	if err != nil {
-		_ = windows.CloseHandle(h)
+		_ = sys.CloseHandle(h)
 		if errors.Is(err, errParentGone) {
 			return 0, err
 		}
@@ -337,19 +336,10 @@ func openParent(pid int) (windows.Handle, error) {
 	return h, nil
 }
 
-// created returns the creation time of a process, in 100 ns units.
-func created(h windows.Handle) (int64, error) {
-	var c, e, k, u windows.Filetime
-	if err := windows.GetProcessTimes(h, &c, &e, &k, &u); err != nil {
-		return 0, os.NewSyscallError("GetProcessTimes", err)
-	}
-	return int64(c.HighDateTime)<<32 | int64(c.LowDateTime), nil
-}
-
 // signalled reports whether h is signalled now, without waiting.
-func signalled(h windows.Handle) bool {
-	ev, err := windows.WaitForSingleObject(h, 0)
-	return err == nil && ev == windows.WAIT_OBJECT_0
+func signalled(h sys.Handle) bool {
+	ev, err := sys.WaitForSingleObject(h, 0)
+	return err == nil && ev == sys.WAIT_OBJECT_0
 }
 
 // pending reports a stop that is already due, without waiting.
@@ -380,26 +370,26 @@ func (s *session) pending() (Reason, syscall.Signal) {
 // stopped by an event of its own), the control handle at end of input, a
 // stop signal, the timeout or ctx.
 func (s *session) watch() (Reason, syscall.Signal) {
-	wake, err := windows.CreateEvent(nil, 1, 0, nil)
+	wake, err := sys.CreateEvent(true, false)
 	if err != nil {
 		s.log.Error().Err(err).Msg("wake event")
 		return ReasonWatchFailed, 0
 	}
-	defer windows.CloseHandle(wake)
-	handles := []windows.Handle{wake, s.eng.Handle}
+	defer sys.CloseHandle(wake)
+	handles := []sys.Handle{wake, s.eng.Handle}
 	if s.parent != 0 {
 		handles = append(handles, s.parent)
 	}
 	waited := make(chan Reason, 1)
 	go func() {
-		ev, err := windows.WaitForMultipleObjects(handles, false, windows.INFINITE)
+		ev, err := sys.WaitForMultipleObjects(handles, false, sys.INFINITE)
 		switch {
 		case err != nil:
 			s.log.Error().Err(err).Msg("watch")
 			waited <- ReasonWatchFailed
-		case ev == windows.WAIT_OBJECT_0+1:
+		case ev == sys.WAIT_OBJECT_0+1:
 			waited <- ReasonEngineExit
-		case ev == windows.WAIT_OBJECT_0+2:
+		case ev == sys.WAIT_OBJECT_0+2:
 			waited <- ReasonParentGone
 		default:
 			waited <- "" // woken
@@ -429,7 +419,7 @@ func (s *session) watch() (Reason, syscall.Signal) {
 	case <-s.ctx.Done():
 		why = ReasonCanceled
 	}
-	_ = windows.SetEvent(wake)
+	_ = sys.SetEvent(wake)
 	<-waited
 	return why, sig
 }
@@ -449,7 +439,7 @@ func (s *session) end(grace time.Duration, hurried <-chan struct{}) end.Report {
 		r.Seen[end.KindJob] = n
 	}
 	if grace > 0 {
-		if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(s.eng.PID)); err != nil {
+		if err := sys.GenerateConsoleCtrlEvent(sys.CTRL_BREAK_EVENT, s.eng.PID); err != nil {
 			s.log.Info().Err(err).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
 		} else {
 			done, exited := make(chan struct{}), make(chan struct{})
@@ -507,11 +497,11 @@ func (s *session) end(grace time.Duration, hurried <-chan struct{}) end.Report {
 // engineStatus returns the Engine's exit code once its handle is
 // signalled, waiting up to reapWait for a terminated Engine.
 func (s *session) engineStatus() (sys.WaitStatus, error) {
-	ev, err := windows.WaitForSingleObject(s.eng.Handle, uint32(reapWait/time.Millisecond))
+	ev, err := sys.WaitForSingleObject(s.eng.Handle, uint32(reapWait/time.Millisecond))
 	if err != nil {
-		return sys.WaitStatus{}, os.NewSyscallError("WaitForSingleObject", err)
+		return sys.WaitStatus{}, err
 	}
-	if ev != windows.WAIT_OBJECT_0 {
+	if ev != sys.WAIT_OBJECT_0 {
 		return sys.WaitStatus{}, fmt.Errorf("pid %d still running %v after the job was terminated", s.eng.PID, reapWait)
 	}
 	code, err := s.eng.ExitCode()

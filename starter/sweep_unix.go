@@ -8,8 +8,6 @@ import (
 	"slices"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -109,7 +107,7 @@ func neverSweep(parent int) []int {
 		out = append(out, pg)
 	}
 	for fd := range 3 {
-		if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg > 0 {
+		if pg, err := sys.Tcgetpgrp(fd); err == nil && pg > 0 {
 			out = append(out, pg)
 		}
 	}

@@ -2,13 +2,7 @@
 
 package starter
 
-import (
-	"os"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/session-starter/session-starter/internal/sys"
-)
+import "github.com/session-starter/session-starter/internal/sys"
 
 // terminal is the controlling terminal, when one of stdin, stdout and
 // stderr is it. The starter hands it to the Engine's group at the start
@@ -37,15 +31,15 @@ func openTerminal() *terminal {
 	for fd := range 3 {
 		// TIOCGPGRP fails with ENOTTY unless fd is our controlling
 		// terminal.
-		fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		fg, err := sys.Tcgetpgrp(fd)
 		if err != nil {
 			continue
 		}
-		dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+		dup, err := sys.DupCloseOnExec(fd, 3)
 		if err != nil {
 			return nil
 		}
-		own := unix.Getpgrp()
+		own := sys.Getpgrp()
 		return &terminal{fd: dup, own: own, handOver: fd == 0 && fg == own && !streamOut()}
 	}
 	return nil
@@ -58,8 +52,8 @@ func streamOut() bool {
 	if err != nil {
 		return false
 	}
-	kind := st.Mode & unix.S_IFMT
-	return kind == unix.S_IFIFO || kind == unix.S_IFSOCK
+	kind := st.Mode & sys.S_IFMT
+	return kind == sys.S_IFIFO || kind == sys.S_IFSOCK
 }
 
 // handOverTo gives the terminal to the Engine's group pgid if a direct
@@ -77,9 +71,9 @@ func (t *terminal) handOverTo(pgid int) error {
 // SIGTTOU may set the foreground group from the background).
 func (t *terminal) give(pgid int) error {
 	var err error
-	withTTOUBlocked(func() { err = unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgid) })
+	withTTOUBlocked(func() { err = sys.Tcsetpgrp(t.fd, pgid) })
 	if err != nil {
-		return os.NewSyscallError("tcsetpgrp", err)
+		return err
 	}
 	if pgid != t.own {
 		t.given = pgid
@@ -89,7 +83,7 @@ func (t *terminal) give(pgid int) error {
 
 // foreground reports whether the starter's group has the terminal.
 func (t *terminal) foreground() bool {
-	fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP)
+	fg, err := sys.Tcgetpgrp(t.fd)
 	return err == nil && fg == t.own
 }
 
@@ -98,7 +92,7 @@ func (t *terminal) foreground() bool {
 // take the terminal from the shell (a process that blocks SIGTTOU may set
 // the foreground group from the background).
 func (t *terminal) takeBack() error {
-	if fg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP); err != nil || t.given == 0 || fg != t.given {
+	if fg, err := sys.Tcgetpgrp(t.fd); err != nil || t.given == 0 || fg != t.given {
 		return nil
 	}
 	return t.give(t.own)

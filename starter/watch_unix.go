@@ -6,8 +6,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -38,19 +36,19 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	defer sys.Close(wakeR)
 	defer sys.Close(wakeW)
 
-	fds := make([]unix.PollFd, slots)
+	fds := make([]sys.PollFd, slots)
 	for i := range fds {
 		fds[i].Fd = -1 // poll ignores negative descriptors
 	}
-	fds[slotWake] = unix.PollFd{Fd: int32(wakeR), Events: unix.POLLIN}
-	fds[slotEngine] = unix.PollFd{Fd: int32(s.gate.Pidfd), Events: unix.POLLIN}
-	fds[slotGuard] = unix.PollFd{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}
-	fds[slotReport] = unix.PollFd{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}
+	fds[slotWake] = sys.PollFd{Fd: int32(wakeR), Events: sys.POLLIN}
+	fds[slotEngine] = sys.PollFd{Fd: int32(s.gate.Pidfd), Events: sys.POLLIN}
+	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
+	fds[slotReport] = sys.PollFd{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}
 	if s.parentFD > 0 {
-		fds[slotParent] = unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN}
+		fds[slotParent] = sys.PollFd{Fd: int32(s.parentFD), Events: sys.POLLIN}
 	}
 	if s.ctl != nil {
-		fds[slotControl] = unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
+		fds[slotControl] = sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
 	}
 	var timeout <-chan time.Time
 	if s.o.Timeout > 0 {
@@ -149,12 +147,12 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	}
 	// The guard first: an Engine must never be released behind a guard
 	// that is gone.
-	fds := []unix.PollFd{{Fd: int32(s.guard.Pidfd), Events: unix.POLLIN}}
+	fds := []sys.PollFd{{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}}
 	if s.parentFD > 0 {
-		fds = append(fds, unix.PollFd{Fd: int32(s.parentFD), Events: unix.POLLIN})
+		fds = append(fds, sys.PollFd{Fd: int32(s.parentFD), Events: sys.POLLIN})
 	}
 	if s.ctl != nil {
-		fds = append(fds, unix.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
+		fds = append(fds, sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
 	}
 	if _, err := sys.Poll(fds, 0); err != nil {
 		return ReasonWatchFailed, 0
@@ -193,7 +191,7 @@ func (s *session) followStop() {
 // returnTerminal takes the terminal back at the end of the session if
 // the Engine's group still has it.
 func (s *session) returnTerminal() {
-	if fg, err := unix.IoctlGetInt(s.tty.fd, unix.TIOCGPGRP); err == nil && fg == s.gate.PID {
+	if fg, err := sys.Tcgetpgrp(s.tty.fd); err == nil && fg == s.gate.PID {
 		if err := s.tty.takeBack(); err != nil {
 			s.log.Warn().Err(err).Msg("take the terminal back")
 		}
@@ -221,7 +219,7 @@ func (s *session) readExecResult() {
 // yet, no exec failure was seen.
 func (s *session) execResult() error {
 	if !s.execRead {
-		fds := []unix.PollFd{{Fd: int32(s.gate.ReportFD()), Events: unix.POLLIN}}
+		fds := []sys.PollFd{{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}}
 		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
 			s.readExecResult()
 		}

@@ -4,8 +4,7 @@ import (
 	"context"
 	"os"
 
-	"golang.org/x/sys/windows"
-
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -40,8 +39,8 @@ func releaseStdio() {
 	for _, std := range []struct {
 		id uint32
 		f  **os.File
-	}{{windows.STD_INPUT_HANDLE, &os.Stdin}, {windows.STD_OUTPUT_HANDLE, &os.Stdout}} {
-		if err := windows.SetStdHandle(std.id, windows.Handle(null.Fd())); err != nil {
+	}{{sys.STD_INPUT_HANDLE, &os.Stdin}, {sys.STD_OUTPUT_HANDLE, &os.Stdout}} {
+		if err := sys.SetStdHandle(std.id, sys.Handle(null.Fd())); err != nil {
 			continue
 		}
 		_ = (*std.f).Close()

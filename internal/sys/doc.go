@@ -13,8 +13,9 @@
 //
 // On Windows it wraps golang.org/x/sys/windows, each wrapper naming the
 // failed call: the job object, completion port and process calls of the
-// session's job, and the few kernel32 calls that golang.org/x/sys/windows
-// does not wrap.
+// session's job, the handle, file, event and console calls of the
+// starter, and the few kernel32 calls that golang.org/x/sys/windows does
+// not wrap.
 //
 // Nothing here decides policy: what may be signalled, and when, is the
 // business of the callers.

@@ -1,10 +1,25 @@
 package sys
 
 import (
+	"errors"
 	"os"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+)
+
+// Access rights, creation flags, events and wait results of the calls
+// below that callers pass or test, as the system names them.
+const (
+	SYNCHRONIZE                       = windows.SYNCHRONIZE
+	PROCESS_QUERY_LIMITED_INFORMATION = windows.PROCESS_QUERY_LIMITED_INFORMATION
+
+	CREATE_NEW_PROCESS_GROUP = windows.CREATE_NEW_PROCESS_GROUP
+	CREATE_NO_WINDOW         = windows.CREATE_NO_WINDOW
+
+	CTRL_BREAK_EVENT = windows.CTRL_BREAK_EVENT
+
+	WAIT_OBJECT_0 = windows.WAIT_OBJECT_0
 )
 
 // procThreadAttributeJobList is PROC_THREAD_ATTRIBUTE_JOB_LIST
@@ -85,4 +100,71 @@ func WaitForSingleObject(h Handle, ms uint32) (uint32, error) {
 		return ev, os.NewSyscallError("WaitForSingleObject", err)
 	}
 	return ev, nil
+}
+
+// OpenProcess wraps OpenProcess: a handle to process pid with the access
+// rights access (SYNCHRONIZE, PROCESS_QUERY_LIMITED_INFORMATION), not
+// inheritable. ERROR_INVALID_PARAMETER, no process with that ID, becomes
+// [ErrGone].
+func OpenProcess(access uint32, pid int) (Handle, error) {
+	h, err := windows.OpenProcess(access, false, uint32(pid))
+	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+		return 0, ErrGone
+	}
+	if err != nil {
+		return 0, os.NewSyscallError("OpenProcess", err)
+	}
+	return h, nil
+}
+
+// ProcessCreationTime returns when process was created (GetProcessTimes),
+// in 100 ns units.
+func ProcessCreationTime(process Handle) (int64, error) {
+	var c, e, k, u windows.Filetime
+	if err := windows.GetProcessTimes(process, &c, &e, &k, &u); err != nil {
+		return 0, os.NewSyscallError("GetProcessTimes", err)
+	}
+	return int64(c.HighDateTime)<<32 | int64(c.LowDateTime), nil
+}
+
+// WaitForMultipleObjects wraps WaitForMultipleObjects: it waits up to ms
+// milliseconds (INFINITE: without limit) for one of handles to be
+// signalled (all of them with waitAll) and returns the wait's event
+// (WAIT_OBJECT_0+i once handles[i] was).
+func WaitForMultipleObjects(handles []Handle, waitAll bool, ms uint32) (uint32, error) {
+	ev, err := windows.WaitForMultipleObjects(handles, waitAll, ms)
+	if err != nil {
+		return ev, os.NewSyscallError("WaitForMultipleObjects", err)
+	}
+	return ev, nil
+}
+
+// CreateEvent wraps CreateEvent: an event without a name, whose handle is
+// not inheritable, reset by hand if manualReset is set, signalled from
+// the start if signalled is.
+func CreateEvent(manualReset, signalled bool) (Handle, error) {
+	var manual, initial uint32
+	if manualReset {
+		manual = 1
+	}
+	if signalled {
+		initial = 1
+	}
+	h, err := windows.CreateEvent(nil, manual, initial, nil)
+	if err != nil {
+		return 0, os.NewSyscallError("CreateEvent", err)
+	}
+	return h, nil
+}
+
+// SetEvent wraps SetEvent: the event is signalled.
+func SetEvent(event Handle) error {
+	return os.NewSyscallError("SetEvent", windows.SetEvent(event))
+}
+
+// GenerateConsoleCtrlEvent wraps GenerateConsoleCtrlEvent: it sends event
+// (CTRL_BREAK_EVENT) to the console process group pgid, through the
+// console this process shares with it.
+func GenerateConsoleCtrlEvent(event uint32, pgid int) error {
+	return os.NewSyscallError("GenerateConsoleCtrlEvent", windows.GenerateConsoleCtrlEvent(event, uint32(pgid)))
 }

@@ -32,6 +32,9 @@ func Poll(fds []PollFd, timeout time.Duration) (int, error) {
 	}
 }
 
+// fionread is FIONREAD ([Buffered]): _IOR('f', 127, int).
+const fionread = 0x4004667f
+
 // Pipe returns a close-on-exec pipe: read end, write end. macOS has no
 // pipe2: the flags are set under syscall.ForkLock, so that no fork in
 // between inherits the pipe.
@@ -67,6 +70,20 @@ func Die(sig syscall.Signal) {
 	_ = unix.Kill(unix.Getpid(), sig)
 	// A pending fatal signal ends the process soon after kill returns.
 	time.Sleep(100 * time.Millisecond)
+}
+
+// Wait4 waits for the child pid as wait4(pid, options) does (WNOHANG),
+// retrying EINTR, and returns the PID it reports: 0, with WNOHANG, while
+// the child has not changed state. The status is not kept.
+func Wait4(pid, options int) (int, error) {
+	var ws unix.WaitStatus
+	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, options, nil) })
+	return got, named("wait4", err)
+}
+
+// SignalSelf sends sig to this process (kill(getpid())).
+func SignalSelf(sig syscall.Signal) error {
+	return named("kill", unix.Kill(unix.Getpid(), sig))
 }
 
 // SysctlRaw reads the sysctl name with its arguments as raw bytes.

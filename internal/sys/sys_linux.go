@@ -12,9 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ignoringEINTR calls fn until it returns something other than EINTR.
-// Signals delivered to a Go program interrupt slow system calls even with
-// SA_RESTART (see go: os/file_posix.go), so every blocking wrapper retries.
 // PidfdOpen wraps [unix.PidfdOpen] (Linux 5.3). The descriptor is
 // close-on-exec, as every pidfd is.
 func PidfdOpen(pid int) (int, error) {
@@ -255,4 +252,75 @@ func SetName(name string) error {
 	// Sound: the kernel copies at most 16 bytes from b, which outlives the
 	// call and is NUL-terminated.
 	return named("prctl", unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0))
+}
+
+// fionread is FIONREAD ([Buffered]), which Linux names TIOCINQ.
+const fionread = unix.TIOCINQ
+
+// Events, flags and options of the calls below that callers pass, as the
+// system names them.
+const (
+	// POLLRDHUP asks [Poll] to report a socket whose peer shut its
+	// writing down.
+	POLLRDHUP = unix.POLLRDHUP
+
+	WEXITED  = unix.WEXITED
+	WSTOPPED = unix.WSTOPPED
+
+	SIG_BLOCK   = unix.SIG_BLOCK
+	SIG_SETMASK = unix.SIG_SETMASK
+)
+
+// Sigset_t is a signal set of [PthreadSigmask].
+type Sigset_t = unix.Sigset_t
+
+// PthreadSigmask changes the calling thread's signal mask with set as how
+// says (SIG_BLOCK, SIG_SETMASK), and stores the mask it had in old unless
+// old is nil. The caller has its goroutine locked to the thread.
+func PthreadSigmask(how int, set, old *Sigset_t) error {
+	return named("rt_sigprocmask", unix.PthreadSigmask(how, set, old))
+}
+
+// SignalThread sends sig to the calling thread (tgkill). The caller has
+// its goroutine locked to the thread.
+func SignalThread(sig syscall.Signal) error {
+	return named("tgkill", unix.Tgkill(unix.Getpid(), unix.Gettid(), sig))
+}
+
+// Waitid waits for a state change of the child pid as waitid(P_PID, pid,
+// options) does (WEXITED, WSTOPPED, WNOHANG), retrying EINTR, and reports
+// whether there was one: with WNOHANG, false while there is none. What
+// the change was is not kept.
+func Waitid(pid, options int) (bool, error) {
+	var info unix.Siginfo
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, options, nil)
+	})
+	if err != nil {
+		return false, named("waitid", err)
+	}
+	return info.Signo != 0, nil
+}
+
+// ChildSubreaper reports whether this process is a child subreaper
+// (prctl PR_GET_CHILD_SUBREAPER, a raw call: the kernel writes the
+// setting through the pointer it gets).
+func ChildSubreaper() (bool, error) {
+	var was int32
+	// Sound: the kernel writes one int to was, which outlives the call.
+	if _, _, errno := unix.RawSyscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0, 0); errno != 0 {
+		return false, named("prctl", errno)
+	}
+	return was != 0, nil
+}
+
+// SetChildSubreaper makes this process a child subreaper, or no longer
+// one (prctl PR_SET_CHILD_SUBREAPER): orphans of its subtree are
+// re-parented to a subreaper instead of to init.
+func SetChildSubreaper(on bool) error {
+	var v uintptr
+	if on {
+		v = 1
+	}
+	return named("prctl", unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, v, 0, 0, 0))
 }

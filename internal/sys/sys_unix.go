@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,40 +15,36 @@ import (
 // the events that came.
 type PollFd = unix.PollFd
 
+// Stat_t is what [Fstat] and [Fstatat] report of a file.
+type Stat_t = unix.Stat_t
+
 // Flags and events of the calls below that callers pass or read, as the
 // system names them.
 const (
 	O_RDONLY    = unix.O_RDONLY
 	O_WRONLY    = unix.O_WRONLY
+	O_RDWR      = unix.O_RDWR
+	O_NONBLOCK  = unix.O_NONBLOCK
 	O_DIRECTORY = unix.O_DIRECTORY
 
-	AT_FDCWD            = unix.AT_FDCWD
 	AT_REMOVEDIR        = unix.AT_REMOVEDIR
 	AT_SYMLINK_NOFOLLOW = unix.AT_SYMLINK_NOFOLLOW
 
 	LOCK_EX = unix.LOCK_EX
 	LOCK_NB = unix.LOCK_NB
 
+	MSG_DONTWAIT = unix.MSG_DONTWAIT
+
+	WNOHANG = unix.WNOHANG
+
 	POLLIN   = unix.POLLIN
 	POLLPRI  = unix.POLLPRI
 	POLLNVAL = unix.POLLNVAL
+
+	S_IFMT   = unix.S_IFMT
+	S_IFIFO  = unix.S_IFIFO
+	S_IFSOCK = unix.S_IFSOCK
 )
-
-func ignoringEINTR[T any](fn func() (T, error)) (T, error) {
-	for {
-		v, err := fn()
-		if !errors.Is(err, unix.EINTR) {
-			return v, err
-		}
-	}
-}
-
-func named(call string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return os.NewSyscallError(call, err)
-}
 
 // Read wraps [unix.Read], retrying EINTR.
 func Read(fd int, p []byte) (int, error) {
@@ -88,6 +83,26 @@ func Open(path string, flags int) (int, error) {
 		return -1, named("open "+path, err)
 	}
 	return fd, nil
+}
+
+// Recv reads from the socket fd, as recvfrom does without the sender's
+// address, with flags (MSG_DONTWAIT); it retries EINTR.
+func Recv(fd int, p []byte, flags int) (int, error) {
+	n, err := ignoringEINTR(func() (int, error) {
+		n, _, err := unix.Recvfrom(fd, p, flags)
+		return n, err
+	})
+	return n, named("recvfrom", err)
+}
+
+// Buffered returns how many bytes the pipe or socket fd holds unread
+// (ioctl FIONREAD).
+func Buffered(fd int) (int, error) {
+	n, err := unix.IoctlGetInt(fd, fionread)
+	if err != nil {
+		return 0, named("ioctl FIONREAD", err)
+	}
+	return n, nil
 }
 
 // Pread reads from fd at offset off, retrying EINTR.
@@ -168,16 +183,16 @@ func AccessMode(fd int) (int, error) {
 }
 
 // Fstat wraps [unix.Fstat].
-func Fstat(fd int) (unix.Stat_t, error) {
-	var st unix.Stat_t
+func Fstat(fd int) (Stat_t, error) {
+	var st Stat_t
 	err := unix.Fstat(fd, &st)
 	return st, named("fstat", err)
 }
 
 // Fstatat wraps [unix.Fstatat]: name in the directory of the descriptor
 // dir, with flags (AT_SYMLINK_NOFOLLOW).
-func Fstatat(dir int, name string, flags int) (unix.Stat_t, error) {
-	var st unix.Stat_t
+func Fstatat(dir int, name string, flags int) (Stat_t, error) {
+	var st Stat_t
 	if err := unix.Fstatat(dir, name, &st, flags); err != nil {
 		return st, named("fstatat", err)
 	}
@@ -223,6 +238,30 @@ func Getpgid(pid int) (int, error) {
 // Setpgid wraps [unix.Setpgid].
 func Setpgid(pid, pgid int) error {
 	return named("setpgid", unix.Setpgid(pid, pgid))
+}
+
+// Getpgrp returns the process group of this process.
+func Getpgrp() int { return unix.Getpgrp() }
+
+// Tcgetpgrp returns the foreground process group of the terminal fd
+// (ioctl TIOCGPGRP). It fails with ENOTTY unless fd is this process's
+// controlling terminal.
+func Tcgetpgrp(fd int) (int, error) {
+	pgid, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	if err != nil {
+		return 0, named("tcgetpgrp", err)
+	}
+	return pgid, nil
+}
+
+// Tcsetpgrp makes pgid the foreground process group of the terminal fd
+// (ioctl TIOCSPGRP), retrying EINTR. From the background it stops the
+// caller by SIGTTOU unless that is blocked or ignored.
+func Tcsetpgrp(fd, pgid int) error {
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, pgid)
+	})
+	return named("tcsetpgrp", err)
 }
 
 // FD reads from a raw descriptor as an [io.Reader]: a zero-byte read is

@@ -44,3 +44,25 @@ func HasConsoleWindow() bool {
 	r, _, _ := procGetConsoleWindow.Call()
 	return r != 0
 }
+
+// CommandLine returns this process's command line as it was given
+// (GetCommandLine), before any splitting into arguments.
+func CommandLine() string {
+	return windows.UTF16PtrToString(windows.GetCommandLine())
+}
+
+// ComposeCommandLine quotes args, the program first, for the C runtime's
+// parser and joins them into one command line.
+func ComposeCommandLine(args []string) string {
+	return windows.ComposeCommandLine(args)
+}
+
+// GetSystemDirectory wraps GetSystemDirectory: the path of the system
+// directory.
+func GetSystemDirectory() (string, error) {
+	dir, err := windows.GetSystemDirectory()
+	if err != nil {
+		return "", os.NewSyscallError("GetSystemDirectory", err)
+	}
+	return dir, nil
+}

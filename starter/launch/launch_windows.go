@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
-
-	"golang.org/x/sys/windows"
 )
 
 // passedFD is the handle value at which session-starter gets f: an
@@ -26,11 +24,11 @@ func passFiles(cmd *exec.Cmd, files []*os.File) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	for _, f := range files {
-		h := windows.Handle(f.Fd())
-		if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT); err != nil {
+		h := syscall.Handle(f.Fd())
+		if err := syscall.SetHandleInformation(h, syscall.HANDLE_FLAG_INHERIT, syscall.HANDLE_FLAG_INHERIT); err != nil {
 			return fmt.Errorf("pass %s: %w", f.Name(), os.NewSyscallError("SetHandleInformation", err))
 		}
-		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, syscall.Handle(h))
+		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, h)
 	}
 	return nil
 }

@@ -1,0 +1,122 @@
+package sys
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The reaper calls of FreeBSD: procctl on this process, which
+// golang.org/x/sys/unix does not wrap. They stay raw system calls, each
+// pointer converted in the call itself, so that the structure it points
+// to stays where the kernel reads and writes it.
+
+// procctl commands and idtype, as FreeBSD numbers them.
+const (
+	pPID              = 0 // P_PID
+	procReapAcquire   = 2 // PROC_REAP_ACQUIRE
+	procReapRelease   = 3 // PROC_REAP_RELEASE
+	procReapStatus    = 4 // PROC_REAP_STATUS
+	procReapGetpids   = 5 // PROC_REAP_GETPIDS
+	procReapKill      = 6 // PROC_REAP_KILL
+	reaperKillSubtree = 0x2
+)
+
+// Flags of a [ReaperPidinfo], as FreeBSD names them.
+const (
+	REAPER_PIDINFO_VALID  = 0x1
+	REAPER_PIDINFO_ZOMBIE = 0x8
+)
+
+// The reaper structures of FreeBSD, with their padding.
+type (
+	reaperStatus struct {
+		Flags, Children, Descendants uint32
+		Reaper, PID                  int32
+		_                            [15]uint32
+	}
+	reaperPids struct {
+		Count uint32
+		_     [15]uint32
+		Pids  *ReaperPidinfo
+	}
+	reaperKill struct {
+		Sig     int32
+		Flags   uint32
+		Subtree int32
+		Killed  uint32
+		FPID    int32
+		_       [15]uint32
+	}
+)
+
+// ReaperPidinfo is struct procctl_reaper_pidinfo, one descendant of a
+// reaper ([ReapPids]): its PID, the reaper subtree it belongs to (the PID
+// of the reaper's direct child it descends from), and its flags
+// (REAPER_PIDINFO_VALID, REAPER_PIDINFO_ZOMBIE).
+type ReaperPidinfo struct {
+	PID, Subtree int32
+	Flags        uint32
+	_            [15]uint32
+}
+
+// procctl calls procctl(P_PID, getpid(), cmd, NULL).
+func procctl(cmd int) error {
+	_, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), uintptr(cmd), 0, 0, 0)
+	if errno != 0 {
+		return named("procctl", errno)
+	}
+	return nil
+}
+
+// ReapAcquire makes this process the reaper of its subtree (procctl
+// PROC_REAP_ACQUIRE): orphans of its descendants are re-parented to it
+// instead of to init. EBUSY means it is a reaper already.
+func ReapAcquire() error { return procctl(procReapAcquire) }
+
+// ReapRelease gives the reaper role up again (procctl PROC_REAP_RELEASE).
+func ReapRelease() error { return procctl(procReapRelease) }
+
+// ReapKillSubtree sends sig to the descendants of this reaper in the
+// reaper subtree subtree, the PID of the reaper's direct child they
+// descend from (procctl PROC_REAP_KILL with REAPER_KILL_SUBTREE): the
+// kernel picks them among this reaper's descendants alone. It returns
+// [ErrGone] when no process of the subtree was left to signal.
+func ReapKillSubtree(subtree int, sig syscall.Signal) error {
+	rk := reaperKill{Sig: int32(sig), Flags: reaperKillSubtree, Subtree: int32(subtree)}
+	// Sound: rk outlives the call, which reads and writes it.
+	_, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapKill, uintptr(unsafe.Pointer(&rk)), 0, 0)
+	switch {
+	case errno == unix.ESRCH:
+		return ErrGone
+	case errno != 0:
+		return named("procctl PROC_REAP_KILL", errno)
+	}
+	return nil
+}
+
+// ReapDescendants returns how many descendants this reaper has (procctl
+// PROC_REAP_STATUS).
+func ReapDescendants() (int, error) {
+	var st reaperStatus
+	// Sound: st outlives the call, which writes it.
+	if _, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapStatus, uintptr(unsafe.Pointer(&st)), 0, 0); errno != 0 {
+		return 0, named("procctl PROC_REAP_STATUS", errno)
+	}
+	return int(st.Descendants), nil
+}
+
+// ReapPids returns room for n descendants of this reaper (at least one),
+// filled by procctl PROC_REAP_GETPIDS: the kernel fills at most that many
+// entries from the first, and marks each it filled REAPER_PIDINFO_VALID.
+func ReapPids(n int) ([]ReaperPidinfo, error) {
+	infos := make([]ReaperPidinfo, max(n, 1))
+	rp := reaperPids{Count: uint32(len(infos)), Pids: &infos[0]}
+	// Sound: rp and infos outlive the call, which writes into infos.
+	if _, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapGetpids, uintptr(unsafe.Pointer(&rp)), 0, 0); errno != 0 {
+		return nil, named("procctl PROC_REAP_GETPIDS", errno)
+	}
+	return infos, nil
+}
