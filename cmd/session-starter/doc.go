@@ -627,70 +627,68 @@
 //	BENCH_OUT=/tmp/bench.md make bench  # also writes the table to a file
 //
 // The machine is shared: during this run other users' load on its 2 cores
-// ranged from about 20 to 190 (load average), so single rows move by
-// milliseconds between runs; compare rows of the same run.
+// was 58 to 105 (load average), so single rows move by milliseconds between
+// runs; compare rows of the same run.
 //
-// Machine: 2 cores, AMD EPYC; kernel 6.18.44-fc-v857; 2026-12-01 01:09 UTC; go1.26.8; session-starter f65cf7d
+// Machine: 2 cores, AMD EPYC; kernel 6.18.44-fc-v857; 2026-12-01 03:36 UTC; go1.26.8; session-starter 0eca6e0
 //
 //	| | measure | runs | median (ms) | p99 (ms) | note |
 //	|---|---|---:|---:|---:|---|
-//	| a | /bin/true | 200 | 0.897 | 1.252 | baseline; CPU (user+sys, median) 0.797 ms |
-//	| a | bin/session-starter -- /bin/true | 200 | 12.286 | 29.545 | overhead 11.390 ms; CPU (user+sys, median) 12.223 ms |
-//	| a | tini -s -- /bin/true | 200 | 2.212 | 3.717 | overhead 1.315 ms; CPU (user+sys, median) 2.021 ms |
-//	| a | dumb-init /bin/true | 200 | 2.087 | 3.108 | overhead 1.190 ms; CPU (user+sys, median) 1.909 ms |
-//	| b | exit: trigger → last process gone | 200 | 8.935 | 14.654 | 100-process tree |
-//	| b | exit: trigger → first process gone (≥ first kill) | 200 | 1.526 | 9.276 | 100-process tree |
-//	| b | exit: trigger → session-starter exited | 200 | 12.861 | 21.668 | 100-process tree |
-//	| b | parent: trigger → last process gone | 200 | 9.592 | 18.000 | 100-process tree |
-//	| b | parent: trigger → first process gone (≥ first kill) | 200 | 1.740 | 10.656 | 100-process tree |
-//	| b | parent: trigger → session-starter exited | 200 | 13.655 | 24.530 | 100-process tree |
-//	| b | control: trigger → last process gone | 200 | 8.474 | 15.857 | 100-process tree |
-//	| b | control: trigger → first process gone (≥ first kill) | 200 | 1.651 | 9.909 | 100-process tree |
-//	| b | control: trigger → session-starter exited | 200 | 13.161 | 21.183 | 100-process tree |
-//	| b | sigterm: trigger → last process gone | 200 | 8.192 | 15.479 | 100-process tree |
-//	| b | sigterm: trigger → first process gone (≥ first kill) | 200 | 1.480 | 10.812 | 100-process tree |
-//	| b | sigterm: trigger → session-starter exited | 200 | 12.195 | 24.536 | 100-process tree |
-//	| b | exit: trigger → first kill syscall | 200 | 2.591 | 10.622 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| b | parent: trigger → first kill syscall | 200 | 2.089 | 12.745 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| b | control: trigger → first kill syscall | 200 | 4.185 | 12.900 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| b | sigterm: trigger → first kill syscall | 200 | 5.764 | 12.570 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| c | end 100: session-starter (SIGTERM) → last gone | 200 | 9.147 | 16.053 | 100 sleeping processes |
-//	| c | end 100: bare killpg → last gone | 200 | 7.731 | 14.226 | 100 sleeping processes |
-//	| c | end 100: session-starter (SIGTERM) → exited | 200 | 12.948 | 20.849 | 100 sleeping processes |
-//	| c | end 100: session-starter last gone → exited | 200 | 3.619 | 8.411 | 100 sleeping processes |
-//	| c | end 1000: session-starter (SIGTERM) → last gone | 30 | 75.886 | 206.121 | 1000 sleeping processes |
-//	| c | end 1000: bare killpg → last gone | 30 | 74.982 | 112.023 | 1000 sleeping processes |
-//	| c | end 1000: session-starter (SIGTERM) → exited | 30 | 84.477 | 209.969 | 1000 sleeping processes |
-//	| c | end 1000: session-starter last gone → exited | 30 | 6.043 | 16.796 | 1000 sleeping processes |
-//	| c | end 10000: session-starter (SIGTERM) → last gone | 5 | 911.205 | 1978.926 | 10000 sleeping processes |
-//	| c | end 10000: bare killpg → last gone | 5 | 914.696 | 1145.020 | 10000 sleeping processes |
-//	| c | end 10000: session-starter (SIGTERM) → exited | 5 | 923.429 | 1998.708 | 10000 sleeping processes |
-//	| c | end 10000: session-starter last gone → exited | 5 | 28.128 | 114.766 | 10000 sleeping processes |
-//	| c | end 100: session-starter group (SIGTERM) → last gone | 30 | 8.295 | 13.175 | 100 sleeping processes |
-//	| c | end 100: bare killpg → last gone | 30 | 7.446 | 9.669 | 100 sleeping processes |
-//	| c | end 100: session-starter group (SIGTERM) → exited | 30 | 11.463 | 17.719 | 100 sleeping processes |
-//	| c | end 100: session-starter group last gone → exited | 30 | 3.034 | 6.543 | 100 sleeping processes |
-//	| c | end 1000: session-starter group (SIGTERM) → last gone | 30 | 77.245 | 195.050 | 1000 sleeping processes |
-//	| c | end 1000: bare killpg → last gone | 30 | 69.551 | 129.394 | 1000 sleeping processes |
-//	| c | end 1000: session-starter group (SIGTERM) → exited | 30 | 81.478 | 199.348 | 1000 sleeping processes |
-//	| c | end 1000: session-starter group last gone → exited | 30 | 8.370 | 19.268 | 1000 sleeping processes |
-//	| c | fork storm: session-starter (SIGTERM) → group empty | 20 | 16.394 | 25.908 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
-//	| c | fork storm: bare killpg → group empty | 20 | 14.907 | 20.886 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
-//	| c | fork storm: session-starter (SIGTERM) → exited | 20 | 18.031 | 25.914 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
-//	| d | idle 10s: starter | 1 | 0.00 wake-ups/s | - | RSS 3.9 MiB, 7 threads |
-//	| d | idle 10s: guard | 1 | 0.00 wake-ups/s | - | RSS 3.1 MiB, 4 threads |
-//	| d | idle 10s: all supervisor processes | 1 | 0.00 wake-ups/s | - | RSS 7.0 MiB total |
-//	| e | 500 sessions: spawn → ack and Engine running | 500 | 2216.559 | 3586.068 | 500 sessions at once; failures 0; idle per session (starter + guard): PSS 2.06 MiB, 10.7 threads, 0.00 wake-ups/s over 5s |
+//	| a | /bin/true | 200 | 1.007 | 3.123 | baseline; CPU (user+sys, median) 0.881 ms |
+//	| a | bin/session-starter -- /bin/true | 200 | 9.776 | 17.912 | overhead 8.770 ms; CPU (user+sys, median) 11.903 ms |
+//	| a | tini -s -- /bin/true | 200 | 2.512 | 5.578 | overhead 1.505 ms; CPU (user+sys, median) 2.284 ms |
+//	| a | dumb-init /bin/true | 200 | 2.330 | 4.351 | overhead 1.324 ms; CPU (user+sys, median) 2.138 ms |
+//	| b | exit: trigger → last process gone | 200 | 8.909 | 16.460 | 100-process tree |
+//	| b | exit: trigger → first process gone (≥ first kill) | 200 | 2.835 | 11.155 | 100-process tree |
+//	| b | exit: trigger → session-starter exited | 200 | 12.177 | 19.941 | 100-process tree |
+//	| b | parent: trigger → last process gone | 200 | 9.446 | 16.323 | 100-process tree |
+//	| b | parent: trigger → first process gone (≥ first kill) | 200 | 2.239 | 11.188 | 100-process tree |
+//	| b | parent: trigger → session-starter exited | 200 | 13.203 | 23.570 | 100-process tree |
+//	| b | control: trigger → last process gone | 200 | 9.172 | 15.735 | 100-process tree |
+//	| b | control: trigger → first process gone (≥ first kill) | 200 | 2.553 | 11.147 | 100-process tree |
+//	| b | control: trigger → session-starter exited | 200 | 12.821 | 22.214 | 100-process tree |
+//	| b | sigterm: trigger → last process gone | 200 | 9.028 | 18.648 | 100-process tree |
+//	| b | sigterm: trigger → first process gone (≥ first kill) | 200 | 2.764 | 11.588 | 100-process tree |
+//	| b | sigterm: trigger → session-starter exited | 200 | 12.517 | 21.914 | 100-process tree |
+//	| b | exit: trigger → first kill syscall | 200 | 5.920 | 15.085 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| b | parent: trigger → first kill syscall | 200 | 3.136 | 12.639 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| b | control: trigger → first kill syscall | 200 | 3.810 | 11.739 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| b | sigterm: trigger → first kill syscall | 200 | 6.992 | 16.134 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| c | end 100: session-starter (SIGTERM) → last gone | 200 | 9.435 | 15.589 | 100 sleeping processes |
+//	| c | end 100: bare killpg → last gone | 200 | 8.478 | 19.098 | 100 sleeping processes |
+//	| c | end 100: session-starter (SIGTERM) → exited | 200 | 12.659 | 21.217 | 100 sleeping processes |
+//	| c | end 100: session-starter last gone → exited | 200 | 2.941 | 7.266 | 100 sleeping processes |
+//	| c | end 1000: session-starter (SIGTERM) → last gone | 30 | 87.396 | 147.679 | 1000 sleeping processes |
+//	| c | end 1000: bare killpg → last gone | 30 | 78.896 | 137.028 | 1000 sleeping processes |
+//	| c | end 1000: session-starter (SIGTERM) → exited | 30 | 96.729 | 161.718 | 1000 sleeping processes |
+//	| c | end 1000: session-starter last gone → exited | 30 | 7.201 | 17.627 | 1000 sleeping processes |
+//	| c | end 10000: session-starter (SIGTERM) → last gone | 5 | 1074.041 | 2268.262 | 10000 sleeping processes |
+//	| c | end 10000: bare killpg → last gone | 5 | 905.031 | 1041.740 | 10000 sleeping processes |
+//	| c | end 10000: session-starter (SIGTERM) → exited | 5 | 1086.278 | 2282.370 | 10000 sleeping processes |
+//	| c | end 10000: session-starter last gone → exited | 5 | 14.108 | 176.035 | 10000 sleeping processes |
+//	| c | end 100: session-starter group (SIGTERM) → last gone | 30 | 10.375 | 14.596 | 100 sleeping processes |
+//	| c | end 100: bare killpg → last gone | 30 | 8.667 | 11.047 | 100 sleeping processes |
+//	| c | end 100: session-starter group (SIGTERM) → exited | 30 | 12.789 | 17.981 | 100 sleeping processes |
+//	| c | end 100: session-starter group last gone → exited | 30 | 2.423 | 5.007 | 100 sleeping processes |
+//	| c | end 1000: session-starter group (SIGTERM) → last gone | 30 | 86.540 | 153.041 | 1000 sleeping processes |
+//	| c | end 1000: bare killpg → last gone | 30 | 82.449 | 109.806 | 1000 sleeping processes |
+//	| c | end 1000: session-starter group (SIGTERM) → exited | 30 | 101.072 | 155.738 | 1000 sleeping processes |
+//	| c | end 1000: session-starter group last gone → exited | 30 | 6.237 | 23.528 | 1000 sleeping processes |
+//	| c | fork storm: session-starter (SIGTERM) → group empty | 20 | 14.876 | 21.752 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
+//	| c | fork storm: bare killpg → group empty | 20 | 14.338 | 23.547 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
+//	| c | fork storm: session-starter (SIGTERM) → exited | 20 | 16.250 | 23.451 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
+//	| d | idle 10s: starter | 1 | 0.00 wake-ups/s | - | RSS 3.8 MiB, 7 threads |
+//	| d | idle 10s: guard | 1 | 0.00 wake-ups/s | - | RSS 1.6 MiB, 1 threads |
+//	| d | idle 10s: all supervisor processes | 1 | 0.00 wake-ups/s | - | RSS 5.5 MiB total |
+//	| e | 500 sessions: spawn → ack and Engine running | 500 | 2985.485 | 3736.486 | 500 sessions at once; failures 0; idle per session (starter + guard): PSS 1.91 MiB, 8.3 threads, 0.00 wake-ups/s over 5s |
 //
 // This run is in the default mode, `auto`, which is cgroup mode on this machine
 // (root, a writable cgroup2 mount); the rows marked `group` run with
-// `--containment group`. Each signal of the end now goes to the broadest holder
+// `--containment group`. Each signal of the end goes to the broadest holder
 // first: in cgroup mode the first kill is the write to `cgroup.kill`, which the
 // perf rows ("first kill syscall", traced on `pidfd_send_signal`/`kill` only)
-// do not see: they show the group signal that follows it, after `cgroup.kill`
-// returned. "First process gone" (1.5–1.7 ms median) is the upper bound of the
-// reaction in this mode. In group mode the first traced kill is the first
-// kill (below).
+// do not see: they show the group signal that follows it. "First process gone"
+// is the upper bound of the reaction in this mode.
 //
 // How each row is measured (`scripts/bench/harness`, a subreaper that reaps
 // every process it starts):
@@ -731,84 +729,81 @@
 //     starter at once. A failure is a start without ack, or a starter that did
 //     not exit or exited 125.
 //
-// # Before and after the raw gate and the end's changes
+// # Before and after the raw guard
 //
-// The same harness, the same machine, one after the other
-// (2026-12-01 01:11–01:13 UTC, other users' load average 69–145): the binary
-// of the merge before (519c762) against this one, with `harness startup -n 200
-// -w 20` (both binaries, tini and dumb-init round robin), `harness end -size
-// 100 -n 50` and `-size 1000 -n 15` with `-containment cgroup` and `group`,
-// `harness idle -d 5s` and `harness many -n 500 -d 5s` for each binary; the
-// first-kill row is `harness react -n 100 -containment group` under `perf
-// record`, as run.sh does, at 01:11.
+// `scripts/bench/before-after.sh 095cd62` on the same machine (2026-12-01
+// 03:37–03:42 UTC, other users' load average 70–100): the binary of 095cd62
+// (gate raw, guard a Go runtime) against this one (the guard raw as well,
+// the signal handling set up off the path to the Engine, the gate born in
+// the session cgroup), every row of the two binaries in the same run. A
+// second run of the script right after gave the same picture: start-up
+// overhead 16.0 → 8.0 ms (group mode 10.0 → 7.3 ms, tini 1.39 ms), the end
+// of 1,000 members 7.7 → 4.9 ms (cgroup) and 12.3 → 3.4 ms (group) from the
+// last member's exit to the starter's.
 //
 //	| measure (median) | before | after | tini -s | dumb-init |
 //	|---|---:|---:|---:|---:|
-//	| start-up overhead over /bin/true, default (cgroup) mode | 17.4 ms | 9.9 ms | 1.21 ms | 1.14 ms |
-//	| start-up overhead, group mode | 10.0 ms | 9.2 ms | | |
-//	| CPU per session, default mode | 14.0 ms | 11.6 ms | 1.92 ms | 1.82 ms |
-//	| CPU per session, group mode | 12.3 ms | 10.8 ms | | |
-//	| end 100, trigger → last gone, cgroup / group | 9.9 / 10.1 ms | 7.9 / 9.0 ms | | |
-//	| end 100, last gone → starter exited, cgroup / group | 3.9 / 3.5 ms | 3.5 / 3.1 ms | | |
-//	| end 1,000, last gone → starter exited, cgroup / group | 13.2 / 6.0 ms | 4.9 / 9.0 ms | | |
-//	| trigger → first kill syscall, group mode, exit / SIGTERM / control (100 runs each, perf) | 0.51 / 0.45 / 0.18 ms | 0.51 / 0.42 / 0.23 ms | | |
-//	| idle: threads starter + guard | 7 + 5 | 7 + 4 | | |
-//	| 500 sessions at once: start p50 / p99 | 2.19 / 3.28 s | 1.74 / 2.56 s | | |
-//	| 500 sessions: PSS and threads per idle session | 2.21 MiB, 11.4 | 2.00 MiB, 10.7 | | |
+//	| start-up overhead over /bin/true, default (cgroup) mode | 16.7 ms | 8.3 ms | 1.42 ms | 1.25 ms |
+//	| start-up overhead, group mode | 10.1 ms | 7.6 ms | | |
+//	| CPU per session, default mode | 13.3 ms | 10.9 ms | 2.21 ms | 2.07 ms |
+//	| CPU per session, group mode | 12.1 ms | 10.4 ms | | |
+//	| end 100, last gone → starter exited, cgroup / group | 3.9 / 3.3 ms | 2.4 / 2.1 ms | | |
+//	| end 1,000, last gone → starter exited, cgroup / group | 8.0 / 9.5 ms | 6.5 / 5.7 ms | | |
+//	| idle: threads starter + guard; RSS together | 6 + 4; 7.1 MiB | 7 + 1; 5.4 MiB | | |
+//	| 500 sessions at once: start p50 / p99 | 2.08 / 2.73 s | 1.78 / 3.19 s | | |
+//	| 500 sessions: PSS and threads per idle session | 2.01 MiB, 10.5 | 1.86 MiB, 8.3 | | |
 //	| 500 sessions: wake-ups per idle session, failures | 0.00/s, 0 | 0.00/s, 0 | | |
 //
-// Two more pairs of 500-session runs right after gave p50 1.73 / 2.19 s before
-// and 1.97 / 2.09 s after: the start latency at 500 is the machine's CPU
-// (1,000 Go runtimes starting on 2 cores), not a difference between the two.
-// Earlier the same evening three 500-session runs ended with 451–497 of 500
-// sessions in `Survivors` (125): the profile of one showed the starters'
-// repeated /proc scans (`do_task_stat`, `next_tgid`) taking the CPU the killed
-// Engines needed to exit. The end no longer repeats a group's scan while a
-// holder before it is live; no run since has failed, with either binary, so
-// the conditions of those failures are not pinned down.
+// Where a session's time goes now (group mode, `-- /bin/true`, timed inside
+// the process over 60 runs): the Go runtime's start is about 1.2 ms over
+// /bin/true (a Go program that only exits takes 2.25 ms against /bin/true's
+// 1.0 ms) and package init with the flags 0.75 ms more (`--version`: 3.0 ms);
+// then prepare 0.4 ms, contain 2.0 ms (two forks of a multi-threaded Go
+// process, 0.3–0.8 ms each: the kernel write-protects the parent's pages
+// and shoots down their TLB entries on the other CPUs, and the parent takes
+// copy-on-write faults after), release 0.2 ms, the Engine's own run about
+// 1 ms, the end 0.65 ms, collect 0.45 ms, close 0.1 ms, and the exit and
+// reaping of a process with 7 threads about 0.8 ms.
 //
 // # Targets
 //
 //	| target | measured | |
 //	|---|---|---|
-//	| start-up overhead ≤ 3× tini's | 9.9 ms against tini's 1.21 ms (8.2×); group mode 9.2 ms | missed |
-//	| CPU per session ≤ 3× tini's | 11.6 ms against 1.92 ms (6.0×) | missed |
-//	| starter exits within 1 ms of the last member at 100 members | cgroup 3.5 ms, group 3.1 ms (the run above: 3.6 and 3.0 ms) | missed |
-//	| … within 5 ms at 1,000 | cgroup 4.9 ms (the run above: 6.0 ms), group 9.0 ms (8.4 ms) | missed (cgroup borderline) |
-//	| … at 10,000: report | 28 ms median, 115 ms p99 (5 runs, cgroup mode) | reported |
-//	| 500 sessions at once, no failure | 0 failures; start p50 1.7–2.2 s, p99 2.6–3.6 s | met |
-//	| ≤ 1 MiB PSS and ≤ 5 threads per idle session, 0 wake-ups | 2.0 MiB, 10.7 threads, 0.00 wake-ups/s | PSS and threads missed; wake-ups met |
-//	| no regression: trigger → first kill, time to empty vs bare killpg | first kill (group mode) unchanged; time to empty at 100: 9.1 vs 7.7 ms (bare), 1,000: 75.9 vs 75.0 ms | met |
+//	| start-up overhead ≤ 3× tini's | 8.3 ms against tini's 1.42 ms (5.8×); group mode 7.6 ms | missed |
+//	| CPU per session ≤ 3× tini's | 10.9 ms against 2.21 ms (4.9×) | missed |
+//	| starter exits within 1 ms of the last member at 100 members | cgroup 2.4 ms, group 2.1 ms (the run above: 2.9 and 2.4 ms) | missed |
+//	| … within 5 ms at 1,000 | cgroup 6.5 ms, group 5.7 ms; a second before-after run: 4.9 and 3.4 ms (the run above: 7.2 and 6.2 ms) | missed, near |
+//	| … at 10,000: report | 14 ms median, 176 ms p99 (5 runs, cgroup mode) | reported |
+//	| 500 sessions at once, no failure | 0 failures; start p50 1.8–3.0 s, p99 3.2–3.7 s | met |
+//	| ≤ 1 MiB PSS and ≤ 5 threads per idle session, 0 wake-ups | 1.86–1.91 MiB, 8.3 threads, 0.00 wake-ups/s | PSS and threads missed; wake-ups met |
+//	| no regression: time to empty vs bare killpg | 100: 9.4 vs 8.5 ms (bare), 1,000: 87 vs 79 ms | met (within the run's noise) |
 //	| idle ≤ 0.1 wake-ups/s per process | 0.00 over 10 s | met |
 //
 // Why the misses, and the next lever for each:
 //
-//   - Start-up and CPU. The gate no longer starts a Go runtime: it is a raw
-//     clone of the starter (one fork, 2% of a session's CPU in a profile of 100
-//     group-mode sessions). Two Go runtimes remain, the starter's and the
-//     guard's, and the guard's start is on the way to the Engine's exec (the
-//     Engine runs only once the guard is armed). In that profile the starter
-//     takes about 64% of a session's CPU and the guard about 19%; in the
-//     starter, the runtime's own start (`runtime.schedinit`, whose CPU feature
-//     probing traps to the hypervisor on this VM) is about 19%, thread creation
-//     (`runtime.newm`, threads for goroutines blocked in raw system calls) 8%,
-//     the subreaper's `/proc/self/task/*/children` readings 6%, the end 6%.
-//     Next lever: a guard without a Go runtime (a raw clone, like the gate,
-//     whose only job is the fail-safe end), which takes the guard's start off
-//     the path and its CPU out; then fewer starter threads (one poll loop
-//     instead of goroutines blocked in system calls).
-//   - Exit after the last member. At 100 members the starter, a subreaper,
-//     reaps the adopted zombies one by one by PID after reading its children
-//     files, confirms the group gone (ESRCH from the pidfd group signal), sends
-//     the guard its finish and waits for the guard to check the holders and
-//     exit, then reaps it; at 10,000 the reaping of the adopted zombies
-//     dominates. Next lever: the same raw guard (its exit is a system call, not
-//     a Go runtime's exit), and reaping adopted children as SIGCHLD tells of
-//     them rather than in the end's looks.
-//   - PSS and threads. Per idle session, the starter has 7 threads and
-//     about 0.9 MiB of anonymous PSS, the guard 4–5 threads and about 0.6 MiB.
-//     A raw guard would leave one thread and share the starter's pages; the
-//     starter alone is still above 5 threads.
+//   - Start-up and CPU. One Go runtime per session start remains (the
+//     starter's); the gate and the guard are raw clones. What is left beyond
+//     the runtime is the two forks of a multi-threaded process and the
+//     hand-shakes. Next lever: make the gate and the guard with CLONE_VM on a
+//     stack of their own (assembly per architecture) instead of a fork: no
+//     page-table copy, no TLB shoot-down, no copy-on-write faults in the
+//     starter afterwards. The child then shares the starter's memory while
+//     both run, so everything it reads must live outside the Go heap, and it
+//     must reset the signal handlers it shares a copy of before unblocking
+//     signals.
+//   - Exit after the last member: the starter reaps the adopted zombies,
+//     confirms the group gone, sends the guard its finish and reaps it, then
+//     exits; the exit of a Go process with 7 threads is itself about 0.8 ms.
+//   - PSS and threads. Per idle session the starter has 7-8 threads: the
+//     runtime's sysmon, its signal thread and the thread relaying caught
+//     signals, the watch's poll, and the threads the runtime made during the
+//     start — and it is made to have them before the go-ahead (a runtime
+//     that cannot make a thread crashes; before the go-ahead nothing was
+//     executed). The raw guard is one thread, but it keeps its copy of every
+//     page of the starter that the starter writes after the fork: 0.6–0.9
+//     MiB. Next levers: the CLONE_VM guard above (no copy at all); or, in the
+//     raw guard, MADV_DONTNEED of every anonymous mapping but its stack and
+//     its own state, kept in a mapping of their own.
 //
 // Go benchmarks of the hot paths:
 //
