@@ -5,14 +5,17 @@
 // Where the kernel signals a group through a pidfd (Linux 6.9) and has
 // close_range (5.9), the guard is a raw child of the starter: a fork that
 // runs no Go runtime and executes nothing, only system calls (package
-// internal/sys/rawfork) — one thread, and the starter's pages shared
-// until either writes them, instead of a second Go runtime of 4-5
-// threads. It has the same descriptors at the same numbers, speaks the
-// same messages and keeps the same rules as the re-executed guard below,
-// which is used before Linux 6.9 (it pins E), in the portable build and
-// on macOS and FreeBSD. Its command name is [Comm] from its first
-// instruction; a raw guard's /proc/PID/environ shows the starter's
-// environment (its memory is a copy of the starter's).
+// internal/sys/rawfork) — one thread instead of a second Go runtime's 4-5.
+// Right after the fork it gives back (MADV_DONTNEED) its copy of every
+// private anonymous mapping of the starter's but its own state, kept in a
+// mapping of its own, and the stack it runs on: about 100 KiB of its own
+// memory instead of a copy of the starter's heap
+// (TestTheRawGuardKeepsNoCopyOfTheStartersMemory). It has the same
+// descriptors at the same numbers, speaks the same messages and keeps the
+// same rules as the re-executed guard below, which is used before Linux 6.9
+// (it pins E), in the portable build and on macOS and FreeBSD. Its command
+// name is [Comm] from its first instruction; a raw guard's /proc/PID/environ
+// shows the starter's environment (the memory it was forked from).
 //
 //	starter ──> guard     own process group (never a member of E), cwd /,
 //	                      stdio /dev/null; holds: a pidfd of the gate, a

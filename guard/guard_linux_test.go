@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -252,4 +254,51 @@ func TestArmRefusesAGroupThatIsGone(t *testing.T) {
 			t.Fatalf("Arm = %v, want ErrRefused", err)
 		}
 	})
+}
+
+// TestTheRawGuardKeepsNoCopyOfTheStartersMemory: the raw guard is a fork
+// of the starter, and would keep its copy of every page the starter wrote
+// before and writes after the fork; it gives back all but its stack and its
+// own state. Here the starter (this test process) holds 32 MiB of written
+// memory when it arms the guard.
+func TestTheRawGuardKeepsNoCopyOfTheStartersMemory(t *testing.T) {
+	if !rawSupported() {
+		t.Skip("no raw guard on this kernel (it needs Linux 6.9)")
+	}
+	ballast := make([]byte, 32<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	leader, member := group(t)
+	g := arm(t, leader, kind{"raw", false})
+	own, guard := anonymousKiB(t, os.Getpid()), anonymousKiB(t, g.PID)
+	if own < 32<<10 {
+		t.Fatalf("this process has %d KiB of anonymous memory, want the 32 MiB ballast at least", own)
+	}
+	if guard > 1<<10 {
+		t.Errorf("the raw guard holds %d KiB of anonymous memory (this process: %d KiB), want under 1 MiB", guard, own)
+	}
+	t.Logf("anonymous memory: this process %d KiB, the raw guard %d KiB", own, guard)
+	runtime.KeepAlive(ballast)
+	starterGone(t, g, leader, member)
+}
+
+// anonymousKiB reads the Anonymous line of /proc/PID/smaps_rollup.
+func anonymousKiB(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Anonymous:"); ok {
+			kib, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kib
+		}
+	}
+	t.Fatalf("no Anonymous line in smaps_rollup of %d", pid)
+	return 0
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -36,18 +37,27 @@ var rawSupported = sync.OnceValue(func() bool {
 	return sys.CanSignalGroup() && rawfork.CloseRangeWorks()
 })
 
-// rawChild is everything the raw guard needs, prepared by the parent.
+// rawChild is everything the raw guard needs, prepared by the parent. It
+// holds no pointer and lives in a mapping of its own, outside the Go heap
+// (newRawChild): the child keeps that mapping and its stack, and gives
+// back every other page of the starter it was forked from (rawShed).
 type rawChild struct {
-	comm, root, proc *byte // "session-guard", "/", "/proc"
-	killName, evName *byte // "cgroup.kill", "cgroup.events"
-	cgName           *byte
+	comm     [16]byte // "session-guard", NUL-terminated, as the names below
+	root     [2]byte  // "/"
+	proc     [8]byte  // "/proc"
+	maps     [24]byte // "/proc/self/maps"
+	killName [16]byte // "cgroup.kill"
+	evName   [16]byte // "cgroup.events"
+	cgName   [256]byte
 	// from holds, for each of the guard's descriptor slots (the
 	// re-executed guard's: 0-2 /dev/null, fdGate … fdCgroupP), the
 	// starter's descriptor that goes there, or -1.
-	from [fdCgroupP + 1]int32
-	keep []int32 // the slots that are filled
+	from  [fdCgroupP + 1]int32
+	keep  [fdCgroupP + 1]int32 // the slots that are filled
+	nkeep int
 
 	pgid     uintptr
+	pageSize uintptr
 	ttyGroup int32
 	budget   int64 // nanoseconds
 	tty      bool
@@ -55,16 +65,42 @@ type rawChild struct {
 
 	cgKill, cgEvents int32 // opened by the child, in cgroup mode
 
-	armedMsg, finishMsg []byte // "armed E\n", "finish E\n"
+	armedMsg, finishMsg [wire.MaxLine]byte // "armed E\n", "finish E\n"
+	armedLen, finishLen int
 	msg                 [wire.MaxLine]byte
 	pending             [maxMessages]byte
 	np                  int
 	evBuf               [128]byte
 	fds                 [2]rawfork.PollFd
-	dents               [4096]byte // of /proc
-	path                [32]byte   // "PID/stat"
-	stat                [1024]byte // its content
-	one                 [1]byte    // "1"
+	dents               [4096]byte     // of /proc
+	path                [32]byte       // "PID/stat"
+	stat                [1024]byte     // its content
+	one                 [1]byte        // "1"
+	mapsBuf             [64 << 10]byte // /proc/self/maps
+}
+
+// newRawChild maps a rawChild of its own (anonymous, private: the fork
+// gives the child its copy) and returns it with the unmapping of the
+// parent's copy.
+func newRawChild() (*rawChild, func(), error) {
+	size := (int(unsafe.Sizeof(rawChild{})) + os.Getpagesize() - 1) &^ (os.Getpagesize() - 1)
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, nil, os.NewSyscallError("mmap", err)
+	}
+	// Sound: mem is page-aligned, zeroed and as long as a rawChild, which
+	// holds no pointer the garbage collector would have to know about.
+	c := (*rawChild)(unsafe.Pointer(&mem[0]))
+	return c, func() { _ = syscall.Munmap(mem) }, nil
+}
+
+// putName copies name into dst with a NUL after it.
+func putName(dst []byte, name string) error {
+	if len(name) >= len(dst) || strings.IndexByte(name, 0) >= 0 {
+		return fmt.Errorf("guard: name %q does not fit", name)
+	}
+	dst[copy(dst, name)] = 0
+	return nil
 }
 
 // spawnRaw starts the raw guard and returns without waiting for it;
@@ -72,16 +108,27 @@ type rawChild struct {
 // guard. The raw guard has the re-executed guard's descriptors at the
 // same numbers, and nothing else of the starter's.
 func spawnRaw(spec Spec) (*Guard, error) {
-	c := &rawChild{pgid: uintptr(spec.PGID), budget: int64(spec.Budget), cgKill: -1, cgEvents: -1}
+	c, unmap, err := newRawChild()
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	// The child has its copy of the mapping from the fork on.
+	defer unmap()
+	c.pgid, c.budget, c.cgKill, c.cgEvents = uintptr(spec.PGID), int64(spec.Budget), -1, -1
+	c.pageSize = uintptr(os.Getpagesize())
 	for i := range c.from {
 		c.from[i] = -1
 	}
-	c.comm, _ = syscall.BytePtrFromString(Comm)
-	c.root, _ = syscall.BytePtrFromString("/")
-	c.proc, _ = syscall.BytePtrFromString("/proc")
-	c.killName, _ = syscall.BytePtrFromString("cgroup.kill")
-	c.evName, _ = syscall.BytePtrFromString("cgroup.events")
-	c.armedMsg, c.finishMsg = wire.Encode(wire.Armed, spec.PGID), wire.Encode(wire.Finish, spec.PGID)
+	for _, n := range []struct {
+		dst  []byte
+		name string
+	}{{c.comm[:], Comm}, {c.root[:], "/"}, {c.proc[:], "/proc"}, {c.maps[:], "/proc/self/maps"}, {c.killName[:], "cgroup.kill"}, {c.evName[:], "cgroup.events"}} {
+		if err := putName(n.dst, n.name); err != nil {
+			return nil, err
+		}
+	}
+	c.armedLen = copy(c.armedMsg[:], wire.Encode(wire.Armed, spec.PGID))
+	c.finishLen = copy(c.finishMsg[:], wire.Encode(wire.Finish, spec.PGID))
 	c.one[0] = '1'
 	if spec.Cgroup > 2 {
 		// The checks the re-executed guard makes of its descriptors, made
@@ -89,9 +136,8 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		if code := checkCgroup(spec.Cgroup, spec.CgroupParent, spec.CgroupName); code != 0 {
 			return nil, fmt.Errorf("guard: %w", refusal(code))
 		}
-		var err error
-		if c.cgName, err = syscall.BytePtrFromString(spec.CgroupName); err != nil {
-			return nil, fmt.Errorf("guard: %w", err)
+		if err := putName(c.cgName[:], spec.CgroupName); err != nil {
+			return nil, err
 		}
 		c.cgroup = true
 		c.from[fdCgroup], c.from[fdCgroupP] = int32(spec.Cgroup), int32(spec.CgroupParent)
@@ -125,7 +171,8 @@ func spawnRaw(spec Spec) (*Guard, error) {
 	}
 	for slot, fd := range c.from {
 		if fd >= 0 {
-			c.keep = append(c.keep, int32(slot))
+			c.keep[c.nkeep] = int32(slot)
+			c.nkeep++
 		}
 	}
 
@@ -174,11 +221,11 @@ func forkRawGuard(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
 //go:nosplit
 //go:norace
 func rawArm(c *rawChild) bool {
-	rawfork.SetName(c.comm)
+	rawfork.SetName(&c.comm[0])
 	syscall.RawSyscall(syscall.SYS_SETPGID, 0, 0, 0)
 	// Sound: c.root is a NUL-terminated string built by the parent. The
 	// guard holds no directory a launcher may want to unmount.
-	syscall.RawSyscall(syscall.SYS_CHDIR, uintptr(unsafe.Pointer(c.root)), 0, 0)
+	syscall.RawSyscall(syscall.SYS_CHDIR, uintptr(unsafe.Pointer(&c.root[0])), 0, 0)
 	// Its own descriptors at their slots, and nothing else: none of the
 	// launcher's (its standard output may be a pipe the launcher reads to
 	// its end), none of the starter's other sessions'. First every one
@@ -199,11 +246,12 @@ func rawArm(c *rawChild) bool {
 			}
 		}
 	}
-	rawfork.KeepOnly(c.keep)
+	rawfork.KeepOnly(c.keep[:c.nkeep])
+	rawShed(c)
 	if c.cgroup {
 		// Sound: the names are NUL-terminated strings built by the parent.
-		kill, _, e1 := syscall.RawSyscall6(syscall.SYS_OPENAT, fdCgroup, uintptr(unsafe.Pointer(c.killName)), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
-		events, _, e2 := syscall.RawSyscall6(syscall.SYS_OPENAT, fdCgroup, uintptr(unsafe.Pointer(c.evName)), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		kill, _, e1 := syscall.RawSyscall6(syscall.SYS_OPENAT, fdCgroup, uintptr(unsafe.Pointer(&c.killName[0])), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		events, _, e2 := syscall.RawSyscall6(syscall.SYS_OPENAT, fdCgroup, uintptr(unsafe.Pointer(&c.evName[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
 		if e1 != 0 || e2 != 0 {
 			rawRefuse(c, refusedNoCgroup)
 		}
@@ -228,9 +276,161 @@ func rawArm(c *rawChild) bool {
 	}
 	// A failed write: the starter is gone already, which is what the
 	// guard guards against.
-	ok := rawfork.Write(fdArmed, c.armedMsg) == 0
+	ok := rawfork.Write(fdArmed, c.armedMsg[:c.armedLen]) == 0
 	syscall.RawSyscall(syscall.SYS_CLOSE, fdArmed, 0, 0)
 	return ok
+}
+
+// rawStackKeep is how much of the stack the child runs on it keeps on
+// each side of where rawShed runs: its frames above (up to forkRawGuard)
+// and every nosplit chain below are well inside it.
+const rawStackKeep = 32 << 10
+
+// rawShed gives back (MADV_DONTNEED) the child's copy of every private,
+// anonymous, writable mapping of the starter it was forked from, but for
+// c's own mapping and the stack around where it runs: the guard reads
+// nothing else. Without this it would keep, for the whole session, its
+// own copy of every page the starter writes after the fork (the Go heap,
+// stacks, the runtime's data). A maps file larger than the buffer leaves
+// everything as it is.
+//
+//go:nosplit
+//go:norace
+func rawShed(c *rawChild) {
+	var here byte
+	// Sound: only the address of a local is taken, to know the stack.
+	sp := uintptr(unsafe.Pointer(&here))
+	page := c.pageSize
+	stackLo, stackHi := (sp-rawStackKeep)&^(page-1), (sp+rawStackKeep+page-1)&^(page-1)
+	selfLo := uintptr(unsafe.Pointer(c))
+	selfHi := (selfLo + unsafe.Sizeof(*c) + page - 1) &^ (page - 1)
+	// Sound: c.maps is a NUL-terminated string built by the parent.
+	fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, rawAtFDCWD, uintptr(unsafe.Pointer(&c.maps[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+	if e != 0 {
+		return
+	}
+	n := 0
+	for n < len(c.mapsBuf) {
+		// Sound: c.mapsBuf outlives the call.
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.mapsBuf[n])), uintptr(len(c.mapsBuf)-n))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			n = len(c.mapsBuf) // give up: leave everything
+			break
+		}
+		if r == 0 {
+			break
+		}
+		n += int(r)
+	}
+	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+	if n >= len(c.mapsBuf) {
+		return
+	}
+	// Lines: "START-END PERMS OFFSET DEV INODE [PATH]".
+	for i := 0; i < n; {
+		lo, i2 := rawHex(c, i, n)
+		hi, i3 := rawHex(c, i2+1, n)
+		p := i3 + 1
+		if p+4 > n {
+			return
+		}
+		writable, private := c.mapsBuf[p+1] == 'w', c.mapsBuf[p+3] == 'p'
+		p = rawSkipField(c, p, n)   // perms
+		p = rawSkipField(c, p, n)   // offset
+		p = rawSkipField(c, p, n)   // dev
+		inode, q := rawDec(c, p, n) // inode
+		for q < n && c.mapsBuf[q] == ' ' {
+			q++
+		}
+		anonymous := inode == 0 && q < n && c.mapsBuf[q] == '\n'
+		for q < n && c.mapsBuf[q] != '\n' {
+			q++
+		}
+		i = q + 1
+		if !writable || !private || !anonymous {
+			continue
+		}
+		// The mapping minus the two kept ranges, in address order.
+		x1lo, x1hi, x2lo, x2hi := selfLo, selfHi, stackLo, stackHi
+		if x2lo < x1lo {
+			x1lo, x1hi, x2lo, x2hi = x2lo, x2hi, x1lo, x1hi
+		}
+		cur := lo
+		cur = rawDropUpTo(cur, hi, x1lo, x1hi)
+		cur = rawDropUpTo(cur, hi, x2lo, x2hi)
+		if cur < hi {
+			syscall.RawSyscall(syscall.SYS_MADVISE, cur, hi-cur, rawMadvDontneed)
+		}
+	}
+}
+
+// rawMadvDontneed is MADV_DONTNEED.
+const rawMadvDontneed = 4
+
+// rawDropUpTo gives back [cur, min(xlo, hi)) and returns where the part
+// after the kept range [xlo, xhi) begins.
+//
+//go:nosplit
+//go:norace
+func rawDropUpTo(cur, hi, xlo, xhi uintptr) uintptr {
+	if xhi <= cur || xlo >= hi {
+		return cur
+	}
+	if xlo > cur {
+		syscall.RawSyscall(syscall.SYS_MADVISE, cur, xlo-cur, rawMadvDontneed)
+	}
+	return max(cur, xhi)
+}
+
+// rawHex reads a hexadecimal number at c.mapsBuf[i:n] and returns it and
+// the index after it.
+//
+//go:nosplit
+//go:norace
+func rawHex(c *rawChild, i, n int) (uintptr, int) {
+	var v uintptr
+	for ; i < n; i++ {
+		b := c.mapsBuf[i]
+		switch {
+		case b >= '0' && b <= '9':
+			v = v<<4 | uintptr(b-'0')
+		case b >= 'a' && b <= 'f':
+			v = v<<4 | uintptr(b-'a'+10)
+		default:
+			return v, i
+		}
+	}
+	return v, i
+}
+
+// rawDec reads a decimal number at c.mapsBuf[i:n] and returns it and the
+// index after it.
+//
+//go:nosplit
+//go:norace
+func rawDec(c *rawChild, i, n int) (uintptr, int) {
+	var v uintptr
+	for ; i < n && c.mapsBuf[i] >= '0' && c.mapsBuf[i] <= '9'; i++ {
+		v = v*10 + uintptr(c.mapsBuf[i]-'0')
+	}
+	return v, i
+}
+
+// rawSkipField returns the index of the next field after the one at i.
+//
+//go:nosplit
+//go:norace
+func rawSkipField(c *rawChild, i, n int) int {
+	for i < n && c.mapsBuf[i] != ' ' && c.mapsBuf[i] != '\n' {
+		i++
+	}
+	for i < n && c.mapsBuf[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // rawRefuse tells the starter why the guard will not arm, and exits.
@@ -315,7 +515,7 @@ func rawFinished(c *rawChild) bool {
 //go:nosplit
 //go:norace
 func rawIsFinish(c *rawChild, n int) bool {
-	if n != len(c.finishMsg) {
+	if n != c.finishLen {
 		return false
 	}
 	for i := 0; i < n; i++ {
@@ -417,7 +617,7 @@ const rawAtFDCWD = ^uintptr(99) // -100
 //go:norace
 func rawScanFindsLive(c *rawChild) bool {
 	// Sound: c.proc is a NUL-terminated string built by the parent.
-	proc, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, rawAtFDCWD, uintptr(unsafe.Pointer(c.proc)), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0, 0, 0)
+	proc, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, rawAtFDCWD, uintptr(unsafe.Pointer(&c.proc[0])), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0, 0, 0)
 	if e != 0 {
 		return true
 	}
@@ -603,7 +803,7 @@ func rawEnd(c *rawChild) {
 	}
 	if c.cgroup {
 		// Sound: c.cgName is a NUL-terminated string built by the parent.
-		syscall.RawSyscall6(syscall.SYS_UNLINKAT, fdCgroupP, uintptr(unsafe.Pointer(c.cgName)), rawfork.AtRemoveDir, 0, 0, 0)
+		syscall.RawSyscall6(syscall.SYS_UNLINKAT, fdCgroupP, uintptr(unsafe.Pointer(&c.cgName[0])), rawfork.AtRemoveDir, 0, 0, 0)
 	}
 	if c.tty {
 		// Give the terminal back to the starter's group if E still has it

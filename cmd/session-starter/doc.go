@@ -775,7 +775,7 @@
 //	| … within 5 ms at 1,000 | cgroup 6.5 ms, group 5.7 ms; a second before-after run: 4.9 and 3.4 ms (the run above: 7.2 and 6.2 ms) | missed, near |
 //	| … at 10,000: report | 14 ms median, 176 ms p99 (5 runs, cgroup mode) | reported |
 //	| 500 sessions at once, no failure | 0 failures; start p50 1.8–3.0 s, p99 3.2–3.7 s | met |
-//	| ≤ 1 MiB PSS and ≤ 5 threads per idle session, 0 wake-ups | 1.86–1.91 MiB, 8.3 threads, 0.00 wake-ups/s | PSS and threads missed; wake-ups met |
+//	| ≤ 1 MiB PSS and ≤ 5 threads per idle session, 0 wake-ups | 1.86–1.91 MiB, 8.3 threads, 0.00 wake-ups/s; 1.63 MiB since the raw guard gives back its copy of the starter's memory (`harness many -n 500`, 03:55 UTC) | PSS and threads missed; wake-ups met |
 //	| no regression: time to empty vs bare killpg | 100: 9.4 vs 8.5 ms (bare), 1,000: 87 vs 79 ms | met (within the run's noise) |
 //	| idle ≤ 0.1 wake-ups/s per process | 0.00 over 10 s | met |
 //
@@ -799,11 +799,16 @@
 //     signals, the watch's poll, and the threads the runtime made during the
 //     start — and it is made to have them before the go-ahead (a runtime
 //     that cannot make a thread crashes; before the go-ahead nothing was
-//     executed). The raw guard is one thread, but it keeps its copy of every
-//     page of the starter that the starter writes after the fork: 0.6–0.9
-//     MiB. Next levers: the CLONE_VM guard above (no copy at all); or, in the
-//     raw guard, MADV_DONTNEED of every anonymous mapping but its stack and
-//     its own state, kept in a mapping of their own.
+//     executed). The raw guard is one thread and, since it gives back its
+//     copy of the starter's memory right after the fork (MADV_DONTNEED of
+//     every private anonymous mapping but its own state and its stack),
+//     about 100 KiB of memory of its own; the idle row above was taken
+//     before that (guard RSS 1.6 MiB; now 0.7 MiB, most of it the binary's
+//     text, shared). What is left is the starter's own: about 1 MiB of
+//     anonymous memory (the Go runtime's heap, stacks and metadata) and its
+//     share of the binary. Next lever: a starter with a smaller runtime
+//     footprint, or the CLONE_VM gate and guard above, which cost no page
+//     tables of their own.
 //
 // Go benchmarks of the hot paths:
 //
