@@ -4,17 +4,21 @@ package guard
 
 // The raw guard: a child cloned from the starter (package rawfork) that
 // runs no Go runtime of its own and executes nothing. For the session's
-// whole life it runs only rawGuard and the functions below it, which
+// whole life it runs only rawArm, rawFinished and rawEnd (called by
+// forkRawGuard in the child) and the functions below them, which
 // never allocate, grow the stack or enter the scheduler (//go:nosplit,
 // //go:norace), and make raw system calls only. Everything they read was
-// built by the parent before the clone; what they write (the pipe's
-// bytes, a poll list) is in their own copy of the parent's memory.
+// built by the parent before the clone, in the guard's own mapping
+// (rawChild); what they write (the pipe's bytes, a poll list) is there
+// too. Right after the fork the child gives back every other page of the
+// starter's but its stack (rawShed): code here must read no Go global and
+// no object of the Go heap, or it reads zeros.
 //
 // It is used where the kernel signals a group through a pidfd (Linux 6.9)
 // and has close_range (5.9): then its holders are each one descriptor
-// and one system call, and it needs no pin. A thread, and pages shared
-// with the starter until either writes them, instead of a second Go
-// runtime: the re-executed guard is 4-5 threads and about a mebibyte.
+// and one system call, and it needs no pin. One thread and about 100 KiB
+// of memory of its own, instead of a second Go runtime: the re-executed
+// guard is 4-5 threads and about a mebibyte.
 
 import (
 	"errors"
