@@ -59,7 +59,8 @@
 //
 // The end. Every end of a session — the Engine's exit, a stop signal, the
 // launcher gone, the control descriptor closed, `--timeout` — is one routine
-// (package `internal/end`), in the starter and in the guard alike. The session
+// (package `internal/end`), in the starter and in the re-executed guard; the
+// raw guard runs the same SIGKILL rounds with raw system calls. The session
 // is held by a list of holders: the Engine itself (its pidfd: an Engine that
 // moved into another group is ended all the same), group E, the processes that
 // left it and were adopted (and the groups they lead), and in cgroup mode the
@@ -285,9 +286,10 @@
 // gate and the guard refuse, the gate's report names both protocols, and the
 // session fails with status 125 (TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols). Without an
 // installed `session-starter`, the Engine's own binary (`/proc/self/exe`) plays
-// them: its `init` functions then also run in the guard, which lasts as long
-// as the session, and, where the gate is not a raw clone (before Linux 5.9),
-// in the gate. So keep `init` free of side effects, and call
+// them where they are not raw clones of the starter: its `init` functions then
+// also run in the guard before Linux 6.9 (it lasts as long as the session), and
+// in the gate before Linux 5.9 (TestRequestedFormWithoutAnInstalledStarterPlaysTheGuardItself
+// counts them). So keep `init` free of side effects, and call
 // `contain.IfRequested` before anything else in `main`: it is also what runs
 // those hidden modes.
 //
