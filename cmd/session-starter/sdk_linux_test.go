@@ -561,9 +561,12 @@ func TestRequestedFormStarterSIGKILLedLeavesNoSurvivor(t *testing.T) {
 	s := startGoEngine(t, mark, engine, filepath.Dir(binary), true, 0)
 	s.ack()
 	r := s.goEngineReport()
-	if !slices.Contains(marked(mark), r.child) {
-		t.Fatalf("the Engine's child %d is not live and marked", r.child)
-	}
+	// Eventually: os/exec's Start returns once the child's exec has closed
+	// its close-on-exec descriptors, which the kernel does before it sets
+	// up the new environment that /proc/PID/environ shows.
+	testproc.Eventually(t, fmt.Sprintf("the Engine's child %d must be live and marked", r.child), func() bool {
+		return slices.Contains(marked(mark), r.child)
+	})
 	s.signal(syscall.SIGKILL)
 	s.wait()
 	noSurvivors(t, mark)
