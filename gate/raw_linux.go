@@ -56,6 +56,12 @@ type rawChild struct {
 	raised  rlimit.Limit
 
 	complaint []byte // "session-starter: gate: join the session cgroup: errno "
+
+	// Buffers of the child's messages, here rather than on its stack:
+	// the nosplit chains stay short enough for builds that instrument
+	// every frame (go test -fuzz).
+	msg, want [wire.MaxLine]byte
+	num       [24]byte
 }
 
 // spawnRaw starts the raw gate: a clone of this process that leads a new
@@ -185,8 +191,8 @@ func forkRawGateInto(c *rawChild, pidfd *int32, cgroup int) (uintptr, syscall.Er
 //go:norace
 func rawGate(c *rawChild) {
 	rawfork.SetName(c.comm)
-	pid, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SETPGID, 0, 0, 0); e != 0 {
+	pid, _, _ := syscall.RawSyscall6(syscall.SYS_GETPID, 0, 0, 0, 0, 0, 0)
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_SETPGID, 0, 0, 0, 0, 0, 0); e != 0 {
 		rawfork.Exit(exitNotReleased)
 	}
 	if c.cgFD >= 0 {
@@ -195,8 +201,7 @@ func rawGate(c *rawChild) {
 		zero := [1]byte{'0'}
 		if e := rawfork.Write(c.cgFD, zero[:]); e != 0 {
 			rawfork.Write(2, c.complaint)
-			var num [24]byte
-			rawfork.Write(2, num[:rawfork.PutNum(num[:], 0, uintptr(e), '\n')])
+			rawfork.Write(2, c.num[:rawfork.PutNum(c.num[:], 0, uintptr(e), '\n')])
 			rawfork.Exit(exitNotReleased)
 		}
 	}
@@ -209,23 +214,23 @@ func rawGate(c *rawChild) {
 	// (it marks the launcher's so that no helper inherits them); in this
 	// copy of the table they are handed on.
 	for _, fd := range c.files {
-		if _, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0); e != 0 {
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0, 0, 0, 0); e != 0 {
 			rawfork.Exit(exitNotReleased)
 		}
 	}
 
-	var msg [wire.MaxLine]byte
-	if rawfork.Write(c.repW, msg[:rawfork.PutNum(msg[:], rawfork.PutStr(msg[:], 0, wire.Ready), pid, '\n')]) != 0 {
+	msg := c.msg[:]
+	if rawfork.Write(c.repW, msg[:rawfork.PutNum(msg, rawfork.PutStr(msg, 0, wire.Ready), pid, '\n')]) != 0 {
 		rawfork.Exit(exitNotReleased)
 	}
 	// The go-ahead is exactly "go PID\n", read a byte at a time as the
 	// re-executed gate reads it; an end of file (the starter is gone),
 	// an error or anything else ends this child without an exec.
-	var want [wire.MaxLine]byte
-	goAhead := want[:rawfork.PutNum(want[:], rawfork.PutStr(want[:], 0, wire.Go), pid, '\n')]
+	want := c.want[:]
+	goAhead := want[:rawfork.PutNum(want, rawfork.PutStr(want, 0, wire.Go), pid, '\n')]
 	n := 0
 	for n < len(goAhead) {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.goR), uintptr(unsafe.Pointer(&msg[n])), 1)
+		r, _, e := syscall.RawSyscall6(syscall.SYS_READ, uintptr(c.goR), uintptr(unsafe.Pointer(&msg[n])), 1, 0, 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
@@ -234,7 +239,7 @@ func rawGate(c *rawChild) {
 		}
 		n++
 	}
-	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(c.goR), 0, 0)
+	syscall.RawSyscall6(syscall.SYS_CLOSE, uintptr(c.goR), 0, 0, 0, 0, 0)
 
 	if c.restore {
 		var now rlimit.Limit
@@ -243,14 +248,14 @@ func rawGate(c *rawChild) {
 			syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, rawfork.RlimitNofile, uintptr(unsafe.Pointer(&c.orig)), 0, 0, 0)
 		}
 	}
-	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.path)), uintptr(unsafe.Pointer(c.argv)), uintptr(unsafe.Pointer(c.envv)))
+	_, _, e := syscall.RawSyscall6(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.path)), uintptr(unsafe.Pointer(c.argv)), uintptr(unsafe.Pointer(c.envv)), 0, 0, 0)
 	if e == syscall.ENOEXEC {
 		// As execvp: a file the kernel cannot run is a shell script.
-		_, _, e = syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.sh)), uintptr(unsafe.Pointer(c.shArgv)), uintptr(unsafe.Pointer(c.envv)))
+		_, _, e = syscall.RawSyscall6(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(c.sh)), uintptr(unsafe.Pointer(c.shArgv)), uintptr(unsafe.Pointer(c.envv)), 0, 0, 0)
 	}
 	// The report pipe is close-on-exec: after a successful execve the
 	// starter reads its end; after a failure, the errno.
-	rawfork.Write(c.repW, msg[:rawfork.PutNum(msg[:], rawfork.PutStr(msg[:], 0, wire.ExecFailed), uintptr(e), '\n')])
+	rawfork.Write(c.repW, msg[:rawfork.PutNum(msg, rawfork.PutStr(msg, 0, wire.ExecFailed), uintptr(e), '\n')])
 	if e == syscall.ENOENT || e == syscall.ENOTDIR {
 		rawfork.Exit(127)
 	}

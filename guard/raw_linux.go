@@ -212,6 +212,7 @@ func forkRawGuard(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
 	// The child: the guard's Main without a runtime. Each step is a
 	// chain of nosplit calls of its own, which the linker checks against
 	// the stack that is left.
+	rawShed(c)
 	if rawArm(c) && rawFinished(c) {
 		rawfork.Exit(exitDone)
 	}
@@ -226,17 +227,17 @@ func forkRawGuard(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
 //go:norace
 func rawArm(c *rawChild) bool {
 	rawfork.SetName(&c.comm[0])
-	syscall.RawSyscall(syscall.SYS_SETPGID, 0, 0, 0)
+	syscall.RawSyscall6(syscall.SYS_SETPGID, 0, 0, 0, 0, 0, 0)
 	// Sound: c.root is a NUL-terminated string built by the parent. The
 	// guard holds no directory a launcher may want to unmount.
-	syscall.RawSyscall(syscall.SYS_CHDIR, uintptr(unsafe.Pointer(&c.root[0])), 0, 0)
+	syscall.RawSyscall6(syscall.SYS_CHDIR, uintptr(unsafe.Pointer(&c.root[0])), 0, 0, 0, 0, 0)
 	// Its own descriptors at their slots, and nothing else: none of the
 	// launcher's (its standard output may be a pipe the launcher reads to
 	// its end), none of the starter's other sessions'. First every one
 	// out of the way (above the slots), then into its slot.
 	for slot, fd := range c.from {
 		if fd >= 0 {
-			moved, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD, uintptr(len(c.from)))
+			moved, _, e := syscall.RawSyscall6(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD, uintptr(len(c.from)), 0, 0, 0)
 			if e != 0 {
 				rawfork.Exit(exitRefused)
 			}
@@ -245,13 +246,12 @@ func rawArm(c *rawChild) bool {
 	}
 	for slot, fd := range c.from {
 		if fd >= 0 {
-			if _, _, e := syscall.RawSyscall(syscall.SYS_DUP3, uintptr(fd), uintptr(slot), 0); e != 0 {
+			if _, _, e := syscall.RawSyscall6(syscall.SYS_DUP3, uintptr(fd), uintptr(slot), 0, 0, 0, 0); e != 0 {
 				rawfork.Exit(exitRefused)
 			}
 		}
 	}
 	rawfork.KeepOnly(c.keep[:c.nkeep])
-	rawShed(c)
 	if c.cgroup {
 		// Sound: the names are NUL-terminated strings built by the parent.
 		kill, _, e1 := syscall.RawSyscall6(syscall.SYS_OPENAT, fdCgroup, uintptr(unsafe.Pointer(&c.killName[0])), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
@@ -266,7 +266,7 @@ func rawArm(c *rawChild) bool {
 	for _, sig := range [...]syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE} {
 		rawfork.Ignore(sig)
 	}
-	if own, _, e := syscall.RawSyscall(syscall.SYS_GETPGID, 0, 0, 0); e != 0 || own == c.pgid {
+	if own, _, e := syscall.RawSyscall6(syscall.SYS_GETPGID, 0, 0, 0, 0, 0, 0); e != 0 || own == c.pgid {
 		rawRefuse(c, refusedInGroup)
 	}
 	switch e := rawGroupSignal(c, 0); e {
@@ -281,7 +281,7 @@ func rawArm(c *rawChild) bool {
 	// A failed write: the starter is gone already, which is what the
 	// guard guards against.
 	ok := rawfork.Write(fdArmed, c.armedMsg[:c.armedLen]) == 0
-	syscall.RawSyscall(syscall.SYS_CLOSE, fdArmed, 0, 0)
+	syscall.RawSyscall6(syscall.SYS_CLOSE, fdArmed, 0, 0, 0, 0, 0)
 	return ok
 }
 
@@ -316,7 +316,7 @@ func rawShed(c *rawChild) {
 	n := 0
 	for n < len(c.mapsBuf) {
 		// Sound: c.mapsBuf outlives the call.
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.mapsBuf[n])), uintptr(len(c.mapsBuf)-n))
+		r, _, e := syscall.RawSyscall6(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.mapsBuf[n])), uintptr(len(c.mapsBuf)-n), 0, 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
@@ -329,7 +329,7 @@ func rawShed(c *rawChild) {
 		}
 		n += int(r)
 	}
-	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+	syscall.RawSyscall6(syscall.SYS_CLOSE, fd, 0, 0, 0, 0, 0)
 	if n >= len(c.mapsBuf) {
 		return
 	}
@@ -366,7 +366,7 @@ func rawShed(c *rawChild) {
 		cur = rawDropUpTo(cur, hi, x1lo, x1hi)
 		cur = rawDropUpTo(cur, hi, x2lo, x2hi)
 		if cur < hi {
-			syscall.RawSyscall(syscall.SYS_MADVISE, cur, hi-cur, rawMadvDontneed)
+			syscall.RawSyscall6(syscall.SYS_MADVISE, cur, hi-cur, rawMadvDontneed, 0, 0, 0)
 		}
 	}
 }
@@ -384,7 +384,7 @@ func rawDropUpTo(cur, hi, xlo, xhi uintptr) uintptr {
 		return cur
 	}
 	if xlo > cur {
-		syscall.RawSyscall(syscall.SYS_MADVISE, cur, xlo-cur, rawMadvDontneed)
+		syscall.RawSyscall6(syscall.SYS_MADVISE, cur, xlo-cur, rawMadvDontneed, 0, 0, 0)
 	}
 	return max(cur, xhi)
 }
@@ -456,7 +456,7 @@ func rawRefuse(c *rawChild, code int) {
 //go:nosplit
 //go:norace
 func rawFinished(c *rawChild) bool {
-	if _, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, fdFinish, syscall.F_SETFL, syscall.O_NONBLOCK); e != 0 {
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_FCNTL, fdFinish, syscall.F_SETFL, syscall.O_NONBLOCK, 0, 0, 0); e != 0 {
 		return false
 	}
 	for {
@@ -467,7 +467,7 @@ func rawFinished(c *rawChild) bool {
 		}
 		if c.fds[0].Revents != 0 {
 			// Sound: c.msg outlives the call.
-			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fdFinish, uintptr(unsafe.Pointer(&c.msg[0])), uintptr(len(c.msg)))
+			n, _, e := syscall.RawSyscall6(syscall.SYS_READ, fdFinish, uintptr(unsafe.Pointer(&c.msg[0])), uintptr(len(c.msg)), 0, 0, 0)
 			switch {
 			case e == syscall.EAGAIN || e == syscall.EINTR:
 				continue
@@ -608,60 +608,46 @@ func rawEmpty(c *rawChild) bool {
 //go:nosplit
 //go:norace
 func rawGroupLive(c *rawChild) bool {
-	return rawGroupSignal(c, 0) != syscall.ESRCH && rawScanFindsLive(c) && rawGroupSignal(c, 0) != syscall.ESRCH
-}
-
-// rawAtFDCWD is AT_FDCWD: a path relative to the working directory ("/").
-const rawAtFDCWD = ^uintptr(99) // -100
-
-// rawScanFindsLive reads /proc and reports whether a process in it is a
-// live member of group E.
-//
-//go:nosplit
-//go:norace
-func rawScanFindsLive(c *rawChild) bool {
+	if rawGroupSignal(c, 0) == syscall.ESRCH {
+		return false
+	}
 	// Sound: c.proc is a NUL-terminated string built by the parent.
 	proc, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, rawAtFDCWD, uintptr(unsafe.Pointer(&c.proc[0])), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0, 0, 0)
 	if e != 0 {
 		return true
 	}
-	live := rawScan(c, proc)
-	syscall.RawSyscall(syscall.SYS_CLOSE, proc, 0, 0)
-	return live
-}
-
-// rawScan reads the entries of the /proc directory proc and reports
-// whether one is a live member of group E.
-//
-//go:nosplit
-//go:norace
-func rawScan(c *rawChild, proc uintptr) bool {
-	for {
+	// One function for the whole scan: the nosplit chains below stay
+	// short enough for builds that instrument every frame (go test -fuzz).
+	live := false
+	for done := false; !done && !live; {
 		// Sound: c.dents outlives the call.
-		n, _, e := syscall.RawSyscall(syscall.SYS_GETDENTS64, proc, uintptr(unsafe.Pointer(&c.dents[0])), uintptr(len(c.dents)))
-		if e == syscall.EINTR {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_GETDENTS64, proc, uintptr(unsafe.Pointer(&c.dents[0])), uintptr(len(c.dents)), 0, 0, 0)
+		switch {
+		case e == syscall.EINTR:
 			continue
-		}
-		if e != 0 {
-			return true
-		}
-		if n == 0 {
-			return false
+		case e != 0:
+			live = true
+		case n == 0:
+			done = true
 		}
 		// struct linux_dirent64: ino (8 bytes), off (8), reclen (2),
 		// type (1), then the NUL-terminated name.
-		for off := 0; off+19 < int(n); {
+		for off := 0; !live && !done && off+19 < int(n); {
 			reclen := int(c.dents[off+16]) | int(c.dents[off+17])<<8
 			if reclen == 0 {
-				return true
+				live = true
+				break
 			}
-			if rawLiveInGroup(c, proc, off+19) {
-				return true
-			}
+			live = rawLiveInGroup(c, proc, off+19)
 			off += reclen
 		}
 	}
+	syscall.RawSyscall6(syscall.SYS_CLOSE, proc, 0, 0, 0, 0, 0)
+	return live && rawGroupSignal(c, 0) != syscall.ESRCH
 }
+
+// rawAtFDCWD is AT_FDCWD: a path relative to the working directory ("/").
+const rawAtFDCWD = ^uintptr(99) // -100
 
 // rawLiveInGroup reports whether the process whose /proc entry's name
 // starts at c.dents[name] is a live member of group E; false for an entry
@@ -687,8 +673,8 @@ func rawLiveInGroup(c *rawChild, proc uintptr, name int) bool {
 	if e != 0 {
 		return false
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.stat[0])), uintptr(len(c.stat)))
-	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+	n, _, e := syscall.RawSyscall6(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.stat[0])), uintptr(len(c.stat)), 0, 0, 0)
+	syscall.RawSyscall6(syscall.SYS_CLOSE, fd, 0, 0, 0, 0, 0)
 	if e != 0 {
 		return false
 	}
@@ -727,9 +713,14 @@ func rawLiveInGroup(c *rawChild, proc uintptr, name int) bool {
 //go:nosplit
 //go:norace
 func rawField(c *rawChild, from, n, k int) (uintptr, bool) {
-	i := from
+	// Indexes masked to the buffer's size (a power of two): no bounds
+	// check, and so no call that the nosplit chains would have to make
+	// room for. i < n <= len(c.stat) keeps them in range anyway.
+	const mask = len(rawChild{}.stat) - 1
+	n = min(n, len(c.stat))
+	i := max(from, 0)
 	for ; k > 0 && i < n; i++ {
-		if c.stat[i] == ' ' {
+		if c.stat[i&mask] == ' ' {
 			k--
 		}
 	}
@@ -738,8 +729,8 @@ func rawField(c *rawChild, from, n, k int) (uintptr, bool) {
 	}
 	var v uintptr
 	digits := 0
-	for ; i < n && c.stat[i] >= '0' && c.stat[i] <= '9'; i++ {
-		v = v*10 + uintptr(c.stat[i]-'0')
+	for ; i < n && c.stat[i&mask] >= '0' && c.stat[i&mask] <= '9'; i++ {
+		v = v*10 + uintptr(c.stat[i&mask]-'0')
 		digits++
 	}
 	return v, digits > 0
@@ -814,9 +805,9 @@ func rawEnd(c *rawChild) {
 		// (the guard ignores SIGTTOU).
 		var fg int32
 		// Sound: fg and c.ttyGroup outlive the calls.
-		_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, fdTTY, syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&fg)))
+		_, _, e := syscall.RawSyscall6(syscall.SYS_IOCTL, fdTTY, syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&fg)), 0, 0, 0)
 		if e == 0 && uintptr(fg) == c.pgid {
-			syscall.RawSyscall(syscall.SYS_IOCTL, fdTTY, syscall.TIOCSPGRP, uintptr(unsafe.Pointer(&c.ttyGroup)))
+			syscall.RawSyscall6(syscall.SYS_IOCTL, fdTTY, syscall.TIOCSPGRP, uintptr(unsafe.Pointer(&c.ttyGroup)), 0, 0, 0)
 		}
 	}
 	rawfork.Exit(exitDone)

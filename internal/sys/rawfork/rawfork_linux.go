@@ -114,7 +114,7 @@ func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 	beforeFork()
 	// Sound: args is in this frame, which lives until the call returns in
 	// both processes; stack 0 makes the child return on its copy of it.
-	pid, _, errno := syscall.RawSyscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0)
+	pid, _, errno := syscall.RawSyscall6(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0, 0, 0, 0)
 	if errno != 0 || pid != 0 {
 		afterFork()
 		return pid, errno
@@ -128,7 +128,7 @@ func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 // range above every possible descriptor closes nothing, and ENOSYS means
 // there is no such call.
 func CloseRangeWorks() bool {
-	_, _, errno := syscall.RawSyscall(SysCloseRange, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
+	_, _, errno := syscall.RawSyscall6(SysCloseRange, uintptr(^uint32(0)), uintptr(^uint32(0)), 0, 0, 0, 0)
 	return errno == 0
 }
 
@@ -140,11 +140,11 @@ func KeepOnly(keep []int32) {
 	next := int32(0)
 	for _, fd := range keep {
 		if fd > next {
-			syscall.RawSyscall(SysCloseRange, uintptr(next), uintptr(fd-1), 0)
+			syscall.RawSyscall6(SysCloseRange, uintptr(next), uintptr(fd-1), 0, 0, 0, 0)
 		}
 		next = fd + 1
 	}
-	syscall.RawSyscall(SysCloseRange, uintptr(next), uintptr(^uint32(0)), 0)
+	syscall.RawSyscall6(SysCloseRange, uintptr(next), uintptr(^uint32(0)), 0, 0, 0, 0)
 }
 
 // SetName sets the command name (/proc/PID/comm) to the NUL-terminated
@@ -202,7 +202,7 @@ func PutStr(b []byte, i int, s string) int {
 //go:norace
 func Write(fd int32, p []byte) syscall.Errno {
 	for len(p) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, _, e := syscall.RawSyscall6(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}
@@ -220,7 +220,7 @@ func Write(fd int32, p []byte) syscall.Errno {
 //go:norace
 func Exit(status int) {
 	for {
-		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, uintptr(status), 0, 0)
+		syscall.RawSyscall6(syscall.SYS_EXIT_GROUP, uintptr(status), 0, 0, 0, 0, 0)
 	}
 }
 
@@ -232,7 +232,7 @@ func Exit(status int) {
 func Now() int64 {
 	var ts syscall.Timespec
 	// Sound: ts outlives the call.
-	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0)
+	syscall.RawSyscall6(syscall.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0, 0, 0, 0)
 	return ts.Sec*1e9 + ts.Nsec
 }
 
