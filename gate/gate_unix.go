@@ -62,14 +62,8 @@ func Spawn(spec Spec) (*Gate, error) {
 
 // spawnReExec starts the gate as Exe in the hidden gate mode.
 func spawnReExec(spec Spec) (*Gate, error) {
-	goR, goW, err := sys.Pipe()
+	goR, goW, repR, repW, err := sys.Pipes()
 	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	repR, repW, err := sys.Pipe()
-	if err != nil {
-		sys.Close(goR)
-		sys.Close(goW)
 		return nil, fmt.Errorf("gate: %w", err)
 	}
 	// The identity map: the launcher's descriptors at their own numbers,

@@ -103,14 +103,8 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		c.files = append(c.files, int32(fd))
 	}
 
-	goR, goW, err := sys.Pipe()
+	goR, goW, repR, repW, err := sys.Pipes()
 	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	repR, repW, err := sys.Pipe()
-	if err != nil {
-		sys.Close(goR)
-		sys.Close(goW)
 		return nil, fmt.Errorf("gate: %w", err)
 	}
 	c.goR, c.repW = int32(goR), int32(repW)

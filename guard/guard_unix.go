@@ -99,14 +99,8 @@ func Spawn(spec Spec) (*Guard, error) {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	defer sys.Close(null)
-	finR, finW, err := sys.Pipe()
+	finR, finW, armR, armW, err := sys.Pipes()
 	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
-	}
-	armR, armW, err := sys.Pipe()
-	if err != nil {
-		sys.Close(finR)
-		sys.Close(finW)
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	// The guard's environment carries nothing of the Engine's but a race

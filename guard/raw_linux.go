@@ -146,7 +146,7 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		c.cgroup = true
 		c.from[fdCgroup], c.from[fdCgroupP] = int32(spec.Cgroup), int32(spec.CgroupParent)
 	}
-	null, err := sys.OpenAt(-1, "/dev/null", syscall.O_RDWR)
+	null, err := sys.Open("/dev/null", syscall.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
@@ -156,16 +156,11 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	defer sys.Close(self)
-	finR, finW, err := sys.Pipe()
+	finR, finW, armR, armW, err := sys.Pipes()
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	defer sys.Close(finR)
-	armR, armW, err := sys.Pipe()
-	if err != nil {
-		sys.Close(finW)
-		return nil, fmt.Errorf("guard: %w", err)
-	}
 	defer sys.Close(armW)
 	c.from[0], c.from[1], c.from[2] = int32(null), int32(null), int32(null)
 	c.from[fdGate], c.from[fdFinish], c.from[fdStarter], c.from[fdArmed] = int32(spec.GatePidfd), int32(finR), int32(self), int32(armW)
@@ -192,7 +187,7 @@ func spawnRaw(spec Spec) (*Guard, error) {
 	// The child leads its own group only once it has run that far; set it
 	// from here too, so that the group the starter must never signal
 	// exists when Spawn returns.
-	if err := sys.Setpgid(g.PID, g.PID); err != nil && !errors.Is(err, sys.ErrGone) && !errors.Is(err, syscall.ESRCH) {
+	if err := sys.Setpgid(g.PID, g.PID); err != nil && !errors.Is(err, syscall.ESRCH) {
 		g.Abandon()
 		return nil, fmt.Errorf("guard: %w", err)
 	}

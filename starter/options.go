@@ -90,8 +90,7 @@ type Options struct {
 	// Exits says that the process exits as soon as Run returns, as
 	// session-starter does: Run then leaves its signal handling in place
 	// instead of undoing it (each signal it stops notifying is a round
-	// trip to the runtime's signal thread), and a stop signal that comes
-	// after the end changes nothing.
+	// trip to the runtime's signal thread).
 	Exits bool
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].

@@ -74,6 +74,20 @@ func OpenAt(dir int, name string, flags int) (int, error) {
 	return fd, named("openat "+name, err)
 }
 
+// Pipes returns two close-on-exec pipes, [Pipe]'s read end then write
+// end of each, or none: a failure of the second closes the first.
+func Pipes() (r1, w1, r2, w2 int, err error) {
+	if r1, w1, err = Pipe(); err != nil {
+		return -1, -1, -1, -1, err
+	}
+	if r2, w2, err = Pipe(); err != nil {
+		Close(r1)
+		Close(w1)
+		return -1, -1, -1, -1, err
+	}
+	return r1, w1, r2, w2, nil
+}
+
 // Open opens path, close-on-exec, with flags; it retries EINTR. The
 // path goes into the error only on failure, so that a scan of /proc
 // allocates nothing for each file it opens.
