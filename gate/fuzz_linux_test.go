@@ -42,7 +42,7 @@ func FuzzGoAhead(f *testing.F) {
 			t.Skip("longer than a pipe write needs to be")
 		}
 		for _, k := range kinds {
-			if !k.reExec && !rawSupported() {
+			if !useKind(t, k.reExec, k.fork) {
 				continue
 			}
 			canary := testproc.StartLeader(t, "/bin/sleep", "600")

@@ -28,17 +28,32 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// kinds are the two ways a gate is made: each test runs against both.
+// kinds are the ways a gate is made: each test runs against every one.
+// The raw gate shares the starter's memory where rawfork can, and is
+// forked otherwise; "raw-fork" forces the fork here.
 var kinds = []struct {
 	name   string
 	reExec bool
-}{{"raw", false}, {"re-exec", true}}
+	fork   bool
+}{{"raw", false, false}, {"raw-fork", false, true}, {"re-exec", true, false}}
+
+// useKind makes the next gates of the test of kind k; it reports false
+// where there is no such gate here.
+func useKind(t testing.TB, reExec, fork bool) bool {
+	if !reExec && !rawSupported() {
+		return false
+	}
+	was := cloneVM
+	cloneVM = canCloneVM && !fork
+	t.Cleanup(func() { cloneVM = was })
+	return true
+}
 
 // forEachKind runs f once per kind of gate, as a subtest.
 func forEachKind(t *testing.T, f func(t *testing.T, reExec bool)) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			if !k.reExec && !rawSupported() {
+			if !useKind(t, k.reExec, k.fork) {
 				t.Skip("no raw gate here: close_range (Linux 5.9) or the original open-files limit is missing")
 			}
 			f(t, k.reExec)
@@ -275,67 +290,119 @@ func TestGateExecutesNothingUnlessTheGoAheadIsExact(t *testing.T) {
 // one with it, standing for another session's); the Engine then gets the
 // launcher's descriptor at its number and neither pipe.
 func TestRawGateHoldsOnlyTheEnginesDescriptorsAndItsPipes(t *testing.T) {
-	if !rawSupported() {
-		t.Skip("no raw gate here")
-	}
-	var p [2]int
-	if err := unix.Pipe(p[:]); err != nil { // no close-on-exec
-		t.Fatal(err)
-	}
-	defer unix.Close(p[0])
-	defer unix.Close(p[1])
-	other, otherW, err := sys.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sys.Close(other)
-	defer sys.Close(otherW)
-	// The launcher's descriptor, close-on-exec as the starter marks it.
-	launcher, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(launcher)
+	forEachRawKind(t, func(t *testing.T) {
+		var p [2]int
+		if err := unix.Pipe(p[:]); err != nil { // no close-on-exec
+			t.Fatal(err)
+		}
+		defer unix.Close(p[0])
+		defer unix.Close(p[1])
+		other, otherW, err := sys.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sys.Close(other)
+		defer sys.Close(otherW)
+		// The launcher's descriptor, close-on-exec as the starter marks it.
+		launcher, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(launcher)
 
+		dir := t.TempDir()
+		out := filepath.Join(dir, "fds")
+		g := startGateWith(t, Spec{
+			Path:  "/bin/sh",
+			Argv:  []string{"sh", "-c", `exec ls /proc/self/fd > "$0"`, out},
+			Files: []int{0, 1, 2, launcher},
+		})
+		ents, err := os.ReadDir("/proc/" + strconv.Itoa(g.PID) + "/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fds []int
+		for _, e := range ents {
+			fd, _ := strconv.Atoi(e.Name())
+			fds = append(fds, fd)
+		}
+		if len(fds) != 6 || !slices.Contains(fds, launcher) || slices.Contains(fds, p[0]) || slices.Contains(fds, p[1]) ||
+			slices.Contains(fds, other) || slices.Contains(fds, otherW) || slices.Contains(fds, g.goW) || slices.Contains(fds, g.repR) {
+			t.Fatalf("waiting gate holds descriptors %v; want 0, 1, 2, %d and its two pipe ends only", fds, launcher)
+		}
+		if err := g.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if st := reap(t, g); !st.Exited || st.Code != 0 {
+			t.Fatalf("Engine ended with %v", st)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var engine []int
+		for _, f := range strings.Fields(string(b)) {
+			fd, _ := strconv.Atoi(f)
+			engine = append(engine, fd)
+		}
+		slices.Sort(engine)
+		// ls reads the directory through one more descriptor, the lowest free.
+		if len(engine) != 5 || !slices.Equal(engine[:3], []int{0, 1, 2}) || !slices.Contains(engine, launcher) {
+			t.Fatalf("the Engine had descriptors %v; want 0, 1, 2, %d and the one ls reads with", engine, launcher)
+		}
+	})
+}
+
+// forEachRawKind runs f once per kind of raw gate, as a subtest.
+func forEachRawKind(t *testing.T, f func(t *testing.T)) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		if reExec {
+			t.Skip("a raw gate's test")
+		}
+		f(t)
+	})
+}
+
+// TestTheRawGateSharesTheStartersMemoryUntilItExecutes: where rawfork
+// can, the waiting gate runs in this process's memory (no copy of it is
+// made), and has its own once it has executed the Engine; the arena it
+// ran on is unmapped then.
+func TestTheRawGateSharesTheStartersMemoryUntilItExecutes(t *testing.T) {
+	if !rawSupported() || !canCloneVM {
+		t.Skip("no gate that shares memory here")
+	}
+	const kcmpVM = 1 // KCMP_VM, <linux/kcmp.h>
+	sameVM := func(pid int) bool {
+		t.Helper()
+		r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(os.Getpid()), uintptr(pid), kcmpVM, 0, 0, 0)
+		if e != 0 {
+			t.Fatalf("kcmp: %v", e)
+		}
+		return r == 0
+	}
 	dir := t.TempDir()
-	out := filepath.Join(dir, "fds")
 	g := startGateWith(t, Spec{
 		Path:  "/bin/sh",
-		Argv:  []string{"sh", "-c", `exec ls /proc/self/fd > "$0"`, out},
-		Files: []int{0, 1, 2, launcher},
+		Argv:  []string{"sh", "-c", `echo $$ > "$0"; exec sleep 600`, filepath.Join(dir, "ran")},
+		Files: []int{0, 1, 2},
 	})
-	ents, err := os.ReadDir("/proc/" + strconv.Itoa(g.PID) + "/fd")
-	if err != nil {
-		t.Fatal(err)
+	if !sameVM(g.PID) {
+		t.Fatal("the waiting gate has memory of its own: it was copied")
 	}
-	var fds []int
-	for _, e := range ents {
-		fd, _ := strconv.Atoi(e.Name())
-		fds = append(fds, fd)
-	}
-	if len(fds) != 6 || !slices.Contains(fds, launcher) || slices.Contains(fds, p[0]) || slices.Contains(fds, p[1]) ||
-		slices.Contains(fds, other) || slices.Contains(fds, otherW) || slices.Contains(fds, g.goW) || slices.Contains(fds, g.repR) {
-		t.Fatalf("waiting gate holds descriptors %v; want 0, 1, 2, %d and its two pipe ends only", fds, launcher)
+	if g.left == nil {
+		t.Fatal("nothing unmaps the arena of a gate that shares memory")
 	}
 	if err := g.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if st := reap(t, g); !st.Exited || st.Code != 0 {
-		t.Fatalf("Engine ended with %v", st)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
+	if err := g.ExecResult(); err != nil {
 		t.Fatal(err)
 	}
-	var engine []int
-	for _, f := range strings.Fields(string(b)) {
-		fd, _ := strconv.Atoi(f)
-		engine = append(engine, fd)
+	if sameVM(g.PID) {
+		t.Fatal("the Engine still runs in this process's memory")
 	}
-	slices.Sort(engine)
-	// ls reads the directory through one more descriptor, the lowest free.
-	if len(engine) != 5 || !slices.Equal(engine[:3], []int{0, 1, 2}) || !slices.Contains(engine, launcher) {
-		t.Fatalf("the Engine had descriptors %v; want 0, 1, 2, %d and the one ls reads with", engine, launcher)
+	if g.left != nil {
+		t.Fatal("the arena is still mapped after the gate executed the Engine")
 	}
 }
 

@@ -7,13 +7,19 @@ package gate
 // rawGate and the functions of rawfork it calls, which never allocate,
 // grow the stack or enter the scheduler (//go:nosplit, //go:norace), and
 // make raw system calls only. Everything they read was built by the
-// parent before the clone.
+// parent before the clone, in an arena mapped outside the Go heap.
+//
+// Where rawfork can (amd64), the gate shares the starter's memory
+// (rawfork.CloneVM), as posix_spawn's child does, and runs on the arena's
+// stack: no page table is copied and no page of the starter's becomes
+// copy-on-write, which is most of what a fork of a Go process costs. The
+// arena stays mapped until the gate has left that memory: executed the
+// Engine (its report pipe ends) or exited. Elsewhere it is forked.
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -62,7 +68,22 @@ type rawChild struct {
 	// every frame (go test -fuzz).
 	msg, want [wire.MaxLine]byte
 	num       [24]byte
+
+	vm   bool   // started by CloneVM: shares the starter's memory
+	mask uint64 // the signal mask to execute with (CloneVM)
 }
+
+// rawStack is the stack of a gate that shares the starter's memory: its
+// deepest call chain needs a few hundred bytes (the linker checks that
+// it fits in a goroutine stack's nosplit limit).
+const rawStack = 64 << 10
+
+// canCloneVM is whether a gate can share the starter's memory here;
+// cloneVM whether it does (the tests clear it to run the forked gate
+// too).
+const canCloneVM = rawfork.CanCloneVM
+
+var cloneVM = canCloneVM
 
 // spawnRaw starts the raw gate: a clone of this process that leads a new
 // process group, joins the session cgroup, keeps only the Engine's
@@ -73,35 +94,47 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("gate: no argv[0] for the Engine")
 	}
-	c := &rawChild{goR: -1, repW: -1, cgFD: -1}
-	var err error
-	if c.path, err = syscall.BytePtrFromString(spec.Path); err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
+	// The arena holds the rawChild, the strings (argv twice: again for
+	// /bin/sh), their pointer arrays and the descriptor lists.
+	size := int(unsafe.Sizeof(rawChild{})) + 64 + len(spec.Path) + 2*len(shell) + len(Comm) + 4*len(spec.Files)
+	for _, ss := range [][]string{spec.Argv, spec.Argv, spec.Env} {
+		size += (len(ss) + 2) * 8
+		for _, s := range ss {
+			size += len(s) + 1
+		}
 	}
-	argv, err := syscall.SlicePtrFromStrings(spec.Argv)
+	a, err := rawfork.NewArena(size, rawStack)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	shArgv, err := syscall.SlicePtrFromStrings(append([]string{shell, spec.Path}, spec.Argv[1:]...))
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
+	shared := false
+	defer func() {
+		if !shared {
+			// Forked, or no child at all: the child, if any, has its own
+			// copy of the arena.
+			a.Free()
+		}
+	}()
+	c := (*rawChild)(a.Alloc(int(unsafe.Sizeof(rawChild{})), 8))
+	c.goR, c.repW, c.cgFD = -1, -1, -1
+	c.path, c.sh, c.comm = a.CString(spec.Path), a.CString(shell), a.CString(Comm)
+	c.argv = a.CStrings(spec.Argv)
+	c.shArgv = a.CStrings(append([]string{shell, spec.Path}, spec.Argv[1:]...))
+	c.envv = a.CStrings(spec.Env)
+	if c.path == nil || c.argv == nil || c.shArgv == nil || c.envv == nil {
+		return nil, fmt.Errorf("gate: %w", syscall.EINVAL) // a NUL in a string
 	}
-	envv, err := syscall.SlicePtrFromStrings(spec.Env)
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	c.argv, c.shArgv, c.envv = &argv[0], &shArgv[0], &envv[0]
-	c.sh, _ = syscall.BytePtrFromString(shell)
-	c.comm, _ = syscall.BytePtrFromString(Comm)
-	c.complaint = []byte("session-starter: gate: join the session cgroup: errno ")
+	c.complaint = a.Bytes([]byte("session-starter: gate: join the session cgroup: errno "))
 	if orig, ok := rlimit.Original(); ok && orig.Max > 0 && orig.Cur < orig.Max-1 {
 		// The runtime raised the soft limit to hard-1 (package syscall's
 		// init); a limit found otherwise was set since, and is kept.
 		c.restore, c.orig, c.raised = true, orig, rlimit.Limit{Cur: orig.Max - 1, Max: orig.Max}
 	}
+	files := make([]int32, 0, len(spec.Files))
 	for _, fd := range spec.Files {
-		c.files = append(c.files, int32(fd))
+		files = append(files, int32(fd))
 	}
+	c.files = a.Int32s(files)
 
 	goR, goW, repR, repW, err := sys.Pipes()
 	if err != nil {
@@ -111,14 +144,31 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	if spec.CgroupProcs > 2 {
 		c.cgFD = int32(spec.CgroupProcs)
 	}
-	c.keep = append(slices.Clone(c.files), c.goR, c.repW)
-	slices.Sort(c.keep)
-	c.keep = slices.Compact(c.keep)
+	keep := append(files, c.goR, c.repW)
+	slices.Sort(keep)
+	c.keep = a.Int32s(slices.Compact(keep))
+	if c.keep == nil || (len(files) > 0 && c.files == nil) || c.complaint == nil {
+		sys.Close(goR)
+		sys.Close(goW)
+		sys.Close(repR)
+		sys.Close(repW)
+		return nil, errors.New("gate: the arena is too small") // not reached: sized above
+	}
 
 	pidfd := int32(-1)
 	var pid uintptr
 	errno := syscall.ENOSYS
-	if c.cgFD >= 0 && spec.CgroupDir > 2 {
+	if cloneVM {
+		c.vm = true
+		pid, errno = cloneRawGate(a, c, &pidfd, spec.CgroupDir)
+		shared = errno == 0
+		if !shared {
+			// No child: a forked one has its signals reset by the
+			// runtime's fork hook.
+			c.vm = false
+		}
+	}
+	if errno != 0 && c.cgFD >= 0 && spec.CgroupDir > 2 {
 		// Born in the session cgroup: the child has nothing to write.
 		cgFD := c.cgFD
 		c.cgFD = -1
@@ -126,12 +176,11 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		c.cgFD = cgFD
 	}
 	if errno != 0 {
+		// Forked plainly: where clone3 is refused (a seccomp profile
+		// that answers it ENOSYS, as Docker's does) or cannot place the
+		// child in the cgroup; it joins by writing cgroup.procs.
 		pid, errno = forkRawGate(c, &pidfd)
 	}
-	runtime.KeepAlive(c)
-	runtime.KeepAlive(argv)
-	runtime.KeepAlive(shArgv)
-	runtime.KeepAlive(envv)
 	sys.Close(goR)
 	sys.Close(repW)
 	if errno != 0 {
@@ -140,6 +189,9 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		return nil, fmt.Errorf("gate: %w", os.NewSyscallError("clone", errno))
 	}
 	g := &Gate{PID: int(pid), Pidfd: int(pidfd), path: spec.Path, goW: goW, repR: repR}
+	if shared {
+		g.left = a.Free
+	}
 	// The child leads its group only once it has run that far; set it
 	// from here too, as a shell does for its jobs, so that group E exists
 	// when Spawn returns and the guard can be armed on it at once. The
@@ -149,6 +201,24 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
 	return g, nil
+}
+
+// cloneRawGate starts the raw gate in this process's memory
+// (rawfork.CloneVM), born in the session cgroup where there is one (then
+// it has nothing to write) or else joining it by cgroup.procs. An errno
+// means no child was made.
+func cloneRawGate(a *rawfork.Arena, c *rawChild, pidfd *int32, cgroupDir int) (uintptr, syscall.Errno) {
+	if c.cgFD >= 0 && cgroupDir > 2 {
+		cgFD := c.cgFD
+		c.cgFD = -1
+		pid, errno := rawfork.CloneVM(a, pidfd, cgroupDir, &c.mask, rawGate, unsafe.Pointer(c))
+		if errno == 0 {
+			// c is the child's now: nothing is written to it again.
+			return pid, 0
+		}
+		c.cgFD = cgFD
+	}
+	return rawfork.CloneVM(a, pidfd, -1, &c.mask, rawGate, unsafe.Pointer(c))
 }
 
 // forkRawGate clones the raw gate; in the parent it returns the child's
@@ -161,7 +231,7 @@ func forkRawGate(c *rawChild, pidfd *int32) (uintptr, syscall.Errno) {
 	if errno != 0 || pid != 0 {
 		return pid, errno
 	}
-	rawGate(c)
+	rawGate(unsafe.Pointer(c))
 	return 0, 0 // not reached: rawGate exits or executes
 }
 
@@ -175,15 +245,25 @@ func forkRawGateInto(c *rawChild, pidfd *int32, cgroup int) (uintptr, syscall.Er
 	if errno != 0 || pid != 0 {
 		return pid, errno
 	}
-	rawGate(c)
+	rawGate(unsafe.Pointer(c))
 	return 0, 0 // not reached: rawGate exits or executes
 }
 
-// rawGate is the child, from its clone to its execve or exit.
+// rawGate is the child, from its clone to its execve or exit; raw is its
+// rawChild. Called by rawfork.CloneVM, it first puts the default signal
+// handlers and the signal mask back in its own table (a forked child had
+// that done by the runtime's fork hook). One function, not a wrapper: the
+// linker checks that the deepest nosplit chain fits.
 //
 //go:nosplit
 //go:norace
-func rawGate(c *rawChild) {
+func rawGate(raw unsafe.Pointer) {
+	// Sound: raw is the rawChild in the arena, mapped until this child
+	// has left the parent's memory (or the child's own copy, forked).
+	c := (*rawChild)(raw)
+	if c.vm {
+		rawfork.ResetSignals(&c.mask)
+	}
 	rawfork.SetName(c.comm)
 	pid, _, _ := syscall.RawSyscall6(syscall.SYS_GETPID, 0, 0, 0, 0, 0, 0)
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_SETPGID, 0, 0, 0, 0, 0, 0); e != 0 {

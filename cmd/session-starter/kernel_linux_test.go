@@ -19,6 +19,7 @@ import (
 func init() {
 	testproc.Register("without-group-signal", withoutGroupSignal)
 	testproc.Register("without-close-range", withoutCloseRange)
+	testproc.Register("without-clone3", withoutClone3)
 }
 
 // BPF for the seccomp filters below (x86_64).
@@ -64,6 +65,23 @@ func withoutCloseRange(args []string) int {
 		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
 	}, func() bool {
 		_, _, errno := unix.Syscall(unix.SYS_CLOSE_RANGE, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
+		return errno == unix.ENOSYS
+	})
+}
+
+// withoutClone3 makes the kernel answer ENOSYS to clone3, as Docker's
+// default seccomp profile does, then executes args.
+func withoutClone3(args []string) int {
+	return execFiltered(args, []unix.SockFilter{
+		{Code: ldW, K: arch},
+		{Code: jeqK, Jt: 1, Jf: 0, K: unix.AUDIT_ARCH_X86_64},
+		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
+		{Code: ldW, K: nr},
+		{Code: jeqK, Jt: 0, Jf: 1, K: unix.SYS_CLONE3},
+		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
+	}, func() bool {
+		_, _, errno := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0)
 		return errno == unix.ENOSYS
 	})
 }
@@ -134,6 +152,50 @@ func TestWithoutCloseRangeTheGateIsTheReExecutedBinary(t *testing.T) {
 		release()
 		if !waitFile(filepath.Join(dir, "ran"), testproc.TooLong) {
 			t.Fatalf("close_range filtered %v: the Engine did not run; stderr:\n%s", filtered, stderr)
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		noSurvivors(t, mark)
+	}
+}
+
+// TestWhereClone3IsRefusedTheGateIsForked: the raw gate shares the
+// starter's memory (clone3 with CLONE_VM, on amd64); under a seccomp
+// profile that answers clone3 ENOSYS, as Docker's default does, it is
+// forked with clone instead, and the session runs as ever. Without the
+// filter the waiting gate shares the starter's memory (the control).
+func TestWhereClone3IsRefusedTheGateIsForked(t *testing.T) {
+	if portable {
+		t.Skip("the portable build takes macOS's path: its gate is always the re-executed binary")
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the gate shares memory on amd64 only, and the seccomp filter is written for x86_64")
+	}
+	const kcmpVM = 1 // KCMP_VM, <linux/kcmp.h>
+	for _, filtered := range []bool{true, false} {
+		mark := newMark(t)
+		dir := t.TempDir()
+		cmd := exec.Command(binary, holdArgs()...)
+		cmd.Env = append(os.Environ(), markVar+"="+mark)
+		if filtered {
+			cmd = helperCommand(t, mark, "without-clone3", append([]string{binary}, holdArgs()...)...)
+		}
+		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
+		// The helper executed the starter: its PID is the starter's.
+		starter := cmd.Process.Pid
+		g := childWith(t, starter, gate.Comm)
+		r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(starter), uintptr(g), kcmpVM, 0, 0, 0)
+		if e != 0 {
+			t.Fatalf("kcmp: %v", e)
+		}
+		if shared := r == 0; shared == filtered {
+			t.Fatalf("clone3 filtered %v: gate %d shares the starter's memory: %v, want %v", filtered, g, shared, !filtered)
+		}
+		release()
+		if !waitFile(filepath.Join(dir, "ran"), testproc.TooLong) {
+			t.Fatalf("clone3 filtered %v: the Engine did not run; stderr:\n%s", filtered, stderr)
 		}
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)

@@ -40,6 +40,7 @@ const (
 	POLLIN   = unix.POLLIN
 	POLLPRI  = unix.POLLPRI
 	POLLNVAL = unix.POLLNVAL
+	POLLHUP  = unix.POLLHUP
 
 	S_IFMT   = unix.S_IFMT
 	S_IFIFO  = unix.S_IFIFO

@@ -123,6 +123,80 @@ func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 	return 0, 0
 }
 
+// CloneVM starts a child that shares this process's memory (clone3 with
+// CLONE_VM, without CLONE_VFORK: the parent goes on at once), as
+// posix_spawn does, so that no page table is copied and no page of the
+// parent's becomes copy-on-write. The child runs fn(arg) on the stack of
+// a, with every signal blocked and the Go runtime's handlers still
+// installed: fn must call [ResetSignals] first. fn and everything it
+// calls must be //go:nosplit and //go:norace, must never return, and may
+// write to a's memory and its own stack only: the rest is the parent's,
+// live. With cgroup >= 0 the child is born in the cgroup of that
+// directory descriptor (CLONE_INTO_CGROUP). In the parent it returns the
+// child's PID, its pidfd in *pidfd, or the errno (no child was made).
+//
+// It is sound against the runtime because the child never enters it: it
+// takes no lock, allocates nothing, writes no pointer (so no write
+// barrier runs), reads no thread-local state of its own and runs no Go
+// signal handler (its signals are blocked until it has put the default
+// handlers back in its own copy of the table: CLONE_SIGHAND is not
+// given). The parent keeps a mapped until the child has executed another
+// program or exited; until then a is the child's.
+//
+//go:norace
+func CloneVM(a *Arena, pidfd *int32, cgroup int, mask *uint64, fn func(unsafe.Pointer), arg unsafe.Pointer) (uintptr, syscall.Errno) {
+	base, size := a.stackBase()
+	args := cloneArgs{
+		flags:      unix.CLONE_VM | unix.CLONE_PIDFD,
+		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
+		exitSignal: uint64(syscall.SIGCHLD),
+		stack:      uint64(base),
+		stackSize:  uint64(size),
+	}
+	if cgroup >= 0 {
+		args.flags |= unix.CLONE_INTO_CGROUP
+		args.cgroup = uint64(cgroup)
+	}
+	// The mask the child puts back before it executes anything: this
+	// thread's, as every thread of the runtime has it outside a fork.
+	runtime.LockOSThread()
+	// Sound: mask outlives the call; the kernel's sigset is 8 bytes.
+	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, 0, uintptr(unsafe.Pointer(mask)), 8, 0, 0)
+	beforeFork()
+	// Sound: args lives until the call returns in the parent; the kernel
+	// reads it during the call. The child does not return from it.
+	pid, errno := cloneVM(unsafe.Pointer(&args), unsafe.Sizeof(args), fn, arg)
+	afterFork()
+	runtime.UnlockOSThread()
+	return pid, syscall.Errno(errno)
+}
+
+// ResetSignals puts the default handler back for every signal with a
+// handler (the runtime's), leaves ignored signals ignored, then sets the
+// signal mask to *mask: what the runtime's afterForkInChild does for a
+// forked child, for a child that shares the runtime's memory and so must
+// not call it.
+//
+//go:nosplit
+//go:norace
+func ResetSignals(mask *uint64) {
+	// struct sigaction as rt_sigaction takes it; the handler comes first.
+	var act, old [4]uintptr
+	for sig := uintptr(1); sig <= 64; sig++ {
+		if sig == uintptr(syscall.SIGKILL) || sig == uintptr(syscall.SIGSTOP) {
+			continue
+		}
+		// Sound: old and act outlive the calls; the mask is 8 bytes.
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
+			continue
+		}
+		if old[0] != 0 && old[0] != SigIgn { // neither SIG_DFL nor SIG_IGN
+			syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+		}
+	}
+	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(mask)), 0, 8, 0, 0)
+}
+
 // CloseRangeWorks reports whether the kernel has close_range (Linux 5.9),
 // with which a child drops every descriptor it inherited but its own: a
 // range above every possible descriptor closes nothing, and ENOSYS means
@@ -233,7 +307,7 @@ func Now() int64 {
 	var ts syscall.Timespec
 	// Sound: ts outlives the call.
 	syscall.RawSyscall6(syscall.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0, 0, 0, 0)
-	return ts.Sec*1e9 + ts.Nsec
+	return int64(ts.Sec)*1e9 + int64(ts.Nsec)
 }
 
 // PollFd is struct pollfd.
@@ -250,10 +324,11 @@ type PollFd struct {
 //go:nosplit
 //go:norace
 func Poll(fds []PollFd, timeout int64) syscall.Errno {
-	var ts syscall.Timespec
+	// struct timespec as this architecture's ppoll takes it: two words.
+	var ts [2]uintptr
 	tsp := uintptr(0)
 	if timeout >= 0 {
-		ts.Sec, ts.Nsec = timeout/1e9, timeout%1e9
+		ts[0], ts[1] = uintptr(timeout/1e9), uintptr(timeout%1e9)
 		tsp = uintptr(unsafe.Pointer(&ts))
 	}
 	for {

@@ -1,0 +1,126 @@
+//go:build linux && !portable
+
+package rawfork
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// Arena is memory mapped outside the Go heap for a child that shares this
+// process's memory ([CloneVM]): its stack and everything it reads or
+// writes. The garbage collector neither frees nor reuses it, so the child
+// can run on it after the parent has dropped every reference; it is
+// unmapped only once the child has left this memory ([Arena.Free]).
+type Arena struct {
+	mem   []byte
+	off   int
+	stack int // bytes at the end of mem kept for the child's stack
+}
+
+// NewArena maps size bytes of data and a stack of stack bytes.
+func NewArena(size, stack int) (*Arena, error) {
+	page := os.Getpagesize()
+	total := (size + stack + page - 1) &^ (page - 1)
+	mem, err := syscall.Mmap(-1, 0, total, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, os.NewSyscallError("mmap", err)
+	}
+	return &Arena{mem: mem, stack: stack}, nil
+}
+
+// Alloc returns n zeroed bytes aligned to align (a power of two), or nil
+// when the arena is full.
+func (a *Arena) Alloc(n, align int) unsafe.Pointer {
+	off := (a.off + align - 1) &^ (align - 1)
+	if off+n > len(a.mem)-a.stack {
+		return nil
+	}
+	a.off = off + n
+	// Sound: off+n is within mem, which the garbage collector never
+	// scans or frees.
+	return unsafe.Pointer(&a.mem[off])
+}
+
+// Bytes copies b into the arena.
+func (a *Arena) Bytes(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	p := a.Alloc(len(b), 1)
+	if p == nil {
+		return nil
+	}
+	dst := unsafe.Slice((*byte)(p), len(b))
+	copy(dst, b)
+	return dst
+}
+
+// CString copies s with a NUL after it; nil if s holds a NUL or the
+// arena is full.
+func (a *Arena) CString(s string) *byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return nil
+		}
+	}
+	p := a.Alloc(len(s)+1, 1)
+	if p == nil {
+		return nil
+	}
+	copy(unsafe.Slice((*byte)(p), len(s)), s)
+	return (*byte)(p)
+}
+
+// CStrings copies ss as a NULL-terminated array of C strings; nil if one
+// does not fit or holds a NUL.
+func (a *Arena) CStrings(ss []string) **byte {
+	p := a.Alloc((len(ss)+1)*int(unsafe.Sizeof(uintptr(0))), int(unsafe.Alignof(uintptr(0))))
+	if p == nil {
+		return nil
+	}
+	arr := unsafe.Slice((**byte)(p), len(ss)+1)
+	for i, s := range ss {
+		if arr[i] = a.CString(s); arr[i] == nil {
+			return nil
+		}
+	}
+	return (**byte)(p)
+}
+
+// Int32s copies v into the arena.
+func (a *Arena) Int32s(v []int32) []int32 {
+	if len(v) == 0 {
+		return nil
+	}
+	p := a.Alloc(len(v)*4, 4)
+	if p == nil {
+		return nil
+	}
+	dst := unsafe.Slice((*int32)(p), len(v))
+	copy(dst, v)
+	return dst
+}
+
+// stackTop is the highest address of the stack, 16-byte aligned.
+func (a *Arena) stackTop() uintptr {
+	// Sound: the stack is the arena's last bytes.
+	return (uintptr(unsafe.Pointer(&a.mem[0])) + uintptr(len(a.mem))) &^ 15
+}
+
+// stackBase is the lowest address of the stack and its size, as clone3
+// takes them.
+func (a *Arena) stackBase() (uintptr, uintptr) {
+	base := uintptr(unsafe.Pointer(&a.mem[0])) + uintptr(len(a.mem)-a.stack)
+	return base, a.stackTop() - base
+}
+
+// Free unmaps the arena. Call it only when no child runs on it: the child
+// executed another program or exited.
+func (a *Arena) Free() {
+	if a.mem != nil {
+		_ = syscall.Munmap(a.mem)
+		a.mem = nil
+	}
+}
