@@ -36,21 +36,9 @@ func PeekChild(pid, _ int) (WaitStatus, bool, error) {
 
 // ReapChildWithin waits up to d for the exit descriptor fd to tell that
 // the caller's child pid exited, then reaps it by number;
-// [ErrRunning] if it has not exited by then.
+// [ErrRunning] if it has not exited by then. A traced child is waitable
+// only after its tracer has waited for it: until d, waitid is tried
+// again after pauses of 100 µs doubling to 10 ms.
 func ReapChildWithin(pid, fd int, d time.Duration) (WaitStatus, error) {
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	if _, err := Poll(fds, d); err != nil {
-		return WaitStatus{}, err
-	}
-	var info unix.Siginfo
-	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG, nil)
-	})
-	if err != nil {
-		return WaitStatus{}, named("waitid", err)
-	}
-	if info.Signo == 0 {
-		return WaitStatus{}, ErrRunning
-	}
-	return statusOf(&info), nil
+	return reapWithin(fd, d, unix.P_PID, pid)
 }

@@ -97,22 +97,43 @@ func Peek(pidfd int) (WaitStatus, bool, error) {
 // waitid(P_PIDFD, WEXITED|WNOHANG). A child still running after d — one
 // that cannot be killed, say — is left unreaped and [ErrRunning] returned:
 // no reap waits without a bound.
+//
+// A traced child (strace -f, a debugger) is readable once it has exited,
+// but its tracer is told first, and it is waitable by its parent only
+// after the tracer has waited for it: until d, waitid is tried again
+// after pauses of 100 µs doubling to 10 ms.
 func ReapWithin(pidfd int, d time.Duration) (WaitStatus, error) {
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	return reapWithin(pidfd, d, unix.P_PIDFD, pidfd)
+}
+
+// reapWithin polls the exit descriptor fd for up to d, then reaps the
+// child waitid(idtype, id) names, trying again while fd is readable and
+// the child not yet waitable (traced), until d.
+func reapWithin(fd int, d time.Duration, idtype, id int) (WaitStatus, error) {
+	deadline := time.Now().Add(d)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	if _, err := Poll(fds, d); err != nil {
 		return WaitStatus{}, err
 	}
-	var info unix.Siginfo
-	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOHANG, nil)
-	})
-	if err != nil {
-		return WaitStatus{}, named("waitid", err)
+	pause := 100 * time.Microsecond
+	for {
+		var info unix.Siginfo
+		_, err := ignoringEINTR(func() (struct{}, error) {
+			return struct{}{}, unix.Waitid(idtype, id, &info, unix.WEXITED|unix.WNOHANG, nil)
+		})
+		if err != nil {
+			return WaitStatus{}, named("waitid", err)
+		}
+		if info.Signo != 0 {
+			return statusOf(&info), nil
+		}
+		left := time.Until(deadline)
+		if fds[0].Revents == 0 || left <= 0 {
+			return WaitStatus{}, ErrRunning
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, 10*time.Millisecond)
 	}
-	if info.Signo == 0 {
-		return WaitStatus{}, ErrRunning
-	}
-	return statusOf(&info), nil
 }
 
 // statusOf reads the SIGCHLD part of a siginfo: si_pid, si_uid and

@@ -65,6 +65,37 @@ func init() {
 			return 6
 		}
 	})
+	// trace PID D: trace PID (PTRACE_SEIZE), say "seized", and wait D
+	// before waiting for its exit as its tracer; exit 0 once it has seen
+	// that exit, 7 if PID cannot be traced.
+	testproc.Register("trace", func(args []string) int {
+		pid, _ := strconv.Atoi(args[0])
+		d, _ := time.ParseDuration(args[1])
+		runtime.LockOSThread() // ptrace requests come from the thread that seized
+		if err := unix.PtraceSeize(pid); err != nil {
+			fmt.Println("seize:", err)
+			return 7
+		}
+		fmt.Println("seized")
+		time.Sleep(d)
+		for deadline := time.Now().Add(testproc.TooLong); time.Now().Before(deadline); {
+			var ws unix.WaitStatus
+			got, err := unix.Wait4(pid, &ws, unix.WALL, nil)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || got != pid {
+				fmt.Println("wait4:", got, err)
+				return 8
+			}
+			if ws.Exited() || ws.Signaled() {
+				return 0
+			}
+			// A stop reported to the tracer: let the tracee go on.
+			_ = unix.PtraceCont(pid, 0)
+		}
+		return 9
+	})
 	// die SIG: allow core dumps of any size, then die of SIG with Die,
 	// which must switch core dumps off again by itself.
 	testproc.Register("die", func(args []string) int {
@@ -222,6 +253,37 @@ func (c *child) reap(t *testing.T) WaitStatus {
 		t.Fatalf("Reap(pid %d) = %v", c.pid, err)
 	}
 	return ws
+}
+
+// TestAReapOfATracedChildWaitsForItsTracer: a traced child (strace -f)
+// that has exited is readable at once, but waitable by its parent only
+// once its tracer has waited for it; the reap waits for that, within its
+// bound, rather than report the child still running.
+func TestAReapOfATracedChildWaitsForItsTracer(t *testing.T) {
+	c := startChild(t, t.TempDir(), 0, 0, "/bin/sleep", "600")
+	tracer := helperCommand(t, "trace", strconv.Itoa(c.pid), "300ms")
+	out, err := tracer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tracer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "seized\n" {
+		_ = tracer.Wait()
+		t.Skipf("cannot trace a child here: %q", line)
+	}
+	if err := PidfdSignal(c.pidfd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ws := c.reap(t)
+	if ws.Exited || ws.Signal != syscall.SIGKILL {
+		t.Fatalf("reaped %v, want signal KILL", ws)
+	}
+	if err := tracer.Wait(); err != nil {
+		t.Fatalf("tracer: %v", err)
+	}
 }
 
 // waitExit blocks until the child has ended, without reaping it.
