@@ -35,12 +35,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		status = statusFD(o.StatusFD)
 	}
+	// The records are built only for a status descriptor: their time
+	// stamps load the local time zone.
 	o.started = func(pid, guard int, mode string) {
-		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now()})
+		if status >= 0 {
+			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now()})
+		}
 	}
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
-	status.write(ended(res, err))
+	if status >= 0 {
+		status.write(ended(res, err))
+	}
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", res.Mode).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
