@@ -54,11 +54,11 @@ test-windows: ## Run the Windows tests under Wine (installs wine64 and mingw-w64
 # code paths of macOS on Linux, each run of the product under a seccomp
 # filter that refuses pidfd_send_signal and PR_SET_CHILD_SUBREAPER. The
 # cases that need the subreaper or a cgroup skip, saying why. The gate's,
-# the guard's and the starter's own tests run in-process with the tag too
-# (without the filter).
+# the guard's, the starter's and the internal packages' own tests run
+# in-process with the tag too (without the filter).
 .PHONY: test-portable
 test-portable: ## Run the session suite against the portable build (macOS's code paths, on Linux)
-	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/ ./gate/ ./guard/ ./starter/
+	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/ ./gate/ ./guard/ ./starter/... ./internal/...
 
 .PHONY: lint
 lint: fmt tidy fuzz-build ## gofmt, go mod tidy, go vet (also of the portable build), the fuzz builds, the pinned staticcheck and actionlint, shellcheck
