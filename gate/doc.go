@@ -11,9 +11,14 @@
 //
 //   - raw (Linux with close_range, 5.9): a clone of the starter that runs
 //     no Go runtime of its own, only raw system calls between the runtime's
-//     fork hooks, as package syscall's own fork-exec child does. It costs
-//     one fork: no second runtime start on the way to the Engine's exec,
-//     no threads or heap of its own while it waits. Before it waits it
+//     fork hooks, as package syscall's own fork-exec child does: no second
+//     runtime start on the way to the Engine's exec, no threads or heap of
+//     its own while it waits. On amd64 it shares the starter's memory until
+//     its execve (clone3 with CLONE_VM, without CLONE_VFORK), running on a
+//     stack and reading data mapped outside the Go heap, so that the clone
+//     copies no page table and leaves no page of the starter's
+//     copy-on-write; where clone3 is refused (Docker's default seccomp
+//     profile answers ENOSYS) and on other architectures it is forked. Before it waits it
 //     closes every descriptor but the Engine's and its own two pipes, so
 //     that nothing of the starter's — the write end of its own go-ahead
 //     pipe above all — keeps it waiting once the starter is gone; before

@@ -363,6 +363,50 @@ func forEachRawKind(t *testing.T, f func(t *testing.T)) {
 	})
 }
 
+// TestASharedGatesArenaIsUnmappedOnlyOnceTheGateHasLeft: Close while
+// the gate still waits leaves the arena it runs on mapped; Close after the
+// gate exited without a go-ahead unmaps it.
+func TestASharedGatesArenaIsUnmappedOnlyOnceTheGateHasLeft(t *testing.T) {
+	if !rawSupported() || !canCloneVM {
+		t.Skip("no gate that shares memory here")
+	}
+	waiting := startGate(t, t.TempDir(), "/bin/sh", false)
+	pidfd, err := unix.Dup(waiting.Pidfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	left := waiting.left
+	waiting.Close()
+	if waiting.left == nil {
+		t.Fatal("Close unmapped the arena of a gate that still runs on it")
+	}
+	_ = sys.PidfdSignal(pidfd, syscall.SIGKILL)
+	if _, err := sys.ReapWithin(pidfd, testproc.TooLong); err != nil {
+		t.Fatal(err)
+	}
+	left() // gone now: the test unmaps it
+
+	exited := startGate(t, t.TempDir(), "/bin/sh", false)
+	exited.Abort() // its go-ahead pipe ends: it exits without executing
+	fds := []sys.PollFd{{Fd: int32(exited.Pidfd), Events: sys.POLLIN}}
+	if n, err := sys.Poll(fds, testproc.TooLong); err != nil || n != 1 {
+		t.Fatalf("the gate did not exit: %d, %v", n, err)
+	}
+	pidfd2, err := unix.Dup(exited.Pidfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd2)
+	exited.Close()
+	if exited.left != nil {
+		t.Fatal("Close after the gate exited left its arena mapped")
+	}
+	if _, err := sys.ReapWithin(pidfd2, testproc.TooLong); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTheRawGateSharesTheStartersMemoryUntilItExecutes: where rawfork
 // can, the waiting gate runs in this process's memory (no copy of it is
 // made), and has its own once it has executed the Engine; the arena it

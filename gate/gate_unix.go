@@ -237,13 +237,13 @@ func (g *Gate) hasLeft() {
 // Close releases the starter's descriptors of the gate, the pidfd
 // included. It does not reap the gate.
 func (g *Gate) Close() {
-	if g.left != nil && g.Pidfd >= 0 && g.repR >= 0 {
+	if g.left != nil {
 		// A gate that exited (its exit descriptor readable) or executed
 		// (the report pipe hung up: its end is closed at execve and at
 		// exit) has left the starter's memory; one that has not is left
-		// what it runs on.
+		// what it runs on. Poll ignores a descriptor of -1.
 		fds := []sys.PollFd{{Fd: int32(g.Pidfd), Events: sys.POLLIN}, {Fd: int32(g.repR)}}
-		if _, err := sys.Poll(fds, 0); err == nil && (fds[0].Revents != 0 || fds[1].Revents&sys.POLLHUP != 0) {
+		if _, err := sys.Poll(fds, 0); err == nil && (fds[0].Revents&sys.POLLIN != 0 || fds[1].Revents&sys.POLLHUP != 0) {
 			g.hasLeft()
 		}
 	}

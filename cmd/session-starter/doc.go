@@ -35,8 +35,12 @@
 //	    between the runtime's fork hooks it makes only system calls — lead group
 //	    E, join the session cgroup, close every descriptor but the Engine's and
 //	    its own two pipes (`close_range`), wait, put back the open-files limit
-//	    the process started with, `execve` (ENOEXEC: `/bin/sh`, as execvp). Its
-//	    command name is `session-gate` until the exec. Elsewhere (and on an older
+//	    the process started with, `execve` (ENOEXEC: `/bin/sh`, as execvp). On
+//	    amd64 it shares the starter's memory until its `execve` (clone3 with
+//	    CLONE_VM, as posix_spawn's child), on a stack and data mapped outside
+//	    the Go heap, so that no page table is copied; where clone3 is refused
+//	    (Docker's default seccomp profile) and on other architectures it is
+//	    forked. Its command name is `session-gate` until the exec. Elsewhere (and on an older
 //	    kernel) the starter starts its own binary again in a hidden mode; that
 //	    gate gets the Engine's command line and environment in a memfd, not on
 //	    its own command line, so any Engine command line with which
@@ -628,61 +632,63 @@
 //	BENCH_MANY=0 make bench             # without the 500-session row
 //	BENCH_OUT=/tmp/bench.md make bench  # also writes the table to a file
 //
-// The machine is shared: during this run other users' load on its 2 cores
-// was 58 to 105 (load average), so single rows move by milliseconds between
-// runs; compare rows of the same run.
+// The machine is shared: the load average was about 20 at the start of
+// this run (the 500 sessions of a before-after run just before it) and
+// other users' work came and went during it (see the p99 of the b rows),
+// so single rows move by milliseconds between runs; compare rows of the
+// same run.
 //
-// Machine: 2 cores, AMD EPYC; kernel 6.18.44-fc-v857; 2026-12-01 03:36 UTC; go1.26.8; session-starter 0eca6e0
+// Machine: 2 cores, AMD EPYC; kernel 6.18.44-fc-v857; 2026-12-01 05:18 UTC; go1.26.8; session-starter 18d5b35-dirty (the gate's Close change and the documentation of the commit after 18d5b35)
 //
 //	| | measure | runs | median (ms) | p99 (ms) | note |
 //	|---|---|---:|---:|---:|---|
-//	| a | /bin/true | 200 | 1.007 | 3.123 | baseline; CPU (user+sys, median) 0.881 ms |
-//	| a | bin/session-starter -- /bin/true | 200 | 9.776 | 17.912 | overhead 8.770 ms; CPU (user+sys, median) 11.903 ms |
-//	| a | tini -s -- /bin/true | 200 | 2.512 | 5.578 | overhead 1.505 ms; CPU (user+sys, median) 2.284 ms |
-//	| a | dumb-init /bin/true | 200 | 2.330 | 4.351 | overhead 1.324 ms; CPU (user+sys, median) 2.138 ms |
-//	| b | exit: trigger → last process gone | 200 | 8.909 | 16.460 | 100-process tree |
-//	| b | exit: trigger → first process gone (≥ first kill) | 200 | 2.835 | 11.155 | 100-process tree |
-//	| b | exit: trigger → session-starter exited | 200 | 12.177 | 19.941 | 100-process tree |
-//	| b | parent: trigger → last process gone | 200 | 9.446 | 16.323 | 100-process tree |
-//	| b | parent: trigger → first process gone (≥ first kill) | 200 | 2.239 | 11.188 | 100-process tree |
-//	| b | parent: trigger → session-starter exited | 200 | 13.203 | 23.570 | 100-process tree |
-//	| b | control: trigger → last process gone | 200 | 9.172 | 15.735 | 100-process tree |
-//	| b | control: trigger → first process gone (≥ first kill) | 200 | 2.553 | 11.147 | 100-process tree |
-//	| b | control: trigger → session-starter exited | 200 | 12.821 | 22.214 | 100-process tree |
-//	| b | sigterm: trigger → last process gone | 200 | 9.028 | 18.648 | 100-process tree |
-//	| b | sigterm: trigger → first process gone (≥ first kill) | 200 | 2.764 | 11.588 | 100-process tree |
-//	| b | sigterm: trigger → session-starter exited | 200 | 12.517 | 21.914 | 100-process tree |
-//	| b | exit: trigger → first kill syscall | 200 | 5.920 | 15.085 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| b | parent: trigger → first kill syscall | 200 | 3.136 | 12.639 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| b | control: trigger → first kill syscall | 200 | 3.810 | 11.739 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| b | sigterm: trigger → first kill syscall | 200 | 6.992 | 16.134 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
-//	| c | end 100: session-starter (SIGTERM) → last gone | 200 | 9.435 | 15.589 | 100 sleeping processes |
-//	| c | end 100: bare killpg → last gone | 200 | 8.478 | 19.098 | 100 sleeping processes |
-//	| c | end 100: session-starter (SIGTERM) → exited | 200 | 12.659 | 21.217 | 100 sleeping processes |
-//	| c | end 100: session-starter last gone → exited | 200 | 2.941 | 7.266 | 100 sleeping processes |
-//	| c | end 1000: session-starter (SIGTERM) → last gone | 30 | 87.396 | 147.679 | 1000 sleeping processes |
-//	| c | end 1000: bare killpg → last gone | 30 | 78.896 | 137.028 | 1000 sleeping processes |
-//	| c | end 1000: session-starter (SIGTERM) → exited | 30 | 96.729 | 161.718 | 1000 sleeping processes |
-//	| c | end 1000: session-starter last gone → exited | 30 | 7.201 | 17.627 | 1000 sleeping processes |
-//	| c | end 10000: session-starter (SIGTERM) → last gone | 5 | 1074.041 | 2268.262 | 10000 sleeping processes |
-//	| c | end 10000: bare killpg → last gone | 5 | 905.031 | 1041.740 | 10000 sleeping processes |
-//	| c | end 10000: session-starter (SIGTERM) → exited | 5 | 1086.278 | 2282.370 | 10000 sleeping processes |
-//	| c | end 10000: session-starter last gone → exited | 5 | 14.108 | 176.035 | 10000 sleeping processes |
-//	| c | end 100: session-starter group (SIGTERM) → last gone | 30 | 10.375 | 14.596 | 100 sleeping processes |
-//	| c | end 100: bare killpg → last gone | 30 | 8.667 | 11.047 | 100 sleeping processes |
-//	| c | end 100: session-starter group (SIGTERM) → exited | 30 | 12.789 | 17.981 | 100 sleeping processes |
-//	| c | end 100: session-starter group last gone → exited | 30 | 2.423 | 5.007 | 100 sleeping processes |
-//	| c | end 1000: session-starter group (SIGTERM) → last gone | 30 | 86.540 | 153.041 | 1000 sleeping processes |
-//	| c | end 1000: bare killpg → last gone | 30 | 82.449 | 109.806 | 1000 sleeping processes |
-//	| c | end 1000: session-starter group (SIGTERM) → exited | 30 | 101.072 | 155.738 | 1000 sleeping processes |
-//	| c | end 1000: session-starter group last gone → exited | 30 | 6.237 | 23.528 | 1000 sleeping processes |
-//	| c | fork storm: session-starter (SIGTERM) → group empty | 20 | 14.876 | 21.752 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
-//	| c | fork storm: bare killpg → group empty | 20 | 14.338 | 23.547 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
-//	| c | fork storm: session-starter (SIGTERM) → exited | 20 | 16.250 | 23.451 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
-//	| d | idle 10s: starter | 1 | 0.00 wake-ups/s | - | RSS 3.8 MiB, 7 threads |
-//	| d | idle 10s: guard | 1 | 0.00 wake-ups/s | - | RSS 1.6 MiB, 1 threads |
-//	| d | idle 10s: all supervisor processes | 1 | 0.00 wake-ups/s | - | RSS 5.5 MiB total |
-//	| e | 500 sessions: spawn → ack and Engine running | 500 | 2985.485 | 3736.486 | 500 sessions at once; failures 0; idle per session (starter + guard): PSS 1.91 MiB, 8.3 threads, 0.00 wake-ups/s over 5s |
+//	| a | /bin/true | 200 | 1.000 | 2.112 | baseline; CPU (user+sys, median) 0.883 ms |
+//	| a | bin/session-starter -- /bin/true | 200 | 8.017 | 16.184 | overhead 7.016 ms; CPU (user+sys, median) 9.644 ms |
+//	| a | tini -s -- /bin/true | 200 | 2.435 | 5.591 | overhead 1.435 ms; CPU (user+sys, median) 2.227 ms |
+//	| a | dumb-init /bin/true | 200 | 2.238 | 3.462 | overhead 1.238 ms; CPU (user+sys, median) 2.076 ms |
+//	| b | exit: trigger → last process gone | 200 | 8.744 | 14.362 | 100-process tree |
+//	| b | exit: trigger → first process gone (≥ first kill) | 200 | 2.669 | 11.349 | 100-process tree |
+//	| b | exit: trigger → session-starter exited | 200 | 11.793 | 18.958 | 100-process tree |
+//	| b | parent: trigger → last process gone | 200 | 8.957 | 18.374 | 100-process tree |
+//	| b | parent: trigger → first process gone (≥ first kill) | 200 | 2.267 | 13.438 | 100-process tree |
+//	| b | parent: trigger → session-starter exited | 200 | 12.367 | 22.042 | 100-process tree |
+//	| b | control: trigger → last process gone | 200 | 9.095 | 22.293 | 100-process tree |
+//	| b | control: trigger → first process gone (≥ first kill) | 200 | 4.341 | 12.044 | 100-process tree |
+//	| b | control: trigger → session-starter exited | 200 | 12.319 | 25.351 | 100-process tree |
+//	| b | sigterm: trigger → last process gone | 200 | 9.269 | 38.323 | 100-process tree |
+//	| b | sigterm: trigger → first process gone (≥ first kill) | 200 | 3.951 | 18.608 | 100-process tree |
+//	| b | sigterm: trigger → session-starter exited | 200 | 13.356 | 41.534 | 100-process tree |
+//	| b | exit: trigger → first kill syscall | 200 | 4.511 | 12.912 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| b | parent: trigger → first kill syscall | 200 | 1.683 | 13.821 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| b | control: trigger → first kill syscall | 200 | 5.494 | 15.587 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| b | sigterm: trigger → first kill syscall | 200 | 7.288 | 34.541 | perf record -k mono, syscalls:sys_enter_pidfd_send_signal/kill |
+//	| c | end 100: session-starter (SIGTERM) → last gone | 200 | 10.852 | 43.338 | 100 sleeping processes |
+//	| c | end 100: bare killpg → last gone | 200 | 9.509 | 42.149 | 100 sleeping processes |
+//	| c | end 100: session-starter (SIGTERM) → exited | 200 | 14.737 | 55.085 | 100 sleeping processes |
+//	| c | end 100: session-starter last gone → exited | 200 | 3.618 | 14.174 | 100 sleeping processes |
+//	| c | end 1000: session-starter (SIGTERM) → last gone | 30 | 84.297 | 140.802 | 1000 sleeping processes |
+//	| c | end 1000: bare killpg → last gone | 30 | 80.036 | 159.225 | 1000 sleeping processes |
+//	| c | end 1000: session-starter (SIGTERM) → exited | 30 | 90.951 | 144.595 | 1000 sleeping processes |
+//	| c | end 1000: session-starter last gone → exited | 30 | 7.809 | 20.990 | 1000 sleeping processes |
+//	| c | end 10000: session-starter (SIGTERM) → last gone | 5 | 942.517 | 1770.147 | 10000 sleeping processes |
+//	| c | end 10000: bare killpg → last gone | 5 | 885.147 | 970.413 | 10000 sleeping processes |
+//	| c | end 10000: session-starter (SIGTERM) → exited | 5 | 953.346 | 1932.537 | 10000 sleeping processes |
+//	| c | end 10000: session-starter last gone → exited | 5 | 16.999 | 162.391 | 10000 sleeping processes |
+//	| c | end 100: session-starter group (SIGTERM) → last gone | 30 | 10.850 | 15.685 | 100 sleeping processes |
+//	| c | end 100: bare killpg → last gone | 30 | 8.497 | 21.678 | 100 sleeping processes |
+//	| c | end 100: session-starter group (SIGTERM) → exited | 30 | 13.166 | 26.020 | 100 sleeping processes |
+//	| c | end 100: session-starter group last gone → exited | 30 | 2.574 | 10.335 | 100 sleeping processes |
+//	| c | end 1000: session-starter group (SIGTERM) → last gone | 30 | 85.509 | 155.446 | 1000 sleeping processes |
+//	| c | end 1000: bare killpg → last gone | 30 | 78.012 | 126.754 | 1000 sleeping processes |
+//	| c | end 1000: session-starter group (SIGTERM) → exited | 30 | 97.349 | 163.316 | 1000 sleeping processes |
+//	| c | end 1000: session-starter group last gone → exited | 30 | 7.617 | 22.130 | 1000 sleeping processes |
+//	| c | fork storm: session-starter (SIGTERM) → group empty | 20 | 16.326 | 22.252 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
+//	| c | fork storm: bare killpg → group empty | 20 | 15.297 | 24.062 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
+//	| c | fork storm: session-starter (SIGTERM) → exited | 20 | 17.458 | 25.330 | ≤ 2000 forks, 20ms apart per process; live at trigger: median 128 (session), 128 (bare); emptiness by the harness's /proc scan |
+//	| d | idle 10s: starter | 1 | 0.00 wake-ups/s | - | RSS 3.7 MiB, 8 threads |
+//	| d | idle 10s: guard | 1 | 0.00 wake-ups/s | - | RSS 0.7 MiB, 1 threads |
+//	| d | idle 10s: all supervisor processes | 1 | 0.00 wake-ups/s | - | RSS 4.3 MiB total |
+//	| e | 500 sessions: spawn → ack and Engine running | 500 | 1718.932 | 2960.070 | 500 sessions at once; failures 0; idle per session (starter + guard): PSS 1.51 MiB, 8.3 threads, 0.00 wake-ups/s over 5s |
 //
 // This run is in the default mode, `auto`, which is cgroup mode on this machine
 // (root, a writable cgroup2 mount); the rows marked `group` run with
@@ -731,86 +737,109 @@
 //     starter at once. A failure is a start without ack, or a starter that did
 //     not exit or exited 125.
 //
-// # Before and after the raw guard
+// # Before and after the shared-memory gate
 //
-// `scripts/bench/before-after.sh 095cd62` on the same machine (2026-12-01
-// 03:37–03:42 UTC, other users' load average 70–100): the binary of 095cd62
-// (gate raw, guard a Go runtime) against this one (the guard raw as well,
-// the signal handling set up off the path to the Engine, the gate born in
-// the session cgroup), every row of the two binaries in the same run. A
-// second run of the script right after gave the same picture: start-up
-// overhead 16.0 → 8.0 ms (group mode 10.0 → 7.3 ms, tini 1.39 ms), the end
-// of 1,000 members 7.7 → 4.9 ms (cgroup) and 12.3 → 3.4 ms (group) from the
-// last member's exit to the starter's.
+// `scripts/bench/before-after.sh c6300a7` (2026-12-01 05:14–05:19 UTC, the
+// machine otherwise quiet): the binary of c6300a7 (gate and guard raw,
+// both forked) against 18d5b35 (the gate shares the starter's memory until
+// its exec, clone3 with CLONE_VM; the time-stamped status records and the
+// flags' help are built only when asked for), every row of the two
+// binaries in the same run. The end rows do not move (the change is in
+// the start); their spread between runs is the machine's.
 //
 //	| measure (median) | before | after | tini -s | dumb-init |
 //	|---|---:|---:|---:|---:|
-//	| start-up overhead over /bin/true, default (cgroup) mode | 16.7 ms | 8.3 ms | 1.42 ms | 1.25 ms |
-//	| start-up overhead, group mode | 10.1 ms | 7.6 ms | | |
-//	| CPU per session, default mode | 13.3 ms | 10.9 ms | 2.21 ms | 2.07 ms |
-//	| CPU per session, group mode | 12.1 ms | 10.4 ms | | |
-//	| end 100, last gone → starter exited, cgroup / group | 3.9 / 3.3 ms | 2.4 / 2.1 ms | | |
-//	| end 1,000, last gone → starter exited, cgroup / group | 8.0 / 9.5 ms | 6.5 / 5.7 ms | | |
-//	| idle: threads starter + guard; RSS together | 6 + 4; 7.1 MiB | 7 + 1; 5.4 MiB | | |
-//	| 500 sessions at once: start p50 / p99 | 2.08 / 2.73 s | 1.78 / 3.19 s | | |
-//	| 500 sessions: PSS and threads per idle session | 2.01 MiB, 10.5 | 1.86 MiB, 8.3 | | |
+//	| start-up overhead over /bin/true, default (cgroup) mode | 8.18 ms | 6.87 ms | 1.36 ms | 1.26 ms |
+//	| start-up overhead, group mode | 7.73 ms | 6.05 ms | | |
+//	| CPU per session, default mode | 10.77 ms | 8.87 ms | 2.10 ms | 2.01 ms |
+//	| CPU per session, group mode | 10.04 ms | 7.99 ms | | |
+//	| end 100, last gone → starter exited, cgroup / group | 2.55 / 2.60 ms | 2.53 / 2.73 ms | | |
+//	| end 1,000, last gone → starter exited, cgroup / group | 9.7 / 9.9 ms | 9.1 / 3.8 ms | | |
+//	| idle: threads starter + guard; RSS together | 8 + 1; 4.5 MiB | 8 + 1; 4.4 MiB | | |
+//	| 500 sessions at once: start p50 / p99 | 2.30 / 3.48 s | 2.11 / 2.85 s | | |
+//	| 500 sessions: PSS and threads per idle session | 1.62 MiB, 8.3 | 1.55 MiB, 8.3 | | |
 //	| 500 sessions: wake-ups per idle session, failures | 0.00/s, 0 | 0.00/s, 0 | | |
 //
-// Where a session's time goes now (group mode, `-- /bin/true`, timed inside
-// the process over 60 runs): the Go runtime's start is about 1.2 ms over
-// /bin/true (a Go program that only exits takes 2.25 ms against /bin/true's
-// 1.0 ms) and package init with the flags 0.75 ms more (`--version`: 3.0 ms);
-// then prepare 0.4 ms, contain 2.0 ms (two forks of a multi-threaded Go
-// process, 0.3–0.8 ms each: the kernel write-protects the parent's pages
-// and shoots down their TLB entries on the other CPUs, and the parent takes
-// copy-on-write faults after), release 0.2 ms, the Engine's own run about
-// 1 ms, the end 0.65 ms, collect 0.45 ms, close 0.1 ms, and the exit and
-// reaping of a process with 7 threads about 0.8 ms.
+// Where a session's time goes now (cgroup mode, `-- /bin/true`, timed
+// inside the process with a temporary trace, 8 runs, the machine quiet):
+// the Go runtime's start to main about 0.7 ms after the exec (a Go
+// program that only executes /bin/true costs 2.4 ms over /bin/true in
+// the harness, 1.7× tini's whole overhead), parsing 0.2–0.3 ms, prepare
+// 0.2–0.4 ms, the session cgroup 0.3–0.6 ms, the gate 0.15–0.35 ms (was
+// 0.45–1.9 ms forked), the guard 0.5–0.9 ms (a fork of a multi-threaded
+// Go process: page tables copied, the starter's pages write-protected and
+// their TLB entries shot down on the other CPU, copy-on-write faults
+// after), ready and armed 0.1–0.4 ms, the thread reserve 0.05–0.5 ms; then
+// the Engine's own run about 1 ms, the end 0.3–0.5 ms, the guard's finish
+// (a round trip to another process) 0.3–0.5 ms, and the exit of a Go
+// process with 7–8 threads.
+//
+// # Before and after the raw guard
+//
+// `scripts/bench/before-after.sh 095cd62` (2026-12-01 03:37–03:42 UTC,
+// other users' load average 70–100): the binary of 095cd62 (gate raw,
+// guard a Go runtime) against 0eca6e0 (the guard raw as well, the signal
+// handling set up off the path to the Engine, the gate born in the
+// session cgroup): start-up overhead 16.7 → 8.3 ms (group mode 10.1 → 7.6
+// ms, tini 1.42 ms), CPU per session 13.3 → 10.9 ms, the end of 100
+// members 3.9 → 2.4 ms (cgroup) and 3.3 → 2.1 ms (group) from the last
+// member's exit to the starter's, 500 idle sessions 2.01 → 1.86 MiB and
+// 10.5 → 8.3 threads each.
 //
 // # Targets
 //
+// Measured against tini and dumb-init in the same runs (the table of
+// `make bench` above, and the before-after run):
+//
 //	| target | measured | |
 //	|---|---|---|
-//	| start-up overhead ≤ 3× tini's | 8.3 ms against tini's 1.42 ms (5.8×); group mode 7.6 ms | missed |
-//	| CPU per session ≤ 3× tini's | 10.9 ms against 2.21 ms (4.9×) | missed |
-//	| starter exits within 1 ms of the last member at 100 members | cgroup 2.4 ms, group 2.1 ms (the run above: 2.9 and 2.4 ms) | missed |
-//	| … within 5 ms at 1,000 | cgroup 6.5 ms, group 5.7 ms; a second before-after run: 4.9 and 3.4 ms (the run above: 7.2 and 6.2 ms) | missed, near |
-//	| … at 10,000: report | 14 ms median, 176 ms p99 (5 runs, cgroup mode) | reported |
-//	| 500 sessions at once, no failure | 0 failures; start p50 1.8–3.0 s, p99 3.2–3.7 s | met |
-//	| ≤ 1 MiB PSS and ≤ 5 threads per idle session, 0 wake-ups | 1.86–1.91 MiB, 8.3 threads, 0.00 wake-ups/s; 1.63 MiB since the raw guard gives back its copy of the starter's memory (`harness many -n 500`, 03:55 UTC) | PSS and threads missed; wake-ups met |
-//	| no regression: time to empty vs bare killpg | 100: 9.4 vs 8.5 ms (bare), 1,000: 87 vs 79 ms | met (within the run's noise) |
-//	| idle ≤ 0.1 wake-ups/s per process | 0.00 over 10 s | met |
+//	| start-up overhead ≤ 3× tini's | 6.9 ms against tini's 1.36 ms (5.0×), 7.0 against 1.44 ms in the table; group mode 6.0 ms (4.4×) | missed |
+//	| CPU per session ≤ 3× tini's | 8.9 ms against 2.10 ms (4.2×), 9.6 against 2.23 ms in the table; group mode 8.0 ms (3.8×) | missed |
+//	| starter exits within 1 ms of the last member at 100 members | cgroup 2.5–3.6 ms, group 2.6–2.7 ms | missed |
+//	| … within 5 ms at 1,000 | cgroup 7.8–9.1 ms, group 3.8–7.6 ms | missed |
+//	| … at 10,000: report | 17 ms median, 162 ms p99 (5 runs, cgroup mode) | reported |
+//	| 500 sessions at once, no failure | 0 failures; start p50 1.7–2.1 s, p99 2.9–3.0 s | met |
+//	| ≤ 1 MiB PSS and ≤ 5 threads per idle session, 0 wake-ups | 1.51–1.55 MiB, 8.3 threads, 0.00 wake-ups/s | PSS and threads missed; wake-ups met |
+//	| no regression: time to empty vs bare killpg | 100: 10.9 vs 9.5 ms, 1,000: 84 vs 80 ms, fork storm 16.3 vs 15.3 ms | met (within the run's noise) |
 //
-// Why the misses, and the next lever for each:
+// What blocks each miss, measured, and the next lever:
 //
-//   - Start-up and CPU. One Go runtime per session start remains (the
-//     starter's); the gate and the guard are raw clones. What is left beyond
-//     the runtime is the two forks of a multi-threaded process and the
-//     hand-shakes. Next lever: make the gate and the guard with CLONE_VM on a
-//     stack of their own (assembly per architecture) instead of a fork: no
-//     page-table copy, no TLB shoot-down, no copy-on-write faults in the
-//     starter afterwards. The child then shares the starter's memory while
-//     both run, so everything it reads must live outside the Go heap, and it
-//     must reset the signal handlers it shares a copy of before unblocking
-//     signals.
-//   - Exit after the last member: the starter reaps the adopted zombies,
-//     confirms the group gone, sends the guard its finish and reaps it, then
-//     exits; the exit of a Go process with 7 threads is itself about 0.8 ms.
-//   - PSS and threads. Per idle session the starter has 7-8 threads: the
-//     runtime's sysmon, its signal thread and the thread relaying caught
-//     signals, the watch's poll, and the threads the runtime made during the
-//     start — and it is made to have them before the go-ahead (a runtime
-//     that cannot make a thread crashes; before the go-ahead nothing was
-//     executed). The raw guard is one thread and, since it gives back its
-//     copy of the starter's memory right after the fork (MADV_DONTNEED of
-//     every private anonymous mapping but its own state and its stack),
-//     about 100 KiB of memory of its own; the idle row above was taken
-//     before that (guard RSS 1.6 MiB; now 0.7 MiB, most of it the binary's
-//     text, shared). What is left is the starter's own: about 1 MiB of
-//     anonymous memory (the Go runtime's heap, stacks and metadata) and its
-//     share of the binary. Next lever: a starter with a smaller runtime
-//     footprint, or the CLONE_VM gate and guard above, which cost no page
-//     tables of their own.
+//   - Threads. A Go program of 12 lines that calls signal.Notify for the
+//     nine signals session-starter handles and then blocks in a read has 7–8
+//     threads (4 without the Notify): os/signal keeps a thread locked for
+//     the signal mask and one blocked receiving signals, and the hand-offs
+//     between them while the signals are enabled leave the runtime with more
+//     idle threads, which it never ends. The Go runtime unblocks the stop
+//     signals in every thread it makes, so they cannot be taken by a
+//     signalfd instead. With the guard's one thread that is 8–9 per session
+//     against the target's 5: not reachable with a Go starter. Tried and
+//     measured without gain: GOMAXPROCS=1 (6–7 idle threads, start-up 0.5
+//     ms slower: the signal set-up no longer overlaps the rest), the watch
+//     parked in the runtime's poller instead of a thread in ppoll.
+//   - PSS. The same 12-line program has 0.66–0.68 MiB of anonymous memory
+//     (0.6 MiB without the Notify); the starter has 0.95–1.05 MiB, the guard
+//     about 0.1 MiB, and each their share of the binary. A forced collection
+//     after the go-ahead (debug.FreeOSMemory) raised the starter's to 1.23
+//     MiB (the collector's own structures). Not reachable with a Go starter
+//     either; what is left to cut is the starter's own ~0.35 MiB over the
+//     runtime's floor (zerolog, pflag, the session's state).
+//   - Start-up and CPU. A Go program that only executes /bin/true costs
+//     2.4 ms over /bin/true and 3.3 ms of CPU (tini: 1.36 and 2.1 ms), so
+//     3× tini leaves 1.7 ms for everything of the session. What is left
+//     beyond the runtime is listed above; the next levers, each measured
+//     as a part of that list: fork the guard on a second thread while the
+//     gate starts and says ready (0.1–0.3 ms), create the session cgroup
+//     while prepare runs (0.3 ms), send the guard its finish as the end
+//     begins (0.3–0.5 ms, see the next item). Together about 1 ms: still
+//     above 3× tini, which only a starter without a Go runtime reaches.
+//   - Exit after the last member: after the holders are empty the starter
+//     sends the guard its finish and waits for its exit (0.3–0.5 ms: the
+//     guard is woken, checks every holder, exits, and the starter is woken),
+//     then exits itself (a Go process with 7–8 threads). Next lever: send
+//     the finish when a no-grace end begins, so that the guard's check runs
+//     beside the starter's; that needs both guards to wait for the holders
+//     to empty after a finish instead of ignoring a finish that comes while
+//     they are not.
 //
 // Go benchmarks of the hot paths:
 //
