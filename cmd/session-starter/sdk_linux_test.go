@@ -122,13 +122,21 @@ func ready(t *testing.T, mark string, e launcherEvent) {
 	if len(e.Spawned) != 3 {
 		t.Fatalf("tools/call spawn started %v, want 3 processes", e.Spawned)
 	}
-	live := marked(mark)
 	for _, pid := range e.Spawned {
 		if pgid, err := syscall.Getpgid(pid); err != nil || pgid != e.PID {
 			t.Fatalf("spawned pid %d: group %d, %v; want the Engine's group %d", pid, pgid, err, e.PID)
 		}
-		if !slices.Contains(live, pid) {
-			t.Fatalf("spawned pid %d is not live and marked (marked: %v)", pid, live)
+		// A process the tool call has just started may still be in its
+		// execve, which shows no environment until the new program's is
+		// set up: look again, within a bound.
+		var live []int
+		for deadline := time.Now().Add(testproc.TooLong); ; time.Sleep(time.Millisecond) {
+			if live = marked(mark); slices.Contains(live, pid) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("spawned pid %d is not live and marked (marked: %v)", pid, live)
+			}
 		}
 	}
 }
