@@ -54,34 +54,27 @@ func withoutGroupSignal(args []string) int {
 
 // withoutCloseRange makes the kernel answer ENOSYS to close_range, as a
 // kernel before 5.9 does, then executes args.
-func withoutCloseRange(args []string) int {
-	return execFiltered(args, []unix.SockFilter{
-		{Code: ldW, K: arch},
-		{Code: jeqK, Jt: 1, Jf: 0, K: unix.AUDIT_ARCH_X86_64},
-		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
-		{Code: ldW, K: nr},
-		{Code: jeqK, Jt: 0, Jf: 1, K: unix.SYS_CLOSE_RANGE},
-		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
-		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
-	}, func() bool {
-		_, _, errno := unix.Syscall(unix.SYS_CLOSE_RANGE, uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
-		return errno == unix.ENOSYS
-	})
-}
+func withoutCloseRange(args []string) int { return withoutSyscall(args, unix.SYS_CLOSE_RANGE) }
 
 // withoutClone3 makes the kernel answer ENOSYS to clone3, as Docker's
 // default seccomp profile does, then executes args.
-func withoutClone3(args []string) int {
+func withoutClone3(args []string) int { return withoutSyscall(args, unix.SYS_CLONE3) }
+
+// withoutSyscall makes the kernel answer ENOSYS to system call sysno,
+// then executes args. Called with arguments that are all ones, the call
+// would fail otherwise too, but not with ENOSYS: that tells the filter
+// works.
+func withoutSyscall(args []string, sysno uint32) int {
 	return execFiltered(args, []unix.SockFilter{
 		{Code: ldW, K: arch},
 		{Code: jeqK, Jt: 1, Jf: 0, K: unix.AUDIT_ARCH_X86_64},
 		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
 		{Code: ldW, K: nr},
-		{Code: jeqK, Jt: 0, Jf: 1, K: unix.SYS_CLONE3},
+		{Code: jeqK, Jt: 0, Jf: 1, K: sysno},
 		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
 		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
 	}, func() bool {
-		_, _, errno := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0)
+		_, _, errno := unix.Syscall(uintptr(sysno), uintptr(^uint32(0)), uintptr(^uint32(0)), 0)
 		return errno == unix.ENOSYS
 	})
 }
@@ -132,33 +125,11 @@ func TestWithoutCloseRangeTheGateIsTheReExecutedBinary(t *testing.T) {
 	if portable {
 		t.Skip("the portable build takes macOS's path: its gate is always the re-executed binary")
 	}
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the seccomp filter is written for x86_64")
-	}
-	for _, filtered := range []bool{true, false} {
-		mark := newMark(t)
-		dir := t.TempDir()
-		cmd := exec.Command(binary, holdArgs()...)
-		cmd.Env = append(os.Environ(), markVar+"="+mark)
-		if filtered {
-			cmd = helperCommand(t, mark, "without-close-range", append([]string{binary}, holdArgs()...)...)
-		}
-		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
-		// The helper executed the starter: its PID is the starter's.
-		g := childWith(t, cmd.Process.Pid, gate.Comm)
+	heldWithAndWithout(t, "without-close-range", func(filtered bool, starter, g int) {
 		if reExec := cmdlineHas(g, gate.Arg); reExec != filtered {
 			t.Fatalf("close_range filtered %v: gate %d runs the hidden mode: %v, want %v", filtered, g, reExec, filtered)
 		}
-		release()
-		if !waitFile(filepath.Join(dir, "ran"), testproc.TooLong) {
-			t.Fatalf("close_range filtered %v: the Engine did not run; stderr:\n%s", filtered, stderr)
-		}
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-		noSurvivors(t, mark)
-	}
+	})
 }
 
 // TestWhereClone3IsRefusedTheGateIsForked: the raw gate shares the
@@ -170,22 +141,8 @@ func TestWhereClone3IsRefusedTheGateIsForked(t *testing.T) {
 	if portable {
 		t.Skip("the portable build takes macOS's path: its gate is always the re-executed binary")
 	}
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the gate shares memory on amd64 only, and the seccomp filter is written for x86_64")
-	}
 	const kcmpVM = 1 // KCMP_VM, <linux/kcmp.h>
-	for _, filtered := range []bool{true, false} {
-		mark := newMark(t)
-		dir := t.TempDir()
-		cmd := exec.Command(binary, holdArgs()...)
-		cmd.Env = append(os.Environ(), markVar+"="+mark)
-		if filtered {
-			cmd = helperCommand(t, mark, "without-clone3", append([]string{binary}, holdArgs()...)...)
-		}
-		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
-		// The helper executed the starter: its PID is the starter's.
-		starter := cmd.Process.Pid
-		g := childWith(t, starter, gate.Comm)
+	heldWithAndWithout(t, "without-clone3", func(filtered bool, starter, g int) {
 		r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(starter), uintptr(g), kcmpVM, 0, 0, 0)
 		if e != 0 {
 			t.Fatalf("kcmp: %v", e)
@@ -193,9 +150,32 @@ func TestWhereClone3IsRefusedTheGateIsForked(t *testing.T) {
 		if shared := r == 0; shared == filtered {
 			t.Fatalf("clone3 filtered %v: gate %d shares the starter's memory: %v, want %v", filtered, g, shared, !filtered)
 		}
+	})
+}
+
+// heldWithAndWithout runs a session held at its ack twice, under the
+// seccomp filter of helper and without it (the control), calls check
+// with the starter's and the waiting gate's PIDs, then lets the Engine
+// run and ends the session.
+func heldWithAndWithout(t *testing.T, helper string, check func(filtered bool, starter, gate int)) {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the seccomp filter is written for x86_64 (and the gate shares memory on amd64 only)")
+	}
+	for _, filtered := range []bool{true, false} {
+		mark := newMark(t)
+		dir := t.TempDir()
+		cmd := exec.Command(binary, holdArgs()...)
+		cmd.Env = append(os.Environ(), markVar+"="+mark)
+		if filtered {
+			cmd = helperCommand(t, mark, helper, append([]string{binary}, holdArgs()...)...)
+		}
+		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
+		// The helper executed the starter: its PID is the starter's.
+		check(filtered, cmd.Process.Pid, childWith(t, cmd.Process.Pid, gate.Comm))
 		release()
 		if !waitFile(filepath.Join(dir, "ran"), testproc.TooLong) {
-			t.Fatalf("clone3 filtered %v: the Engine did not run; stderr:\n%s", filtered, stderr)
+			t.Fatalf("%s %v: the Engine did not run; stderr:\n%s", helper, filtered, stderr)
 		}
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
