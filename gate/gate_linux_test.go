@@ -363,6 +363,41 @@ func forEachRawKind(t *testing.T, f func(t *testing.T)) {
 	})
 }
 
+// TestAnEnginePathMuchLongerThanItsArgv0Starts: the raw gate copies the
+// Engine's path twice (for execve and for /bin/sh) beside argv; a path of
+// thousands of bytes under a one-letter argv[0], as a deep directory on
+// PATH gives, fits the gate's arena.
+func TestAnEnginePathMuchLongerThanItsArgv0Starts(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		dir := t.TempDir()
+		deep := dir
+		for range 12 {
+			deep = filepath.Join(deep, strings.Repeat("d", 200))
+		}
+		if err := os.MkdirAll(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		prog := filepath.Join(deep, "sh")
+		if err := os.Symlink("/bin/sh", prog); err != nil {
+			t.Fatal(err)
+		}
+		g := startGateWith(t, Spec{
+			Path:  prog,
+			Argv:  []string{"s", "-c", `echo $$ > "$0"`, filepath.Join(dir, "ran")},
+			Files: []int{0, 1, 2},
+		})
+		if err := g.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.ExecResult(); err != nil {
+			t.Fatal(err)
+		}
+		if st := reap(t, g); !st.Exited || st.Code != 0 || !ran(dir) {
+			t.Fatalf("Engine at a %d-byte path: status %v, ran %v; want it run, exit 0", len(prog), st, ran(dir))
+		}
+	})
+}
+
 // TestASharedGatesArenaIsUnmappedOnlyOnceTheGateHasLeft: Close while
 // the gate still waits leaves the arena it runs on mapped; Close after the
 // gate exited without a go-ahead unmaps it.

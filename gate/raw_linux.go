@@ -94,16 +94,8 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("gate: no argv[0] for the Engine")
 	}
-	// The arena holds the rawChild, the strings (argv twice: again for
-	// /bin/sh), their pointer arrays and the descriptor lists.
-	size := int(unsafe.Sizeof(rawChild{})) + 64 + len(spec.Path) + 2*len(shell) + len(Comm) + 4*len(spec.Files)
-	for _, ss := range [][]string{spec.Argv, spec.Argv, spec.Env} {
-		size += (len(ss) + 2) * 8
-		for _, s := range ss {
-			size += len(s) + 1
-		}
-	}
-	a, err := rawfork.NewArena(size, rawStack)
+	shArgv := append([]string{shell, spec.Path}, spec.Argv[1:]...)
+	a, err := rawfork.NewArena(rawArenaSize(spec, shArgv), rawStack)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
@@ -119,12 +111,12 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	c.goR, c.repW, c.cgFD = -1, -1, -1
 	c.path, c.sh, c.comm = a.CString(spec.Path), a.CString(shell), a.CString(Comm)
 	c.argv = a.CStrings(spec.Argv)
-	c.shArgv = a.CStrings(append([]string{shell, spec.Path}, spec.Argv[1:]...))
+	c.shArgv = a.CStrings(shArgv)
 	c.envv = a.CStrings(spec.Env)
 	if c.path == nil || c.argv == nil || c.shArgv == nil || c.envv == nil {
 		return nil, fmt.Errorf("gate: %w", syscall.EINVAL) // a NUL in a string
 	}
-	c.complaint = a.Bytes([]byte("session-starter: gate: join the session cgroup: errno "))
+	c.complaint = a.Bytes([]byte(rawComplaint))
 	if orig, ok := rlimit.Original(); ok && orig.Max > 0 && orig.Cur < orig.Max-1 {
 		// The runtime raised the soft limit to hard-1 (package syscall's
 		// init); a limit found otherwise was set since, and is kept.
@@ -201,6 +193,31 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
 	return g, nil
+}
+
+// rawComplaint starts the raw gate's message when it cannot join the
+// session cgroup.
+const rawComplaint = "session-starter: gate: join the session cgroup: errno "
+
+// rawArenaSize is what the arena of spec's gate holds: the rawChild, its
+// C strings and their pointer arrays (argv, argv for /bin/sh, the
+// environment), the descriptor lists and the complaint, each with room
+// to be aligned.
+func rawArenaSize(spec Spec, shArgv []string) int {
+	const word = int(unsafe.Sizeof(uintptr(0)))
+	size := int(unsafe.Sizeof(rawChild{})) + word
+	for _, s := range []string{spec.Path, shell, Comm} {
+		size += len(s) + 1
+	}
+	for _, ss := range [][]string{spec.Argv, shArgv, spec.Env} {
+		size += (len(ss)+1)*word + word
+		for _, s := range ss {
+			size += len(s) + 1
+		}
+	}
+	// files, then keep (files and the two pipes), int32 each, aligned.
+	size += 4*len(spec.Files) + 4 + 4*(len(spec.Files)+2) + 4
+	return size + len(rawComplaint)
 }
 
 // cloneRawGate starts the raw gate in this process's memory

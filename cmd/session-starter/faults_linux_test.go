@@ -78,57 +78,65 @@ func TestForkFailingUnderRLIMIT_NPROCRunsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	outcomes := map[string][]int{}
+	var gateFailed, guardFailed bool
 	// The starter holds 8 threads before the go-ahead (reserveThreads);
 	// on a loaded machine its runtime starts more on the way there, so
 	// the sweep goes well past the 10 tasks a session takes when quiet.
-	for limit := 1; limit <= 32; limit++ {
-		mark := newMark(t)
-		ran := filepath.Join(work, "ran")
-		os.Remove(ran)
-		cmd := exec.Command(prlimit, "--nproc="+strconv.Itoa(limit), "--", bin, "--ack", "--", "sh", "-c", `echo > "$0"`, ran)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), markVar+"="+mark)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		_ = cmd.Run()
-		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
-		_, err := os.Stat(ran)
-		executed := err == nil
-		report := lastReport(stderr.String())
-		var kind string
-		switch {
-		case ws.Exited() && ws.ExitStatus() == 0 && executed:
-			kind = "the session worked"
-		case ws.Exited() && ws.ExitStatus() == 2 && !executed && strings.HasPrefix(stderr.String(), "runtime: failed to create new OS thread"):
-			kind = "the starter's Go runtime could not start (exit 2, a limit of Go)"
-		case ws.Exited() && ws.ExitStatus() == 125 && !executed && report != "":
-			kind = "125: " + blankNumbers(report)
-			if stdout.Len() != 0 {
-				t.Errorf("limit %d: stdout = %q, want no ack when containment failed", limit, &stdout)
-			}
-		default:
-			t.Errorf("limit %d: %s, Engine executed %v, want exit 125 with a report and nothing executed (or success); stderr:\n%s",
-				limit, statusString(ws), executed, tail(stderr.String(), 2000))
-			kind = "unexpected"
+	// The limit at which the gate is made but not the guard is one task
+	// wide, and the runtime makes its threads when it will: a sweep that
+	// missed it is run again, at most three times.
+	for sweep := 0; sweep < 3 && !(gateFailed && guardFailed); sweep++ {
+		for limit := 1; limit <= 32; limit++ {
+			kind := runUnderNPROC(t, prlimit, bin, work, limit)
+			outcomes[kind] = append(outcomes[kind], limit)
+			gateFailed = gateFailed || strings.HasPrefix(kind, "125: session-starter: gate")
+			guardFailed = guardFailed || strings.HasPrefix(kind, "125: session-starter: guard")
 		}
-		outcomes[kind] = append(outcomes[kind], limit)
-		noSurvivors(t, mark)
 	}
 	for kind, limits := range outcomes {
 		t.Logf("RLIMIT_NPROC %v: %s", limits, kind)
 	}
-	var gateFailed, guardFailed bool
-	for kind := range outcomes {
-		gateFailed = gateFailed || strings.HasPrefix(kind, "125: session-starter: gate")
-		guardFailed = guardFailed || strings.HasPrefix(kind, "125: session-starter: guard")
-	}
 	if !gateFailed || !guardFailed {
-		t.Errorf("no limit made the gate (%v) and the guard (%v) fail to start; the sweep missed its point", gateFailed, guardFailed)
+		t.Errorf("in three sweeps no limit made the gate (%v) and the guard (%v) fail to start; the sweep missed its point", gateFailed, guardFailed)
 	}
 	if len(outcomes["the session worked"]) == 0 {
 		t.Error("no limit up to 32 let the session work")
 	}
+}
+
+// runUnderNPROC runs the starter as nobody under RLIMIT_NPROC limit and
+// says how it came out; an outcome that is not allowed is a test error.
+func runUnderNPROC(t *testing.T, prlimit, bin, work string, limit int) string {
+	t.Helper()
+	mark := newMark(t)
+	ran := filepath.Join(work, "ran")
+	os.Remove(ran)
+	cmd := exec.Command(prlimit, "--nproc="+strconv.Itoa(limit), "--", bin, "--ack", "--", "sh", "-c", `echo > "$0"`, ran)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	_, err := os.Stat(ran)
+	executed := err == nil
+	report := lastReport(stderr.String())
+	defer noSurvivors(t, mark)
+	switch {
+	case ws.Exited() && ws.ExitStatus() == 0 && executed:
+		return "the session worked"
+	case ws.Exited() && ws.ExitStatus() == 2 && !executed && strings.HasPrefix(stderr.String(), "runtime: failed to create new OS thread"):
+		return "the starter's Go runtime could not start (exit 2, a limit of Go)"
+	case ws.Exited() && ws.ExitStatus() == 125 && !executed && report != "":
+		if stdout.Len() != 0 {
+			t.Errorf("limit %d: stdout = %q, want no ack when containment failed", limit, &stdout)
+		}
+		return "125: " + blankNumbers(report)
+	}
+	t.Errorf("limit %d: %s, Engine executed %v, want exit 125 with a report and nothing executed (or success); stderr:\n%s",
+		limit, statusString(ws), executed, tail(stderr.String(), 2000))
+	return "unexpected"
 }
 
 // lastReport returns the last "session-starter: " line of stderr (a

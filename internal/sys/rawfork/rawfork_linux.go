@@ -103,15 +103,15 @@ type cloneArgs struct {
 //go:norace
 //go:noinline
 func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
-	// Sound: the kernel writes the pidfd through the pointer before
-	// clone3 returns in the parent; *pidfd outlives the call.
+	beforeFork()
+	// Taken only now, as in CloneVM: the stack cannot move from here to
+	// the clone, so the kernel writes the pidfd where *pidfd is.
 	args := cloneArgs{
 		flags:      unix.CLONE_PIDFD | unix.CLONE_INTO_CGROUP,
 		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
 		exitSignal: uint64(syscall.SIGCHLD),
 		cgroup:     uint64(cgroup),
 	}
-	beforeFork()
 	// Sound: args is in this frame, which lives until the call returns in
 	// both processes; stack 0 makes the child return on its copy of it.
 	pid, _, errno := syscall.RawSyscall6(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0, 0, 0, 0)
@@ -145,7 +145,18 @@ func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 //
 //go:norace
 func CloneVM(a *Arena, pidfd *int32, cgroup int, mask *uint64, fn func(unsafe.Pointer), arg unsafe.Pointer) (uintptr, syscall.Errno) {
-	base, size := a.stackBase()
+	base, size := a.stackBase() // arena addresses: they do not move
+	// The mask the child puts back before it executes anything: this
+	// thread's, as every thread of the runtime has it outside a fork.
+	runtime.LockOSThread()
+	// Sound: mask outlives the call; the kernel's sigset is 8 bytes.
+	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, 0, uintptr(unsafe.Pointer(mask)), 8, 0, 0)
+	beforeFork()
+	// The arguments are taken only now, and with no call: from beforeFork
+	// to afterFork the stack cannot move (any growth throws), so the
+	// address of *pidfd, which may be on the caller's stack, stays where
+	// the kernel writes. Taken before a call that can grow the stack
+	// (LockOSThread), it could name the stack's old place.
 	args := cloneArgs{
 		flags:      unix.CLONE_VM | unix.CLONE_PIDFD,
 		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
@@ -157,12 +168,6 @@ func CloneVM(a *Arena, pidfd *int32, cgroup int, mask *uint64, fn func(unsafe.Po
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(cgroup)
 	}
-	// The mask the child puts back before it executes anything: this
-	// thread's, as every thread of the runtime has it outside a fork.
-	runtime.LockOSThread()
-	// Sound: mask outlives the call; the kernel's sigset is 8 bytes.
-	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, 0, uintptr(unsafe.Pointer(mask)), 8, 0, 0)
-	beforeFork()
 	// Sound: args lives until the call returns in the parent; the kernel
 	// reads it during the call. The child does not return from it.
 	pid, errno := cloneVM(unsafe.Pointer(&args), unsafe.Sizeof(args), fn, arg)
