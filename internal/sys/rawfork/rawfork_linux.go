@@ -1,18 +1,22 @@
 //go:build linux && !portable
 
 // Package rawfork makes children of this process that run no Go runtime of
-// their own: a plain fork between the runtime's fork hooks, after which the
-// child runs only functions that never allocate, grow the stack or enter
-// the scheduler, and makes raw system calls only. The raw gate (which
-// executes the Engine) and the raw guard (which never executes anything)
-// are such children.
+// their own: a plain fork between the runtime's fork hooks ([Fork],
+// [ForkInto]), or, on amd64, a clone that shares this process's memory and
+// runs on a stack of its own ([CloneVM]); after either, the child runs
+// only functions that never allocate, grow the stack or enter the
+// scheduler, and makes raw system calls only. The raw gate (which executes
+// the Engine) and the raw guard (which never executes anything) are such
+// children.
 //
 // A child function and everything it calls must be //go:nosplit (the
 // runtime's BeforeFork arms a stack guard that throws on any growth in the
 // child; the linker checks that a chain of nosplit calls fits in the stack
 // that is left) and //go:norace (the race runtime cannot run in the
-// child). It reads only what the parent built before the fork, and may
-// write to it: the child has a copy of the parent's memory.
+// child). A forked child reads only what the parent built before the
+// fork, and may write to it: it has a copy of the parent's memory. A
+// CloneVM child shares the parent's memory while both run: it reads and
+// writes only its [Arena], mapped outside the Go heap.
 package rawfork
 
 import (
