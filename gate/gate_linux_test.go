@@ -10,10 +10,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
@@ -394,6 +396,66 @@ func TestAnEnginePathMuchLongerThanItsArgv0Starts(t *testing.T) {
 		}
 		if st := reap(t, g); !st.Exited || st.Code != 0 || !ran(dir) {
 			t.Fatalf("Engine at a %d-byte path: status %v, ran %v; want it run, exit 0", len(prog), st, ran(dir))
+		}
+	})
+}
+
+// TestTheGateIsBornInTheSessionCgroup: given the session cgroup, every
+// kind of gate is in it once it says ready, and so is the Engine it
+// executes: the raw ones made by clone3 with CLONE_INTO_CGROUP, sharing
+// memory or forked (ForkInto), the re-executed one by writing
+// cgroup.procs.
+func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
+	if sys.Pidless {
+		t.Skip("the portable build has no cgroup containment")
+	}
+	place, err := cgroup.Locate()
+	if err != nil {
+		t.Skipf("no writable cgroup2 hierarchy: %v", err)
+	}
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		cg, err := cgroup.Create(place)
+		if err != nil {
+			t.Skipf("cannot make a cgroup: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = cgroup.Kill(cg.DirFD)
+			for deadline := time.Now().Add(testproc.TooLong); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if busy, err := cgroup.Populated(cg.DirFD); err != nil || !busy {
+					break
+				}
+			}
+			if err := cg.Remove(); err != nil {
+				t.Errorf("remove the test cgroup: %v", err)
+			}
+			cg.Close()
+		})
+		procs, err := cg.OpenProcs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sys.Close(procs)
+		dir := t.TempDir()
+		g := startGateWith(t, Spec{
+			Path:        "/bin/sh",
+			Argv:        []string{"sh", "-c", `cat /proc/self/cgroup > "$0"`, filepath.Join(dir, "ran")},
+			Files:       []int{0, 1, 2},
+			ReExec:      reExec,
+			CgroupProcs: procs,
+			CgroupDir:   cg.DirFD,
+		})
+		if in, err := cg.Contains(g.PID); err != nil || !in {
+			t.Fatalf("the ready gate is in the session cgroup: %v (%v)", in, err)
+		}
+		if err := g.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if st := reap(t, g); !st.Exited || st.Code != 0 {
+			t.Fatalf("Engine: %v, want exit 0", st)
+		}
+		out, err := os.ReadFile(filepath.Join(dir, "ran"))
+		if err != nil || !strings.Contains(string(out), "::"+cg.Path+"\n") {
+			t.Fatalf("the Engine's /proc/self/cgroup = %q (%v), want the session cgroup %s", out, err, cg.Path)
 		}
 	})
 }

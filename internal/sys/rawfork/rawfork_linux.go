@@ -97,6 +97,26 @@ type cloneArgs struct {
 	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls, setTID, setTIDSize, cgroup uint64
 }
 
+// argsFor is clone3's arguments for a child of flags with its pidfd in
+// *pidfd and SIGCHLD at its exit, born in the cgroup of the directory
+// descriptor cgroup if it is >= 0. Called between the fork hooks, where
+// nothing may grow the stack.
+//
+//go:nosplit
+//go:norace
+func argsFor(flags uint64, pidfd *int32, cgroup int) cloneArgs {
+	args := cloneArgs{
+		flags:      flags | unix.CLONE_PIDFD,
+		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
+		exitSignal: uint64(syscall.SIGCHLD),
+	}
+	if cgroup >= 0 {
+		args.flags |= unix.CLONE_INTO_CGROUP
+		args.cgroup = uint64(cgroup)
+	}
+	return args
+}
+
 // ForkInto is [Fork] into the cgroup of the directory descriptor cgroup
 // (clone3 with CLONE_INTO_CGROUP, Linux 5.7): the child is born there, and
 // no process is moved between cgroups, which costs the kernel a
@@ -110,12 +130,7 @@ func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 	beforeFork()
 	// Taken only now, as in CloneVM: the stack cannot move from here to
 	// the clone, so the kernel writes the pidfd where *pidfd is.
-	args := cloneArgs{
-		flags:      unix.CLONE_PIDFD | unix.CLONE_INTO_CGROUP,
-		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
-		exitSignal: uint64(syscall.SIGCHLD),
-		cgroup:     uint64(cgroup),
-	}
+	args := argsFor(0, pidfd, cgroup)
 	// Sound: args is in this frame, which lives until the call returns in
 	// both processes; stack 0 makes the child return on its copy of it.
 	pid, _, errno := syscall.RawSyscall6(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0, 0, 0, 0)
@@ -161,17 +176,8 @@ func CloneVM(a *Arena, pidfd *int32, cgroup int, mask *uint64, fn func(unsafe.Po
 	// address of *pidfd, which may be on the caller's stack, stays where
 	// the kernel writes. Taken before a call that can grow the stack
 	// (LockOSThread), it could name the stack's old place.
-	args := cloneArgs{
-		flags:      unix.CLONE_VM | unix.CLONE_PIDFD,
-		pidfd:      uint64(uintptr(unsafe.Pointer(pidfd))),
-		exitSignal: uint64(syscall.SIGCHLD),
-		stack:      uint64(base),
-		stackSize:  uint64(size),
-	}
-	if cgroup >= 0 {
-		args.flags |= unix.CLONE_INTO_CGROUP
-		args.cgroup = uint64(cgroup)
-	}
+	args := argsFor(unix.CLONE_VM, pidfd, cgroup)
+	args.stack, args.stackSize = uint64(base), uint64(size)
 	// Sound: args lives until the call returns in the parent; the kernel
 	// reads it during the call. The child does not return from it.
 	pid, errno := cloneVM(unsafe.Pointer(&args), unsafe.Sizeof(args), fn, arg)
