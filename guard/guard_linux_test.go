@@ -111,7 +111,10 @@ func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
 }
 
 // Once the group has no live member (the starter ended it), a valid
-// finish makes the guard exit 0 at once.
+// finish makes the guard exit 0 at once: with the pipe still open and
+// the starter still there, so that it is the finish it obeyed, not an
+// end of the pipe or a gone starter it acted on (which also ends in exit
+// 0, once the guard has ended what there is).
 func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 	kinds(t, func(t *testing.T, k kind) {
 		leader, member := group(t)
@@ -123,8 +126,11 @@ func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 			t.Fatal(err)
 		}
 		testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
-		if err := g.Finish(testproc.TooLong); err != nil {
-			t.Fatalf("Finish: %v", err)
+		if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+			t.Fatal(err)
+		}
+		if st := awaitGuardExit(t, g); !st.Exited || st.Code != exitDone {
+			t.Fatalf("guard ended with %v after a finish, want exit %d", st, exitDone)
 		}
 	})
 }
