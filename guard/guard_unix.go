@@ -216,6 +216,25 @@ func (g *Guard) Lost() {
 	g.close()
 }
 
+// ContinueIfStopped continues the guard if it is stopped (SIGSTOP, a
+// terminal's stop signals) and reports whether it was: a stopped guard
+// would end nothing if the starter were killed. The starter calls it
+// when a child of its stops or exits (SIGCHLD). A tracer's stop ('t',
+// under strace or a debugger) is left to the tracer.
+func (g *Guard) ContinueIfStopped() bool { return g.continueIfStopped("T") != 0 }
+
+// continueIfStopped sends SIGCONT to the guard if its state is one of
+// states ('T' stopped, 't' stopped by a tracer) and returns that state,
+// or 0. The guard is our unreaped child: its PID names it.
+func (g *Guard) continueIfStopped(states string) byte {
+	st, err := proc.ReadStat(g.PID)
+	if err != nil || strings.IndexByte(states, st.State) < 0 {
+		return 0
+	}
+	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGCONT)
+	return st.State
+}
+
 // ErrNotFinished is wrapped by Finish's error when the guard has not
 // exited in time: it is stopped, or it found the session not ended and
 // keeps guarding.
@@ -230,10 +249,8 @@ var ErrNotFinished = errors.New("guard: not finished")
 // within.
 func (g *Guard) Finish(within time.Duration) error {
 	var was error
-	if st, err := proc.ReadStat(g.PID); err == nil && (st.State == 'T' || st.State == 't') {
-		// Our unreaped child: the PID names the guard.
-		_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGCONT)
-		was = fmt.Errorf("guard: pid %d was stopped (state %c) at the end of the session; continued", g.PID, st.State)
+	if state := g.continueIfStopped("Tt"); state != 0 {
+		was = fmt.Errorf("guard: pid %d was stopped (state %c) at the end of the session; continued", g.PID, state)
 	}
 	err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, g.pgid))
 	sys.Close(g.finW)

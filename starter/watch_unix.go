@@ -98,6 +98,11 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 			if s.tty != nil && engineStopped(s.gate.PID) {
 				s.followStop()
 			}
+			// A stopped guard would end nothing if this process were
+			// killed now: it is continued at once.
+			if s.guard.ContinueIfStopped() {
+				s.log.Warn().Int("pid", s.guard.PID).Msg("the guard was stopped; continued")
+			}
 			continue
 		case <-timeout:
 			return ReasonTimeout, 0, sys.WaitStatus{}
