@@ -135,6 +135,32 @@ func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 	})
 }
 
+// A guard stopped at the end of the session (SIGSTOP, a terminal's stop
+// signals) is continued by Finish, obeys the finish and is reaped; Finish
+// says it was stopped. (The starter continues a stopped guard as soon as
+// SIGCHLD tells it; this is for a caller that watches no SIGCHLD.)
+func TestFinishContinuesAStoppedGuard(t *testing.T) {
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := arm(t, leader, k)
+		if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
+		if err := sys.PidfdSignal(g.Pidfd, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		testproc.Eventually(t, "the guard must be stopped", func() bool {
+			st, err := proc.ReadStat(g.PID)
+			return err == nil && st.State == 'T'
+		})
+		err := g.Finish(testproc.TooLong)
+		if err == nil || errors.Is(err, ErrNotFinished) || !strings.Contains(err.Error(), "was stopped") {
+			t.Fatalf("Finish of a stopped guard: %v; want it continued, reaped and the stop reported", err)
+		}
+	})
+}
+
 // A finish while the group still has live members — the starter reported
 // survivors, or a same-user Engine wrote it into the guard's pipe through
 // /proc — is not obeyed: the guard keeps guarding, and ends the group

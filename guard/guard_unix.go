@@ -219,8 +219,9 @@ func (g *Guard) Lost() {
 // ContinueIfStopped continues the guard if it is stopped (SIGSTOP, a
 // terminal's stop signals) and reports whether it was: a stopped guard
 // would end nothing if the starter were killed. The starter calls it
-// when a child of its stops or exits (SIGCHLD). A tracer's stop ('t',
-// under strace or a debugger) is left to the tracer.
+// when a child of its stops or exits (SIGCHLD); Finish continues a guard
+// still stopped at the end. A tracer's stop ('t', under strace or a
+// debugger) is left to the tracer here.
 func (g *Guard) ContinueIfStopped() bool { return g.continueIfStopped("T") != 0 }
 
 // continueIfStopped sends SIGCONT to the guard if its state is one of
