@@ -110,6 +110,20 @@ func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
 	return st
 }
 
+// armedOnAnEndedGroup arms a guard of kind k on a group, then plays the
+// starter: it ends the group, and keeps the leader's zombie unreaped as
+// the starter may (a zombie is no live member).
+func armedOnAnEndedGroup(t *testing.T, k kind) (*testproc.Child, *Guard) {
+	t.Helper()
+	leader, member := group(t)
+	g := arm(t, leader, k)
+	if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
+	return leader, g
+}
+
 // Once the group has no live member (the starter ended it), a valid
 // finish makes the guard exit 0 at once: with the pipe still open and
 // the starter still there, so that it is the finish it obeyed, not an
@@ -117,15 +131,7 @@ func awaitGuardExit(t *testing.T, g *Guard) sys.WaitStatus {
 // 0, once the guard has ended what there is).
 func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 	kinds(t, func(t *testing.T, k kind) {
-		leader, member := group(t)
-		g := arm(t, leader, k)
-		// The test plays the starter: it ends the group, and keeps the
-		// leader's zombie unreaped as the starter may: a zombie is no
-		// live member.
-		if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
+		leader, g := armedOnAnEndedGroup(t, k)
 		if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
 			t.Fatal(err)
 		}
@@ -141,12 +147,7 @@ func TestFinishAfterTheGroupEndedMakesTheGuardExit(t *testing.T) {
 // SIGCHLD tells it; this is for a caller that watches no SIGCHLD.)
 func TestFinishContinuesAStoppedGuard(t *testing.T) {
 	kinds(t, func(t *testing.T, k kind) {
-		leader, member := group(t)
-		g := arm(t, leader, k)
-		if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
+		_, g := armedOnAnEndedGroup(t, k)
 		if err := sys.PidfdSignal(g.Pidfd, syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
