@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,19 +82,19 @@ type rawChild struct {
 	mapsBuf             [64 << 10]byte // /proc/self/maps
 }
 
-// newRawChild maps a rawChild of its own (anonymous, private: the fork
-// gives the child its copy) and returns it with the unmapping of the
-// parent's copy.
-func newRawChild() (*rawChild, func(), error) {
-	size := (int(unsafe.Sizeof(rawChild{})) + os.Getpagesize() - 1) &^ (os.Getpagesize() - 1)
-	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+// newRawChild maps a rawChild of its own, outside the Go heap (an
+// anonymous, private mapping: the fork gives the child its copy), and
+// returns it with its arena, which the parent frees after the fork.
+func newRawChild() (*rawChild, *rawfork.Arena, error) {
+	size := int(unsafe.Sizeof(rawChild{}))
+	a, err := rawfork.NewArena(size, 0)
 	if err != nil {
-		return nil, nil, os.NewSyscallError("mmap", err)
+		return nil, nil, err
 	}
-	// Sound: mem is page-aligned, zeroed and as long as a rawChild, which
-	// holds no pointer the garbage collector would have to know about.
-	c := (*rawChild)(unsafe.Pointer(&mem[0]))
-	return c, func() { _ = syscall.Munmap(mem) }, nil
+	// Sound: the arena's memory is page-aligned, zeroed and as long as a
+	// rawChild, which holds no pointer the garbage collector would have to
+	// know about.
+	return (*rawChild)(a.Alloc(size, 8)), a, nil
 }
 
 // putName copies name into dst with a NUL after it.
@@ -112,12 +111,12 @@ func putName(dst []byte, name string) error {
 // guard. The raw guard has the re-executed guard's descriptors at the
 // same numbers, and nothing else of the starter's.
 func spawnRaw(spec Spec) (*Guard, error) {
-	c, unmap, err := newRawChild()
+	c, a, err := newRawChild()
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	// The child has its copy of the mapping from the fork on.
-	defer unmap()
+	defer a.Free()
 	c.pgid, c.budget, c.cgKill, c.cgEvents = uintptr(spec.PGID), int64(spec.Budget), -1, -1
 	c.pageSize = uintptr(os.Getpagesize())
 	for i := range c.from {
@@ -177,7 +176,6 @@ func spawnRaw(spec Spec) (*Guard, error) {
 
 	pidfd := int32(-1)
 	pid, errno := forkRawGuard(c, &pidfd)
-	runtime.KeepAlive(c)
 	if errno != 0 {
 		sys.Close(finW)
 		sys.Close(armR)

@@ -8,11 +8,13 @@ import (
 	"unsafe"
 )
 
-// Arena is memory mapped outside the Go heap for a child that shares this
-// process's memory ([CloneVM]): its stack and everything it reads or
-// writes. The garbage collector neither frees nor reuses it, so the child
-// can run on it after the parent has dropped every reference; it is
-// unmapped only once the child has left this memory ([Arena.Free]).
+// Arena is memory mapped outside the Go heap for a raw child: everything
+// it reads or writes, and for a child that shares this process's memory
+// ([CloneVM]) its stack. The garbage collector neither frees nor reuses
+// it, so such a child can run on it after the parent has dropped every
+// reference; it is unmapped ([Arena.Free]) only once the child has left
+// this memory. A forked child has its own copy from the fork on: the
+// parent frees its arena then.
 type Arena struct {
 	mem   []byte
 	off   int
