@@ -402,9 +402,10 @@ func TestAnEnginePathMuchLongerThanItsArgv0Starts(t *testing.T) {
 
 // TestTheGateIsBornInTheSessionCgroup: given the session cgroup, every
 // kind of gate is in it once it says ready, and so is the Engine it
-// executes: the raw ones made by clone3 with CLONE_INTO_CGROUP, sharing
-// memory or forked (ForkInto), the re-executed one by writing
-// cgroup.procs.
+// executes. The raw ones are made there by clone3 with CLONE_INTO_CGROUP
+// (sharing memory, or forked by ForkInto): their cgroup.procs descriptor
+// here is /dev/null, so only being born there puts them in. The
+// re-executed one joins by writing cgroup.procs.
 func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
 	if sys.Pidless {
 		t.Skip("the portable build has no cgroup containment")
@@ -435,6 +436,13 @@ func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer sys.Close(procs)
+		if !reExec {
+			// A write of "0" here moves nobody.
+			if procs, err = sys.Open("/dev/null", sys.O_WRONLY); err != nil {
+				t.Fatal(err)
+			}
+			defer sys.Close(procs)
+		}
 		dir := t.TempDir()
 		g := startGateWith(t, Spec{
 			Path:        "/bin/sh",
