@@ -400,6 +400,55 @@ func TestAnEnginePathMuchLongerThanItsArgv0Starts(t *testing.T) {
 	})
 }
 
+// TestAStringWithANulIsRefusedAndNothingStarts: execve takes C strings,
+// so a path, an argument or an environment entry with a NUL in it cannot
+// be passed on as given: Spawn refuses it, and no gate is made.
+func TestAStringWithANulIsRefusedAndNothingStarts(t *testing.T) {
+	forEachKind(t, func(t *testing.T, reExec bool) {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := childrenNow(t)
+		for _, spec := range []Spec{
+			{Path: "/bin/s\x00h", Argv: []string{"sh"}},
+			{Path: "/bin/sh", Argv: []string{"sh", "-c", "true\x00false"}},
+			{Path: "/bin/sh", Argv: []string{"sh"}, Env: []string{"A=1\x002"}},
+		} {
+			spec.Exe, spec.ReExec, spec.Files = exe, reExec, []int{0, 1, 2}
+			if g, err := Spawn(spec); err == nil {
+				g.kill()
+				t.Fatalf("Spawn(%q, %q, %q) made gate %d, want it refused", spec.Path, spec.Argv, spec.Env, g.PID)
+			}
+		}
+		if after := childrenNow(t); !slices.Equal(after, before) {
+			t.Fatalf("children %v after the refusals, %v before: want none made", after, before)
+		}
+	})
+}
+
+// childrenNow lists this process's children (every thread's).
+func childrenNow(t *testing.T) []int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			pid, _ := strconv.Atoi(f)
+			pids = append(pids, pid)
+		}
+	}
+	slices.Sort(pids)
+	return pids
+}
+
 // TestTheGateIsBornInTheSessionCgroup: given the session cgroup, every
 // kind of gate is in it once it says ready, and so is the Engine it
 // executes. The raw ones are made there by clone3 with CLONE_INTO_CGROUP

@@ -58,6 +58,9 @@ const noFD = ^uintptr(0)
 // platform, it is [Spec.Exe] started again in the hidden gate mode. Both
 // keep the same rules.
 func Spawn(spec Spec) (*Gate, error) {
+	if err := checkStrings(spec); err != nil {
+		return nil, err
+	}
 	if !spec.ReExec && rawSupported() {
 		return spawnRaw(spec)
 	}
@@ -119,6 +122,20 @@ func spawnReExec(spec Spec) (*Gate, error) {
 		return nil, fmt.Errorf("gate: start %s: %w", spec.Exe, err)
 	}
 	return &Gate{PID: pid, Pidfd: pidfd, path: spec.Path, goW: goW, repR: repR}, nil
+}
+
+// checkStrings refuses a spec with a NUL in the Engine's path, an
+// argument or an environment entry: execve takes C strings, so such a
+// string could only be passed on cut short.
+func checkStrings(spec Spec) error {
+	for _, ss := range [][]string{{spec.Path}, spec.Argv, spec.Env} {
+		for _, s := range ss {
+			if strings.IndexByte(s, 0) >= 0 {
+				return fmt.Errorf("gate: %q: a NUL byte cannot be passed to execve", s)
+			}
+		}
+	}
+	return nil
 }
 
 // AwaitReady waits until the gate shows that it leads its own process

@@ -113,9 +113,7 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	c.argv = a.CStrings(spec.Argv)
 	c.shArgv = a.CStrings(shArgv)
 	c.envv = a.CStrings(spec.Env)
-	if c.path == nil || c.argv == nil || c.shArgv == nil || c.envv == nil {
-		return nil, fmt.Errorf("gate: %w", syscall.EINVAL) // a NUL in a string
-	}
+
 	c.complaint = a.Bytes([]byte(rawComplaint))
 	if orig, ok := rlimit.Original(); ok && orig.Max > 0 && orig.Cur < orig.Max-1 {
 		// The runtime raised the soft limit to hard-1 (package syscall's
@@ -139,12 +137,13 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	keep := append(files, c.goR, c.repW)
 	slices.Sort(keep)
 	c.keep = a.Int32s(slices.Compact(keep))
-	if c.keep == nil || (len(files) > 0 && c.files == nil) || c.complaint == nil {
+	if c.path == nil || c.argv == nil || c.shArgv == nil || c.envv == nil || c.keep == nil || (len(files) > 0 && c.files == nil) || c.complaint == nil {
 		sys.Close(goR)
 		sys.Close(goW)
 		sys.Close(repR)
 		sys.Close(repW)
-		return nil, errors.New("gate: the arena is too small") // not reached: sized above
+		// Not reached: the arena is sized above, and Spawn refused a NUL.
+		return nil, errors.New("gate: the arena is too small")
 	}
 
 	pidfd := int32(-1)
