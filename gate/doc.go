@@ -9,16 +9,16 @@
 //
 // A gate is made one of two ways, with the same messages and rules:
 //
-//   - raw (Linux with close_range, 5.9): a clone of the starter that runs
+//   - raw (Linux with close_range, 5.9): a fork of the starter that runs
 //     no Go runtime of its own, only raw system calls between the runtime's
 //     fork hooks, as package syscall's own fork-exec child does: no second
 //     runtime start on the way to the Engine's exec, no threads or heap of
-//     its own while it waits. On amd64 it shares the starter's memory until
-//     its execve (clone3 with CLONE_VM, without CLONE_VFORK), running on a
-//     stack and reading data mapped outside the Go heap, so that the clone
-//     copies no page table and leaves no page of the starter's
-//     copy-on-write; where clone3 is refused (Docker's default seccomp
-//     profile answers ENOSYS) and on other architectures it is forked. Before it waits it
+//     its own while it waits. It has its own copy of the starter's memory
+//     from the fork on and never runs beside the starter in shared memory.
+//     In cgroup mode it is born in the session cgroup (clone3 with
+//     CLONE_INTO_CGROUP, Linux 5.7), or, where that is refused or the
+//     kernel killed such a child at birth, forked plainly and joins it by
+//     writing the session cgroup's cgroup.procs. Before it waits it
 //     closes every descriptor but the Engine's and its own two pipes, so
 //     that nothing of the starter's — the write end of its own go-ahead
 //     pipe above all — keeps it waiting once the starter is gone; before

@@ -42,7 +42,7 @@ func FuzzGoAhead(f *testing.F) {
 			t.Skip("longer than a pipe write needs to be")
 		}
 		for _, k := range kinds {
-			if !useKind(t, k.reExec, k.fork) {
+			if !useKind(k.reExec) {
 				continue
 			}
 			canary := testproc.StartLeader(t, "/bin/sleep", "600")

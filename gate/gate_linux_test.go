@@ -31,31 +31,19 @@ func TestMain(m *testing.M) {
 }
 
 // kinds are the ways a gate is made: each test runs against every one.
-// The raw gate shares the starter's memory where rawfork can, and is
-// forked otherwise; "raw-fork" forces the fork here.
 var kinds = []struct {
 	name   string
 	reExec bool
-	fork   bool
-}{{"raw", false, false}, {"raw-fork", false, true}, {"re-exec", true, false}}
+}{{"raw", false}, {"re-exec", true}}
 
-// useKind makes the next gates of the test of kind k; it reports false
-// where there is no such gate here.
-func useKind(t testing.TB, reExec, fork bool) bool {
-	if !reExec && !rawSupported() {
-		return false
-	}
-	was := cloneVM
-	cloneVM = canCloneVM && !fork
-	t.Cleanup(func() { cloneVM = was })
-	return true
-}
+// useKind reports false where there is no such gate here.
+func useKind(reExec bool) bool { return reExec || rawSupported() }
 
 // forEachKind runs f once per kind of gate, as a subtest.
 func forEachKind(t *testing.T, f func(t *testing.T, reExec bool)) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			if !useKind(t, k.reExec, k.fork) {
+			if !useKind(k.reExec) {
 				t.Skip("no raw gate here: close_range (Linux 5.9) or the original open-files limit is missing")
 			}
 			f(t, k.reExec)
@@ -515,93 +503,6 @@ func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
 			t.Fatalf("the Engine's /proc/self/cgroup = %q (%v), want the session cgroup %s", out, err, cg.Path)
 		}
 	})
-}
-
-// TestASharedGatesArenaIsUnmappedOnlyOnceTheGateHasLeft: Close while
-// the gate still waits leaves the arena it runs on mapped; Close after the
-// gate exited without a go-ahead unmaps it.
-func TestASharedGatesArenaIsUnmappedOnlyOnceTheGateHasLeft(t *testing.T) {
-	if !rawSupported() || !canCloneVM {
-		t.Skip("no gate that shares memory here")
-	}
-	waiting := startGate(t, t.TempDir(), "/bin/sh", false)
-	pidfd, err := unix.Dup(waiting.Pidfd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(pidfd)
-	left := waiting.left
-	waiting.Close()
-	if waiting.left == nil {
-		t.Fatal("Close unmapped the arena of a gate that still runs on it")
-	}
-	_ = sys.PidfdSignal(pidfd, syscall.SIGKILL)
-	if _, err := sys.ReapWithin(pidfd, testproc.TooLong); err != nil {
-		t.Fatal(err)
-	}
-	left() // gone now: the test unmaps it
-
-	exited := startGate(t, t.TempDir(), "/bin/sh", false)
-	exited.Abort() // its go-ahead pipe ends: it exits without executing
-	fds := []sys.PollFd{{Fd: int32(exited.Pidfd), Events: sys.POLLIN}}
-	if n, err := sys.Poll(fds, testproc.TooLong); err != nil || n != 1 {
-		t.Fatalf("the gate did not exit: %d, %v", n, err)
-	}
-	pidfd2, err := unix.Dup(exited.Pidfd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(pidfd2)
-	exited.Close()
-	if exited.left != nil {
-		t.Fatal("Close after the gate exited left its arena mapped")
-	}
-	if _, err := sys.ReapWithin(pidfd2, testproc.TooLong); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestTheRawGateSharesTheStartersMemoryUntilItExecutes: where rawfork
-// can, the waiting gate runs in this process's memory (no copy of it is
-// made), and has its own once it has executed the Engine; the arena it
-// ran on is unmapped then.
-func TestTheRawGateSharesTheStartersMemoryUntilItExecutes(t *testing.T) {
-	if !rawSupported() || !canCloneVM {
-		t.Skip("no gate that shares memory here")
-	}
-	const kcmpVM = 1 // KCMP_VM, <linux/kcmp.h>
-	sameVM := func(pid int) bool {
-		t.Helper()
-		r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(os.Getpid()), uintptr(pid), kcmpVM, 0, 0, 0)
-		if e != 0 {
-			t.Fatalf("kcmp: %v", e)
-		}
-		return r == 0
-	}
-	dir := t.TempDir()
-	g := startGateWith(t, Spec{
-		Path:  "/bin/sh",
-		Argv:  []string{"sh", "-c", `echo $$ > "$0"; exec sleep 600`, filepath.Join(dir, "ran")},
-		Files: []int{0, 1, 2},
-	})
-	if !sameVM(g.PID) {
-		t.Fatal("the waiting gate has memory of its own: it was copied")
-	}
-	if g.left == nil {
-		t.Fatal("nothing unmaps the arena of a gate that shares memory")
-	}
-	if err := g.Release(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.ExecResult(); err != nil {
-		t.Fatal(err)
-	}
-	if sameVM(g.PID) {
-		t.Fatal("the Engine still runs in this process's memory")
-	}
-	if g.left != nil {
-		t.Fatal("the arena is still mapped after the gate executed the Engine")
-	}
 }
 
 func TestExitStatusForNotFoundIs127AndOtherwise126(t *testing.T) {

@@ -36,10 +36,6 @@ type Gate struct {
 	path  string
 	goW   int // starter → gate: the go-ahead
 	repR  int // gate → starter: ready, then exec-failed or end of file
-	// left, when set, is called once the gate has left the starter's
-	// memory (executed the Engine or exited): a raw gate that shares it
-	// runs on memory that is unmapped then, and not before.
-	left func()
 }
 
 // shell runs a program that execve refuses with ENOEXEC, as execvp does.
@@ -183,9 +179,7 @@ func (g *Gate) kill() {
 	sys.Close(g.goW)
 	g.goW = -1
 	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
-	if _, err := sys.ReapChildWithin(g.PID, g.Pidfd, reapWait); err == nil {
-		g.hasLeft()
-	}
+	_, _ = sys.ReapChildWithin(g.PID, g.Pidfd, reapWait)
 	g.Close()
 }
 
@@ -227,9 +221,8 @@ func (g *Gate) ReportFD() int { return g.repR }
 func (g *Gate) ExecResult() error {
 	line, err := wire.ReadLine(sys.FD(g.repR))
 	if errors.Is(err, io.EOF) {
-		// The gate's end of the pipe closed: at its execve, which
-		// replaced its memory first, or at its exit.
-		g.hasLeft()
+		// The gate's end of the pipe closed: at its execve, or at its
+		// exit.
 		return nil
 	}
 	if err != nil {
@@ -242,28 +235,9 @@ func (g *Gate) ExecResult() error {
 	return &ExecError{Path: g.path, Errno: syscall.Errno(nums[0])}
 }
 
-// hasLeft runs left once the gate is known to have left the starter's
-// memory.
-func (g *Gate) hasLeft() {
-	if g.left != nil {
-		g.left()
-		g.left = nil
-	}
-}
-
 // Close releases the starter's descriptors of the gate, the pidfd
 // included. It does not reap the gate.
 func (g *Gate) Close() {
-	if g.left != nil {
-		// A gate that exited (its exit descriptor readable) or executed
-		// (the report pipe hung up: its end is closed at execve and at
-		// exit) has left the starter's memory; one that has not is left
-		// what it runs on. Poll ignores a descriptor of -1.
-		fds := []sys.PollFd{{Fd: int32(g.Pidfd), Events: sys.POLLIN}, {Fd: int32(g.repR)}}
-		if _, err := sys.Poll(fds, 0); err == nil && (fds[0].Revents&sys.POLLIN != 0 || fds[1].Revents&sys.POLLHUP != 0) {
-			g.hasLeft()
-		}
-	}
 	for _, fd := range []*int{&g.goW, &g.repR, &g.Pidfd} {
 		if *fd >= 0 {
 			sys.Close(*fd)

@@ -7,14 +7,9 @@ package gate
 // rawGate and the functions of rawfork it calls, which never allocate,
 // grow the stack or enter the scheduler (//go:nosplit, //go:norace), and
 // make raw system calls only. Everything they read was built by the
-// parent before the clone, in an arena mapped outside the Go heap.
-//
-// Where rawfork can (amd64), the gate shares the starter's memory
-// (rawfork.CloneVM), as posix_spawn's child does, and runs on the arena's
-// stack: no page table is copied and no page of the starter's becomes
-// copy-on-write, which is most of what a fork of a Go process costs. The
-// arena stays mapped until the gate has left that memory: executed the
-// Engine (its report pipe ends) or exited. Elsewhere it is forked.
+// parent before the fork, in an arena mapped outside the Go heap; the
+// child has its own copy of it (and of all the starter's memory) from the
+// fork on, so it never runs beside the starter in shared memory.
 
 import (
 	"errors"
@@ -68,22 +63,7 @@ type rawChild struct {
 	// every frame (go test -fuzz).
 	msg, want [wire.MaxLine]byte
 	num       [24]byte
-
-	vm   bool   // started by CloneVM: shares the starter's memory
-	mask uint64 // the signal mask to execute with (CloneVM)
 }
-
-// rawStack is the stack of a gate that shares the starter's memory: its
-// deepest call chain needs a few hundred bytes (the linker checks that
-// it fits in a goroutine stack's nosplit limit).
-const rawStack = 64 << 10
-
-// canCloneVM is whether a gate can share the starter's memory here;
-// cloneVM whether it does (the tests clear it to run the forked gate
-// too).
-const canCloneVM = rawfork.CanCloneVM
-
-var cloneVM = canCloneVM
 
 // spawnRaw starts the raw gate: a clone of this process that leads a new
 // process group, joins the session cgroup, keeps only the Engine's
@@ -95,18 +75,12 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		return nil, errors.New("gate: no argv[0] for the Engine")
 	}
 	shArgv := append([]string{shell, spec.Path}, spec.Argv[1:]...)
-	a, err := rawfork.NewArena(rawArenaSize(spec, shArgv), rawStack)
+	a, err := rawfork.NewArena(rawArenaSize(spec, shArgv))
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	shared := false
-	defer func() {
-		if !shared {
-			// Forked, or no child at all: the child, if any, has its own
-			// copy of the arena.
-			a.Free()
-		}
-	}()
+	// The child, if any, has its own copy of the arena.
+	defer a.Free()
 	c := (*rawChild)(a.Alloc(int(unsafe.Sizeof(rawChild{})), 8))
 	c.goR, c.repW, c.cgFD = -1, -1, -1
 	c.path, c.sh, c.comm = a.CString(spec.Path), a.CString(shell), a.CString(Comm)
@@ -149,17 +123,7 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	pidfd := int32(-1)
 	var pid uintptr
 	errno := syscall.ENOSYS
-	if cloneVM {
-		c.vm = true
-		pid, errno = cloneRawGate(a, c, &pidfd, spec.CgroupDir)
-		shared = errno == 0
-		if !shared {
-			// No child: a forked one has its signals reset by the
-			// runtime's fork hook.
-			c.vm = false
-		}
-	}
-	if errno != 0 && c.cgFD >= 0 && spec.CgroupDir > 2 {
+	if c.cgFD >= 0 && spec.CgroupDir > 2 {
 		// Born in the session cgroup: the child has nothing to write.
 		cgFD := c.cgFD
 		c.cgFD = -1
@@ -180,9 +144,6 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		return nil, fmt.Errorf("gate: %w", os.NewSyscallError("clone", errno))
 	}
 	g := &Gate{PID: int(pid), Pidfd: int(pidfd), path: spec.Path, goW: goW, repR: repR}
-	if shared {
-		g.left = a.Free
-	}
 	// The child leads its group only once it has run that far; set it
 	// from here too, as a shell does for its jobs, so that group E exists
 	// when Spawn returns and the guard can be armed on it at once. The
@@ -219,24 +180,6 @@ func rawArenaSize(spec Spec, shArgv []string) int {
 	return size + len(rawComplaint)
 }
 
-// cloneRawGate starts the raw gate in this process's memory
-// (rawfork.CloneVM), born in the session cgroup where there is one (then
-// it has nothing to write) or else joining it by cgroup.procs. An errno
-// means no child was made.
-func cloneRawGate(a *rawfork.Arena, c *rawChild, pidfd *int32, cgroupDir int) (uintptr, syscall.Errno) {
-	if c.cgFD >= 0 && cgroupDir > 2 {
-		cgFD := c.cgFD
-		c.cgFD = -1
-		pid, errno := rawfork.CloneVM(a, pidfd, cgroupDir, &c.mask, rawGate, unsafe.Pointer(c))
-		if errno == 0 {
-			// c is the child's now: nothing is written to it again.
-			return pid, 0
-		}
-		c.cgFD = cgFD
-	}
-	return rawfork.CloneVM(a, pidfd, -1, &c.mask, rawGate, unsafe.Pointer(c))
-}
-
 // forkRawGate clones the raw gate; in the parent it returns the child's
 // PID (its pidfd in *pidfd), in the child it never returns.
 //
@@ -265,21 +208,16 @@ func forkRawGateInto(c *rawChild, pidfd *int32, cgroup int) (uintptr, syscall.Er
 	return 0, 0 // not reached: rawGate exits or executes
 }
 
-// rawGate is the child, from its clone to its execve or exit; raw is its
-// rawChild. Called by rawfork.CloneVM, it first puts the default signal
-// handlers and the signal mask back in its own table (a forked child had
-// that done by the runtime's fork hook). One function, not a wrapper: the
-// linker checks that the deepest nosplit chain fits.
+// rawGate is the child, from its fork to its execve or exit; raw is its
+// rawChild. The runtime's fork hook put the default signal handlers and
+// the signal mask back. One function, not a wrapper: the linker checks
+// that the deepest nosplit chain fits.
 //
 //go:nosplit
 //go:norace
 func rawGate(raw unsafe.Pointer) {
-	// Sound: raw is the rawChild in the arena, mapped until this child
-	// has left the parent's memory (or the child's own copy, forked).
+	// Sound: raw is the child's own copy of the rawChild in the arena.
 	c := (*rawChild)(raw)
-	if c.vm {
-		rawfork.ResetSignals(&c.mask)
-	}
 	rawfork.SetName(c.comm)
 	pid, _, _ := syscall.RawSyscall6(syscall.SYS_GETPID, 0, 0, 0, 0, 0, 0)
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_SETPGID, 0, 0, 0, 0, 0, 0); e != 0 {

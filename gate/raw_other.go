@@ -12,8 +12,3 @@ func rawSupported() bool { return false }
 func spawnRaw(Spec) (*Gate, error) {
 	return nil, errors.New("gate: no raw gate on this platform")
 }
-
-// canCloneVM and cloneVM: no gate shares the starter's memory here.
-const canCloneVM = false
-
-var cloneVM = false

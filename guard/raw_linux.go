@@ -87,7 +87,7 @@ type rawChild struct {
 // returns it with its arena, which the parent frees after the fork.
 func newRawChild() (*rawChild, *rawfork.Arena, error) {
 	size := int(unsafe.Sizeof(rawChild{}))
-	a, err := rawfork.NewArena(size, 0)
+	a, err := rawfork.NewArena(size)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -35,13 +35,9 @@
 //	    between the runtime's fork hooks it makes only system calls — lead group
 //	    E, join the session cgroup, close every descriptor but the Engine's and
 //	    its own two pipes (`close_range`), wait, put back the open-files limit
-//	    the process started with, `execve` (ENOEXEC: `/bin/sh`, as execvp). On
-//	    amd64 it shares the starter's memory until its `execve` (clone3 with
-//	    CLONE_VM, as posix_spawn's child), on a stack and data mapped outside
-//	    the Go heap, so that no page table is copied (until then `ps` shows it
-//	    with the starter's memory, and /proc/PID/environ with the starter's
-//	    environment); where clone3 is refused (Docker's default seccomp
-//	    profile) and on other architectures it is forked. Its command name is
+//	    the process started with, `execve` (ENOEXEC: `/bin/sh`, as execvp). It
+//	    is a fork with its own copy of the starter's memory (until the exec
+//	    /proc/PID/environ shows the starter's environment). Its command name is
 //	    `session-gate` until the exec. Elsewhere (and on an older
 //	    kernel) the starter starts its own binary again in a hidden mode; that
 //	    gate gets the Engine's command line and environment in a memfd, not on

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -13,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/gate"
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -125,30 +128,30 @@ func TestWithoutCloseRangeTheGateIsTheReExecutedBinary(t *testing.T) {
 	if portable {
 		t.Skip("the portable build takes macOS's path: its gate is always the re-executed binary")
 	}
-	heldWithAndWithout(t, "without-close-range", func(filtered bool, starter, g int) {
+	heldWithAndWithout(t, "without-close-range", nil, func(filtered bool, starter, g int) {
 		if reExec := cmdlineHas(g, gate.Arg); reExec != filtered {
 			t.Fatalf("close_range filtered %v: gate %d runs the hidden mode: %v, want %v", filtered, g, reExec, filtered)
 		}
 	})
 }
 
-// TestWhereClone3IsRefusedTheGateIsForked: the raw gate shares the
-// starter's memory (clone3 with CLONE_VM, on amd64); under a seccomp
-// profile that answers clone3 ENOSYS, as Docker's default does, it is
-// forked with clone instead, and the session runs as ever. Without the
-// filter the waiting gate shares the starter's memory (the control).
-func TestWhereClone3IsRefusedTheGateIsForked(t *testing.T) {
+// TestWhereClone3IsRefusedTheRawGateJoinsTheSessionCgroup: in cgroup
+// mode the raw gate is born in the session cgroup (clone3 with
+// CLONE_INTO_CGROUP); under a seccomp profile that answers clone3 ENOSYS,
+// as Docker's default does, it is forked with clone instead and joins the
+// session cgroup by writing its cgroup.procs, and the session runs as
+// ever. Without the filter the same holds (the control).
+func TestWhereClone3IsRefusedTheRawGateJoinsTheSessionCgroup(t *testing.T) {
 	if portable {
 		t.Skip("the portable build takes macOS's path: its gate is always the re-executed binary")
 	}
-	const kcmpVM = 1 // KCMP_VM, <linux/kcmp.h>
-	heldWithAndWithout(t, "without-clone3", func(filtered bool, starter, g int) {
-		r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(starter), uintptr(g), kcmpVM, 0, 0, 0)
-		if e != 0 {
-			t.Fatalf("kcmp: %v", e)
+	needsCgroup(t)
+	heldWithAndWithout(t, "without-clone3", []string{"--containment", "cgroup"}, func(filtered bool, starter, g int) {
+		if cmdlineHas(g, gate.Arg) {
+			t.Fatalf("clone3 filtered %v: gate %d is the re-executed binary, want the raw one", filtered, g)
 		}
-		if shared := r == 0; shared == filtered {
-			t.Fatalf("clone3 filtered %v: gate %d shares the starter's memory: %v, want %v", filtered, g, shared, !filtered)
+		if cg := engineCgroup(t, g); !strings.HasPrefix(path.Base(cg), cgroup.Prefix) {
+			t.Fatalf("clone3 filtered %v: gate %d is in cgroup %q, want the session cgroup", filtered, g, cg)
 		}
 	})
 }
@@ -157,18 +160,18 @@ func TestWhereClone3IsRefusedTheGateIsForked(t *testing.T) {
 // seccomp filter of helper and without it (the control), calls check
 // with the starter's and the waiting gate's PIDs, then lets the Engine
 // run and ends the session.
-func heldWithAndWithout(t *testing.T, helper string, check func(filtered bool, starter, gate int)) {
+func heldWithAndWithout(t *testing.T, helper string, flags []string, check func(filtered bool, starter, gate int)) {
 	t.Helper()
 	if runtime.GOARCH != "amd64" {
-		t.Skip("the seccomp filter is written for x86_64 (and the gate shares memory on amd64 only)")
+		t.Skip("the seccomp filter is written for x86_64")
 	}
 	for _, filtered := range []bool{true, false} {
 		mark := newMark(t)
 		dir := t.TempDir()
-		cmd := exec.Command(binary, holdArgs()...)
+		cmd := exec.Command(binary, holdArgs(flags...)...)
 		cmd.Env = append(os.Environ(), markVar+"="+mark)
 		if filtered {
-			cmd = helperCommand(t, mark, helper, append([]string{binary}, holdArgs()...)...)
+			cmd = helperCommand(t, mark, helper, append([]string{binary}, holdArgs(flags...)...)...)
 		}
 		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
 		// The helper executed the starter: its PID is the starter's.

@@ -9,34 +9,30 @@ import (
 )
 
 // Arena is memory mapped outside the Go heap for a raw child: everything
-// it reads or writes, and for a child that shares this process's memory
-// ([CloneVM]) its stack. The garbage collector neither frees nor reuses
-// it, so such a child can run on it after the parent has dropped every
-// reference; it is unmapped ([Arena.Free]) only once the child has left
-// this memory. A forked child has its own copy from the fork on: the
-// parent frees its arena then.
+// it reads or writes. The garbage collector neither scans, moves nor
+// frees it. A forked child has its own copy from the fork on: the parent
+// frees its arena ([Arena.Free]) then.
 type Arena struct {
-	mem   []byte
-	off   int
-	stack int // bytes at the end of mem kept for the child's stack
+	mem []byte
+	off int
 }
 
-// NewArena maps size bytes of data and a stack of stack bytes.
-func NewArena(size, stack int) (*Arena, error) {
+// NewArena maps size bytes.
+func NewArena(size int) (*Arena, error) {
 	page := os.Getpagesize()
-	total := (size + stack + page - 1) &^ (page - 1)
+	total := (size + page - 1) &^ (page - 1)
 	mem, err := syscall.Mmap(-1, 0, total, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, os.NewSyscallError("mmap", err)
 	}
-	return &Arena{mem: mem, stack: stack}, nil
+	return &Arena{mem: mem}, nil
 }
 
 // Alloc returns n zeroed bytes aligned to align (a power of two), or nil
 // when the arena is full.
 func (a *Arena) Alloc(n, align int) unsafe.Pointer {
 	off := (a.off + align - 1) &^ (align - 1)
-	if off+n > len(a.mem)-a.stack {
+	if off+n > len(a.mem) {
 		return nil
 	}
 	a.off = off + n
@@ -105,21 +101,7 @@ func (a *Arena) Int32s(v []int32) []int32 {
 	return dst
 }
 
-// stackTop is the highest address of the stack, 16-byte aligned.
-func (a *Arena) stackTop() uintptr {
-	// Sound: the stack is the arena's last bytes.
-	return (uintptr(unsafe.Pointer(&a.mem[0])) + uintptr(len(a.mem))) &^ 15
-}
-
-// stackBase is the lowest address of the stack and its size, as clone3
-// takes them.
-func (a *Arena) stackBase() (uintptr, uintptr) {
-	base := uintptr(unsafe.Pointer(&a.mem[0])) + uintptr(len(a.mem)-a.stack)
-	return base, a.stackTop() - base
-}
-
-// Free unmaps the arena. Call it only when no child runs on it: the child
-// executed another program or exited.
+// Free unmaps the arena.
 func (a *Arena) Free() {
 	if a.mem != nil {
 		_ = syscall.Munmap(a.mem)

@@ -2,10 +2,9 @@
 
 // Package rawfork makes children of this process that run no Go runtime of
 // their own: a plain fork between the runtime's fork hooks ([Fork],
-// [ForkInto]), or, on amd64, a clone that shares this process's memory and
-// runs on a stack of its own ([CloneVM]); after either, the child runs
-// only functions that never allocate, grow the stack or enter the
-// scheduler, and makes raw system calls only. The raw gate (which executes
+// [ForkInto]), the shape of package syscall's own fork-exec child; after
+// it, the child runs only functions that never allocate, grow the stack
+// or enter the scheduler, and makes raw system calls only. The raw gate (which executes
 // the Engine) and the raw guard (which never executes anything) are such
 // children.
 //
@@ -14,9 +13,8 @@
 // child; the linker checks that a chain of nosplit calls fits in the stack
 // that is left) and //go:norace (the race runtime cannot run in the
 // child). A forked child reads only what the parent built before the
-// fork, and may write to it: it has a copy of the parent's memory. A
-// CloneVM child shares the parent's memory while both run: it reads and
-// writes only its [Arena], mapped outside the Go heap.
+// fork, and may write to it: it has a copy of the parent's memory, and
+// never runs beside the parent in the same memory.
 package rawfork
 
 import (
@@ -128,8 +126,8 @@ func argsFor(flags uint64, pidfd *int32, cgroup int) cloneArgs {
 //go:noinline
 func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 	beforeFork()
-	// Taken only now, as in CloneVM: the stack cannot move from here to
-	// the clone, so the kernel writes the pidfd where *pidfd is.
+	// Taken only now: the stack cannot move from here to the clone (any
+	// growth throws), so the kernel writes the pidfd where *pidfd is.
 	args := argsFor(0, pidfd, cgroup)
 	// Sound: args is in this frame, which lives until the call returns in
 	// both processes; stack 0 makes the child return on its copy of it.
@@ -140,76 +138,6 @@ func ForkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 	}
 	afterForkInChild()
 	return 0, 0
-}
-
-// CloneVM starts a child that shares this process's memory (clone3 with
-// CLONE_VM, without CLONE_VFORK: the parent goes on at once), as
-// posix_spawn does, so that no page table is copied and no page of the
-// parent's becomes copy-on-write. The child runs fn(arg) on the stack of
-// a, with every signal blocked and the Go runtime's handlers still
-// installed: fn must call [ResetSignals] first. fn and everything it
-// calls must be //go:nosplit and //go:norace, must never return, and may
-// write to a's memory and its own stack only: the rest is the parent's,
-// live. With cgroup >= 0 the child is born in the cgroup of that
-// directory descriptor (CLONE_INTO_CGROUP). In the parent it returns the
-// child's PID, its pidfd in *pidfd, or the errno (no child was made).
-//
-// It is sound against the runtime because the child never enters it: it
-// takes no lock, allocates nothing, writes no pointer (so no write
-// barrier runs), reads no thread-local state of its own and runs no Go
-// signal handler (its signals are blocked until it has put the default
-// handlers back in its own copy of the table: CLONE_SIGHAND is not
-// given). The parent keeps a mapped until the child has executed another
-// program or exited; until then a is the child's.
-//
-//go:norace
-func CloneVM(a *Arena, pidfd *int32, cgroup int, mask *uint64, fn func(unsafe.Pointer), arg unsafe.Pointer) (uintptr, syscall.Errno) {
-	base, size := a.stackBase() // arena addresses: they do not move
-	// The mask the child puts back before it executes anything: this
-	// thread's, as every thread of the runtime has it outside a fork.
-	runtime.LockOSThread()
-	// Sound: mask outlives the call; the kernel's sigset is 8 bytes.
-	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, 0, uintptr(unsafe.Pointer(mask)), 8, 0, 0)
-	beforeFork()
-	// The arguments are taken only now, and with no call: from beforeFork
-	// to afterFork the stack cannot move (any growth throws), so the
-	// address of *pidfd, which may be on the caller's stack, stays where
-	// the kernel writes. Taken before a call that can grow the stack
-	// (LockOSThread), it could name the stack's old place.
-	args := argsFor(unix.CLONE_VM, pidfd, cgroup)
-	args.stack, args.stackSize = uint64(base), uint64(size)
-	// Sound: args lives until the call returns in the parent; the kernel
-	// reads it during the call. The child does not return from it.
-	pid, errno := cloneVM(unsafe.Pointer(&args), unsafe.Sizeof(args), fn, arg)
-	afterFork()
-	runtime.UnlockOSThread()
-	return pid, syscall.Errno(errno)
-}
-
-// ResetSignals puts the default handler back for every signal with a
-// handler (the runtime's), leaves ignored signals ignored, then sets the
-// signal mask to *mask: what the runtime's afterForkInChild does for a
-// forked child, for a child that shares the runtime's memory and so must
-// not call it.
-//
-//go:nosplit
-//go:norace
-func ResetSignals(mask *uint64) {
-	// struct sigaction as rt_sigaction takes it; the handler comes first.
-	var act, old [4]uintptr
-	for sig := uintptr(1); sig <= 64; sig++ {
-		if sig == uintptr(syscall.SIGKILL) || sig == uintptr(syscall.SIGSTOP) {
-			continue
-		}
-		// Sound: old and act outlive the calls; the mask is 8 bytes.
-		if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
-			continue
-		}
-		if old[0] != 0 && old[0] != SigIgn { // neither SIG_DFL nor SIG_IGN
-			syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
-		}
-	}
-	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(mask)), 0, 8, 0, 0)
 }
 
 // CloseRangeWorks reports whether the kernel has close_range (Linux 5.9),
