@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,7 +37,24 @@ type Gate struct {
 	path  string
 	goW   int // starter → gate: the go-ahead
 	repR  int // gate → starter: ready, then exec-failed or end of file
+	// bornInto: made inside the session cgroup (CLONE_INTO_CGROUP), not
+	// moved there.
+	bornInto bool
 }
+
+// ErrKilledAtBirth is wrapped by [Gate.AwaitReady]'s error when a gate
+// born in the session cgroup died of SIGKILL before it was ready. Linux
+// (seen on 6.12 and 6.18) SIGKILLs a child born with CLONE_INTO_CGROUP
+// when the cgroup.kill count of its cgroup differs from that of its
+// parent's: a starter whose own cgroup ever saw cgroup.kill loses every
+// gate born that way. Nothing was executed; a gate started again joins
+// the session cgroup by writing its cgroup.procs, which the kernel
+// allows, and so does every later gate of this process.
+var ErrKilledAtBirth = errors.New("gate: killed at birth in the session cgroup (CLONE_INTO_CGROUP after a cgroup.kill)")
+
+// intoCgroupKills is set once a gate born with CLONE_INTO_CGROUP was
+// SIGKILLed before it was ready: from then on gates join by cgroup.procs.
+var intoCgroupKills atomic.Bool
 
 // shell runs a program that execve refuses with ENOEXEC, as execvp does.
 const shell = "/bin/sh"
@@ -140,9 +158,29 @@ func checkStrings(spec Spec) error {
 func (g *Gate) AwaitReady() error {
 	err := g.awaitReady()
 	if err != nil {
+		if g.killedAtBirth() {
+			intoCgroupKills.Store(true)
+			err = fmt.Errorf("%w: %v", ErrKilledAtBirth, err)
+		}
 		g.kill()
 	}
 	return err
+}
+
+// killedAtBirth reports whether a gate born in the session cgroup, which
+// has not said ready, has died of SIGKILL: the kernel's kill at birth
+// (ErrKilledAtBirth). It waits at most reapWait for the gate's exit,
+// which comes at once after such a kill, and reaps nothing.
+func (g *Gate) killedAtBirth() bool {
+	if !g.bornInto {
+		return false
+	}
+	fds := []sys.PollFd{{Fd: int32(g.Pidfd), Events: sys.POLLIN}}
+	if n, err := sys.Poll(fds, reapWait); err != nil || n == 0 {
+		return false
+	}
+	st, exited, err := sys.PeekChild(g.PID, g.Pidfd)
+	return err == nil && exited && !st.Exited && st.Signal == syscall.SIGKILL
 }
 
 func (g *Gate) awaitReady() error {

@@ -123,12 +123,14 @@ func spawnRaw(spec Spec) (*Gate, error) {
 	pidfd := int32(-1)
 	var pid uintptr
 	errno := syscall.ENOSYS
-	if c.cgFD >= 0 && spec.CgroupDir > 2 {
+	bornInto := false
+	if c.cgFD >= 0 && spec.CgroupDir > 2 && !intoCgroupKills.Load() {
 		// Born in the session cgroup: the child has nothing to write.
 		cgFD := c.cgFD
 		c.cgFD = -1
 		pid, errno = forkRawGateInto(c, &pidfd, spec.CgroupDir)
 		c.cgFD = cgFD
+		bornInto = errno == 0
 	}
 	if errno != 0 {
 		// Forked plainly: where clone3 is refused (a seccomp profile
@@ -143,7 +145,7 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		sys.Close(repR)
 		return nil, fmt.Errorf("gate: %w", os.NewSyscallError("clone", errno))
 	}
-	g := &Gate{PID: int(pid), Pidfd: int(pidfd), path: spec.Path, goW: goW, repR: repR}
+	g := &Gate{PID: int(pid), Pidfd: int(pidfd), path: spec.Path, goW: goW, repR: repR, bornInto: bornInto}
 	// The child leads its group only once it has run that far; set it
 	// from here too, as a shell does for its jobs, so that group E exists
 	// when Spawn returns and the guard can be armed on it at once. The

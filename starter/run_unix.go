@@ -335,6 +335,35 @@ func (s *session) contain(res *Result) error {
 		return err
 	}
 	s.mode, res.Mode = mode, mode
+	err = s.startGateAndGuard(res)
+	if errors.Is(err, gate.ErrKilledAtBirth) {
+		// Nothing was executed, and the gate is reaped; its guard was
+		// armed on nothing yet. Once more, now joining by cgroup.procs.
+		s.log.Info().Err(err).Msg("the gate joins the session cgroup by cgroup.procs")
+		s.guard.Abandon()
+		s.guard, s.gateGone = nil, false
+		err = s.startGateAndGuard(res)
+	}
+	if err != nil {
+		return err
+	}
+	s.log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
+	if err := s.cgroupJoined(); err != nil {
+		return fail(ExitContainment, "%w", err)
+	}
+	if err := s.guard.AwaitArmed(); err != nil {
+		s.guard = nil // AwaitArmed killed and reaped it
+		return fail(ExitContainment, "%w", err)
+	}
+	s.armed = true
+	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
+	return nil
+}
+
+// startGateAndGuard starts the gate and the guard side by side and waits
+// until the gate is ready. An error wrapping gate.ErrKilledAtBirth leaves
+// the guard spawned and unarmed, for the caller to abandon.
+func (s *session) startGateAndGuard(res *Result) error {
 	procs, err := s.procsFD()
 	if err != nil {
 		return fail(ExitContainment, "%w", err)
@@ -366,18 +395,11 @@ func (s *session) contain(res *Result) error {
 	s.group.Helper = s.guard.PID // its pin, where it pins E, is no member of the session
 	if err := s.gate.AwaitReady(); err != nil {
 		s.gateGone = true // AwaitReady killed and reaped the gate
+		if errors.Is(err, gate.ErrKilledAtBirth) {
+			return err
+		}
 		return fail(ExitContainment, "%w", err)
 	}
-	s.log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
-	if err := s.cgroupJoined(); err != nil {
-		return fail(ExitContainment, "%w", err)
-	}
-	if err := s.guard.AwaitArmed(); err != nil {
-		s.guard = nil // AwaitArmed killed and reaped it
-		return fail(ExitContainment, "%w", err)
-	}
-	s.armed = true
-	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
 	return nil
 }
 

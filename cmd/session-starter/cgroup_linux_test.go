@@ -304,3 +304,48 @@ func TestContainmentFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestASessionStartedFromACgroupThatSawCgroupKillRuns: a starter whose
+// own cgroup once saw cgroup.kill (written while it was empty) starts
+// sessions in cgroup mode as anywhere else, though the kernel may SIGKILL
+// a child born there with CLONE_INTO_CGROUP (seen on Linux 6.12 and 6.18:
+// the session cgroup's kill count differs from that of the parent's
+// cgroup). Three sessions in a row from one such cgroup: each runs its
+// Engine and mirrors its status.
+func TestASessionStartedFromACgroupThatSawCgroupKillRuns(t *testing.T) {
+	_, own := cgroupPlace(t)
+	dir, err := os.MkdirTemp(own, "test-killed-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Ours: whatever is left in it is a process of this test.
+		_ = os.WriteFile(path.Join(dir, "cgroup.kill"), []byte("1"), 0)
+		testproc.Eventually(t, "the test cgroup "+dir+" must be removable", func() bool {
+			subs, _ := os.ReadDir(dir)
+			for _, e := range subs {
+				if e.IsDir() {
+					_ = os.Remove(path.Join(dir, e.Name()))
+				}
+			}
+			return os.Remove(dir) == nil
+		})
+	})
+	if err := os.WriteFile(path.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		mark := newMark(t)
+		var stderr bytes.Buffer
+		cmd := exec.Command("/bin/sh", "-c", `echo 0 > "$0/cgroup.procs" && exec "$@"`, dir,
+			binary, "--containment", "cgroup", "--", "sh", "-c", "exit 3")
+		cmd.Env = append(os.Environ(), markVar+"="+mark)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Fatalf("session %d from a cgroup that saw cgroup.kill: %v, want exit status 3; stderr:\n%s", i, err, stderr.String())
+		}
+		noSurvivors(t, mark)
+	}
+}

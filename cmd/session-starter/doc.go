@@ -127,12 +127,19 @@
 //     than a sibling: where the starter may write its own cgroup it may make
 //     children, and a fresh child has no controllers enabled below it, so the
 //     "no internal processes" rule of delegated trees never refuses the move.
-//   - *Joining*: the gate writes its own PID to the session cgroup's
-//     `cgroup.procs` (a descriptor handed to it) before it reports ready —
-//     not `CLONE_INTO_CGROUP`, which kills children at birth on this kernel
-//     once a cgroup was ever killed — and the starter reads
-//     `/proc/GATE/cgroup` before the guard is relied on. Everything the
-//     Engine starts is born in it, `setsid` and double forks included.
+//   - *Joining*: the raw gate is born in the session cgroup
+//     (`clone3` with `CLONE_INTO_CGROUP`, Linux 5.7); the re-executed gate,
+//     and the raw one where `clone3` is refused, write their own PID to the
+//     session cgroup's `cgroup.procs` (a descriptor handed to them) before
+//     they report ready. Linux (seen on 6.12 and 6.18) SIGKILLs a child born
+//     with `CLONE_INTO_CGROUP` when the `cgroup.kill` count of its cgroup
+//     differs from that of its parent's, so a starter whose own cgroup ever
+//     saw `cgroup.kill` loses such a gate before it runs: the starter then
+//     starts the gate once more, joining by `cgroup.procs`, and so does every
+//     later gate of that process (nothing was executed; it costs one fork).
+//     The starter reads `/proc/GATE/cgroup` before the guard is relied on.
+//     Everything the Engine starts is born in it, `setsid` and double forks
+//     included.
 //   - *End*: the cgroup is one holder of the end (above): SIGKILL is
 //     `cgroup.kill`, sent in every round with the other holders (one write was
 //     seen to leave members alive under load on this kernel), and its end is
