@@ -23,7 +23,7 @@
 //     that nothing of the starter's — the write end of its own go-ahead
 //     pipe above all — keeps it waiting once the starter is gone; before
 //     its execve it puts back the open-files limit the process started
-//     with (package syscall raised the soft one; internal/rlimit read it
+//     with (package syscall raised the soft one; internal/sys/rlimit read it
 //     first).
 //   - re-executed (every other case, and [Spec.ReExec]): the starter's own
 //     binary started again in a hidden mode ([Arg] as the first argument).

@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/session-starter/session-starter/internal/rlimit"
+	"github.com/session-starter/session-starter/internal/sys/rlimit"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/sys/rawfork"
 	"github.com/session-starter/session-starter/internal/wire"

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/session-starter/session-starter/internal/rlimit"
+	"github.com/session-starter/session-starter/internal/sys/rlimit"
 )
 
 // The test is in its own package: were it in package rlimit, the test
