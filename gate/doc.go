@@ -2,7 +2,7 @@
 // becomes the Engine, but executes the Engine's program only when the
 // starter says so.
 //
-//	starter ── Start ──> gate        leader of a NEW process group E,
+//	starter ── Spawn ──> gate        leader of a NEW process group E,
 //	   │                              waits in "ready", has executed nothing
 //	   ├── (arms the guard on E)
 //	   └── Release ─────> gate ── execve ──> Engine (same PID, same group)
@@ -56,5 +56,6 @@
 // # Failure rule
 //
 // Whatever cannot be shown — the group leadership, the ready message —
-// is an error from Start, and nothing was executed.
+// is an error from [Spawn] or [Gate.AwaitReady], and nothing was
+// executed.
 package gate

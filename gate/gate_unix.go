@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 )
@@ -168,9 +169,13 @@ func (g *Gate) AwaitReady() error {
 }
 
 // killedAtBirth reports whether a gate born in the session cgroup, which
-// has not said ready, has died of SIGKILL: the kernel's kill at birth
-// (ErrKilledAtBirth). It waits at most reapWait for the gate's exit,
-// which comes at once after such a kill, and reaps nothing.
+// has not said ready, was SIGKILLed by the kernel at its birth
+// (ErrKilledAtBirth): it died of SIGKILL without having run its first
+// instruction, which names it [Comm] — its zombie still bears the name it
+// was forked with. A gate that someone else SIGKILLed later (it had its
+// name, which is how they would find it) is not, and no gate is started
+// again for it. It waits at most reapWait for the gate's exit, which
+// comes at once after such a kill, and reaps nothing.
 func (g *Gate) killedAtBirth() bool {
 	if !g.bornInto {
 		return false
@@ -179,8 +184,13 @@ func (g *Gate) killedAtBirth() bool {
 	if n, err := sys.Poll(fds, reapWait); err != nil || n == 0 {
 		return false
 	}
-	st, exited, err := sys.PeekChild(g.PID, g.Pidfd)
-	return err == nil && exited && !st.Exited && st.Signal == syscall.SIGKILL
+	ws, exited, err := sys.PeekChild(g.PID, g.Pidfd)
+	if err != nil || !exited || ws.Exited || ws.Signal != syscall.SIGKILL {
+		return false
+	}
+	// Our unreaped child: its PID names it alone.
+	st, err := proc.ReadStat(g.PID)
+	return err == nil && st.Comm != Comm
 }
 
 func (g *Gate) awaitReady() error {

@@ -2,20 +2,34 @@
 // job is to end the Engine's process group E if the starter disappears,
 // SIGKILL of the starter included.
 //
-// Where the kernel signals a group through a pidfd (Linux 6.9) and has
-// close_range (5.9), the guard is a raw child of the starter: a fork that
-// runs no Go runtime and executes nothing, only system calls (package
-// internal/sys/rawfork) — one thread instead of a second Go runtime's 4-5.
-// Right after the fork it gives back (MADV_DONTNEED) its copy of every
-// private anonymous mapping of the starter's but its own state, kept in a
-// mapping of its own, and the stack it runs on: about 100 KiB of its own
-// memory instead of a copy of the starter's heap
-// (TestTheRawGuardKeepsNoCopyOfTheStartersMemory). It has the same
-// descriptors at the same numbers, speaks the same messages and keeps the
-// same rules as the re-executed guard below, which is used before Linux 6.9
-// (it pins E), in the portable build and on macOS and FreeBSD. Its command
-// name is [Comm] from its first instruction; a raw guard's /proc/PID/environ
-// shows the starter's environment (the memory it was forked from).
+// Where the kernel signals a group through a pidfd (Linux 6.9), has
+// close_range (5.9) and the build has raw children (package
+// internal/sys/rawfork: Go 1.26 and 1.27 on amd64 and arm64, without the
+// build tag session_starter_noraw), the guard starts as the porch: a fork
+// of the starter that runs no Go runtime and does only what must work
+// when none can start — under the pressure (RLIMIT_NPROC, memory) that
+// often kills the starter. It arms, gives back (MADV_DONTNEED) its copy of
+// the starter's memory but its own state and stack (about 100 KiB of its
+// own instead of a copy of the starter's heap:
+// TestTheRawGuardKeepsNoCopyOfTheStartersMemory), and waits. A valid
+// finish it obeys at once when a cheap test shows the session empty (the
+// Engine's pidfd readable, group E gone — the group signal 0 answers
+// ESRCH, zombies count —, the cgroup's "populated 0"); otherwise, and once
+// the starter is gone after its first SIGKILL strikes at every holder,
+// it executes the guard proper: this binary in a hidden mode, through a
+// descriptor opened at arming, never a path, and checked then to speak
+// this protocol. The guard proper verifies with the one end routine
+// (package internal/end): the /proc look for live members, the rounds up
+// to the deadline, the cgroup's removal, the terminal handed back. Where
+// the guard proper cannot be executed (a seccomp profile, a runtime that
+// cannot start) the porch goes on striking until the cheap test holds or
+// the deadline, and exits. Elsewhere — before Linux 6.9 (the guard pins
+// E), in the portable build, on macOS and FreeBSD, on other toolchains —
+// the guard is this binary started again in the hidden guard mode from
+// the start. Either has the same descriptors at the same numbers, speaks
+// the same messages and keeps the same rules. Its command name is [Comm]
+// from its first instruction; the porch's /proc/PID/environ shows the
+// starter's environment (the memory it was forked from).
 //
 //	starter ──> guard     own process group (never a member of E), cwd /,
 //	                      stdio /dev/null; holds: a pidfd of the gate, a

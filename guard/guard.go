@@ -18,14 +18,28 @@ const Comm = "session-guard"
 // that holds group E's number on a kernel before Linux 6.9.
 var pinArg = wire.HiddenArg("pin")
 
-// Invoked reports whether args (os.Args) asks for the guard mode or the
-// pin, of any protocol: [Main] refuses another than its own.
+// verifyArg is the first argument that selects the guard proper after
+// the porch (the raw guard): this binary executed by the porch to verify
+// a finish it could not confirm, or to end what its strikes left. Its
+// second argument is verifyFinish, verifyGone or verifyProbe (the check
+// at arming that a binary plays the guard of this protocol).
+var verifyArg = wire.HiddenArg("guard-end")
+
+const (
+	verifyFinish = "finish"
+	verifyGone   = "gone"
+	verifyProbe  = "probe"
+)
+
+// Invoked reports whether args (os.Args) asks for the guard mode, the
+// guard proper after the porch or the pin, of any protocol: [Main]
+// refuses another than its own.
 func Invoked(args []string) bool {
 	if len(args) < 2 {
 		return false
 	}
 	name, _, ok := wire.ParseHidden(args[1])
-	return ok && (name == "guard" || name == "pin")
+	return ok && (name == "guard" || name == "guard-end" || name == "pin")
 }
 
 // Exit statuses of the guard process.

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -103,19 +105,7 @@ func Spawn(spec Spec) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
-	// The guard's environment carries nothing of the Engine's but a race
-	// detector setting, so that a race-built test binary playing the guard
-	// exits at once. containermaxprocs=0 keeps the Go runtime from holding
-	// the cgroup v1 cpu files open for its whole life (Go 1.25+), which
-	// would pin that mount (a helper of ours holds nothing the launcher
-	// may want to unmount). GOMAXPROCS=1 from the start: the runtime then
-	// starts fewer threads than it would before Main could set it.
-	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GORACE=") {
-			env = append(env, kv)
-		}
-	}
+	env := guardEnv()
 	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10)}
 	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW)}
 	if spec.TTY > 0 {
@@ -284,6 +274,9 @@ func Main(args []string) {
 	if len(args) > 1 && args[1] == pinArg {
 		pinMain()
 	}
+	if len(args) > 1 && args[1] == verifyArg {
+		verifyMain(args)
+	}
 	_ = sys.SetName(Comm)
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
@@ -346,6 +339,94 @@ func Main(args []string) {
 		os.Exit(exitDone)
 	}
 	endSession(holders, budget, ttyGroup, cgName, p)
+}
+
+// guardEnv is the environment of a guard of this binary: nothing of the
+// Engine's but a race detector setting, so that a race-built test binary
+// playing the guard exits at once. containermaxprocs=0 keeps the Go
+// runtime from holding the cgroup v1 cpu files open for its whole life
+// (Go 1.25+), which would pin that mount (a helper of ours holds nothing
+// the launcher may want to unmount). GOMAXPROCS=1 from the start: the
+// runtime then starts fewer threads than it would before Main could set
+// it.
+func guardEnv() []string {
+	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GORACE=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// verifyMain is the guard proper after the porch, executed by it with the
+// guard's descriptors at their slots (the armed pipe closed): args are
+// verifyArg, the mode, PGID, a number, the terminal's group ("-" for
+// none) and the session cgroup's name ("-"). For verifyFinish the number
+// is the end's budget: the porch saw a valid finish but its cheap test
+// did not show the session empty (zombies left in group E, say), so this
+// looks itself, exits if the holders are empty, and else keeps guarding
+// as the re-executed guard does. For verifyGone it is the end's deadline
+// (CLOCK_MONOTONIC nanoseconds): the starter is gone and the porch has
+// struck; this ends what is left, removes the session cgroup and gives
+// the terminal back. It never returns.
+func verifyMain(args []string) {
+	if len(args) == 3 && args[2] == verifyProbe {
+		// The protocol was checked by Main: answer it.
+		_, _ = os.Stdout.WriteString(probeAnswer())
+		os.Exit(exitDone)
+	}
+	_ = sys.SetName(Comm)
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(400)
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
+	mode, pgid, num, ttyGroup, cgName, ok := parseVerifyArgs(args)
+	if !ok {
+		// Not the porch's: nothing here can be trusted to name the session.
+		os.Exit(exitRefused)
+	}
+	own, _ := sys.Getpgid(0)
+	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
+	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: fdGate}, group}
+	if cgName != "" {
+		// The porch checked it at arming and struck it; one that cannot
+		// be read now is ended with the rest, unconfirmed.
+		if h, code := cgroupHolder(cgName); code == 0 {
+			holders = append(holders, h)
+		}
+	}
+	if mode == verifyFinish {
+		if empty(holders) || finished(pgid, func() bool { return empty(holders) }) {
+			os.Exit(exitDone)
+		}
+		endSession(holders, time.Duration(num), ttyGroup, cgName, nil)
+	}
+	endSession(holders, max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, nil)
+}
+
+// parseVerifyArgs reads verifyMain's command line.
+func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName string, ok bool) {
+	if len(args) != 7 || (args[2] != verifyFinish && args[2] != verifyGone) {
+		return "", 0, 0, 0, "", false
+	}
+	pgid, err1 := strconv.Atoi(args[3])
+	num, err2 := strconv.ParseInt(args[4], 10, 64)
+	if err1 != nil || err2 != nil || pgid <= 1 || num < 0 {
+		return "", 0, 0, 0, "", false
+	}
+	if args[5] != "-" {
+		var err error
+		if ttyGroup, err = strconv.Atoi(args[5]); err != nil || ttyGroup <= 1 {
+			return "", 0, 0, 0, "", false
+		}
+	}
+	if args[6] != "-" {
+		if _, _, _, ok := cgroup.ParseName(args[6]); !ok {
+			return "", 0, 0, 0, "", false
+		}
+		cgName = args[6]
+	}
+	return args[2], pgid, num, ttyGroup, cgName, true
 }
 
 func check(pgid int) int {
@@ -479,4 +560,61 @@ func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgN
 		cgName = args[5]
 	}
 	return pgid, time.Duration(ns), ttyGroup, cgName, true
+}
+
+// Probe checks that the binary at path plays the gate and the guard of
+// this protocol, as a starter's helper binary ([Spec.Exe]) must; see
+// checkProtocolOf. The requested form asks it of an installed
+// session-starter before it relies on one.
+func Probe(path string) error {
+	fd, err := sys.Open(path, syscall.O_RDONLY)
+	if err != nil {
+		return err
+	}
+	defer sys.Close(fd)
+	return checkProtocolOf(fd, path)
+}
+
+// probeAnswer is what a binary of this protocol answers to the probe.
+func probeAnswer() string { return fmt.Sprintf("session-starter guard protocol %d\n", wire.Protocol) }
+
+// checkedBinaries records the binaries (device, inode, size, change time)
+// found to speak this protocol.
+var checkedBinaries sync.Map
+
+// checkProtocolOf checks that the binary open at fd (found at path) plays
+// the guard of this protocol. This process's own binary does; another
+// (the requested form's installed session-starter) is asked once: it is
+// run in the verify mode with "probe", which a binary of this protocol
+// answers with probeAnswer and exit status 0; one of another protocol
+// refuses (125), one older than the verify mode takes the argument for a
+// PROGRAM that does not exist (127). A binary without the hidden modes
+// would run as itself: only binaries that have them are ever given as a
+// guard (package starter's Exe).
+func checkProtocolOf(fd int, path string) error {
+	st, err := sys.Fstat(fd)
+	if err != nil {
+		return err
+	}
+	if own, err := sys.Fstatat(sys.AT_FDCWD, "/proc/self/exe", 0); err == nil && own.Dev == st.Dev && own.Ino == st.Ino {
+		return nil
+	}
+	key := [4]int64{int64(st.Dev), int64(st.Ino), st.Size, st.Ctim.Nano()}
+	if _, ok := checkedBinaries.Load(key); ok {
+		return nil
+	}
+	cmd := exec.Command("/proc/self/fd/"+strconv.Itoa(fd), verifyArg, verifyProbe)
+	if runtime.GOOS != "linux" {
+		cmd.Path = path // no /proc/self/fd: by path, checked once
+	}
+	cmd.Args[0] = "session-starter"
+	cmd.Env = guardEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || string(out) != probeAnswer() {
+		return fmt.Errorf("%s does not play the guard of protocol %d: %q, %v: %s", path, wire.Protocol, out, err, strings.TrimSpace(stderr.String()))
+	}
+	checkedBinaries.Store(key, true)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // modes runs f once per containment mode, skipping cgroup mode where this
@@ -369,8 +370,9 @@ func TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols(t *testing.T) {
 			t.Fatalf("%s: %v (%q), want exit 125", arg, err, out)
 		}
 		// The guard's stderr is /dev/null in a session: it says nothing.
-		if other != "" && (!strings.Contains(string(out), other) || !strings.Contains(string(out), "protocol 2")) {
-			t.Errorf("%s: said %q, want %s and protocol 2 named", arg, out, other)
+		this := fmt.Sprintf("protocol %d", wire.Protocol)
+		if other != "" && (!strings.Contains(string(out), other) || !strings.Contains(string(out), this)) {
+			t.Errorf("%s: said %q, want %s and %s named", arg, out, other, this)
 		}
 	}
 }

@@ -23,6 +23,7 @@ func init() {
 	testproc.Register("without-group-signal", withoutGroupSignal)
 	testproc.Register("without-close-range", withoutCloseRange)
 	testproc.Register("without-clone3", withoutClone3)
+	testproc.Register("without-execveat", withoutExecveat)
 }
 
 // BPF for the seccomp filters below (x86_64).
@@ -62,6 +63,10 @@ func withoutCloseRange(args []string) int { return withoutSyscall(args, unix.SYS
 // withoutClone3 makes the kernel answer ENOSYS to clone3, as Docker's
 // default seccomp profile does, then executes args.
 func withoutClone3(args []string) int { return withoutSyscall(args, unix.SYS_CLONE3) }
+
+// withoutExecveat makes the kernel answer ENOSYS to execveat, which the
+// raw guard's porch executes the guard proper with, then executes args.
+func withoutExecveat(args []string) int { return withoutSyscall(args, unix.SYS_EXECVEAT) }
 
 // withoutSyscall makes the kernel answer ENOSYS to system call sysno,
 // then executes args. Called with arguments that are all ones, the call
@@ -245,4 +250,37 @@ func TestWithoutGroupSignalAGracefulEndIsNotHeldUpByThePin(t *testing.T) {
 	// Within testproc.TooLong, not the hour of grace; the Engine died of USR2.
 	wantSignal(t, s.wait(), syscall.SIGUSR2, s.stderr)
 	noSurvivors(t, mark)
+}
+
+// TestWhereTheGuardProperCannotBeExecutedThePorchEndsTheTree: the raw
+// guard's porch strikes every holder once the starter is gone, and then
+// executes the guard proper; under a seccomp profile that refuses
+// execveat, it goes on striking by itself until the tree is empty — in
+// group mode and in cgroup mode, the starter SIGKILLed.
+func TestWhereTheGuardProperCannotBeExecutedThePorchEndsTheTree(t *testing.T) {
+	if !rawGuard() {
+		t.Skip("no raw guard here (Linux 6.9, the native build)")
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the seccomp filter is written for x86_64")
+	}
+	for _, mode := range []string{"group", "cgroup"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "cgroup" {
+				needsCgroup(t)
+			}
+			mark := newMark(t)
+			cmd := helperCommand(t, mark, "without-execveat", binary, "--ack", "--containment", mode, "--", "sh", "-c", treeEngine)
+			s := startCmd(t, mark, cmd)
+			s.ack()
+			if got := s.line(); got != "ready" {
+				t.Fatalf("Engine said %q, want ready", got)
+			}
+			guard := pidfdOf(t, guardOf(t, s.cmd.Process.Pid))
+			s.signal(syscall.SIGKILL)
+			wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+			noSurvivors(t, mark)
+			awaitExit(t, guard, "the porch must exit once the tree is ended")
+		})
+	}
 }

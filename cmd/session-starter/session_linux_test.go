@@ -345,6 +345,12 @@ func TestInheritedDescriptorReachesTheEngineAndNothingElse(t *testing.T) {
 			if !strings.HasPrefix(target, "pipe:") || target == pipeName {
 				t.Errorf("guard fd 4 -> %s, want its own finish pipe", target)
 			}
+		case n == 10 && rawGuard():
+			// The porch holds the guard binary it executes once the
+			// starter is gone, close-on-exec.
+			if target != binary {
+				t.Errorf("guard fd 10 -> %s, want the guard binary %s", target, binary)
+			}
 		case n > 5:
 			t.Errorf("guard holds fd %d -> %s, want nothing beyond its own 0-5", n, target)
 		}

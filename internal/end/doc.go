@@ -5,7 +5,8 @@
 // pidfd), the Engine's process group E, the processes that left E and
 // were adopted by the starter, the session cgroup with its child cgroups
 // — each of which can be signalled safely and asked for its live
-// members. [End] ends them all, in the starter and in the guard alike:
+// members. [End] ends them all, in the starter and in the guard alike
+// (the guard's porch strikes first, paced by the constants below):
 //
 //  1. the deadline is the start + the grace (when there is one) + the
 //     kill budget, one for the whole end;

@@ -70,18 +70,19 @@ func (p Plan) Total() time.Duration {
 // Deadline is when an end that starts at start is over.
 func (p Plan) Deadline(start time.Time) time.Time { return start.Add(p.Total()) }
 
-// Pacing. SIGKILL is sent again after firstRound, then after intervals
-// doubling up to maxRound: a process forked while the first SIGKILL was
-// on its way, or a member that a cgroup.kill was seen to leave alive under
-// load, gets the next one, and a group of thousands is not flooded. A
-// holder the kernel announces nothing for is looked at again after
-// firstLook, doubling up to maxLook after each SIGKILL round, which
-// bounds the delay added after its last process is gone.
+// Pacing, the one for every end (the guard's porch strikes by it too).
+// SIGKILL is sent again after FirstRound, then after intervals doubling
+// up to MaxRound: a process forked while the first SIGKILL was on its
+// way, or a member that a cgroup.kill was seen to leave alive under load,
+// gets the next one, and a group of thousands is not flooded. A holder
+// the kernel announces nothing for is looked at again after FirstLook,
+// doubling up to MaxLook after each SIGKILL round, which bounds the delay
+// added after its last process is gone.
 const (
-	firstRound = 50 * time.Millisecond
-	maxRound   = 500 * time.Millisecond
-	firstLook  = 250 * time.Microsecond
-	maxLook    = 20 * time.Millisecond
+	FirstRound = 50 * time.Millisecond
+	MaxRound   = 500 * time.Millisecond
+	FirstLook  = 250 * time.Microsecond
+	MaxLook    = 20 * time.Millisecond
 )
 
 // held is End's view of one holder.
@@ -128,7 +129,7 @@ func End(holders []Holder, p Plan) Report {
 		signalAll(hs, p.Stop, &r)
 		signalAll(hs, syscall.SIGCONT, &r)
 		graceUntil := start.Add(p.Grace)
-		look := firstLook
+		look := FirstLook
 		for {
 			if settled(hs, &r, false, p.Stop, syscall.SIGCONT) {
 				r.Graceful = true
@@ -139,21 +140,21 @@ func End(holders []Holder, p Plan) Report {
 				break
 			}
 			w.wait(hs, earliest(graceUntil, now.Add(look), told(hs)))
-			look = min(2*look, maxLook)
+			look = min(2*look, MaxLook)
 		}
 	}
 
-	round := firstRound
+	round := FirstRound
 	var nextRound time.Time
-	look := firstLook
+	look := FirstLook
 	for {
 		now := time.Now()
 		if !now.Before(nextRound) {
 			if signalAll(hs, syscall.SIGKILL, &r) {
 				r.Rounds++
 			}
-			nextRound, round = now.Add(round), min(2*round, maxRound)
-			look = firstLook
+			nextRound, round = now.Add(round), min(2*round, MaxRound)
+			look = FirstLook
 		}
 		if settled(hs, &r, false, syscall.SIGKILL) {
 			return done(Empty)
@@ -171,7 +172,7 @@ func End(holders []Holder, p Plan) Report {
 			until = nextRound
 		}
 		w.wait(hs, earliest(until, now.Add(look), told(hs)))
-		look = min(2*look, maxLook)
+		look = min(2*look, MaxLook)
 	}
 }
 
@@ -407,7 +408,7 @@ func (w *waker) wait(hs []*held, until time.Time) {
 	if n, err := sys.Poll(fds, d); err != nil || n < 0 {
 		// poll fails only on a bad argument; sleep instead so that the
 		// loop stays bounded by the deadline.
-		time.Sleep(min(d, maxLook))
+		time.Sleep(min(d, MaxLook))
 		return
 	}
 	if w.r >= 0 && fds[0].Revents != 0 {

@@ -17,6 +17,12 @@
 // starter, and the few kernel32 calls that golang.org/x/sys/windows does
 // not wrap.
 //
+// Code that runs without the Go runtime — the raw gate and the guard's
+// porch, forked children — is in the subpackage rawfork, and the record
+// of the open-files limit the process started with (read before package
+// syscall raises it) in rlimit: below internal/sys is the only place of
+// the module for unsafe, //go:nosplit, go:linkname and assembly.
+//
 // Nothing here decides policy: what may be signalled, and when, is the
 // business of the callers.
 package sys

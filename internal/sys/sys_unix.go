@@ -290,3 +290,12 @@ func (fd FD) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// MonotonicNanos reads CLOCK_MONOTONIC in nanoseconds: the clock a raw
+// child reads too, one for the whole system, so that a deadline it passes
+// on to a program it executes means the same there.
+func MonotonicNanos() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}

@@ -1,4 +1,4 @@
-//go:build linux && !portable
+//go:build linux && !portable && !session_starter_noraw && go1.26 && !go1.28 && (amd64 || arm64)
 
 package rawfork
 
@@ -8,29 +8,29 @@ import (
 	"unsafe"
 )
 
-// Arena is memory mapped outside the Go heap for a raw child: everything
+// arena is memory mapped outside the Go heap for a raw child: everything
 // it reads or writes. The garbage collector neither scans, moves nor
 // frees it. A forked child has its own copy from the fork on: the parent
-// frees its arena ([Arena.Free]) then.
-type Arena struct {
+// frees its arena ([arena.Free]) then.
+type arena struct {
 	mem []byte
 	off int
 }
 
-// NewArena maps size bytes.
-func NewArena(size int) (*Arena, error) {
+// newArena maps size bytes.
+func newArena(size int) (*arena, error) {
 	page := os.Getpagesize()
 	total := (size + page - 1) &^ (page - 1)
 	mem, err := syscall.Mmap(-1, 0, total, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, os.NewSyscallError("mmap", err)
 	}
-	return &Arena{mem: mem}, nil
+	return &arena{mem: mem}, nil
 }
 
 // Alloc returns n zeroed bytes aligned to align (a power of two), or nil
 // when the arena is full.
-func (a *Arena) Alloc(n, align int) unsafe.Pointer {
+func (a *arena) Alloc(n, align int) unsafe.Pointer {
 	off := (a.off + align - 1) &^ (align - 1)
 	if off+n > len(a.mem) {
 		return nil
@@ -41,23 +41,9 @@ func (a *Arena) Alloc(n, align int) unsafe.Pointer {
 	return unsafe.Pointer(&a.mem[off])
 }
 
-// Bytes copies b into the arena.
-func (a *Arena) Bytes(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	p := a.Alloc(len(b), 1)
-	if p == nil {
-		return nil
-	}
-	dst := unsafe.Slice((*byte)(p), len(b))
-	copy(dst, b)
-	return dst
-}
-
 // CString copies s with a NUL after it; nil if s holds a NUL or the
 // arena is full.
-func (a *Arena) CString(s string) *byte {
+func (a *arena) CString(s string) *byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
 			return nil
@@ -73,7 +59,7 @@ func (a *Arena) CString(s string) *byte {
 
 // CStrings copies ss as a NULL-terminated array of C strings; nil if one
 // does not fit or holds a NUL.
-func (a *Arena) CStrings(ss []string) **byte {
+func (a *arena) CStrings(ss []string) **byte {
 	p := a.Alloc((len(ss)+1)*int(unsafe.Sizeof(uintptr(0))), int(unsafe.Alignof(uintptr(0))))
 	if p == nil {
 		return nil
@@ -87,8 +73,9 @@ func (a *Arena) CStrings(ss []string) **byte {
 	return (**byte)(p)
 }
 
-// Int32s copies v into the arena.
-func (a *Arena) Int32s(v []int32) []int32 {
+// Int32s copies v into the arena and returns its first element; nil if
+// v is empty or does not fit.
+func (a *arena) Int32s(v []int32) *int32 {
 	if len(v) == 0 {
 		return nil
 	}
@@ -96,13 +83,19 @@ func (a *Arena) Int32s(v []int32) []int32 {
 	if p == nil {
 		return nil
 	}
-	dst := unsafe.Slice((*int32)(p), len(v))
-	copy(dst, v)
-	return dst
+	copy(unsafe.Slice((*int32)(p), len(v)), v)
+	return (*int32)(p)
+}
+
+// bounds is the arena's first address and the one after its last page.
+func (a *arena) bounds() (lo, hi uintptr) {
+	// Sound: mem is a mapping, which does not move.
+	lo = uintptr(unsafe.Pointer(&a.mem[0]))
+	return lo, lo + uintptr(len(a.mem))
 }
 
 // Free unmaps the arena.
-func (a *Arena) Free() {
+func (a *arena) Free() {
 	if a.mem != nil {
 		_ = syscall.Munmap(a.mem)
 		a.mem = nil

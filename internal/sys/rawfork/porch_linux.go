@@ -1,0 +1,696 @@
+//go:build linux && !portable && !session_starter_noraw && go1.26 && !go1.28 && (amd64 || arm64)
+
+package rawfork
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The porch: the guard as a forked child that runs no Go runtime. It does
+// only what must work when a Go runtime cannot start — under the very
+// pressure (RLIMIT_NPROC, memory) that often kills the starter: it arms
+// (descriptor slots, checks, ignored signals), gives back its copy of the
+// starter's memory, waits for the finish line or the starter's end, tells
+// with a cheap test whether the session is empty, and once the starter is
+// gone strikes every holder with SIGKILL for the first rounds. Then it
+// executes the guard proper (the binary opened at arming, through its
+// descriptor), which verifies and ends what is left with the one end
+// routine. It never reads /proc for members: that is the guard's.
+
+// porchChild is everything the porch reads and writes, in its arena: its
+// own mapping, which it keeps when it gives back the rest of the
+// starter's memory.
+type porchChild struct {
+	comm, root, maps, killName, evName [24]byte
+	empty                              [1]byte // "", for execveat
+	one                                [1]byte // "1", for cgroup.kill
+
+	from  [slots]int32
+	keep  [slots]int32
+	nkeep uintptr
+
+	pgid, pageSize              uintptr
+	budget                      int64
+	firstRound, maxRound        int64
+	firstLook, maxLook          int64
+	strikes                     uintptr
+	cgroup                      bool
+	cgKill, cgEvents            int32
+	exitDone, exitRefused       uintptr
+	inGroup, groupGone, noSig   uintptr
+	setup, noCgroup             uintptr
+	armed, finish, refused      line
+	armedLen, finishLen, refLen uintptr
+
+	argv   [2]**byte
+	envv   **byte
+	numArg line // the number of the guard proper's command line, NUL-terminated
+	tried  bool // the guard proper was executed once for a finish
+
+	// Scratch.
+	msg, digits         line
+	pending             [4 * (lineMask + 1)]byte
+	np                  uintptr
+	i, j, k, n, r, e    uintptr
+	lo, hi, cur, sp     uintptr
+	selfLo, selfHi      uintptr
+	stackLo, stackHi    uintptr
+	deadline, next, now int64
+	round, look, wait   int64
+	rounds              uintptr
+	live, engine, group bool
+	cg                  bool
+	ts                  syscall.Timespec
+	fds                 [2]pollFd
+	evBuf               [128]byte
+	mapsBuf             [64 << 10]byte
+}
+
+// maps and pending are indexed through masks: their sizes are powers of
+// two.
+const (
+	mapsMask    = 64<<10 - 1
+	pendingMask = 4*(lineMask+1) - 1
+	evMask      = 127
+)
+
+// StartPorch starts the porch and returns without waiting for it; its
+// armed line (or refusal) comes on the pipe at From[SlotArmed]. An error
+// means no child was made.
+func StartPorch(spec PorchSpec) (Porch, error) {
+	if spec.From[SlotExe] < 0 || spec.NumArg <= 0 {
+		return Porch{}, errors.New("no guard binary to execute")
+	}
+	size := int(unsafe.Sizeof(porchChild{})) + 64
+	for _, argv := range spec.Argv {
+		if spec.NumArg >= len(argv) {
+			return Porch{}, errors.New("the guard's command line has no room for its number")
+		}
+		size += (len(argv) + 1) * 8
+		for _, s := range argv {
+			size += len(s) + 1
+		}
+	}
+	size += (len(spec.Env) + 1) * 8
+	for _, s := range spec.Env {
+		size += len(s) + 1
+	}
+	a, err := newArena(size + 64)
+	if err != nil {
+		return Porch{}, err
+	}
+	// The child has its copy of the arena from the fork on.
+	defer a.Free()
+	c := (*porchChild)(a.Alloc(int(unsafe.Sizeof(porchChild{})), 8))
+	c.selfLo, c.selfHi = a.bounds()
+	for _, n := range []struct {
+		dst  *[24]byte
+		name string
+	}{{&c.comm, spec.Comm}, {&c.root, "/"}, {&c.maps, "/proc/self/maps"}, {&c.killName, "cgroup.kill"}, {&c.evName, "cgroup.events"}} {
+		if len(n.name) >= len(n.dst) || strings.IndexByte(n.name, 0) >= 0 {
+			return Porch{}, fmt.Errorf("name %q does not fit", n.name)
+		}
+		n.dst[copy(n.dst[:], n.name)] = 0
+	}
+	c.one[0] = '1'
+	c.pgid, c.pageSize = uintptr(spec.PGID), uintptr(os.Getpagesize())
+	c.budget = int64(spec.Budget)
+	c.firstRound, c.maxRound = int64(spec.FirstRound), int64(spec.MaxRound)
+	c.firstLook, c.maxLook = int64(spec.FirstLook), int64(spec.MaxLook)
+	c.strikes = uintptr(spec.Strikes)
+	c.cgroup = spec.From[SlotCgroup] >= 0
+	c.cgKill, c.cgEvents = -1, -1
+	c.exitDone, c.exitRefused = uintptr(spec.ExitDone), uintptr(spec.ExitRefused)
+	c.inGroup, c.groupGone, c.noSig = uintptr(spec.Codes.InGroup), uintptr(spec.Codes.GroupGone), uintptr(spec.Codes.NoGroupSignal)
+	c.setup, c.noCgroup = uintptr(spec.Codes.Setup), uintptr(spec.Codes.NoCgroup)
+	for _, m := range []struct {
+		dst *line
+		n   *uintptr
+		s   string
+	}{{&c.armed, &c.armedLen, spec.Armed}, {&c.finish, &c.finishLen, spec.Finish}, {&c.refused, &c.refLen, spec.Refused + " "}} {
+		if len(m.s) > len(m.dst) {
+			return Porch{}, fmt.Errorf("message %q does not fit", m.s)
+		}
+		*m.n = uintptr(copy(m.dst[:], m.s))
+	}
+	for slot, fd := range spec.From {
+		c.from[slot] = int32(fd)
+		if fd >= 0 {
+			c.keep[c.nkeep] = int32(slot)
+			c.nkeep++
+		}
+	}
+	for mode, argv := range spec.Argv {
+		c.argv[mode] = a.CStrings(argv)
+		if c.argv[mode] == nil {
+			return Porch{}, errors.New("the guard's command line does not fit, or holds a NUL")
+		}
+		// Sound: the array has len(argv)+1 pointers in the arena; the
+		// number's slot points at numArg, which the child fills.
+		*(**byte)(unsafe.Add(unsafe.Pointer(c.argv[mode]), 8*spec.NumArg)) = &c.numArg[0]
+	}
+	if c.envv = a.CStrings(spec.Env); c.envv == nil {
+		return Porch{}, errors.New("the guard's environment does not fit, or holds a NUL")
+	}
+
+	pidfd := int32(-1)
+	pid, errno := forkPorch(c, &pidfd)
+	if errno != 0 {
+		return Porch{}, os.NewSyscallError("clone", errno)
+	}
+	return Porch{PID: int(pid), Pidfd: int(pidfd)}, nil
+}
+
+// forkPorch forks the porch; in the parent it returns the child's PID (its
+// pidfd in *pidfd), in the child it never returns.
+//
+//go:norace
+//go:noinline
+func forkPorch(c *porchChild, pidfd *int32) (uintptr, syscall.Errno) {
+	pid, errno := fork(pidfd)
+	if errno != 0 || pid != 0 {
+		return pid, errno
+	}
+	porchMain(c)
+	return 0, 0 // not reached: porchMain exits or executes
+}
+
+// porchMain is the porch, from its fork to its exit or the guard proper's
+// execution.
+//
+//go:nosplit
+//go:norace
+func porchMain(c *porchChild) {
+	porchShed(c)
+	if porchArm(c) {
+		// A finish is obeyed at once only when the cheap test shows the
+		// session empty; else the guard proper looks (a zombie left in
+		// E); if it cannot be executed, the porch keeps guarding.
+		for porchWait(c) {
+			if porchEmpty(c) {
+				exit(c.exitDone)
+			}
+			if !c.tried {
+				c.tried = true
+				porchExec(c, VerifyFinish, uintptr(c.budget))
+			}
+		}
+	}
+	// The starter is gone: strike, then hand over to the guard proper. If
+	// it cannot be executed (its runtime would not start, a seccomp
+	// profile refuses it), the porch ends what it can alone.
+	c.deadline = now(&c.ts) + c.budget
+	c.next, c.round, c.look = c.deadline-c.budget, c.firstRound, c.firstLook
+	porchRounds(c, c.strikes)
+	porchExec(c, VerifyGone, uintptr(c.deadline))
+	porchRounds(c, ^uintptr(0))
+	exit(c.exitDone)
+}
+
+// porchArm sets the porch up, checks group E and says armed; it reports
+// false when the starter is gone already, and exits when it refuses.
+//
+//go:nosplit
+//go:norace
+func porchArm(c *porchChild) bool {
+	setName(&c.comm[0])
+	rawSyscall6(unix.SYS_SETPGID, 0, 0, 0, 0, 0, 0)
+	// Sound: root is NUL-terminated in the arena. The porch holds no
+	// directory a launcher may want to unmount.
+	rawSyscall6(unix.SYS_CHDIR, uintptr(unsafe.Pointer(&c.root[0])), 0, 0, 0, 0, 0)
+	porchSlots(c)
+	if c.cgroup {
+		// Sound: the names are NUL-terminated in the arena. Close-on-exec:
+		// the guard proper opens its own.
+		r1, e1 := rawSyscall6(unix.SYS_OPENAT, SlotCgroup, uintptr(unsafe.Pointer(&c.killName[0])), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		r2, e2 := rawSyscall6(unix.SYS_OPENAT, SlotCgroup, uintptr(unsafe.Pointer(&c.evName[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		if e1 != 0 || e2 != 0 {
+			porchRefuse(c, c.noCgroup)
+		}
+		c.cgKill, c.cgEvents = int32(r1), int32(r2)
+	}
+	// Keep guarding through terminal and hang-up signals; only SIGKILL
+	// ends the guard. Ignored dispositions pass to the guard proper,
+	// which ignores the same.
+	porchIgnore(c)
+	if own, e := rawSyscall6(unix.SYS_GETPGID, 0, 0, 0, 0, 0, 0); e != 0 || own == c.pgid {
+		porchRefuse(c, c.inGroup)
+	}
+	switch c.e = groupSignal(0); c.e {
+	case 0:
+	case uintptr(syscall.ESRCH):
+		porchRefuse(c, c.groupGone)
+	case uintptr(syscall.EINVAL):
+		porchRefuse(c, c.noSig)
+	default:
+		porchRefuse(c, c.setup)
+	}
+	// A failed write: the starter is gone already, which is what the
+	// guard guards against.
+	c.e = writeAll(SlotArmed, &c.armed[0], c.armedLen)
+	rawSyscall6(unix.SYS_CLOSE, SlotArmed, 0, 0, 0, 0, 0)
+	return c.e == 0
+}
+
+// porchSlots puts the porch's descriptors at their slots, and closes every
+// other: none of the launcher's (its standard output may be a pipe the
+// launcher reads to its end), none of the starter's other sessions'.
+// First every one out of the way (above the slots), then into its slot;
+// the guard binary's close-on-exec.
+//
+//go:nosplit
+//go:norace
+func porchSlots(c *porchChild) {
+	for c.i = 0; c.i < slots; c.i++ {
+		if fd := c.from[c.i&15%slots]; fd >= 0 {
+			moved, e := rawSyscall6(unix.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD, slots, 0, 0, 0)
+			if e != 0 {
+				exit(c.exitRefused)
+			}
+			c.from[c.i&15%slots] = int32(moved)
+		}
+	}
+	for c.i = 0; c.i < slots; c.i++ {
+		if fd := c.from[c.i&15%slots]; fd >= 0 {
+			flags := uintptr(0)
+			if c.i == SlotExe {
+				flags = syscall.O_CLOEXEC
+			}
+			if _, e := rawSyscall6(unix.SYS_DUP3, uintptr(fd), c.i, flags, 0, 0, 0); e != 0 {
+				exit(c.exitRefused)
+			}
+		}
+	}
+	keepOnly(&c.keep[0], c.nkeep)
+}
+
+// porchIgnore ignores HUP, INT, TERM, QUIT, TSTP, TTIN, TTOU and PIPE.
+//
+//go:nosplit
+//go:norace
+func porchIgnore(c *porchChild) {
+	for c.i = 1; c.i < 32; c.i++ {
+		switch syscall.Signal(c.i) {
+		case syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE:
+			// struct sigaction as rt_sigaction takes it: the handler
+			// first (SIG_IGN, 1), the rest zero; msg is zero but for that.
+			c.digits[0], c.digits[1], c.digits[2], c.digits[3] = 0, 0, 0, 0
+			*(*uintptr)(unsafe.Pointer(&c.digits[0])) = 1
+			for c.j = 8; c.j < 32; c.j++ {
+				c.digits[c.j&lineMask] = 0
+			}
+			// Sound: digits holds 32 bytes: handler, flags, restorer, mask.
+			rawSyscall6(unix.SYS_RT_SIGACTION, c.i, uintptr(unsafe.Pointer(&c.digits[0])), 0, 8, 0, 0)
+		}
+	}
+}
+
+// porchRefuse tells the starter why the guard will not arm, and exits.
+//
+//go:nosplit
+//go:norace
+func porchRefuse(c *porchChild, code uintptr) {
+	for c.n = 0; c.n < c.refLen; c.n++ {
+		c.msg[c.n&lineMask] = c.refused[c.n&lineMask]
+	}
+	c.n = putNum(&c.msg, c.n, code, '\n', &c.digits)
+	writeAll(SlotArmed, &c.msg[0], c.n)
+	exit(c.exitRefused)
+}
+
+// groupSignal sends sig to group E through the gate's pidfd and returns
+// the errno: ESRCH once E has no member, zombies included. The kernel
+// finds the group through the pid object the pidfd holds, so the signal
+// reaches nothing once E is gone, even if its number was handed out
+// again.
+//
+//go:nosplit
+//go:norace
+func groupSignal(sig uintptr) uintptr {
+	_, e := rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, SlotGate, sig, 0, unix.PIDFD_SIGNAL_PROCESS_GROUP, 0, 0)
+	return e
+}
+
+// porchWait reads the starter's messages while it watches the starter: it
+// reports true once a complete line has come that is exactly the finish
+// line (consumed), false when the starter is gone (its pidfd readable, or
+// the end of the pipe) or a line is anything else (fail closed). Every
+// read is of what poll showed there, so a partial message cannot stall
+// the porch while the starter dies.
+//
+//go:nosplit
+//go:norace
+func porchWait(c *porchChild) bool {
+	if _, e := rawSyscall6(unix.SYS_FCNTL, SlotFinish, syscall.F_SETFL, syscall.O_NONBLOCK, 0, 0, 0); e != 0 {
+		return false
+	}
+	for {
+		if porchLine(c) {
+			return porchTakeFinish(c)
+		}
+		c.fds[0] = pollFd{fd: SlotFinish, events: unix.POLLIN}
+		c.fds[1] = pollFd{fd: SlotStarter, events: unix.POLLIN}
+		if poll(&c.fds, -1, &c.ts) != 0 {
+			return false
+		}
+		if c.fds[0].revents != 0 {
+			// Sound: msg is in the arena.
+			c.r, c.e = rawSyscall6(unix.SYS_READ, SlotFinish, uintptr(unsafe.Pointer(&c.msg[0])), lineMask+1, 0, 0, 0)
+			switch {
+			case c.e == uintptr(syscall.EAGAIN) || c.e == uintptr(syscall.EINTR):
+				continue
+			case c.e != 0 || c.r == 0:
+				return false // the end of the pipe
+			case c.np+c.r > pendingMask+1:
+				return false // longer than any message of the starter's
+			}
+			for c.i = 0; c.i < c.r; c.i++ {
+				c.pending[c.np&pendingMask] = c.msg[c.i&lineMask]
+				c.np++
+			}
+			continue
+		}
+		if c.fds[1].revents != 0 {
+			return false // the starter is gone
+		}
+	}
+}
+
+// porchLine reports whether a complete line is pending; its length, with
+// the newline, is then in c.k.
+//
+//go:nosplit
+//go:norace
+func porchLine(c *porchChild) bool {
+	for c.k = 0; c.k < c.np; c.k++ {
+		if c.pending[c.k&pendingMask] == '\n' {
+			c.k++
+			return true
+		}
+	}
+	return false
+}
+
+// porchTakeFinish reports whether the pending line of c.k bytes is
+// exactly the finish line, and drops it.
+//
+//go:nosplit
+//go:norace
+func porchTakeFinish(c *porchChild) bool {
+	ok := c.k == c.finishLen
+	for c.i = 0; ok && c.i < c.k; c.i++ {
+		ok = c.pending[c.i&pendingMask] == c.finish[c.i&lineMask]
+	}
+	for c.i = 0; c.k+c.i < c.np; c.i++ {
+		c.pending[c.i&pendingMask] = c.pending[(c.k+c.i)&pendingMask]
+	}
+	c.np -= c.k
+	return ok
+}
+
+// porchEmpty is the cheap test: the Engine has exited (its pidfd is
+// readable), group E has no member at all (the group signal 0 answers
+// ESRCH: zombies count as members), and the session cgroup shows
+// "populated 0" (or is gone). It errs only towards "not empty".
+//
+//go:nosplit
+//go:norace
+func porchEmpty(c *porchChild) bool {
+	return porchEngineExited(c) && groupSignal(0) == uintptr(syscall.ESRCH) && porchCgroupEmpty(c)
+}
+
+// porchEngineExited reports whether the process of the gate's pidfd has
+// exited: its pidfd is readable.
+//
+//go:nosplit
+//go:norace
+func porchEngineExited(c *porchChild) bool {
+	c.fds[0] = pollFd{fd: SlotGate, events: unix.POLLIN}
+	c.fds[1] = pollFd{fd: -1}
+	return poll(&c.fds, 0, &c.ts) == 0 && c.fds[0].revents != 0
+}
+
+// porchCgroupEmpty reports whether the session cgroup has no process,
+// below it included ("populated 0" in its cgroup.events), or is gone
+// (removed: ENODEV); true without a cgroup. Reading it also re-arms its
+// POLLPRI.
+//
+//go:nosplit
+//go:norace
+func porchCgroupEmpty(c *porchChild) bool {
+	if c.cgEvents < 0 {
+		return true
+	}
+	// Sound: evBuf is in the arena.
+	c.r, c.e = rawSyscall6(unix.SYS_PREAD64, uintptr(c.cgEvents), uintptr(unsafe.Pointer(&c.evBuf[0])), evMask+1, 0, 0, 0)
+	if c.e == uintptr(syscall.ENODEV) {
+		return true
+	}
+	if c.e != 0 {
+		return false
+	}
+	// A line "populated 0" or "populated 1".
+	const key = "populated "
+	for c.i = 0; c.i+uintptr(len(key)) < c.r; c.i++ {
+		if c.i > 0 && c.evBuf[(c.i-1)&evMask] != '\n' {
+			continue
+		}
+		for c.j = 0; c.j < uintptr(len(key)) && c.evBuf[(c.i+c.j)&evMask] == key[c.j%uintptr(len(key))]; c.j++ {
+		}
+		if c.j == uintptr(len(key)) {
+			return c.evBuf[(c.i+c.j)&evMask] == '0'
+		}
+	}
+	return false
+}
+
+// porchRounds sends SIGKILL to every holder still live at once — the
+// broadest first: the cgroup, group E, the Engine (which may have left
+// E) — in rounds paced as the end routine's, until the cheap test holds,
+// max rounds were sent and the next is due, or the deadline.
+//
+//go:nosplit
+//go:norace
+func porchRounds(c *porchChild, max uintptr) {
+	for {
+		c.engine = !porchEngineExited(c)
+		c.group = groupSignal(0) != uintptr(syscall.ESRCH)
+		c.cg = !porchCgroupEmpty(c)
+		if !c.engine && !c.group && !c.cg {
+			return
+		}
+		c.now = now(&c.ts)
+		if c.now >= c.deadline {
+			return
+		}
+		if c.now >= c.next {
+			if c.rounds >= max {
+				return
+			}
+			if c.cg {
+				writeAll(c.cgKill, &c.one[0], 1)
+			}
+			if c.group {
+				groupSignal(uintptr(syscall.SIGKILL))
+			}
+			if c.engine {
+				rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, SlotGate, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
+			}
+			c.rounds++
+			c.next = c.now + c.round
+			c.round = min(2*c.round, c.maxRound)
+		}
+		porchPause(c)
+	}
+}
+
+// porchPause waits until a holder may have emptied (the Engine's pidfd,
+// the cgroup's events), the next round is due or the deadline; group E,
+// whose last exit nothing announces, is looked at again after a backoff.
+//
+//go:nosplit
+//go:norace
+func porchPause(c *porchChild) {
+	c.wait = min(c.next, c.deadline) - c.now
+	if c.group {
+		c.wait = min(c.wait, c.look)
+		c.look = min(2*c.look, c.maxLook)
+	}
+	c.fds[0] = pollFd{fd: -1}
+	c.fds[1] = pollFd{fd: -1}
+	if c.engine {
+		c.fds[0] = pollFd{fd: SlotGate, events: unix.POLLIN}
+	}
+	if c.cg {
+		c.fds[1] = pollFd{fd: c.cgEvents, events: unix.POLLPRI}
+	}
+	poll(&c.fds, c.wait, &c.ts)
+}
+
+// porchExec executes the guard proper for mode with the number num in its
+// command line; it returns only if that failed.
+//
+//go:nosplit
+//go:norace
+func porchExec(c *porchChild, mode int, num uintptr) {
+	c.n = putNum(&c.numArg, 0, num, 0, &c.digits)
+	// Sound: the path is "" (AT_EMPTY_PATH: the descriptor itself), argv
+	// and the environment are NULL-terminated arrays of the arena.
+	rawSyscall6(unix.SYS_EXECVEAT, SlotExe, uintptr(unsafe.Pointer(&c.empty[0])), uintptr(unsafe.Pointer(c.argv[mode&1])), uintptr(unsafe.Pointer(c.envv)), unix.AT_EMPTY_PATH, 0)
+}
+
+// stackKeep is how much of the stack the porch runs on it keeps on each
+// side of where porchShed runs: its frames above (up to forkPorch) and
+// every nosplit chain below are well inside it.
+const stackKeep = 32 << 10
+
+// porchShed gives back (MADV_DONTNEED) the porch's copy of every
+// private, anonymous, writable mapping of the starter it was forked from,
+// but for its arena and the stack around where it runs: the porch reads
+// nothing else. Without this it would keep, for the whole session, its
+// own copy of every page the starter writes after the fork (the Go heap,
+// stacks, the runtime's data). A maps file larger than the buffer leaves
+// everything as it is.
+//
+//go:nosplit
+//go:norace
+func porchShed(c *porchChild) {
+	// Sound: only the address of this frame's argument is taken, to know
+	// the stack.
+	c.sp = uintptr(unsafe.Pointer(&c))
+	c.stackLo, c.stackHi = (c.sp-stackKeep)&^(c.pageSize-1), (c.sp+stackKeep+c.pageSize-1)&^(c.pageSize-1)
+	// Sound: maps is NUL-terminated in the arena.
+	c.r, c.e = rawSyscall6(unix.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(&c.maps[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+	if c.e != 0 {
+		return
+	}
+	for c.n = 0; c.n <= mapsMask; {
+		// Sound: mapsBuf is in the arena; at most its rest is read.
+		c.k, c.e = rawSyscall6(unix.SYS_READ, c.r, uintptr(unsafe.Pointer(&c.mapsBuf[c.n&mapsMask])), mapsMask+1-c.n, 0, 0, 0)
+		if c.e == uintptr(syscall.EINTR) {
+			continue
+		}
+		if c.e != 0 {
+			c.n = mapsMask + 1 // give up: leave everything
+			break
+		}
+		if c.k == 0 {
+			break
+		}
+		c.n += c.k
+	}
+	rawSyscall6(unix.SYS_CLOSE, c.r, 0, 0, 0, 0, 0)
+	if c.n > mapsMask {
+		return
+	}
+	// Lines: "START-END PERMS OFFSET DEV INODE [PATH]".
+	for c.i = 0; c.i < c.n; {
+		porchShedLine(c)
+	}
+}
+
+// atFDCWD is AT_FDCWD: a path relative to the working directory.
+const atFDCWD = ^uintptr(99) // -100
+
+// porchShedLine reads the maps line at c.i, gives the mapping back if it
+// is private, anonymous and writable (but for the kept ranges), and
+// moves c.i to the next line.
+//
+//go:nosplit
+//go:norace
+func porchShedLine(c *porchChild) {
+	c.lo = porchHex(c)
+	c.i++ // '-'
+	c.hi = porchHex(c)
+	c.i++ // ' '
+	if c.i+4 > c.n {
+		c.i = c.n
+		return
+	}
+	c.live = c.mapsBuf[(c.i+1)&mapsMask] == 'w' && c.mapsBuf[(c.i+3)&mapsMask] == 'p'
+	porchSkipField(c) // perms
+	porchSkipField(c) // offset
+	porchSkipField(c) // dev
+	c.cur = 0         // inode
+	for ; c.i < c.n && c.mapsBuf[c.i&mapsMask] >= '0' && c.mapsBuf[c.i&mapsMask] <= '9'; c.i++ {
+		c.cur = c.cur*10 + uintptr(c.mapsBuf[c.i&mapsMask]-'0')
+	}
+	for c.i < c.n && c.mapsBuf[c.i&mapsMask] == ' ' {
+		c.i++
+	}
+	c.live = c.live && c.cur == 0 && c.i < c.n && c.mapsBuf[c.i&mapsMask] == '\n'
+	for c.i < c.n && c.mapsBuf[c.i&mapsMask] != '\n' {
+		c.i++
+	}
+	c.i++
+	if !c.live {
+		return
+	}
+	// The mapping minus the two kept ranges, in address order.
+	c.cur = c.lo
+	if c.stackLo < c.selfLo {
+		porchDropUpTo(c, c.stackLo, c.stackHi)
+		porchDropUpTo(c, c.selfLo, c.selfHi)
+	} else {
+		porchDropUpTo(c, c.selfLo, c.selfHi)
+		porchDropUpTo(c, c.stackLo, c.stackHi)
+	}
+	if c.cur < c.hi {
+		rawSyscall6(unix.SYS_MADVISE, c.cur, c.hi-c.cur, unix.MADV_DONTNEED, 0, 0, 0)
+	}
+}
+
+// porchDropUpTo gives back [c.cur, min(xlo, c.hi)) and moves c.cur past
+// the kept range [xlo, xhi).
+//
+//go:nosplit
+//go:norace
+func porchDropUpTo(c *porchChild, xlo, xhi uintptr) {
+	if xhi <= c.cur || xlo >= c.hi {
+		return
+	}
+	if xlo > c.cur {
+		rawSyscall6(unix.SYS_MADVISE, c.cur, xlo-c.cur, unix.MADV_DONTNEED, 0, 0, 0)
+	}
+	c.cur = max(c.cur, xhi)
+}
+
+// porchHex reads a hexadecimal number at c.i and moves c.i past it.
+//
+//go:nosplit
+//go:norace
+func porchHex(c *porchChild) uintptr {
+	v := uintptr(0)
+	for ; c.i < c.n; c.i++ {
+		b := c.mapsBuf[c.i&mapsMask]
+		switch {
+		case b >= '0' && b <= '9':
+			v = v<<4 | uintptr(b-'0')
+		case b >= 'a' && b <= 'f':
+			v = v<<4 | uintptr(b-'a'+10)
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// porchSkipField moves c.i to the next field.
+//
+//go:nosplit
+//go:norace
+func porchSkipField(c *porchChild) {
+	for c.i < c.n && c.mapsBuf[c.i&mapsMask] != ' ' && c.mapsBuf[c.i&mapsMask] != '\n' {
+		c.i++
+	}
+	for c.i < c.n && c.mapsBuf[c.i&mapsMask] == ' ' {
+		c.i++
+	}
+}

@@ -1,0 +1,107 @@
+package rawfork
+
+import (
+	"time"
+
+	"github.com/session-starter/session-starter/internal/sys/rlimit"
+)
+
+// GateSpec says what a raw gate is to become.
+type GateSpec struct {
+	// Path is the Engine's program, resolved; Argv its arguments, Argv[0]
+	// included; Env its environment. Shell runs a Path that execve
+	// refuses with ENOEXEC, as execvp does.
+	Path, Shell string
+	Argv, Env   []string
+	// Comm is the gate's command name until it executes the Engine.
+	Comm string
+	// Files are the Engine's descriptors, at their own numbers.
+	Files []int
+	// CgroupProcs, when > 2, is the session cgroup's cgroup.procs, which
+	// a gate not born there writes "0" to before it says ready; Complaint
+	// is written to stderr with the errno if that fails. CgroupDir, when
+	// > 2, is the session cgroup's directory, in which the gate is born
+	// (CLONE_INTO_CGROUP) unless IntoRefused.
+	CgroupProcs, CgroupDir int
+	IntoRefused            bool
+	Complaint              string
+	// Restore puts Orig back as the open-files limit before the Engine's
+	// execve, provided Raised (what package syscall set) is in force.
+	Restore      bool
+	Orig, Raised rlimit.Limit
+}
+
+// Gate is a started raw gate: it says "ready PID" on the read end RepR,
+// and executes the Engine once "go PID" comes on the write end GoW.
+type Gate struct {
+	PID, Pidfd int
+	GoW, RepR  int
+	// BornInto: made inside the session cgroup, not moved there.
+	BornInto bool
+}
+
+// Slots: the guard's descriptor numbers, the re-executed guard's (package
+// guard), and the porch's own: the guard binary, close-on-exec.
+const (
+	SlotGate    = 3 // pidfd of the gate
+	SlotFinish  = 4 // read end of the finish pipe
+	SlotStarter = 5 // pidfd of the starter
+	SlotArmed   = 6 // write end of the armed pipe
+	SlotTTY     = 7 // the terminal, in terminal mode only
+	SlotCgroup  = 8 // the session cgroup's directory, in cgroup mode only
+	SlotCgroupP = 9 // its parent's directory, in cgroup mode only
+	SlotExe     = 10
+	slots       = 11
+)
+
+// Verify modes: what the guard proper is executed for.
+const (
+	// VerifyFinish: a valid finish came but the cheap test did not show
+	// the session empty (a zombie left in group E, say); the guard looks
+	// itself, and keeps guarding if it is not.
+	VerifyFinish = 0
+	// VerifyGone: the starter is gone; the porch has struck. The guard
+	// ends what is left by the deadline.
+	VerifyGone = 1
+)
+
+// PorchSpec says what the porch holds and how it goes on.
+type PorchSpec struct {
+	// Comm is its command name.
+	Comm string
+	// PGID is the Engine's group E, led by the process of SlotGate.
+	PGID int
+	// Budget is the whole end's: from the first strike to the deadline.
+	Budget time.Duration
+	// From lists, for each slot, the descriptor of this process that goes
+	// there, or -1. SlotExe is the guard binary.
+	From [slots]int
+	// Armed, Finish: the lines the porch writes when armed and obeys.
+	// Refused is the word of a refusal, followed by a code of Codes.
+	Armed, Finish, Refused string
+	Codes                  Refusals
+	// ExitDone, ExitRefused: its exit statuses.
+	ExitDone, ExitRefused int
+	// FirstRound, MaxRound, FirstLook, MaxLook: the end's pacing.
+	FirstRound, MaxRound, FirstLook, MaxLook time.Duration
+	// Strikes is how many SIGKILL rounds the porch sends before it
+	// executes the guard proper.
+	Strikes int
+	// Argv[mode] is the guard proper's command line for each verify
+	// mode; the number at Argv[mode][NumArg] ("" in the spec) is filled
+	// in by the porch: the budget for VerifyFinish, the deadline (as
+	// CLOCK_MONOTONIC nanoseconds) for VerifyGone. Env is its environment.
+	Argv   [2][]string
+	NumArg int
+	Env    []string
+}
+
+// Refusals are the codes of the porch's refusals.
+type Refusals struct {
+	InGroup, GroupGone, NoGroupSignal, Setup, NoCgroup int
+}
+
+// Porch is a started porch.
+type Porch struct {
+	PID, Pidfd int
+}
