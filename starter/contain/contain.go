@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -50,9 +51,10 @@ const requestValue = "1"
 // The gate and the guard are helper processes started from a binary. An
 // installed session-starter found in PATH plays them, so that this
 // program's init functions run in no process but the starter and the
-// Engine; one that speaks another protocol of the hidden modes than this
-// package refuses, and the session fails closed (125, with a report that
-// names both protocols). Without one, this
+// Engine — provided it speaks the protocol of the hidden modes of this
+// package: it is asked first (it runs once, in a hidden mode that only
+// answers), and one of another version, or one that does not answer, is
+// passed over as if there were none. Without one, this
 // binary plays them itself (/proc/self/exe): its init functions then run
 // in the gate (which then executes the Engine) and in the guard (which
 // lives as long as the session) too, and must not do anything there that
@@ -106,13 +108,19 @@ func requestedOptions(args []string) (starter.Options, error) {
 }
 
 // installedStarter returns the absolute path of the session-starter found
-// in PATH, or "" (this binary plays gate and guard).
+// in PATH, if it plays the gate and the guard of this protocol, or ""
+// (this binary plays them: it dispatched the hidden modes first thing).
+// An installed binary of another version is passed over rather than
+// failing every session.
 func installedStarter() string {
 	p, err := exec.LookPath("session-starter")
 	if err != nil {
 		return ""
 	}
 	if p, err = filepath.Abs(p); err != nil {
+		return ""
+	}
+	if guard.Probe(p) != nil {
 		return ""
 	}
 	return p

@@ -1,11 +1,14 @@
 package contain
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -48,19 +51,61 @@ func TestRequestedOptionsKeepArgv0AndRunThisBinary(t *testing.T) {
 	}
 }
 
-func TestRequestedOptionsPreferAnInstalledStarter(t *testing.T) {
-	dir := t.TempDir()
-	installed := filepath.Join(dir, "session-starter")
-	if err := os.WriteFile(installed, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir)
-	o, err := requestedOptions([]string{"engine"})
+// The test binary plays the hidden modes, as a Go Engine's binary does
+// with IfRequested first in main: a copy of it is an installed
+// session-starter of this protocol.
+func TestMain(m *testing.M) {
+	starter.RunHidden(os.Args)
+	os.Exit(m.Run())
+}
+
+// TestRequestedOptionsPreferAnInstalledStarterOfThisProtocol: an
+// installed session-starter that answers the probe for this protocol
+// plays gate and guard. One that answers otherwise (here /bin/echo, which
+// echoes the probe's arguments), says nothing (/bin/true), refuses
+// (/bin/false, as one of another protocol exits 125 and one older than the
+// probe 127) or cannot be executed through its descriptor (a script, as
+// the porch would execute it) is passed over, and this binary plays them.
+func TestRequestedOptionsPreferAnInstalledStarterOfThisProtocol(t *testing.T) {
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Exe != installed {
-		t.Fatalf("requestedOptions().Exe = %q, want %q", o.Exe, installed)
+	for _, tt := range []struct {
+		name, from, script string
+		used               bool
+	}{
+		{name: "this protocol", from: self, used: true},
+		{name: "another answer", from: "/bin/echo"},
+		{name: "no answer", from: "/bin/true"},
+		{name: "refuses", from: "/bin/false"},
+		{name: "a script", script: fmt.Sprintf("#!/bin/sh\necho 'session-starter guard protocol %d'\n", wire.Protocol)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			installed := filepath.Join(dir, "session-starter")
+			content := []byte(tt.script)
+			if tt.from != "" {
+				if content, err = os.ReadFile(tt.from); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(installed, content, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", dir)
+			o, err := requestedOptions([]string{"engine"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if tt.used {
+				want = installed
+			}
+			if o.Exe != want {
+				t.Fatalf("requestedOptions().Exe = %q, want %q", o.Exe, want)
+			}
+		})
 	}
 }
 
