@@ -64,12 +64,45 @@ test-portable: ## Run the session suite against the portable build (macOS's code
 	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/ ./gate/ ./guard/ ./starter/... ./internal/...
 
 .PHONY: lint
-lint: fmt tidy fuzz-build ## gofmt, go mod tidy, go vet (also of the portable build), the fuzz builds, the pinned staticcheck and actionlint, shellcheck
+lint: fmt tidy fuzz-build debug-build raw-check ## gofmt, go mod tidy, go vet (also of the portable and noraw builds), the fuzz, debug and raw-children checks, the pinned staticcheck and actionlint, shellcheck
 	$(GO) vet ./...
 	$(GO) vet -tags portable ./...
+	$(GO) vet -tags session_starter_noraw ./...
 	$(TOOL) staticcheck ./...
 	$(TOOL) actionlint .github/workflows/ci.yml
 	$(SHELLCHECK) $(SHELL_SCRIPTS)
+
+# A debugger's build (-gcflags='all=-N -l': no optimization, no inlining)
+# links the raw children too: the linker checks every linked nosplit
+# chain, and no build tag can see -gcflags. The command, and a program of
+# a Go Engine that imports starter/contain, as Delve builds them.
+.PHONY: debug-build
+debug-build: ## Build the command and starter/contain's tests with -gcflags='all=-N -l', as debuggers do
+	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) build -gcflags='all=-N -l' -o "$$tmp/session-starter" ./cmd/session-starter; \
+	$(GO) test -c -gcflags='all=-N -l' -o "$$tmp/contain.test" ./starter/contain
+
+# The raw children (internal/sys/rawfork) of the optimized build, as
+# shipped, call only their own nosplit functions and the system call
+# leaf, and reach no runtime.panic* site.
+.PHONY: raw-check
+raw-check: ## Disassemble the raw children of an optimized build and check what they call
+	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	CGO_ENABLED=0 $(GO) build -o "$$tmp/session-starter" ./cmd/session-starter; \
+	GO=$(GO) bash scripts/check-raw-children.sh "$$tmp/session-starter"
+
+# The gate's, the guard's and the session tests with the product built as
+# a debugger builds it (-N -l), and the same tests on the next Go release
+# the raw children are fenced to (fetched through the module proxy).
+NEXT_GO ?= go1.27.4
+
+.PHONY: test-debug
+test-debug: ## Run the gate, guard and session tests with everything built -gcflags='all=-N -l'
+	SESSION_STARTER_TEST_GCFLAGS='all=-N -l' $(GO) test -gcflags='all=-N -l' -count=1 -timeout 10m ./gate/ ./guard/ ./cmd/session-starter/
+
+.PHONY: test-next-go
+test-next-go: ## Run the gate, guard and session tests on $(NEXT_GO) (GOTOOLCHAIN)
+	GOTOOLCHAIN=$(NEXT_GO) $(GO) test -count=1 -timeout 10m ./gate/ ./guard/ ./cmd/session-starter/
 
 # The raw gate's and guard's child code is //go:nosplit: the linker checks
 # that each of its call chains fits in the stack that is left, and a build

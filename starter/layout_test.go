@@ -1,9 +1,11 @@
 package starter
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,6 +65,90 @@ func TestSyscallsGoThroughInternalSys(t *testing.T) {
 	for _, f := range stillDirect {
 		if !slices.Contains(direct, f) {
 			t.Errorf("%s no longer imports golang.org/x/sys: take it off stillDirect", f)
+		}
+	}
+}
+
+// TestCodeWithoutARuntimeStaysInInternalSys: unsafe, //go:nosplit,
+// go:linkname, syscall.RawSyscall* and assembly (.s files) appear only
+// under internal/sys (the one place for code that runs without the Go
+// runtime, rawfork, and for the system calls) — in every file of the
+// module but tests and the benchmark programs under scripts/.
+func TestCodeWithoutARuntimeStaysInInternalSys(t *testing.T) {
+	root := ".."
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root ||
+				rel == filepath.Join("internal", "sys") || rel == "scripts" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".s") {
+			t.Errorf("%s: assembly outside internal/sys", rel)
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		for _, bad := range runtimeLess(t, path) {
+			t.Errorf("%s: %s outside internal/sys", rel, bad)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runtimeLess lists what the Go file at path uses of unsafe, nosplit,
+// linkname and raw system calls.
+func runtimeLess(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == "unsafe" {
+			found = append(found, `import "unsafe"`)
+		}
+	}
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			for _, directive := range []string{"//go:nosplit", "//go:linkname"} {
+				if strings.HasPrefix(c.Text, directive) {
+					found = append(found, directive)
+				}
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "RawSyscall") {
+			found = append(found, sel.Sel.Name)
+		}
+		return true
+	})
+	return found
+}
+
+// TestTheLayoutCheckSeesWhatItForbids: the check above finds each thing it
+// forbids in a file that uses it.
+func TestTheLayoutCheckSeesWhatItForbids(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.go")
+	src := "package bad\n\nimport (\n\t\"syscall\"\n\t\"unsafe\"\n)\n\n//go:linkname x y\nvar x int\n\n//go:nosplit\nfunc f() { syscall.RawSyscall(0, 0, 0, 0); _ = unsafe.Pointer(nil) }\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runtimeLess(t, path)
+	for _, want := range []string{`import "unsafe"`, "//go:nosplit", "//go:linkname", "RawSyscall"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("runtimeLess(%q) = %q, want %q among them", src, got, want)
 		}
 	}
 }

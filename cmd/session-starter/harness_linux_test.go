@@ -34,6 +34,10 @@ const markVar = "SESSION_STARTER_E2E_MARK"
 
 var binary string // the product binary
 
+// gcflagsVar names the -gcflags the product (and the Go Engine of the
+// SDK tests) are built with, as `go build -gcflags` takes them.
+const gcflagsVar = "SESSION_STARTER_TEST_GCFLAGS"
+
 func TestMain(m *testing.M) {
 	if asLauncher() {
 		return // not reached: the launcher executes the product
@@ -45,6 +49,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "session-starter")
+	if gc := os.Getenv(gcflagsVar); gc != "" {
+		// The debug pass (make test-debug): the product as a debugger
+		// builds it, with the raw children linked under -N -l.
+		buildFlags = append(buildFlags, "-gcflags="+gc)
+	}
 	build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", productPath(binary), ".")...)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
