@@ -5,13 +5,86 @@
 //
 //	session-starter [flags] [--] PROGRAM [ARG...]
 //
-// This is the manual: how a session is held and ended, the Linux kernels it
-// needs, the containment modes, signals, the terminal, CI scripts and
-// containers, Windows, macOS and FreeBSD, the limits in full, the launchers
-// the tests run, development, the guarantees with the tests that prove them,
-// and how performance is measured. The flags, the ack line, the exit
-// statuses, the status records and the limits in short are in README.md, for
-// launchers in any language; session-starter --help lists the flags too.
+// This is the manual: the flags, how a session is held and ended, the
+// Linux kernels it needs, the containment modes, signals, the terminal, CI
+// scripts and containers, Windows, macOS and FreeBSD, the limits in full,
+// the launchers the tests run, development, the guarantees with the tests
+// that prove them, and how performance is measured. The flags, the ack
+// line, the exit statuses, the status records and the limits in short are
+// in README.md, for launchers in any language.
+//
+// # Flags
+//
+// `session-starter --help` prints this table; README.md has it too. The
+// first argument that is not a flag starts PROGRAM, as with `timeout` or
+// `nohup`; `--` is needed only for a PROGRAM whose name starts with `-`.
+// Everything from PROGRAM on is the Engine's command line, byte for byte.
+//
+//	Flags:
+//	  --ack              Write the ack line to stdout once containment exists,
+//	                     before PROGRAM runs.
+//	  --watch-parent     End the session when the process that started
+//	                     session-starter is gone. Without --parent-pid the parent
+//	                     is what getppid() returns at start.
+//	  --parent-pid P     The launcher's own PID P. If session-starter's parent at
+//	                     start is not P, the launcher is gone already and nothing
+//	                     is executed (exit 125). Implies --watch-parent.
+//	  --control-fd N     End the session when descriptor N reaches end of input;
+//	                     data read from it is ignored. N must be a pipe or socket
+//	                     the launcher passed open and not close-on-exec, greater
+//	                     than 2, and not the same pipe or socket as stdin; no
+//	                     descriptor passed may write to the same pipe or FIFO, or
+//	                     be the other end of N's socket pair, since N could then
+//	                     never reach end of input. Otherwise it is a usage error
+//	                     (2). The Engine does not inherit N.
+//	  --grace D          On every end of the session, send --stop-signal and then
+//	                     SIGCONT to everything that holds the session at the same
+//	                     moment (the Engine, its group, the processes that left
+//	                     it, the session cgroup with the cgroups below it), and
+//	                     SIGKILL what is left after D. A second stop signal during
+//	                     the grace goes straight to SIGKILL. 0: SIGKILL at once.
+//	                     (default 0)
+//	  --stop-signal SIG  The signal SIG that --grace sends first: a name (TERM,
+//	                     SIGINT, usr1) or a number. (default TERM)
+//	  --timeout D        End the session D after the Engine was released; exit
+//	                     status 124 (as coreutils timeout), with a report on
+//	                     stderr. 0: no timeout. (default 0)
+//	  --status-fd N      Write JSON records for launchers on descriptor N: started
+//	                     when the Engine is released, ended last. N must be one
+//	                     the launcher passed open for writing, greater than 2. The
+//	                     Engine does not inherit N.
+//	  --containment M    Hold the session in mode M: group (the process group plus
+//	                     the subreaper sweep), cgroup (also a cgroup v2 of its
+//	                     own), or auto (cgroup where one can be made, else group).
+//	                     Where cgroup mode is asked for and impossible,
+//	                     session-starter exits 125 and nothing is executed.
+//	                     (default auto)
+//	  --kill-budget D    After the grace, send SIGKILL in rounds for up to D
+//	                     before reporting survivors (exit 125); the guard does the
+//	                     same. Must be more than 0. The whole end, grace plus kill
+//	                     budget, is one deadline, in every mode: session-starter
+//	                     exits at most grace + kill budget + 250ms after the end
+//	                     began. (default 10s)
+//	  --log-level L      Diagnostics on stderr at level L: debug, info, warn,
+//	                     error, disabled. (default warn)
+//	  --log-format F     The diagnostics' format F: auto, json or console
+//	                     (zerolog). Failure reports are always one plain line
+//	                     "session-starter: …". (default auto)
+//	  --version          Print the version and exit.
+//	  -h, --help         Print this help and exit.
+//
+// A duration D is read as coreutils `timeout` reads it — seconds, fractions
+// allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`, `.5`,
+// `1.5m`, `1d`) — or as a Go duration (`1m30s`, `500ms`). At most 100
+// years.
+//
+// The control descriptor's open file is never changed under the launcher:
+// on Linux a pipe is reopened through `/proc/self/fd/N` as a private
+// non-blocking open file and a socket is read with `MSG_DONTWAIT` (macOS and
+// FreeBSD: below). A descriptor passed that can write to the same pipe or
+// FIFO (N itself, say `exec 3<>fifo`), or the other end of N's socket pair
+// where the kernel can name it (`unix_diag`), is refused: N could never
+// reach end of input.
 //
 // # Processes
 //

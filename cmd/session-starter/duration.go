@@ -95,10 +95,9 @@ func (d *durationValue) Set(s string) error {
 func (d *durationValue) String() string { return time.Duration(*d).String() }
 func (d *durationValue) Type() string   { return "duration" }
 
-// durationFlag defines a duration flag read by parseDuration.
-func durationFlag(fs *pflag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
-	p := new(time.Duration)
+// durationVar defines a duration flag read by parseDuration, with
+// value as its default.
+func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
 	fs.Var((*durationValue)(p), name, usage)
-	return p
 }
