@@ -60,9 +60,9 @@ func EndBound(grace, killBudget time.Duration) time.Duration {
 }
 
 // waitDelayFor derives the wait delay from the "--grace" and
-// "--kill-budget" flags among flags ("--flag value" or "--flag=value", a
-// Go duration or a number of seconds); a value it cannot read counts as
-// the default.
+// "--kill-budget" flags among flags ("--flag value" or "--flag=value"),
+// read by [ParseDuration] as session-starter reads them; a value it
+// cannot read counts as the default.
 func waitDelayFor(flags []string) time.Duration {
 	var grace, budget time.Duration
 	for i, f := range flags {
@@ -70,13 +70,9 @@ func waitDelayFor(flags []string) time.Duration {
 		if !ok && i+1 < len(flags) {
 			value = flags[i+1]
 		}
-		d, err := time.ParseDuration(value)
-		if err != nil {
-			secs, ferr := strconv.ParseFloat(value, 64)
-			if ferr != nil || secs < 0 {
-				continue
-			}
-			d = time.Duration(secs * float64(time.Second))
+		d, err := ParseDuration(value)
+		if err != nil || d < 0 {
+			continue
 		}
 		switch name {
 		case "--grace":
