@@ -445,7 +445,7 @@
 // the ack precedes the Engine's output; control handle EOF, the launcher's exit
 // and `--timeout` end the session; a process created after session-starter is
 // not taken for its parent; the status records; 126 for a file Windows cannot
-// execute; the Engine's command line arrives byte for byte; `launch.Launch`
+// execute; the Engine's command line arrives byte for byte; `launch.Start`
 // passes its pipes as handles; batch-file arguments
 // with `&|^<>()!`, spaces, quotes and a trailing backslash arrive unchanged,
 // and a newline is refused. Wine cannot show timing, races under load, or
@@ -595,7 +595,7 @@
 //     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
 //     command line (always so for the binary); a library caller's other `Argv`
 //     is quoted for the C runtime's parser, and a batch file's arguments are
-//     quoted for `cmd.exe`. `launch.Launch` on Windows stops a session by
+//     quoted for `cmd.exe`. `launch.Start` on Windows stops a session by
 //     closing its control pipe; without `ControlPipe` it can only terminate
 //     session-starter (the job ends the tree; the Engine's status is lost). A
 //     launcher that gives session-starter the same pipe as stdout and stderr

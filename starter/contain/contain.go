@@ -21,7 +21,7 @@ const requestValue = "1"
 // IfRequested is the requested form: a Go Engine calls it first thing in
 // main, and becomes its own session starter when a launcher asks for it
 // with [launch.RequestEnv]=1 (SESSION_STARTER_CONTAIN=1) in its
-// environment ([launch.LaunchOptions] Requested).
+// environment.
 //
 //	func main() {
 //		contain.IfRequested()
