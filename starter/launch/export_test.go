@@ -6,4 +6,4 @@ import "time"
 const TailSize = stderrTail
 
 // WaitDelayOf is the wait delay Start gave s's session-starter.
-func WaitDelayOf(s *Session) time.Duration { return s.cmd.WaitDelay }
+func WaitDelayOf(s *Session) time.Duration { return s.waitDelay }

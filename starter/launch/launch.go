@@ -109,6 +109,13 @@ var (
 	ErrAckTimeout = errors.New("no ack line in time")
 )
 
+// ErrStopTimedOut is the error of [Session.Wait] when the end of Start's
+// context stopped the session and session-starter had not exited within
+// the wait delay, so it was SIGKILLed: its guard ends the Engine's group,
+// and the status Wait returns is session-starter's own death by SIGKILL,
+// not the Engine's.
+var ErrStopTimedOut = errors.New("session-starter did not exit within the wait delay of the stop and was killed")
+
 // Containment is how session-starter holds a session on Linux: the
 // value of --containment.
 type Containment string
@@ -252,8 +259,17 @@ type Session struct {
 	// PID may name another process.
 	Process *os.Process
 
-	cmd      *exec.Cmd
-	tail     *tailBuffer
+	cmd       *exec.Cmd
+	tail      *tailBuffer
+	stderr    *os.File      // read end of session-starter's stderr
+	stderrEnd chan struct{} // closed once stderr is copied to its end
+	waitDelay time.Duration
+	stopCtx   func() bool // stops the watch of the context
+
+	mu     sync.Mutex
+	killer *time.Timer // kills session-starter a wait delay after the stop
+	killed bool        // it did
+
 	waitOnce sync.Once
 	state    *os.ProcessState
 	waitErr  error
@@ -265,10 +281,12 @@ type Session struct {
 // armed on it.
 //
 // ctx governs the whole session, as in [exec.CommandContext]: when it is
-// done, session-starter gets SIGTERM (a stop: the Engine's group is killed
-// and the Engine's status, normally death by SIGKILL, is mirrored), and
-// SIGKILL if it has not exited after [Options.WaitDelay], in which
-// case its guard ends the group. On Windows, which has no SIGTERM to send,
+// done, session-starter gets SIGTERM (a stop: the session is ended and
+// the Engine's status is mirrored — death by SIGKILL, or what the Engine
+// did with the stop signal within a grace), and SIGKILL if it has not
+// exited after [Options.WaitDelay], in which case its guard ends the
+// group and [Session.Wait] returns [ErrStopTimedOut]. A stop through ctx
+// is not an error of Wait: its status says how the Engine ended. On Windows, which has no SIGTERM to send,
 // the stop is the closing of the control pipe ([Options.ControlPipe]);
 // without one session-starter is terminated, and its kill-on-close job
 // ends the Engine's tree, but the Engine's status is lost.
@@ -322,26 +340,25 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	args = append(args, "--")
 	args = append(args, opts.Argv...)
 
-	cmd := exec.CommandContext(ctx, binary, args...)
+	// No CommandContext: its Wait reports the end of ctx as an error even
+	// when the stop it asked for ended the session cleanly, and cannot
+	// say whether it had to kill. The context is watched below.
+	cmd := exec.Command(binary, args...)
 	cmd.Dir = opts.Dir
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	cmd.Env = withoutRequest(env)
-	// A stop, not a kill: session-starter ends the group itself and
-	// mirrors the Engine's status.
-	cmd.Cancel = func() error { return stopStarter(cmd.Process, ctlW) }
-	cmd.WaitDelay = opts.WaitDelay
-	if cmd.WaitDelay <= 0 {
-		cmd.WaitDelay = waitDelayFor(flags)
+	waitDelay := opts.WaitDelay
+	if waitDelay <= 0 {
+		waitDelay = waitDelayFor(flags)
 	}
 	tail := &tailBuffer{}
 	out := opts.Stderr
 	if out == nil {
 		out = io.Discard
 	}
-	cmd.Stderr = io.MultiWriter(tail, out)
 	files := append([]*os.File(nil), opts.ExtraFiles...)
 	if ctlR != nil {
 		files = append(files, ctlR)
@@ -367,15 +384,30 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		closeAll(ctlR, ctlW, statR, statW, inR, inW)
 		return nil, &Error{Err: fmt.Errorf("stdout pipe: %w", err)}
 	}
-	cmd.Stdin, cmd.Stdout = inR, outW
+	// Stderr is copied by a goroutine of ours, which Wait bounds by the
+	// wait delay, as exec.Cmd.WaitDelay would.
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(ctlR, ctlW, statR, statW, inR, inW, outR, outW)
+		return nil, &Error{Err: fmt.Errorf("stderr pipe: %w", err)}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
 	// The child holds its ends now; ours would keep EOF from coming.
-	closeAll(inR, outW, ctlR, statW)
+	closeAll(inR, outW, errW, ctlR, statW)
 	if err != nil {
-		closeAll(inW, outR, ctlW, statR)
+		closeAll(inW, outR, errR, ctlW, statR)
 		return nil, &Error{Err: err}
 	}
-	s := &Session{Stdin: inW, Stdout: outR, Control: ctlW, Status: statR, Process: cmd.Process, cmd: cmd, tail: tail}
+	s := &Session{
+		Stdin: inW, Stdout: outR, Control: ctlW, Status: statR, Process: cmd.Process,
+		cmd: cmd, tail: tail, stderr: errR, stderrEnd: make(chan struct{}), waitDelay: waitDelay,
+	}
+	go func() {
+		_, _ = io.Copy(io.MultiWriter(tail, out), errR)
+		close(s.stderrEnd)
+	}()
+	s.stopCtx = context.AfterFunc(ctx, func() { s.stopForContext(ctlW) })
 
 	timeout := opts.AckTimeout
 	if timeout <= 0 {
@@ -470,9 +502,13 @@ func truncate(b []byte) []byte {
 // death by the Engine's signal — or one of session-starter's own codes
 // (125: containment failed or members survived; see the README's exit
 // status table, and [Session.StderrTail] for the report). A non-zero
-// status is not an error: the error is non-nil only when waiting failed,
-// or when stderr did not end within the wait delay ([exec.ErrWaitDelay]).
-// Wait may be called more than once. It closes Stdin and Control.
+// status is not an error, and neither is the end of Start's context,
+// whose stop the status shows. The error is non-nil only when waiting
+// failed; when stderr did not end within the wait delay after
+// session-starter's exit ([exec.ErrWaitDelay]: a process that escaped the
+// session holds it; it is closed then); or when the stop at the end of
+// the context had to kill session-starter ([ErrStopTimedOut]). Wait may be
+// called more than once. It closes Stdin and Control.
 func (s *Session) Wait() (*os.ProcessState, error) {
 	s.waitOnce.Do(s.wait)
 	return s.state, s.waitErr
@@ -480,13 +516,56 @@ func (s *Session) Wait() (*os.ProcessState, error) {
 
 func (s *Session) wait() {
 	err := s.cmd.Wait()
+	s.stopCtx()
+	s.mu.Lock()
+	if s.killer != nil {
+		s.killer.Stop()
+	}
+	killed := s.killed
+	s.mu.Unlock()
 	s.state = s.cmd.ProcessState
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		err = nil
 	}
+	// Only a process that escaped the session (setsid) can hold stderr
+	// open past session-starter's exit: it is read for the wait delay
+	// more, then closed.
+	select {
+	case <-s.stderrEnd:
+	case <-time.After(s.waitDelay):
+		_ = s.stderr.Close()
+		<-s.stderrEnd
+		if err == nil {
+			err = exec.ErrWaitDelay
+		}
+	}
+	_ = s.stderr.Close()
+	if killed && err == nil {
+		err = ErrStopTimedOut
+	}
 	s.waitErr = err
 	closeAll(s.Stdin, s.Control)
+}
+
+// stopForContext is the stop at the end of Start's context: SIGTERM (or,
+// on Windows, the closing of control, the control pipe's write end), and
+// SIGKILL a wait delay later if session-starter is still there.
+func (s *Session) stopForContext(control *os.File) {
+	if err := stopStarter(s.Process, control); err != nil {
+		return // gone already, or cannot be signalled: Wait tells
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.killer = time.AfterFunc(s.waitDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		// After the reap Kill fails (os.ErrProcessDone): it never
+		// reaches a process that took the number.
+		if s.Process.Kill() == nil {
+			s.killed = true
+		}
+	})
 }
 
 // Stop asks session-starter to end the session (SIGTERM): it kills the

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -174,7 +175,7 @@ func launchSession(t *testing.T, ctx context.Context, opts launch.Options) *laun
 	}
 	t.Cleanup(func() {
 		_ = s.Process.Kill()
-		if _, err := s.Wait(); err != nil {
+		if _, err := s.Wait(); err != nil && !errors.Is(err, launch.ErrStopTimedOut) && !errors.Is(err, exec.ErrWaitDelay) {
 			t.Error(err)
 		}
 		s.Stdout.Close()
@@ -598,5 +599,60 @@ func TestReadEndedReadsTheSessionsEnd(t *testing.T) {
 	}
 	if ws := waitSession(t, s); ws.ExitStatus() != 5 {
 		t.Fatalf("Wait() status = %v, want exit 5", ws)
+	}
+}
+
+// TestACleanStopThroughTheContextIsNoError: an Engine that ends on the
+// grace's stop signal and exits 0 has its exit 0 mirrored, and Wait
+// reports no error: the end of the context is the stop asked for, not a
+// failure to wait.
+func TestACleanStopThroughTheContextIsNoError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := launchSession(t, ctx, launch.Options{
+		Argv:  []string{"sh", "-c", `trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done`},
+		Grace: testproc.TooLong,
+	})
+	readLine(t, s.Stdout)
+	cancel()
+	state, err := s.Wait()
+	if err != nil || state == nil || !state.Success() {
+		t.Fatalf("Wait() = %v, %v; want exit 0 and no error", state, err)
+	}
+}
+
+// TestAStarterThatOutlivesTheWaitDelayIsKilledAndSaysSo: after the end of
+// the context, a session-starter that has not exited within the wait
+// delay is SIGKILLed (its guard ends the session), and Wait says so
+// rather than pass its death by SIGKILL off as the Engine's.
+func TestAStarterThatOutlivesTheWaitDelayIsKilledAndSaysSo(t *testing.T) {
+	bin := fakeStarter(t, "trap '' TERM; printf '%s' '"+string(launch.Ack(1234, "group"))+"'; exec sleep 600")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := launchSession(t, ctx, launch.Options{Binary: bin, Argv: []string{"engine"}, WaitDelay: 100 * time.Millisecond})
+	cancel()
+	state, err := s.Wait()
+	if !errors.Is(err, launch.ErrStopTimedOut) || state == nil {
+		t.Fatalf("Wait() = %v, %v; want launch.ErrStopTimedOut", state, err)
+	}
+	if ws := state.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("Wait() status = %v, want session-starter's death by SIGKILL", state)
+	}
+}
+
+// TestStderrHeldPastTheExitIsClosedAfterTheWaitDelay: a process that
+// keeps session-starter's stderr open after it exited (one that escaped
+// the session) holds Wait for the wait delay only, and Wait says so.
+func TestStderrHeldPastTheExitIsClosedAfterTheWaitDelay(t *testing.T) {
+	// The holder ends by itself, 3 s later.
+	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; sleep 3 >/dev/null & exit 0")
+	s := launchSession(t, context.Background(), launch.Options{Binary: bin, Argv: []string{"engine"}, WaitDelay: 100 * time.Millisecond})
+	start := time.Now()
+	state, err := s.Wait()
+	if !errors.Is(err, exec.ErrWaitDelay) || state == nil || !state.Success() {
+		t.Fatalf("Wait() = %v, %v after %v; want exit 0 and exec.ErrWaitDelay", state, err, time.Since(start))
+	}
+	if d := time.Since(start); d >= 3*time.Second {
+		t.Fatalf("Wait() took %v: it waited for the holder, not the wait delay", d)
 	}
 }
