@@ -50,7 +50,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", res.Mode).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
-		Int("escapees", res.End.Seen[end.KindEscapees]).
+		Int("escapees", res.End.EscapeesSeen).
 		Dur("end", res.End.Elapsed).Dur("duration", res.Duration)
 	if res.Executed {
 		ev = ev.Str("status", res.Engine.String())
@@ -89,7 +89,8 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err := s.release(&res); err != nil {
 		return s.abort(res, err)
 	}
-	res.Reason, res.Signal, res.Engine = s.watch()
+	reason, sig, st := s.watch()
+	res.Reason, res.Signal, res.Engine = reason, sig, statusOf(st)
 	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
 	res.End = s.end(s.plan())
 	return s.collect(res)
@@ -517,11 +518,11 @@ func (s *session) holders() []end.Holder {
 
 // end ends every holder under one deadline (package end), and removes
 // the session cgroup once it is empty.
-func (s *session) end(plan end.Plan) end.Report {
+func (s *session) end(plan end.Plan) End {
 	s.deadline = plan.Deadline(time.Now())
 	r := end.End(s.holders(), plan)
 	s.removeCgroup()
-	return r
+	return endOf(r)
 }
 
 // untilDeadline is the time left for what follows the end: until the
@@ -542,7 +543,7 @@ func (s *session) collect(res Result) (Result, error) {
 	var failure error
 	// After survivors the guard keeps guarding, and a surviving Engine
 	// does not exit: no wait for either.
-	survived := res.End.Outcome == end.Survivors || res.End.Outcome == end.Refused
+	survived := res.End.Outcome == Survivors || res.End.Outcome == Refused
 	wait := func() time.Duration {
 		if survived {
 			return 0
@@ -553,7 +554,7 @@ func (s *session) collect(res Result) (Result, error) {
 		s.guard.Lost()
 	} else if err := s.guard.Finish(wait()); err != nil {
 		switch {
-		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == end.Empty:
+		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == Empty:
 			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
 		case errors.Is(err, guard.ErrNotFinished):
 			s.log.Debug().Err(err).Msg("the guard keeps guarding the survivors")
@@ -566,9 +567,9 @@ func (s *session) collect(res Result) (Result, error) {
 	switch {
 	case err == nil:
 		if res.Reason != ReasonEngineExit {
-			res.Engine = st
+			res.Engine = statusOf(st)
 		}
-	case res.End.Outcome == end.Empty || res.End.Outcome == end.Unconfirmed:
+	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed:
 		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)
 	}
 	if failure != nil {
