@@ -105,10 +105,12 @@ type stop struct {
 
 func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
 
-// watchParent opens a pidfd of the launcher, then checks getppid() again:
-// a parent that died before the pidfd was opened has re-parented us by
-// then. A pidfd watches the parent process, not the thread
-// that forked us, unlike PR_SET_PDEATHSIG (golang/go#27505).
+// watchParent opens an exit descriptor of the launcher (sys.WatchExit: a
+// pidfd, or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
+// then checks getppid() again: a parent that died before the descriptor
+// was opened has re-parented us by then. Either watches the parent
+// process, not the thread that forked us, unlike PR_SET_PDEATHSIG
+// (golang/go#27505).
 func (s *session) watchParent(parent int) error {
 	fd, err := sys.WatchExit(parent)
 	if errors.Is(err, sys.ErrGone) {
@@ -117,7 +119,7 @@ func (s *session) watchParent(parent int) error {
 	if err != nil {
 		return fmt.Errorf("watch parent: %w", err)
 	}
-	s.parentFD = fd
+	s.parentExit = fd
 	if os.Getppid() != parent {
 		return errParentGone
 	}
@@ -153,7 +155,7 @@ type session struct {
 	ttyGiven    bool
 
 	// contain
-	parentFD   int // pidfd of the launcher, or -1
+	parentExit int // the launcher's exit descriptor (a pidfd; on macOS and FreeBSD a kqueue), or -1
 	mode       string
 	cgroupHold // the session cgroup, on Linux in cgroup mode
 	gate       *gate.Gate
@@ -178,7 +180,7 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(ExitUsage, "no PROGRAM given")
 	}
-	s := &session{o: o, log: o.Logger, ctx: ctx, parentFD: -1, budget: o.KillBudget, stopSig: o.StopSignal}
+	s := &session{o: o, log: o.Logger, ctx: ctx, parentExit: -1, budget: o.KillBudget, stopSig: o.StopSignal}
 	if s.budget <= 0 {
 		s.budget = launch.DefaultKillBudget
 	}
@@ -583,7 +585,7 @@ func (s *session) collect(res Result) (Result, error) {
 }
 
 // close undoes what the session took, in one order: the terminal, the
-// launcher's pidfd, the gate's descriptors, the session cgroup, the
+// launcher's exit descriptor, the gate's descriptors, the session cgroup, the
 // adopted children that exited, the signal handling, the subreaper
 // setting, the launcher's descriptor flags and the control descriptor.
 // It waits for nothing: a gate or guard that has not exited is not reaped
@@ -595,8 +597,8 @@ func (s *session) close() {
 	if s.tty != nil {
 		s.tty.close()
 	}
-	if s.parentFD >= 0 {
-		sys.Close(s.parentFD)
+	if s.parentExit >= 0 {
+		sys.Close(s.parentExit)
 	}
 	if s.guard != nil {
 		// Reached only on a failure between the arming and the end.
