@@ -11,8 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/exit"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; without

@@ -10,8 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 

@@ -24,11 +24,11 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
