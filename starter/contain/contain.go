@@ -1,6 +1,3 @@
-// Package contain is for Go Engines: [IfRequested], called first thing in
-// main, makes the program its own session starter when a launcher asks
-// for it (the requested form), and returns at once otherwise.
 package contain
 
 import (
