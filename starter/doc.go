@@ -50,8 +50,9 @@
 // the descriptor flags it changed and the signal handling (unless
 // [Options.Exits] says the process exits right after), and leaves the
 // Engine's exit status to the caller: [Result.Verdict] says what the
-// session-starter process does with it, and the command adds the release
-// of stdio, the failure reports and the mirroring of the status.
+// session-starter process does with it, and package starter/exit, the
+// end of such a process, adds the release of stdio, the failure reports
+// and the mirroring of the status.
 //
 // # Packages by audience
 //
@@ -59,8 +60,10 @@
 // it: package starter/launch starts an Engine under session-starter,
 // reads the ack line and the status records, and imports nothing of the
 // supervisor. A Go Engine that contains itself calls package
-// starter/contain. The gate and the guard (packages gate and guard) are
-// the starter's helpers.
+// starter/contain. A process that is a session starter and nothing else
+// (the command, the requested form) ends through package starter/exit.
+// The gate and the guard (packages gate and guard) are the starter's
+// helpers.
 //
 // # What it stops, and what not
 //

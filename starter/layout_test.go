@@ -152,3 +152,47 @@ func TestTheLayoutCheckSeesWhatItForbids(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalImportsNoPublicPackage: imports run one way, from the
+// public packages (cmd, starter, gate, guard) down to internal/: no
+// package under internal/ imports a package of this module outside
+// internal/, on any platform (every file is read, whatever its build
+// constraint). What wraps a public package — the process's end wraps
+// starter — lives above it (starter/exit), not in internal/.
+func TestInternalImportsNoPublicPackage(t *testing.T) {
+	const module = "github.com/session-starter/session-starter"
+	root := filepath.Join("..", "internal")
+	seen := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		seen++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if (p == module || strings.HasPrefix(p, module+"/")) && !strings.HasPrefix(p, module+"/internal/") {
+				t.Errorf("%s imports %s: internal/ imports no public package", filepath.ToSlash(path), p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatalf("no Go file under %s", root)
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -179,11 +178,11 @@ type Result struct {
 	// Executed reports whether the Engine's program was executed.
 	Executed bool
 	// Engine is how the Engine ended, when Executed.
-	Engine sys.WaitStatus
+	Engine Status
 	// End is the report of the session's end: every holder — the
 	// Engine, its group, the adopted escapees (with Options.Subreaper, or
 	// as PID 1), the session cgroup — under one deadline.
-	End end.Report
+	End End
 	// Mode is the containment mode in effect: ModeGroup or ModeCgroup.
 	Mode string
 	// Duration is the time from Run's start to its return.
@@ -249,9 +248,9 @@ func VerdictOf(r Result, err error) Verdict {
 func (r Result) Verdict() Verdict {
 	var notes []string
 	switch r.End.Outcome {
-	case end.Survivors, end.Refused:
+	case Survivors, Refused:
 		return Verdict{Code: ExitContainment, Report: r.End.Describe()}
-	case end.Unconfirmed:
+	case Unconfirmed:
 		notes = append(notes, "the session was signalled; its end could not be observed: "+r.End.Describe())
 	}
 	switch r.Reason {

@@ -3,15 +3,12 @@ package starter
 import (
 	"syscall"
 	"testing"
-
-	"github.com/session-starter/session-starter/internal/end"
-	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // TestVerdictFollowsTheExitStatusTable checks each row of the exit-status table (README, "Exit status")
 // and the precedence of 125 over the mirrored status.
 func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
-	empty := end.Report{Outcome: end.Empty}
+	empty := End{Outcome: Empty}
 	tests := []struct {
 		name       string
 		res        Result
@@ -19,13 +16,13 @@ func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 		wantSignal syscall.Signal
 		wantReport bool
 	}{
-		{"exit code mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 42}, End: empty}, 42, 0, false},
-		{"exit 0 mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: empty}, 0, 0, false},
-		{"signal mirrored", Result{Executed: true, Engine: sys.WaitStatus{Signal: syscall.SIGSEGV, CoreDumped: true}, End: empty}, 128 + 11, syscall.SIGSEGV, false},
-		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: end.Report{Outcome: end.Unconfirmed}}, 3, 0, true},
-		{"survivors over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true, Code: 3}, End: end.Report{Outcome: end.Survivors}}, 125, 0, true},
-		{"refused over mirrored", Result{Executed: true, Engine: sys.WaitStatus{Exited: true}, End: end.Report{Outcome: end.Refused}}, 125, 0, true},
-		{"guard lost", Result{Reason: ReasonGuardLost, Executed: true, Engine: sys.WaitStatus{Signal: syscall.SIGKILL}, End: empty}, 125, 0, true},
+		{"exit code mirrored", Result{Executed: true, Engine: Status{Exited: true, Code: 42}, End: empty}, 42, 0, false},
+		{"exit 0 mirrored", Result{Executed: true, Engine: Status{Exited: true}, End: empty}, 0, 0, false},
+		{"signal mirrored", Result{Executed: true, Engine: Status{Signal: syscall.SIGSEGV, CoreDumped: true}, End: empty}, 128 + 11, syscall.SIGSEGV, false},
+		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: Status{Exited: true, Code: 3}, End: End{Outcome: Unconfirmed}}, 3, 0, true},
+		{"survivors over mirrored", Result{Executed: true, Engine: Status{Exited: true, Code: 3}, End: End{Outcome: Survivors}}, 125, 0, true},
+		{"refused over mirrored", Result{Executed: true, Engine: Status{Exited: true}, End: End{Outcome: Refused}}, 125, 0, true},
+		{"guard lost", Result{Reason: ReasonGuardLost, Executed: true, Engine: Status{Signal: syscall.SIGKILL}, End: empty}, 125, 0, true},
 		{"signal before go-ahead dies of it", Result{Reason: ReasonSignal, Signal: syscall.SIGTERM, End: empty}, 128 + 15, syscall.SIGTERM, false},
 		{"parent gone before go-ahead", Result{Reason: ReasonParentGone}, 125, 0, true},
 		{"control closed before go-ahead", Result{Reason: ReasonControlClosed, End: empty}, 125, 0, true},

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
-	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 )
 
@@ -48,7 +47,7 @@ func TestRunReturnsTheEnginesStatusOnceTheGroupIsEmpty(t *testing.T) {
 	if res.Reason != ReasonEngineExit || !res.Executed || !res.Engine.Exited || res.Engine.Code != 42 {
 		t.Fatalf("Run = %+v, want the Engine's exit 42", res)
 	}
-	if res.End.Outcome != end.Empty {
+	if res.End.Outcome != Empty {
 		t.Fatalf("group end = %v, want empty", res.End.Outcome)
 	}
 	// Orphaned members killed with the group may wait as zombies for
@@ -67,7 +66,7 @@ func TestCancelingTheContextEndsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason != ReasonCanceled || res.Engine.Signal != syscall.SIGKILL || res.End.Outcome != end.Empty {
+	if res.Reason != ReasonCanceled || res.Engine.Signal != syscall.SIGKILL || res.End.Outcome != Empty {
 		t.Fatalf("Run = %+v, want a canceled session whose Engine was SIGKILLed", res)
 	}
 }

@@ -50,7 +50,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", res.Mode).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
-		Int("escapees", res.End.Seen[end.KindEscapees]).
+		Int("escapees", res.End.EscapeesSeen).
 		Dur("end", res.End.Elapsed).Dur("duration", res.Duration)
 	if res.Executed {
 		ev = ev.Str("status", res.Engine.String())
@@ -89,7 +89,8 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err := s.release(&res); err != nil {
 		return s.abort(res, err)
 	}
-	res.Reason, res.Signal, res.Engine = s.watch()
+	reason, sig, st := s.watch()
+	res.Reason, res.Signal, res.Engine = reason, sig, statusOf(st)
 	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
 	res.End = s.end(s.plan())
 	return s.collect(res)
@@ -104,10 +105,12 @@ type stop struct {
 
 func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
 
-// watchParent opens a pidfd of the launcher, then checks getppid() again:
-// a parent that died before the pidfd was opened has re-parented us by
-// then. A pidfd watches the parent process, not the thread
-// that forked us, unlike PR_SET_PDEATHSIG (golang/go#27505).
+// watchParent opens an exit descriptor of the launcher (sys.WatchExit: a
+// pidfd, or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
+// then checks getppid() again: a parent that died before the descriptor
+// was opened has re-parented us by then. Either watches the parent
+// process, not the thread that forked us, unlike PR_SET_PDEATHSIG
+// (golang/go#27505).
 func (s *session) watchParent(parent int) error {
 	fd, err := sys.WatchExit(parent)
 	if errors.Is(err, sys.ErrGone) {
@@ -116,7 +119,7 @@ func (s *session) watchParent(parent int) error {
 	if err != nil {
 		return fmt.Errorf("watch parent: %w", err)
 	}
-	s.parentFD = fd
+	s.parentExit = fd
 	if os.Getppid() != parent {
 		return errParentGone
 	}
@@ -152,7 +155,7 @@ type session struct {
 	ttyGiven    bool
 
 	// contain
-	parentFD   int // pidfd of the launcher, or -1
+	parentExit int // the launcher's exit descriptor (a pidfd; on macOS and FreeBSD a kqueue), or -1
 	mode       string
 	cgroupHold // the session cgroup, on Linux in cgroup mode
 	gate       *gate.Gate
@@ -177,7 +180,7 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(ExitUsage, "no PROGRAM given")
 	}
-	s := &session{o: o, log: o.Logger, ctx: ctx, parentFD: -1, budget: o.KillBudget, stopSig: o.StopSignal}
+	s := &session{o: o, log: o.Logger, ctx: ctx, parentExit: -1, budget: o.KillBudget, stopSig: o.StopSignal}
 	if s.budget <= 0 {
 		s.budget = launch.DefaultKillBudget
 	}
@@ -539,11 +542,11 @@ func (s *session) holders() []end.Holder {
 
 // end ends every holder under one deadline (package end), and removes
 // the session cgroup once it is empty.
-func (s *session) end(plan end.Plan) end.Report {
+func (s *session) end(plan end.Plan) End {
 	s.deadline = plan.Deadline(time.Now())
 	r := end.End(s.holders(), plan)
 	s.removeCgroup()
-	return r
+	return endOf(r)
 }
 
 // untilDeadline is the time left for what follows the end: until the
@@ -564,7 +567,7 @@ func (s *session) collect(res Result) (Result, error) {
 	var failure error
 	// After survivors the guard keeps guarding, and a surviving Engine
 	// does not exit: no wait for either.
-	survived := res.End.Outcome == end.Survivors || res.End.Outcome == end.Refused
+	survived := res.End.Outcome == Survivors || res.End.Outcome == Refused
 	wait := func() time.Duration {
 		if survived {
 			return 0
@@ -575,7 +578,7 @@ func (s *session) collect(res Result) (Result, error) {
 		s.guard.Lost()
 	} else if err := s.guard.Finish(wait()); err != nil {
 		switch {
-		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == end.Empty:
+		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == Empty:
 			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
 		case errors.Is(err, guard.ErrNotFinished):
 			s.log.Debug().Err(err).Msg("the guard keeps guarding the survivors")
@@ -588,9 +591,9 @@ func (s *session) collect(res Result) (Result, error) {
 	switch {
 	case err == nil:
 		if res.Reason != ReasonEngineExit {
-			res.Engine = st
+			res.Engine = statusOf(st)
 		}
-	case res.End.Outcome == end.Empty || res.End.Outcome == end.Unconfirmed:
+	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed:
 		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)
 	}
 	if failure != nil {
@@ -604,7 +607,7 @@ func (s *session) collect(res Result) (Result, error) {
 }
 
 // close undoes what the session took, in one order: the terminal, the
-// launcher's pidfd, the gate's descriptors, the session cgroup, the
+// launcher's exit descriptor, the gate's descriptors, the session cgroup, the
 // adopted children that exited, the signal handling, the subreaper
 // setting, the launcher's descriptor flags and the control descriptor.
 // It waits for nothing: a gate or guard that has not exited is not reaped
@@ -616,8 +619,8 @@ func (s *session) close() {
 	if s.tty != nil {
 		s.tty.close()
 	}
-	if s.parentFD >= 0 {
-		sys.Close(s.parentFD)
+	if s.parentExit >= 0 {
+		sys.Close(s.parentExit)
 	}
 	if s.guard != nil {
 		// Reached only on a failure between the arming and the end.

@@ -227,7 +227,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, fail(ExitContainment, "%w", err)
 	}
-	res.Engine = st
+	res.Engine = statusOf(st)
 	return res, nil
 }
 
@@ -431,7 +431,12 @@ func (s *session) watch() (Reason, syscall.Signal) {
 // cannot be sent the grace is skipped. Then TerminateJobObject, again
 // every resendAfter, until the job's completion port tells it is empty or
 // the deadline passes.
-func (s *session) end(grace time.Duration, hurried <-chan struct{}) end.Report {
+func (s *session) end(grace time.Duration, hurried <-chan struct{}) End {
+	return endOf(s.endJob(grace, hurried))
+}
+
+// endJob is the end of the job, as package end reports one.
+func (s *session) endJob(grace time.Duration, hurried <-chan struct{}) end.Report {
 	start := time.Now()
 	deadline := start.Add(grace + s.budget)
 	r := end.Report{Seen: map[end.Kind]int{}}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
-
-	"github.com/session-starter/session-starter/internal/end"
 )
 
 // TestAParentCreatedAfterUsIsAReusedPID: a process that holds the
@@ -85,7 +83,7 @@ func TestTheEngineRunsNoInstructionBeforeTheAck(t *testing.T) {
 	if !acked || !res.Executed || res.Engine.Code != 9 || res.Reason != ReasonEngineExit {
 		t.Errorf("Run() = %+v (acked %v), want the Engine's exit 9 after the ack", res, acked)
 	}
-	if res.End.Outcome != end.Empty {
+	if res.End.Outcome != Empty {
 		t.Errorf("job end = %v, want empty", res.End.Outcome)
 	}
 }

@@ -3,7 +3,6 @@ package starter
 import (
 	"time"
 
-	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -18,7 +17,7 @@ func ended(res Result, err error) launch.StatusEnded {
 		Reason:      res.Why(),
 		Mode:        res.Mode,
 		Executed:    res.Executed,
-		MembersSeen: res.End.Members(),
+		MembersSeen: res.End.MembersSeen,
 		KillRounds:  res.End.Rounds,
 		Graceful:    res.End.Graceful,
 		Survivors:   []launch.Survivor{},
@@ -29,9 +28,9 @@ func ended(res Result, err error) launch.StatusEnded {
 	if res.End.Outcome != 0 {
 		rec.Outcome = res.End.Outcome.String()
 	}
-	rec.EscapeesSeen = res.End.Seen[end.KindEscapees]
+	rec.EscapeesSeen = res.End.EscapeesSeen
 	for _, m := range res.End.Survivors {
-		rec.Survivors = append(rec.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm})
+		rec.Survivors = append(rec.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: m.State, Comm: m.Comm})
 	}
 	if res.Executed {
 		if res.Engine.Exited {

@@ -20,8 +20,9 @@ const (
 	slots
 )
 
-// watch waits for the first end condition. It polls the pidfds of the
-// Engine, the guard and the launcher, the gate's exec report and the
+// watch waits for the first end condition. It polls the exit descriptors
+// (pidfds; on macOS and FreeBSD kqueues) of the Engine, the guard and the
+// launcher, the gate's exec report and the
 // control descriptor in one poll call, run by a goroutine so that signals,
 // the timeout and ctx can be selected on too; a wake pipe stops that poll.
 // Forwarded signals are passed to the group while the poll goes on.
@@ -44,8 +45,8 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	fds[slotEngine] = sys.PollFd{Fd: int32(s.gate.Pidfd), Events: sys.POLLIN}
 	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
 	fds[slotReport] = sys.PollFd{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}
-	if s.parentFD > 0 {
-		fds[slotParent] = sys.PollFd{Fd: int32(s.parentFD), Events: sys.POLLIN}
+	if s.parentExit > 0 {
+		fds[slotParent] = sys.PollFd{Fd: int32(s.parentExit), Events: sys.POLLIN}
 	}
 	if s.ctl != nil {
 		fds[slotControl] = sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
@@ -153,8 +154,8 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	// The guard first: an Engine must never be released behind a guard
 	// that is gone.
 	fds := []sys.PollFd{{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}}
-	if s.parentFD > 0 {
-		fds = append(fds, sys.PollFd{Fd: int32(s.parentFD), Events: sys.POLLIN})
+	if s.parentExit > 0 {
+		fds = append(fds, sys.PollFd{Fd: int32(s.parentExit), Events: sys.POLLIN})
 	}
 	if s.ctl != nil {
 		fds = append(fds, sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
@@ -165,7 +166,7 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	if fds[0].Revents != 0 {
 		return ReasonGuardLost, 0
 	}
-	if s.parentFD > 0 && fds[1].Revents != 0 {
+	if s.parentExit > 0 && fds[1].Revents != 0 {
 		return ReasonParentGone, 0
 	}
 	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -22,35 +25,90 @@ type invocation struct {
 	logFormat     string
 }
 
-// parse turns session-starter's arguments (without argv[0]) into an
-// invocation. Every error is a usage error; nothing has been started.
-func parse(args []string) (*invocation, error) {
+// flagValues is where the flags' values go.
+type flagValues struct {
+	watchParent bool
+	parentPID   int
+	controlFD   int
+	statusFD    int
+	budget      time.Duration
+	grace       time.Duration
+	stopSignal  string
+	timeout     time.Duration
+	containment string
+}
+
+// newFlagSet defines session-starter's flags, in the order --help and the
+// manual list them. Each flag's description here is its one text: --help
+// lays it out (flagHelp), and TestDocsUpToDate keeps the flag tables of
+// README.md and of the manual (doc.go) equal to it. A flag's value is
+// named in backquotes in its description (`N`, `D`); a bool flag takes
+// none.
+func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("session-starter", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
 	fs.SetOutput(io.Discard)
-	inv := &invocation{}
-	fs.BoolVar(&inv.ack, "ack", false, "write the ack line to stdout once containment exists, before PROGRAM runs")
-	watchParent := fs.Bool("watch-parent", false, "end the session when the process that started session-starter is gone")
-	parentPID := fs.Int("parent-pid", 0, "the launcher's PID; a different parent at start means it is gone (implies --watch-parent)")
-	controlFD := fs.Int("control-fd", 0, "end the session when descriptor `N` reaches end of input (a pipe or socket)")
-	statusFD := fs.Int("status-fd", 0, "write JSON records (started, ended) for launchers on descriptor `N`")
-	budget := durationFlag(fs, "kill-budget", launch.DefaultKillBudget, "how long to keep ending the group before reporting survivors (`D` > 0)")
-	grace := durationFlag(fs, "grace", 0, "on a stop, send --stop-signal to the group first and wait up to `D` for it to empty before SIGKILL (0: SIGKILL at once)")
-	stopSignal := fs.String("stop-signal", "TERM", "the signal --grace sends first")
-	timeout := durationFlag(fs, "timeout", 0, "end the session `D` after the Engine started; exit status 124 (0: no timeout)")
-	containment := fs.String("containment", "auto", "how the session is held: auto, group or cgroup (Linux; auto takes cgroup where a session cgroup can be made)")
-	fs.StringVar(&inv.logLevel, "log-level", "warn", "diagnostics on stderr: debug, info, warn, error, disabled")
-	fs.StringVar(&inv.logFormat, "log-format", "auto", "diagnostics format: auto, json, console")
-	fs.BoolVar(&inv.version, "version", false, "print the version and exit")
-	fs.BoolVarP(&inv.help, "help", "h", false, "print this help and exit")
+	fs.SortFlags = false
+	fs.BoolVar(&inv.ack, "ack", false,
+		"Write the ack line to stdout once containment exists, before PROGRAM runs.")
+	fs.BoolVar(&v.watchParent, "watch-parent", false,
+		"End the session when the process that started session-starter is gone. "+
+			"Without --parent-pid the parent is what getppid() returns at start.")
+	fs.IntVar(&v.parentPID, "parent-pid", 0,
+		"The launcher's own PID `P`. If session-starter's parent at start is not P, "+
+			"the launcher is gone already and nothing is executed (exit 125). Implies --watch-parent.")
+	fs.IntVar(&v.controlFD, "control-fd", 0,
+		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
+			"N must be a pipe or socket the launcher passed open and not close-on-exec, greater than 2, "+
+			"and not the same pipe or socket as stdin; no descriptor passed may write to the same pipe or FIFO, "+
+			"or be the other end of N's socket pair, since N could then never reach end of input. "+
+			"Otherwise it is a usage error (2). The Engine does not inherit N.")
+	durationVar(fs, &v.grace, "grace", 0,
+		"On every end of the session, send --stop-signal and then SIGCONT to everything that holds the session "+
+			"at the same moment (the Engine, its group, the processes that left it, the session cgroup with "+
+			"the cgroups below it), and SIGKILL what is left after `D`. A second stop signal during the grace "+
+			"goes straight to SIGKILL. 0: SIGKILL at once.")
+	fs.StringVar(&v.stopSignal, "stop-signal", "TERM",
+		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
+	durationVar(fs, &v.timeout, "timeout", 0,
+		"End the session `D` after the Engine was released; exit status 124 (as coreutils timeout), "+
+			"with a report on stderr. 0: no timeout.")
+	fs.IntVar(&v.statusFD, "status-fd", 0,
+		"Write JSON records for launchers on descriptor `N`: started when the Engine is released, "+
+			"ended last. N must be one the launcher passed open for writing, greater than 2. "+
+			"The Engine does not inherit N.")
+	fs.StringVar(&v.containment, "containment", string(starter.ContainAuto),
+		"Hold the session in mode `M`: group (the process group plus the subreaper sweep), "+
+			"cgroup (also a cgroup v2 of its own), or auto (cgroup where one can be made, else group). "+
+			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed.")
+	durationVar(fs, &v.budget, "kill-budget", launch.DefaultKillBudget,
+		"After the grace, send SIGKILL in rounds for up to `D` before reporting survivors (exit 125); "+
+			"the guard does the same. Must be more than 0. The whole end, grace plus "+
+			"kill budget, is one deadline, in every mode: session-starter exits at most grace + kill budget + "+
+			launch.EndSlack.String()+" after the end began.")
+	fs.StringVar(&inv.logLevel, "log-level", "warn",
+		"Diagnostics on stderr at level `L`: debug, info, warn, error, disabled.")
+	fs.StringVar(&inv.logFormat, "log-format", "auto",
+		"The diagnostics' format `F`: auto, json or console (zerolog). "+
+			"Failure reports are always one plain line \"session-starter: …\".")
+	fs.BoolVar(&inv.version, "version", false, "Print the version and exit.")
+	fs.BoolVarP(&inv.help, "help", "h", false, "Print this help and exit.")
+	return fs
+}
 
+// parse turns session-starter's arguments (without argv[0]) into an
+// invocation. Every error is a usage error; nothing has been started.
+func parse(args []string) (*invocation, error) {
+	inv := &invocation{}
+	var v flagValues
+	fs := newFlagSet(inv, &v)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
 		// start-up tens of microseconds.
-		inv.usage = usageHead + fs.FlagUsages()
+		inv.usage = usageHead + flagHelp(fs)
 		return inv, nil
 	}
 	// The first argument that is not a flag starts PROGRAM (pflag stops
@@ -59,45 +117,137 @@ func parse(args []string) (*invocation, error) {
 	if fs.NArg() == 0 {
 		return nil, errors.New("missing PROGRAM")
 	}
-	if fs.Changed("parent-pid") && *parentPID <= 0 {
-		return nil, fmt.Errorf("--parent-pid %d: must be a PID", *parentPID)
+	if fs.Changed("parent-pid") && v.parentPID <= 0 {
+		return nil, fmt.Errorf("--parent-pid %d: must be a PID", v.parentPID)
 	}
 	for _, fd := range []struct {
 		name string
 		n    int
-	}{{"control-fd", *controlFD}, {"status-fd", *statusFD}} {
+	}{{"control-fd", v.controlFD}, {"status-fd", v.statusFD}} {
 		if fs.Changed(fd.name) && fd.n <= 2 {
 			return nil, fmt.Errorf("--%s %d: must be greater than 2", fd.name, fd.n)
 		}
 	}
-	if *budget <= 0 {
+	if v.budget <= 0 {
 		return nil, errors.New("--kill-budget must be positive")
 	}
-	if *grace < 0 {
+	if v.grace < 0 {
 		return nil, errors.New("--grace must not be negative")
 	}
-	if *timeout < 0 {
+	if v.timeout < 0 {
 		return nil, errors.New("--timeout must not be negative")
 	}
-	sig, ok := sys.SignalByName(*stopSignal)
+	sig, ok := sys.SignalByName(v.stopSignal)
 	if !ok {
-		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", *stopSignal)
+		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
 	}
-	mode, err := starter.ParseContainment(*containment)
+	mode, err := starter.ParseContainment(v.containment)
 	if err != nil {
 		return nil, err
 	}
 	inv.opts = starter.Options{
 		Containment: mode,
 		Argv:        fs.Args(),
-		WatchParent: *watchParent,
-		ParentPID:   *parentPID,
-		ControlFD:   *controlFD,
-		StatusFD:    *statusFD,
-		KillBudget:  *budget,
-		Grace:       *grace,
+		WatchParent: v.watchParent,
+		ParentPID:   v.parentPID,
+		ControlFD:   v.controlFD,
+		StatusFD:    v.statusFD,
+		KillBudget:  v.budget,
+		Grace:       v.grace,
 		StopSignal:  sig,
-		Timeout:     *timeout,
+		Timeout:     v.timeout,
 	}
 	return inv, nil
+}
+
+// flagDoc is one flag as --help and the docs list it.
+type flagDoc struct {
+	// Flag is how it is typed: "--grace D", "-h, --help".
+	Flag string
+	// Default is its default as a user types it, or empty for a switch
+	// (a bool flag) and for a number whose 0 means "none".
+	Default string
+	// Meaning is its description, the value's name unquoted.
+	Meaning string
+}
+
+// flagDocs lists the flags of fs in the order they were defined.
+func flagDocs(fs *pflag.FlagSet) []flagDoc {
+	var docs []flagDoc
+	fs.VisitAll(func(f *pflag.Flag) {
+		name, meaning := pflag.UnquoteUsage(f)
+		d := flagDoc{Flag: "--" + f.Name, Meaning: meaning}
+		if f.Shorthand != "" {
+			d.Flag = "-" + f.Shorthand + ", " + d.Flag
+		}
+		switch f.Value.Type() {
+		case "bool":
+			// A switch: no value, and pflag's "[=true|false]" is noise.
+		case "int":
+			d.Flag += " " + name
+			if f.DefValue != "0" {
+				d.Default = f.DefValue
+			}
+		case "duration":
+			d.Flag += " " + name
+			d.Default = f.DefValue
+			if d.Default == "0s" {
+				d.Default = "0" // as a user types it: 0 means none
+			}
+		default:
+			d.Flag += " " + name
+			d.Default = f.DefValue
+		}
+		docs = append(docs, d)
+	})
+	return docs
+}
+
+// helpWidth is the width of --help's flag list: a terminal's 80 columns,
+// less the two the manual indents it by.
+const helpWidth = 78
+
+// flagHelp lays out the flags of fs for --help (and the manual): each one
+// as it is typed, then its meaning and default wrapped to helpWidth. It
+// replaces pflag's FlagUsages, which sorts nothing we ask but prints
+// "[=true|false]" after every switch.
+func flagHelp(fs *pflag.FlagSet) string {
+	docs := flagDocs(fs)
+	col := 0
+	for _, d := range docs {
+		col = max(col, len(d.Flag))
+	}
+	col += 4 // two columns of indent, two before the meaning
+	var b strings.Builder
+	for _, d := range docs {
+		text := d.Meaning
+		if d.Default != "" {
+			text += " (default " + d.Default + ")"
+		}
+		lines := wrapWords(text, helpWidth-col)
+		fmt.Fprintf(&b, "  %-*s%s\n", col-2, d.Flag, lines[0])
+		for _, l := range lines[1:] {
+			b.WriteString(strings.Repeat(" ", col) + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// wrapWords breaks s at spaces into lines of at most width characters;
+// a longer word gets a line of its own.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return append(lines, line)
 }

@@ -34,8 +34,8 @@ func TestTheFirstArgumentThatIsNotAFlagStartsProgram(t *testing.T) {
 }
 
 // TestDurationsAreTakenAsCoreutilsTimeoutTakesThem: bare seconds,
-// fractions, one suffix s, m, h or d, Go's forms; --timeout 0 is no
-// timeout and --grace 0 is SIGKILL at once.
+// fractions, exponents, one suffix s, m, h or d, Go's forms; --timeout 0
+// is no timeout and --grace 0 is SIGKILL at once.
 func TestDurationsAreTakenAsCoreutilsTimeoutTakesThem(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -49,6 +49,7 @@ func TestDurationsAreTakenAsCoreutilsTimeoutTakesThem(t *testing.T) {
 		{"timeout 0 is no timeout", []string{"--timeout", "0"}, "exit 3", 3, ""},
 		{"days and minutes", []string{"--timeout", "1d", "--grace", "1.5m", "--kill-budget", "20"}, "exit 3", 3, ""},
 		{"Go's form", []string{"--timeout", "1h0m0s", "--grace", "1m30s"}, "exit 3", 3, ""},
+		{"an exponent", []string{"--timeout", "2e-1", "--grace", "2.34e-5d"}, "sleep 600 & wait", 124, "timed out after 200ms"},
 		{"grace 0 is SIGKILL at once", []string{"--timeout", "0.2s", "--grace", "0"}, "trap '' TERM; sleep 600 & wait", 124, "timed out after 200ms"},
 	}
 	for _, tt := range tests {

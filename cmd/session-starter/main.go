@@ -11,8 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/exit"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; without
@@ -32,9 +32,9 @@ func main() {
 const usageHead = `Usage: session-starter [flags] [--] PROGRAM [ARG...]
 
 The first argument that is not a flag starts PROGRAM; "--" is needed only
-for a PROGRAM whose name starts with "-". Durations D are seconds (10, 0.5)
-with an optional suffix s, m, h or d (90s, 1.5m, 1d), as coreutils timeout
-takes them, or Go durations (1m30s).
+for a PROGRAM whose name starts with "-". Durations D are seconds (10, 0.5,
+1e-1) with an optional suffix s, m, h or d (90s, 1.5m, 1d), as coreutils
+timeout takes them, or Go durations (1m30s).
 
 Runs PROGRAM (the Engine) in a new process group behind a guard. When the
 session ends — the Engine exits, the launcher is gone (--watch-parent), the

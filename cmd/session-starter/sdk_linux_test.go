@@ -305,7 +305,7 @@ func (c *rpc) spawn() []int {
 func launchMCP(t *testing.T, mark string, control bool) (*launch.Session, *rpc) {
 	t.Helper()
 	var stderr lockedBuffer
-	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
+	s, err := launch.Start(context.Background(), launch.Options{
 		Binary:      binary,
 		Argv:        mcpEngine(t),
 		Env:         sdkEnv(mark),
@@ -354,10 +354,10 @@ func TestGoLaunchClosingTheControlPipeLeavesNoSurvivor(t *testing.T) {
 	noSurvivors(t, mark)
 }
 
-// goSDKLauncher launches the MCP Engine with launch.Launch, has it spawn,
+// goSDKLauncher launches the MCP Engine with launch.Start, has it spawn,
 // prints "ready", and waits for the end of its stdin.
 func goSDKLauncher(args []string) int {
-	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
+	s, err := launch.Start(context.Background(), launch.Options{
 		Binary: os.Getenv("SESSION_STARTER_BIN"),
 		Argv:   args,
 		Stderr: os.Stderr,
@@ -616,7 +616,7 @@ func TestGoLaunchStatusPipeCarriesTheRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer extra.Close()
-	s, err := launch.Launch(context.Background(), launch.LaunchOptions{
+	s, err := launch.Start(context.Background(), launch.Options{
 		Argv:        []string{"sh", "-c", "read x; exit 6"},
 		Binary:      binary,
 		Env:         append(os.Environ(), markVar+"="+mark),

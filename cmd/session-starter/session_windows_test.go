@@ -333,12 +333,12 @@ func TestCtrlBreakToTheStarterEndsTheSession(t *testing.T) {
 	allEnd(t, tree)
 }
 
-// TestLaunchPassesTheControlAndStatusHandles: launch.Launch on Windows
+// TestLaunchPassesTheControlAndStatusHandles: launch.Start on Windows
 // passes its pipes as inheritable handle values, and closing the control
 // pipe (what Stop and a cancelled ctx do there) ends the session with the
 // Engine's status mirrored.
 func TestLaunchPassesTheControlAndStatusHandles(t *testing.T) {
-	sess, err := launch.Launch(context.Background(), launch.LaunchOptions{
+	sess, err := launch.Start(context.Background(), launch.Options{
 		Binary:      testExe(t),
 		Argv:        helperArgv(t, "0", "forever"),
 		Env:         append(os.Environ(), testproc.HelperVar+"=session-starter", engineVar+"=engine"),

@@ -1,6 +1,3 @@
-// Package contain is for Go Engines: [IfRequested], called first thing in
-// main, makes the program its own session starter when a launcher asks
-// for it (the requested form), and returns at once otherwise.
 package contain
 
 import (
@@ -11,8 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -22,7 +19,7 @@ const requestValue = "1"
 // IfRequested is the requested form: a Go Engine calls it first thing in
 // main, and becomes its own session starter when a launcher asks for it
 // with [launch.RequestEnv]=1 (SESSION_STARTER_CONTAIN=1) in its
-// environment ([launch.LaunchOptions] Requested).
+// environment.
 //
 //	func main() {
 //		contain.IfRequested()

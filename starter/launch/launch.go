@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -25,11 +26,11 @@ const DefaultKillBudget = 10 * time.Second
 // from the Engine's environment.
 const RequestEnv = "SESSION_STARTER_CONTAIN"
 
-// DefaultAckTimeout bounds how long [Launch] waits for the ack line. A
+// DefaultAckTimeout bounds how long [Start] waits for the ack line. A
 // session-starter acknowledges within milliseconds; its gate and its guard
 // each give up after 30 s (a stuck fork, a machine out of memory), so one
 // that has said nothing after both is not going to. At the limit the
-// session-starter is killed and Launch returns [ErrAckTimeout].
+// session-starter is killed and Start returns [ErrAckTimeout].
 const DefaultAckTimeout = time.Minute
 
 // DefaultWaitDelay is the [exec.Cmd.WaitDelay] of a launched session with
@@ -39,9 +40,9 @@ const DefaultAckTimeout = time.Minute
 // and from session-starter's exit to the end of its stderr, which only a
 // process that escaped the group (setsid) can hold open. It is the bound
 // of the end ([EndBound]) plus five seconds, so a session-starter still
-// ending a large group is not interrupted. With "--grace" or
-// "--kill-budget" in [LaunchOptions.Flags], Launch derives the wait from
-// them the same way.
+// ending a large group is not interrupted. With [Options.Grace] or
+// [Options.KillBudget] (or "--grace" or "--kill-budget" among
+// [Options.ExtraFlags]), Start derives the wait from them the same way.
 const DefaultWaitDelay = DefaultKillBudget + EndSlack + 5*time.Second
 
 // EndSlack is what the end of a session may take past its deadline (the
@@ -60,9 +61,9 @@ func EndBound(grace, killBudget time.Duration) time.Duration {
 }
 
 // waitDelayFor derives the wait delay from the "--grace" and
-// "--kill-budget" flags among flags ("--flag value" or "--flag=value", a
-// Go duration or a number of seconds); a value it cannot read counts as
-// the default.
+// "--kill-budget" flags among flags ("--flag value" or "--flag=value"),
+// read by [ParseDuration] as session-starter reads them; a value it
+// cannot read counts as the default.
 func waitDelayFor(flags []string) time.Duration {
 	var grace, budget time.Duration
 	for i, f := range flags {
@@ -70,13 +71,9 @@ func waitDelayFor(flags []string) time.Duration {
 		if !ok && i+1 < len(flags) {
 			value = flags[i+1]
 		}
-		d, err := time.ParseDuration(value)
-		if err != nil {
-			secs, ferr := strconv.ParseFloat(value, 64)
-			if ferr != nil || secs < 0 {
-				continue
-			}
-			d = time.Duration(secs * float64(time.Second))
+		d, err := ParseDuration(value)
+		if err != nil || d < 0 {
+			continue
 		}
 		switch name {
 		case "--grace":
@@ -97,7 +94,7 @@ const stderrTail = 4 << 10
 // bytes; a longer first line is not an ack.
 const maxAckLine = 1 << 10
 
-// Errors of [Launch], wrapped in a [*LaunchError].
+// Errors of [Start], wrapped in an [*Error].
 var (
 	// ErrNoAck: session-starter's stdout ended before a whole first line,
 	// normally because it exited before containment existed (a usage
@@ -107,24 +104,45 @@ var (
 	// ErrMalformedAck: the first line of stdout is not the ack, so the
 	// binary is not a (compatible) session-starter. It was killed.
 	ErrMalformedAck = errors.New("first line is not an ack")
-	// ErrAckTimeout: no line came within [LaunchOptions.AckTimeout].
+	// ErrAckTimeout: no line came within [Options.AckTimeout].
 	// session-starter was killed; its guard ends anything it started.
 	ErrAckTimeout = errors.New("no ack line in time")
 )
 
-// LaunchOptions describe an Engine to start under session-starter.
-type LaunchOptions struct {
+// ErrStopTimedOut is the error of [Session.Wait] when the end of Start's
+// context stopped the session and session-starter had not exited within
+// the wait delay, so it was SIGKILLed: its guard ends the Engine's group,
+// and the status Wait returns is session-starter's own death by SIGKILL,
+// not the Engine's.
+var ErrStopTimedOut = errors.New("session-starter did not exit within the wait delay of the stop and was killed")
+
+// Containment is how session-starter holds a session on Linux: the
+// value of --containment.
+type Containment string
+
+// The containment modes a launcher may ask for.
+const (
+	// ContainAuto: a session cgroup where one can be made, else the
+	// process group (session-starter's default).
+	ContainAuto Containment = "auto"
+	// ContainGroup: the Engine's process group and the sweep of the
+	// processes that left it.
+	ContainGroup Containment = "group"
+	// ContainCgroup: a cgroup v2 of the session's own as well; where one
+	// cannot be made, session-starter exits 125 and nothing runs.
+	ContainCgroup Containment = "cgroup"
+)
+
+// Options describe an Engine to start under session-starter. The fields
+// from Grace to Containment are session-starter's flags; a zero value
+// leaves a flag out, so that session-starter's default applies.
+type Options struct {
 	// Argv is the Engine's command line, passed after "--" byte for
 	// byte; Argv[0] is looked up in PATH by session-starter.
 	Argv []string
 	// Binary is the session-starter binary. Empty means
 	// "session-starter", looked up in PATH as [exec.Command] does.
 	Binary string
-	// Flags are more flags for session-starter, placed before "--", such
-	// as "--kill-budget", "2s". Launch always passes "--ack" and
-	// "--parent-pid" with this process's PID, and "--control-fd" with
-	// ControlPipe.
-	Flags []string
 	// Env is the environment of session-starter and so of the Engine;
 	// nil means this process's own. [RequestEnv] is removed from it.
 	Env []string
@@ -148,15 +166,65 @@ type LaunchOptions struct {
 	// StatusPipe, when set, gives session-starter the write end of a pipe
 	// as its status descriptor ("--status-fd", after ExtraFiles and the
 	// control pipe); the launcher reads the JSON records ([StatusStarted],
-	// then [StatusEnded]) from [Session.Status].
+	// then [StatusEnded]; see [ReadEnded]) from [Session.Status].
 	StatusPipe bool
+
+	// Grace, when positive, is "--grace": every end of the session sends
+	// the stop signal first and waits up to Grace for the session to
+	// empty before SIGKILL. 0 means SIGKILL at once.
+	Grace time.Duration
+	// StopSignal, when nonzero, is "--stop-signal": the signal the grace
+	// begins with (session-starter's default: SIGTERM). Windows has no
+	// signals to send: there the grace begins with CTRL_BREAK_EVENT.
+	StopSignal syscall.Signal
+	// Timeout, when positive, is "--timeout": the session is ended that
+	// long after the Engine was released, and session-starter exits 124.
+	Timeout time.Duration
+	// KillBudget, when positive, is "--kill-budget": how long the end
+	// keeps sending SIGKILL after the grace before it reports survivors;
+	// 0 means [DefaultKillBudget].
+	KillBudget time.Duration
+	// Containment, when set, is "--containment".
+	Containment Containment
+	// ExtraFlags are more flags for session-starter, placed after those of
+	// the fields above and before "--": flags this package has no field
+	// for. Start always passes "--ack", "--parent-pid" with this process's
+	// PID, and "--control-fd" and "--status-fd" for ControlPipe and
+	// StatusPipe.
+	ExtraFlags []string
+
 	// AckTimeout bounds the wait for the ack line; 0 means
 	// [DefaultAckTimeout].
 	AckTimeout time.Duration
 	// WaitDelay is as in [exec.Cmd.WaitDelay]; 0 means the bound of the
-	// end ([EndBound]) with the grace and kill budget of Flags, plus five
-	// seconds: [DefaultWaitDelay] without those flags.
+	// end ([EndBound]) with the grace and kill budget asked for, plus
+	// five seconds: [DefaultWaitDelay] without them.
 	WaitDelay time.Duration
+}
+
+// flags are the session-starter flags of o's fields and ExtraFlags.
+func (o *Options) flags() ([]string, error) {
+	var args []string
+	for _, d := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--grace", o.Grace}, {"--timeout", o.Timeout}, {"--kill-budget", o.KillBudget}} {
+		switch {
+		case d.d < 0:
+			return nil, fmt.Errorf("%s %v: must not be negative", d.flag, d.d)
+		case d.d > MaxDuration:
+			return nil, fmt.Errorf("%s %v: %w", d.flag, d.d, ErrDurationRange)
+		case d.d > 0:
+			args = append(args, d.flag, d.d.String())
+		}
+	}
+	if o.StopSignal != 0 {
+		args = append(args, "--stop-signal", strconv.Itoa(int(o.StopSignal)))
+	}
+	if o.Containment != "" {
+		args = append(args, "--containment", string(o.Containment))
+	}
+	return append(args, o.ExtraFlags...), nil
 }
 
 // Session is an Engine running under session-starter, with containment
@@ -169,15 +237,15 @@ type Session struct {
 	Stdin *os.File
 	// Stdout is the read end of the Engine's standard output, positioned
 	// just after the ack line: nothing the Engine wrote was read by
-	// Launch. It reaches end of file when the Engine's processes have all
+	// Start. It reaches end of file when the Engine's processes have all
 	// closed it (session-starter points its own stdout at /dev/null once
 	// the Engine runs). It supports [os.File.SetReadDeadline].
 	Stdout *os.File
 	// Control is the write end of the control pipe with
-	// [LaunchOptions.ControlPipe], else nil. Closing it ends the session.
+	// [Options.ControlPipe], else nil. Closing it ends the session.
 	Control *os.File
 	// Status is the read end of the status pipe with
-	// [LaunchOptions.StatusPipe], else nil: one JSON record per line, the
+	// [Options.StatusPipe], else nil: one JSON record per line, the
 	// "ended" record last, then end of file once session-starter has
 	// exited. The caller owns it.
 	Status *os.File
@@ -191,42 +259,58 @@ type Session struct {
 	// PID may name another process.
 	Process *os.Process
 
-	cmd      *exec.Cmd
-	tail     *tailBuffer
+	cmd       *exec.Cmd
+	tail      *tailBuffer
+	stderr    *os.File      // read end of session-starter's stderr
+	stderrEnd chan struct{} // closed once stderr is copied to its end
+	waitDelay time.Duration
+	stopCtx   func() bool // stops the watch of the context
+
+	mu     sync.Mutex
+	killer *time.Timer // kills session-starter a wait delay after the stop
+	killed bool        // it did
+
 	waitOnce sync.Once
 	state    *os.ProcessState
 	waitErr  error
 }
 
-// Launch starts opts.Argv under session-starter with "--ack" and
+// Start starts opts.Argv under session-starter with "--ack" and
 // "--parent-pid", and returns once session-starter has acknowledged
 // containment: the Engine leads its own process group and the guard is
 // armed on it.
 //
 // ctx governs the whole session, as in [exec.CommandContext]: when it is
-// done, session-starter gets SIGTERM (a stop: the Engine's group is killed
-// and the Engine's status, normally death by SIGKILL, is mirrored), and
-// SIGKILL if it has not exited after [LaunchOptions.WaitDelay], in which
-// case its guard ends the group. On Windows, which has no SIGTERM to send,
-// the stop is the closing of the control pipe ([LaunchOptions.ControlPipe]);
+// done, session-starter gets SIGTERM (a stop: the session is ended and
+// the Engine's status is mirrored — death by SIGKILL, or what the Engine
+// did with the stop signal within a grace), and SIGKILL if it has not
+// exited after [Options.WaitDelay], in which case its guard ends the
+// group and [Session.Wait] returns [ErrStopTimedOut]. A stop through ctx
+// is not an error of Wait: its status says how the Engine ended. On Windows, which has no SIGTERM to send,
+// the stop is the closing of the control pipe ([Options.ControlPipe]);
 // without one session-starter is terminated, and its kill-on-close job
 // ends the Engine's tree, but the Engine's status is lost.
 //
 // # Errors
 //
-// Every error is a [*LaunchError] and means there is no session: nothing
-// Launch started is left running, and session-starter was reaped (its
+// Every error is an [*Error] and means there is no session: nothing
+// Start started is left running, and session-starter was reaped (its
 // status is in the error). The error wraps one of
-//   - the error starting the binary ([exec.ErrNotFound] and the like), when
-//     session-starter did not start;
+//   - the error starting the binary ([exec.ErrNotFound] and the like), or
+//     a bad option (a negative duration), when session-starter did not
+//     start;
 //   - [ErrNoAck], when it exited (or closed stdout) before acknowledging —
 //     the exit status and the last of its stderr say why;
 //   - [ErrMalformedAck], when its first line is not an ack;
 //   - [ErrAckTimeout], when no line came within the ack timeout;
 //   - ctx.Err(), when ctx ended first.
-func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
+func Start(ctx context.Context, opts Options) (*Session, error) {
 	if len(opts.Argv) == 0 {
-		return nil, &LaunchError{Err: errors.New("no Engine command line (LaunchOptions.Argv is empty)")}
+		return nil, &Error{Err: errors.New("no Engine command line (Options.Argv is empty)")}
+	}
+	flags, err := opts.flags()
+	if err != nil {
+		return nil, &Error{Err: err}
 	}
 	binary := opts.Binary
 	if binary == "" {
@@ -235,18 +319,16 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 	args := []string{"--ack", "--parent-pid", strconv.Itoa(os.Getpid())}
 	var ctlR, ctlW *os.File
 	if opts.ControlPipe {
-		var err error
 		if ctlR, ctlW, err = os.Pipe(); err != nil {
-			return nil, &LaunchError{Err: fmt.Errorf("control pipe: %w", err)}
+			return nil, &Error{Err: fmt.Errorf("control pipe: %w", err)}
 		}
 		args = append(args, "--control-fd", passedFD(ctlR, len(opts.ExtraFiles)))
 	}
 	var statR, statW *os.File
 	if opts.StatusPipe {
-		var err error
 		if statR, statW, err = os.Pipe(); err != nil {
 			closeAll(ctlR, ctlW)
-			return nil, &LaunchError{Err: fmt.Errorf("status pipe: %w", err)}
+			return nil, &Error{Err: fmt.Errorf("status pipe: %w", err)}
 		}
 		n := len(opts.ExtraFiles)
 		if ctlR != nil {
@@ -254,30 +336,29 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 		}
 		args = append(args, "--status-fd", passedFD(statW, n))
 	}
-	args = append(args, opts.Flags...)
+	args = append(args, flags...)
 	args = append(args, "--")
 	args = append(args, opts.Argv...)
 
-	cmd := exec.CommandContext(ctx, binary, args...)
+	// No CommandContext: its Wait reports the end of ctx as an error even
+	// when the stop it asked for ended the session cleanly, and cannot
+	// say whether it had to kill. The context is watched below.
+	cmd := exec.Command(binary, args...)
 	cmd.Dir = opts.Dir
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	cmd.Env = withoutRequest(env)
-	// A stop, not a kill: session-starter ends the group itself and
-	// mirrors the Engine's status.
-	cmd.Cancel = func() error { return stopStarter(cmd.Process, ctlW) }
-	cmd.WaitDelay = opts.WaitDelay
-	if cmd.WaitDelay <= 0 {
-		cmd.WaitDelay = waitDelayFor(opts.Flags)
+	waitDelay := opts.WaitDelay
+	if waitDelay <= 0 {
+		waitDelay = waitDelayFor(flags)
 	}
 	tail := &tailBuffer{}
 	out := opts.Stderr
 	if out == nil {
 		out = io.Discard
 	}
-	cmd.Stderr = io.MultiWriter(tail, out)
 	files := append([]*os.File(nil), opts.ExtraFiles...)
 	if ctlR != nil {
 		files = append(files, ctlR)
@@ -287,7 +368,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 	}
 	if err := passFiles(cmd, files); err != nil {
 		closeAll(ctlR, ctlW, statR, statW)
-		return nil, &LaunchError{Err: err}
+		return nil, &Error{Err: err}
 	}
 
 	// Our own pipes rather than exec's: Wait would close a StdoutPipe
@@ -296,22 +377,37 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Session, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		closeAll(ctlR, ctlW, statR, statW)
-		return nil, &LaunchError{Err: fmt.Errorf("stdin pipe: %w", err)}
+		return nil, &Error{Err: fmt.Errorf("stdin pipe: %w", err)}
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		closeAll(ctlR, ctlW, statR, statW, inR, inW)
-		return nil, &LaunchError{Err: fmt.Errorf("stdout pipe: %w", err)}
+		return nil, &Error{Err: fmt.Errorf("stdout pipe: %w", err)}
 	}
-	cmd.Stdin, cmd.Stdout = inR, outW
+	// Stderr is copied by a goroutine of ours, which Wait bounds by the
+	// wait delay, as exec.Cmd.WaitDelay would.
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(ctlR, ctlW, statR, statW, inR, inW, outR, outW)
+		return nil, &Error{Err: fmt.Errorf("stderr pipe: %w", err)}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
 	// The child holds its ends now; ours would keep EOF from coming.
-	closeAll(inR, outW, ctlR, statW)
+	closeAll(inR, outW, errW, ctlR, statW)
 	if err != nil {
-		closeAll(inW, outR, ctlW, statR)
-		return nil, &LaunchError{Err: err}
+		closeAll(inW, outR, errR, ctlW, statR)
+		return nil, &Error{Err: err}
 	}
-	s := &Session{Stdin: inW, Stdout: outR, Control: ctlW, Status: statR, Process: cmd.Process, cmd: cmd, tail: tail}
+	s := &Session{
+		Stdin: inW, Stdout: outR, Control: ctlW, Status: statR, Process: cmd.Process,
+		cmd: cmd, tail: tail, stderr: errR, stderrEnd: make(chan struct{}), waitDelay: waitDelay,
+	}
+	go func() {
+		_, _ = io.Copy(io.MultiWriter(tail, out), errR)
+		close(s.stderrEnd)
+	}()
+	s.stopCtx = context.AfterFunc(ctx, func() { s.stopForContext(ctlW) })
 
 	timeout := opts.AckTimeout
 	if timeout <= 0 {
@@ -355,7 +451,7 @@ func (s *Session) abandon(err error, line []byte, timeout time.Duration) error {
 		<-done
 	}
 	closeAll(s.Stdout, s.Status)
-	return &LaunchError{Err: err, Line: string(line), State: s.state, Stderr: s.tail.String()}
+	return &Error{Err: err, Line: string(line), State: s.state, Stderr: s.tail.String()}
 }
 
 // readAckLine reads the first line of r, one byte at a time so that not a
@@ -406,9 +502,13 @@ func truncate(b []byte) []byte {
 // death by the Engine's signal — or one of session-starter's own codes
 // (125: containment failed or members survived; see the README's exit
 // status table, and [Session.StderrTail] for the report). A non-zero
-// status is not an error: the error is non-nil only when waiting failed,
-// or when stderr did not end within the wait delay ([exec.ErrWaitDelay]).
-// Wait may be called more than once. It closes Stdin and Control.
+// status is not an error, and neither is the end of Start's context,
+// whose stop the status shows. The error is non-nil only when waiting
+// failed; when stderr did not end within the wait delay after
+// session-starter's exit ([exec.ErrWaitDelay]: a process that escaped the
+// session holds it; it is closed then); or when the stop at the end of
+// the context had to kill session-starter ([ErrStopTimedOut]). Wait may be
+// called more than once. It closes Stdin and Control.
 func (s *Session) Wait() (*os.ProcessState, error) {
 	s.waitOnce.Do(s.wait)
 	return s.state, s.waitErr
@@ -416,20 +516,63 @@ func (s *Session) Wait() (*os.ProcessState, error) {
 
 func (s *Session) wait() {
 	err := s.cmd.Wait()
+	s.stopCtx()
+	s.mu.Lock()
+	if s.killer != nil {
+		s.killer.Stop()
+	}
+	killed := s.killed
+	s.mu.Unlock()
 	s.state = s.cmd.ProcessState
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		err = nil
 	}
+	// Only a process that escaped the session (setsid) can hold stderr
+	// open past session-starter's exit: it is read for the wait delay
+	// more, then closed.
+	select {
+	case <-s.stderrEnd:
+	case <-time.After(s.waitDelay):
+		_ = s.stderr.Close()
+		<-s.stderrEnd
+		if err == nil {
+			err = exec.ErrWaitDelay
+		}
+	}
+	_ = s.stderr.Close()
+	if killed && err == nil {
+		err = ErrStopTimedOut
+	}
 	s.waitErr = err
 	closeAll(s.Stdin, s.Control)
+}
+
+// stopForContext is the stop at the end of Start's context: SIGTERM (or,
+// on Windows, the closing of control, the control pipe's write end), and
+// SIGKILL a wait delay later if session-starter is still there.
+func (s *Session) stopForContext(control *os.File) {
+	if err := stopStarter(s.Process, control); err != nil {
+		return // gone already, or cannot be signalled: Wait tells
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.killer = time.AfterFunc(s.waitDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		// After the reap Kill fails (os.ErrProcessDone): it never
+		// reaches a process that took the number.
+		if s.Process.Kill() == nil {
+			s.killed = true
+		}
+	})
 }
 
 // Stop asks session-starter to end the session (SIGTERM): it kills the
 // Engine's group and exits with the Engine's status, normally death by
 // SIGKILL. It returns [os.ErrProcessDone] once session-starter has exited.
 // On Windows Stop closes the control pipe, or without one terminates
-// session-starter (see [Launch]).
+// session-starter (see [Start]).
 func (s *Session) Stop() error {
 	return stopStarter(s.Process, s.Control)
 }
@@ -437,9 +580,9 @@ func (s *Session) Stop() error {
 // StderrTail returns the last 4 KiB of session-starter's stderr so far.
 func (s *Session) StderrTail() string { return s.tail.String() }
 
-// LaunchError is the error of [Launch]: no session exists.
-type LaunchError struct {
-	// Err is what went wrong; see [Launch] for the values it wraps.
+// Error is the error of [Start]: no session exists.
+type Error struct {
+	// Err is what went wrong; see [Start] for the values it wraps.
 	Err error
 	// Line is what was read in the ack's place (without its newline), at
 	// most 1 KiB; empty when nothing was read.
@@ -450,7 +593,7 @@ type LaunchError struct {
 	Stderr string
 }
 
-func (e *LaunchError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("launch session-starter: ")
 	b.WriteString(e.Err.Error())
@@ -466,11 +609,11 @@ func (e *LaunchError) Error() string {
 	return b.String()
 }
 
-func (e *LaunchError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // ExitCode returns session-starter's exit code, or -1 if it did not exit
 // normally or never started.
-func (e *LaunchError) ExitCode() int {
+func (e *Error) ExitCode() int {
 	if e.State == nil {
 		return -1
 	}

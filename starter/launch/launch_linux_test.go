@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,10 +24,11 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -92,46 +95,71 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// standIn is session-starter's command line, as far as launch.Launch uses it.
+// standIn is session-starter's command line, as far as launch.Start uses
+// it: the flags of Options' fields, read as the command reads them.
 func standIn(args []string) {
 	o := starter.Options{}
 	ack := false
+	usage := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "session-starter: "+format+"\n", a...)
+		os.Exit(starter.ExitUsage)
+	}
 	for ; len(args) > 0 && args[0] != "--"; args = args[1:] {
-		switch args[0] {
-		case "--ack":
+		flag := args[0]
+		if flag == "--ack" {
 			ack = true
+			continue
+		}
+		if len(args) < 2 {
+			usage("%s: no value", flag)
+		}
+		value := args[1]
+		args = args[1:]
+		switch flag {
 		case "--containment":
-			if len(args) < 2 {
-				os.Exit(starter.ExitUsage)
-			}
-			c, err := starter.ParseContainment(args[1])
+			c, err := starter.ParseContainment(value)
 			if err != nil {
-				os.Exit(starter.ExitUsage)
+				usage("%v", err)
 			}
 			o.Containment = c
-			args = args[1:]
-		case "--parent-pid", "--control-fd":
-			if len(args) < 2 {
-				os.Exit(starter.ExitUsage)
-			}
-			n, err := strconv.Atoi(args[1])
+		case "--parent-pid", "--control-fd", "--status-fd":
+			n, err := strconv.Atoi(value)
 			if err != nil {
-				os.Exit(starter.ExitUsage)
+				usage("%s %q: %v", flag, value, err)
 			}
-			if args[0] == "--parent-pid" {
+			switch flag {
+			case "--parent-pid":
 				o.ParentPID = n
-			} else {
+			case "--control-fd":
 				o.ControlFD = n
+			default:
+				o.StatusFD = n
 			}
-			args = args[1:]
+		case "--grace", "--timeout", "--kill-budget":
+			d, err := launch.ParseDuration(value)
+			if err != nil || d < 0 {
+				usage("%s %q: %v", flag, value, err)
+			}
+			switch flag {
+			case "--grace":
+				o.Grace = d
+			case "--timeout":
+				o.Timeout = d
+			default:
+				o.KillBudget = d
+			}
+		case "--stop-signal":
+			sig, ok := sys.SignalByName(value)
+			if !ok {
+				usage("--stop-signal %q: not a signal", value)
+			}
+			o.StopSignal = sig
 		default:
-			fmt.Fprintf(os.Stderr, "session-starter: unknown flag %s\n", args[0])
-			os.Exit(starter.ExitUsage)
+			usage("unknown flag %s", flag)
 		}
 	}
 	if len(args) < 2 {
-		fmt.Fprintln(os.Stderr, "session-starter: no PROGRAM given")
-		os.Exit(starter.ExitUsage)
+		usage("no PROGRAM given")
 	}
 	o.Argv = args[1:]
 	exit.Apply(exit.Main(context.Background(), o, ack))
@@ -139,15 +167,15 @@ func standIn(args []string) {
 
 // launch launches opts and registers a cleanup that ends the session: a
 // SIGKILL of session-starter, after which its guard ends the group.
-func launchSession(t *testing.T, ctx context.Context, opts launch.LaunchOptions) *launch.Session {
+func launchSession(t *testing.T, ctx context.Context, opts launch.Options) *launch.Session {
 	t.Helper()
-	s, err := launch.Launch(ctx, opts)
+	s, err := launch.Start(ctx, opts)
 	if err != nil {
-		t.Fatalf("launch.Launch(%q) = %v", opts.Argv, err)
+		t.Fatalf("launch.Start(%q) = %v", opts.Argv, err)
 	}
 	t.Cleanup(func() {
 		_ = s.Process.Kill()
-		if _, err := s.Wait(); err != nil {
+		if _, err := s.Wait(); err != nil && !errors.Is(err, launch.ErrStopTimedOut) && !errors.Is(err, exec.ErrWaitDelay) {
 			t.Error(err)
 		}
 		s.Stdout.Close()
@@ -198,11 +226,11 @@ func readLine(t *testing.T, f *os.File) string {
 }
 
 func TestLaunchHandsOverTheEnginesStdioAndItsStatus(t *testing.T) {
-	s := launchSession(t, context.Background(), launch.LaunchOptions{
+	s := launchSession(t, context.Background(), launch.Options{
 		Argv: []string{"sh", "-c", `echo "first $$"; read l; echo "got $l"; exit 3`},
 	})
 	if s.PID <= 1 || (s.Mode != starter.ModeGroup && s.Mode != starter.ModeCgroup) {
-		t.Fatalf("launch.Launch() PID, Mode = %d, %q; want a PID and %q or %q", s.PID, s.Mode, starter.ModeGroup, starter.ModeCgroup)
+		t.Fatalf("launch.Start() PID, Mode = %d, %q; want a PID and %q or %q", s.PID, s.Mode, starter.ModeGroup, starter.ModeCgroup)
 	}
 	if got, want := readLine(t, s.Stdout), fmt.Sprintf("first %d", s.PID); got != want {
 		t.Fatalf("first Engine line = %q, want %q (the Engine's first bytes after the ack)", got, want)
@@ -217,22 +245,22 @@ func TestLaunchHandsOverTheEnginesStdioAndItsStatus(t *testing.T) {
 }
 
 func TestLaunchReportsAStarterThatExitedBeforeTheAck(t *testing.T) {
-	_, err := launch.Launch(context.Background(), launch.LaunchOptions{Argv: []string{"no-such-engine-7f3a"}})
-	var le *launch.LaunchError
+	_, err := launch.Start(context.Background(), launch.Options{Argv: []string{"no-such-engine-7f3a"}})
+	var le *launch.Error
 	if !errors.As(err, &le) || !errors.Is(err, launch.ErrNoAck) {
-		t.Fatalf("launch.Launch() error = %v, want a *launch.LaunchError wrapping launch.ErrNoAck", err)
+		t.Fatalf("launch.Start() error = %v, want a *launch.Error wrapping launch.ErrNoAck", err)
 	}
 	if le.ExitCode() != starter.ExitNotFound {
-		t.Fatalf("launch.LaunchError.ExitCode() = %d, want %d", le.ExitCode(), starter.ExitNotFound)
+		t.Fatalf("launch.Error.ExitCode() = %d, want %d", le.ExitCode(), starter.ExitNotFound)
 	}
 	if !strings.Contains(le.Stderr, "no-such-engine-7f3a") || !strings.Contains(err.Error(), "exit status 127") {
-		t.Fatalf("launch.Launch() error = %q, want the exit status and the report naming the program", err)
+		t.Fatalf("launch.Start() error = %q, want the exit status and the report naming the program", err)
 	}
 }
 
 // fakeStarter writes an executable script to stand in for a binary that
 // is not session-starter. Its last command is exec'd, so that the
-// process launch.Launch kills is the only one.
+// process launch.Start kills is the only one.
 func fakeStarter(t *testing.T, script string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fake-starter")
@@ -252,16 +280,16 @@ func TestLaunchRejectsAFirstLineThatIsNotAnAck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bin := fakeStarter(t, "printf '%s\\n' '"+tt.line+"'; exec sleep 600")
-			_, err := launch.Launch(context.Background(), launch.LaunchOptions{Binary: bin, Argv: []string{"true"}})
-			var le *launch.LaunchError
+			_, err := launch.Start(context.Background(), launch.Options{Binary: bin, Argv: []string{"true"}})
+			var le *launch.Error
 			if !errors.As(err, &le) || !errors.Is(err, launch.ErrMalformedAck) {
-				t.Fatalf("launch.Launch() error = %v, want launch.ErrMalformedAck", err)
+				t.Fatalf("launch.Start() error = %v, want launch.ErrMalformedAck", err)
 			}
 			if le.Line != tt.line {
-				t.Fatalf("launch.LaunchError.Line = %q, want %q", le.Line, tt.line)
+				t.Fatalf("launch.Error.Line = %q, want %q", le.Line, tt.line)
 			}
 			if ws := le.State.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("the fake starter ended with %v, want killed by launch.Launch", le.State)
+				t.Fatalf("the fake starter ended with %v, want killed by launch.Start", le.State)
 			}
 		})
 	}
@@ -270,10 +298,10 @@ func TestLaunchRejectsAFirstLineThatIsNotAnAck(t *testing.T) {
 func TestLaunchGivesUpAfterTheAckTimeout(t *testing.T) {
 	bin := fakeStarter(t, "exec sleep 600")
 	start := time.Now()
-	_, err := launch.Launch(context.Background(), launch.LaunchOptions{Binary: bin, Argv: []string{"true"}, AckTimeout: 100 * time.Millisecond})
-	var le *launch.LaunchError
+	_, err := launch.Start(context.Background(), launch.Options{Binary: bin, Argv: []string{"true"}, AckTimeout: 100 * time.Millisecond})
+	var le *launch.Error
 	if !errors.As(err, &le) || !errors.Is(err, launch.ErrAckTimeout) || le.State == nil {
-		t.Fatalf("launch.Launch() error = %v after %v, want launch.ErrAckTimeout with the fake starter reaped", err, time.Since(start))
+		t.Fatalf("launch.Start() error = %v after %v, want launch.ErrAckTimeout with the fake starter reaped", err, time.Since(start))
 	}
 }
 
@@ -281,18 +309,18 @@ func TestLaunchEndsWhenItsContextEndsBeforeTheAck(t *testing.T) {
 	bin := fakeStarter(t, "exec sleep 600")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := launch.Launch(ctx, launch.LaunchOptions{Binary: bin, Argv: []string{"true"}})
-	var le *launch.LaunchError
+	_, err := launch.Start(ctx, launch.Options{Binary: bin, Argv: []string{"true"}})
+	var le *launch.Error
 	if !errors.As(err, &le) || !errors.Is(err, context.DeadlineExceeded) || le.State == nil {
-		t.Fatalf("launch.Launch() error = %v, want context.DeadlineExceeded with the fake starter reaped", err)
+		t.Fatalf("launch.Start() error = %v, want context.DeadlineExceeded with the fake starter reaped", err)
 	}
 }
 
 func TestLaunchOfAMissingBinaryStartsNothing(t *testing.T) {
-	_, err := launch.Launch(context.Background(), launch.LaunchOptions{Binary: filepath.Join(t.TempDir(), "none"), Argv: []string{"true"}})
-	var le *launch.LaunchError
+	_, err := launch.Start(context.Background(), launch.Options{Binary: filepath.Join(t.TempDir(), "none"), Argv: []string{"true"}})
+	var le *launch.Error
 	if !errors.As(err, &le) || !errors.Is(err, os.ErrNotExist) || le.State != nil {
-		t.Fatalf("launch.Launch() error = %v, want a start error wrapping os.ErrNotExist", err)
+		t.Fatalf("launch.Start() error = %v, want a start error wrapping os.ErrNotExist", err)
 	}
 }
 
@@ -310,9 +338,9 @@ func endedBySIGKILL(t *testing.T, s *launch.Session) {
 var engineWithChild = []string{"sh", "-c", `sleep 600 & echo ready; exec sleep 600`}
 
 func TestClosingTheControlPipeEndsTheSession(t *testing.T) {
-	s := launchSession(t, context.Background(), launch.LaunchOptions{Argv: engineWithChild, ControlPipe: true})
+	s := launchSession(t, context.Background(), launch.Options{Argv: engineWithChild, ControlPipe: true})
 	if s.Control == nil {
-		t.Fatal("launch.Launch() with ControlPipe: launch.Session.Control is nil")
+		t.Fatal("launch.Start() with ControlPipe: launch.Session.Control is nil")
 	}
 	readLine(t, s.Stdout)
 	s.Control.Close()
@@ -328,7 +356,7 @@ func TestControlPipeFollowsTheExtraFiles(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	s := launchSession(t, context.Background(), launch.LaunchOptions{
+	s := launchSession(t, context.Background(), launch.Options{
 		Argv:        []string{"sh", "-c", `echo via3 >&3; [ -e /proc/$$/fd/4 ] && echo "fd 4 open" || echo "no fd 4"; exec sleep 600`},
 		ExtraFiles:  []*os.File{w},
 		ControlPipe: true,
@@ -345,7 +373,7 @@ func TestControlPipeFollowsTheExtraFiles(t *testing.T) {
 }
 
 func TestStopEndsTheSession(t *testing.T) {
-	s := launchSession(t, context.Background(), launch.LaunchOptions{Argv: engineWithChild})
+	s := launchSession(t, context.Background(), launch.Options{Argv: engineWithChild})
 	readLine(t, s.Stdout)
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
@@ -355,7 +383,7 @@ func TestStopEndsTheSession(t *testing.T) {
 
 func TestTheEndOfTheContextEndsTheSession(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := launchSession(t, ctx, launch.LaunchOptions{Argv: engineWithChild})
+	s := launchSession(t, ctx, launch.Options{Argv: engineWithChild})
 	readLine(t, s.Stdout)
 	cancel()
 	endedBySIGKILL(t, s)
@@ -365,7 +393,7 @@ func TestTheEndOfTheContextEndsTheSession(t *testing.T) {
 // of stderr once Wait returns; the tail is the last 4 KiB.
 func TestStderrIsDrainedToItsEndAndItsTailKept(t *testing.T) {
 	var all bytes.Buffer
-	s := launchSession(t, context.Background(), launch.LaunchOptions{
+	s := launchSession(t, context.Background(), launch.Options{
 		Argv:   []string{"sh", "-c", `i=0; while [ $i -lt 1000 ]; do echo "line $i" >&2; i=$((i+1)); done`},
 		Stderr: &all,
 	})
@@ -387,7 +415,7 @@ func TestStderrIsDrainedToItsEndAndItsTailKept(t *testing.T) {
 // TestRequestEnvDoesNotReachTheEngine: a Go Engine that got it would
 // become a starter of its own.
 func TestRequestEnvDoesNotReachTheEngine(t *testing.T) {
-	s := launchSession(t, context.Background(), launch.LaunchOptions{
+	s := launchSession(t, context.Background(), launch.Options{
 		Argv: []string{"sh", "-c", `echo "[${` + launch.RequestEnv + `-unset}]"`},
 		Env:  append(os.Environ(), launch.RequestEnv+"=1"),
 	})
@@ -452,4 +480,179 @@ func FuzzParseAck(f *testing.F) {
 			t.Fatalf("launch.ParseAck(launch.Ack(%d, %q)) = %d, %q, %v", pid, mode, p, m, err)
 		}
 	})
+}
+
+// TestOptionsReachSessionStarterAsItsFlags: each field of Options that is
+// a flag is passed as that flag, in a form session-starter reads, before
+// ExtraFlags and "--"; a zero field passes nothing.
+func TestOptionsReachSessionStarterAsItsFlags(t *testing.T) {
+	// A fake session-starter that acknowledges, then prints its arguments.
+	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; printf '%s\\n' \"$@\"; exec sleep 600")
+	pid := strconv.Itoa(os.Getpid())
+	for _, tt := range []struct {
+		name string
+		opts launch.Options
+		want []string
+	}{
+		{"zero", launch.Options{}, []string{"--ack", "--parent-pid", pid, "--", "engine"}},
+		{"every flag", launch.Options{
+			Grace:       90 * time.Second,
+			StopSignal:  syscall.SIGINT,
+			Timeout:     12 * time.Hour,
+			KillBudget:  1500 * time.Millisecond,
+			Containment: launch.ContainCgroup,
+			ExtraFlags:  []string{"--log-level", "debug"},
+		}, []string{"--ack", "--parent-pid", pid, "--grace", "1m30s", "--timeout", "12h0m0s", "--kill-budget", "1.5s",
+			"--stop-signal", "2", "--containment", "cgroup", "--log-level", "debug", "--", "engine"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Binary, opts.Argv = bin, []string{"engine"}
+			s := launchSession(t, context.Background(), opts)
+			var got []string
+			for range tt.want {
+				got = append(got, readLine(t, s.Stdout))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("session-starter's arguments = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTheWaitDelayCoversTheEndAskedFor: with a grace and a kill budget
+// the wait for session-starter's exit after a stop is their whole end
+// plus five seconds, so a session still within its grace is not killed.
+func TestTheWaitDelayCoversTheEndAskedFor(t *testing.T) {
+	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; exec sleep 600")
+	for _, tt := range []struct {
+		name string
+		opts launch.Options
+		want time.Duration
+	}{
+		{"default", launch.Options{}, launch.DefaultWaitDelay},
+		{"half a day of grace", launch.Options{Grace: 12 * time.Hour}, 12*time.Hour + launch.DefaultKillBudget + launch.EndSlack + 5*time.Second},
+		{"grace and budget", launch.Options{Grace: time.Minute, KillBudget: 2 * time.Second}, time.Minute + 2*time.Second + launch.EndSlack + 5*time.Second},
+		{"an extra flag has the last word", launch.Options{Grace: time.Minute, ExtraFlags: []string{"--grace", "0.5d"}}, 12*time.Hour + launch.DefaultKillBudget + launch.EndSlack + 5*time.Second},
+		{"set by the caller", launch.Options{Grace: time.Minute, WaitDelay: time.Second}, time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Binary, opts.Argv = bin, []string{"engine"}
+			s := launchSession(t, context.Background(), opts)
+			if got := launch.WaitDelayOf(s); got != tt.want {
+				t.Fatalf("wait delay = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBadDurationsAreRefusedBeforeAnythingStarts(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none") // nothing may be started
+	for _, opts := range []launch.Options{
+		{Grace: -time.Second},
+		{Timeout: -1},
+		{KillBudget: -time.Hour},
+		{Timeout: launch.MaxDuration + 1},
+	} {
+		opts.Binary, opts.Argv = missing, []string{"engine"}
+		_, err := launch.Start(context.Background(), opts)
+		var le *launch.Error
+		if !errors.As(err, &le) || le.State != nil || errors.Is(err, os.ErrNotExist) {
+			t.Errorf("launch.Start(%+v) = %v; want an *launch.Error before starting anything", opts, err)
+		}
+	}
+}
+
+// TestContainmentModesAreTheStartersOwn: the values launch passes are
+// those session-starter's --containment reads.
+func TestContainmentModesAreTheStartersOwn(t *testing.T) {
+	for _, tt := range []struct {
+		launch  launch.Containment
+		starter starter.Containment
+	}{
+		{launch.ContainAuto, starter.ContainAuto},
+		{launch.ContainGroup, starter.ContainGroup},
+		{launch.ContainCgroup, starter.ContainCgroup},
+	} {
+		if c, err := starter.ParseContainment(string(tt.launch)); err != nil || c != tt.starter {
+			t.Errorf("starter.ParseContainment(%q) = %q, %v; want %q", tt.launch, c, err, tt.starter)
+		}
+	}
+}
+
+// TestReadEndedReadsTheSessionsEnd: with a status pipe, the ended record
+// of a real session says how the Engine ended.
+func TestReadEndedReadsTheSessionsEnd(t *testing.T) {
+	s := launchSession(t, context.Background(), launch.Options{
+		Argv:       []string{"sh", "-c", "exit 5"},
+		StatusPipe: true,
+	})
+	defer s.Status.Close()
+	ended, err := launch.ReadEnded(s.Status)
+	if err != nil {
+		t.Fatalf("launch.ReadEnded() = %v", err)
+	}
+	if ended.Event != "ended" || ended.Reason != "engine-exit" || !ended.Executed || ended.ExitCode == nil || *ended.ExitCode != 5 ||
+		ended.Starter.ExitStatus != 5 {
+		t.Fatalf("launch.ReadEnded() = %+v; want the Engine's exit 5", ended)
+	}
+	if ws := waitSession(t, s); ws.ExitStatus() != 5 {
+		t.Fatalf("Wait() status = %v, want exit 5", ws)
+	}
+}
+
+// TestACleanStopThroughTheContextIsNoError: an Engine that ends on the
+// grace's stop signal and exits 0 has its exit 0 mirrored, and Wait
+// reports no error: the end of the context is the stop asked for, not a
+// failure to wait.
+func TestACleanStopThroughTheContextIsNoError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := launchSession(t, ctx, launch.Options{
+		Argv:  []string{"sh", "-c", `trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done`},
+		Grace: testproc.TooLong,
+	})
+	readLine(t, s.Stdout)
+	cancel()
+	state, err := s.Wait()
+	if err != nil || state == nil || !state.Success() {
+		t.Fatalf("Wait() = %v, %v; want exit 0 and no error", state, err)
+	}
+}
+
+// TestAStarterThatOutlivesTheWaitDelayIsKilledAndSaysSo: after the end of
+// the context, a session-starter that has not exited within the wait
+// delay is SIGKILLed (its guard ends the session), and Wait says so
+// rather than pass its death by SIGKILL off as the Engine's.
+func TestAStarterThatOutlivesTheWaitDelayIsKilledAndSaysSo(t *testing.T) {
+	bin := fakeStarter(t, "trap '' TERM; printf '%s' '"+string(launch.Ack(1234, "group"))+"'; exec sleep 600")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := launchSession(t, ctx, launch.Options{Binary: bin, Argv: []string{"engine"}, WaitDelay: 100 * time.Millisecond})
+	cancel()
+	state, err := s.Wait()
+	if !errors.Is(err, launch.ErrStopTimedOut) || state == nil {
+		t.Fatalf("Wait() = %v, %v; want launch.ErrStopTimedOut", state, err)
+	}
+	if ws := state.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("Wait() status = %v, want session-starter's death by SIGKILL", state)
+	}
+}
+
+// TestStderrHeldPastTheExitIsClosedAfterTheWaitDelay: a process that
+// keeps session-starter's stderr open after it exited (one that escaped
+// the session) holds Wait for the wait delay only, and Wait says so.
+func TestStderrHeldPastTheExitIsClosedAfterTheWaitDelay(t *testing.T) {
+	// The holder ends by itself, 3 s later.
+	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; sleep 3 >/dev/null & exit 0")
+	s := launchSession(t, context.Background(), launch.Options{Binary: bin, Argv: []string{"engine"}, WaitDelay: 100 * time.Millisecond})
+	start := time.Now()
+	state, err := s.Wait()
+	if !errors.Is(err, exec.ErrWaitDelay) || state == nil || !state.Success() {
+		t.Fatalf("Wait() = %v, %v after %v; want exit 0 and exec.ErrWaitDelay", state, err, time.Since(start))
+	}
+	if d := time.Since(start); d >= 3*time.Second {
+		t.Fatalf("Wait() took %v: it waited for the holder, not the wait delay", d)
+	}
 }

@@ -3,7 +3,9 @@ package launch
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 )
 
@@ -110,4 +112,45 @@ type Survivor struct {
 type StarterExit struct {
 	ExitStatus int     `json:"exit_status"`
 	Signal     *string `json:"signal"`
+}
+
+// ErrNoEnded is the error of [ReadEnded] when the records end without an
+// "ended" record: session-starter was killed (SIGKILL) before it could
+// write one, or the reader was not its status descriptor.
+var ErrNoEnded = errors.New("the status records end without an ended record")
+
+// ReadEnded reads the status records from r — one JSON object per line,
+// as session-starter writes them on --status-fd and [Session.Status]
+// carries them — and returns the "ended" record, which is always the
+// last. It returns as soon as that record has been read, without
+// waiting for session-starter to exit.
+// Records of other events ("started") are skipped, and fields this
+// package does not know are ignored, as the records' contract asks of a
+// launcher. The error is [ErrNoEnded] when r ends first, or the error of
+// reading r or decoding a record that is not a JSON object.
+func ReadEnded(r io.Reader) (StatusEnded, error) {
+	dec := json.NewDecoder(r)
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return StatusEnded{}, ErrNoEnded
+			}
+			return StatusEnded{}, fmt.Errorf("read the status records: %w", err)
+		}
+		var ev struct {
+			Event string `json:"event"`
+		}
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return StatusEnded{}, fmt.Errorf("status record %s: %w", truncate(raw), err)
+		}
+		if ev.Event != "ended" {
+			continue
+		}
+		var rec StatusEnded
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return StatusEnded{}, fmt.Errorf("ended record %s: %w", truncate(raw), err)
+		}
+		return rec, nil
+	}
 }

@@ -1,0 +1,191 @@
+package starter
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Status is how a process ended: it exited with a code, or a signal ended
+// it.
+type Status struct {
+	// Exited is true when the process called exit; Code is then its exit
+	// status (on Windows, its exit code: any 32-bit value).
+	Exited bool
+	Code   int
+	// Signal is the signal that ended the process when Exited is false.
+	Signal syscall.Signal
+	// CoreDumped is set when it dumped core.
+	CoreDumped bool
+}
+
+// String says it as a shell would: "exit status 3", "signal KILL",
+// "signal SEGV (core dumped)".
+func (s Status) String() string {
+	if s.Exited {
+		return fmt.Sprintf("exit status %d", s.Code)
+	}
+	if s.CoreDumped {
+		return fmt.Sprintf("signal %s (core dumped)", sys.SignalName(s.Signal))
+	}
+	return "signal " + sys.SignalName(s.Signal)
+}
+
+// Outcome is how the end of a session came out, for every holder of the
+// session together (the Engine, its group, the processes that left it,
+// the session cgroup; on Windows the job). The zero value means no end
+// was needed: nothing had been started.
+type Outcome int
+
+// The outcomes of an end. Only Empty and Unconfirmed let session-starter
+// mirror the Engine's status; Survivors and Refused make it exit
+// [ExitContainment].
+const (
+	// Empty: no holder has a live process, and each has shown it.
+	Empty Outcome = iota + 1
+	// Unconfirmed: the holders were signalled, but the end of at least
+	// one could not be observed by the deadline.
+	Unconfirmed
+	// Survivors: live processes were left at the deadline.
+	Survivors
+	// Refused: signalling a holder was not safe, so it was not signalled.
+	Refused
+)
+
+// String is the outcome as the status record and the logs name it:
+// "empty", "unconfirmed", "survivors", "refused".
+func (o Outcome) String() string {
+	switch o {
+	case Empty:
+		return "empty"
+	case Unconfirmed:
+		return "unconfirmed"
+	case Survivors:
+		return "survivors"
+	case Refused:
+		return "refused"
+	}
+	return fmt.Sprintf("outcome(%d)", int(o))
+}
+
+// Survivor is a process left live at the end's deadline.
+type Survivor struct {
+	PID int
+	// UID is its real user ID, or -1 when it could not be read.
+	UID int
+	// State is its state as /proc/PID/stat shows it ("R", "S", "D", "T",
+	// …); "R" where the platform cannot tell (Windows).
+	State string
+	// Comm is its command name.
+	Comm string
+	// Denied is set when this process may not signal it: this process
+	// is not root and the survivor belongs to another user.
+	Denied bool
+}
+
+// End is the report of a session's end: every holder of the session under
+// one deadline (grace + kill budget).
+type End struct {
+	Outcome Outcome
+	// Rounds counts the rounds of SIGKILL that reached a holder (on
+	// Windows, of TerminateJobObject).
+	Rounds int
+	// MembersSeen is the largest number of live processes one look at
+	// the Engine's group, the session cgroup or the job found after the
+	// first signal: a lower bound of what was ended.
+	MembersSeen int
+	// EscapeesSeen is the largest number of adopted processes that had
+	// left the group, alive at one look: a lower bound.
+	EscapeesSeen int
+	// Graceful is set when every holder emptied within the grace, after
+	// the stop signal, without SIGKILL.
+	Graceful bool
+	// Survivors names the processes still live at the deadline, each
+	// once, when Outcome is Survivors.
+	Survivors []Survivor
+	// Err says why the outcome is not Empty: a holder's error, or the
+	// reason for a refusal.
+	Err error
+	// Elapsed is the time the end took.
+	Elapsed time.Duration
+}
+
+// maxDescribed bounds the survivors a description names one by one; the
+// rest are counted. Twenty fit a terminal's screen and name enough to
+// find what escaped; the status record lists them all.
+const maxDescribed = 20
+
+// Describe is a one-line account of an end that is not Empty, for
+// session-starter's stderr: the outcome, its reason, and the survivors
+// with PID, uid, state and command name.
+func (e End) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session end %s", e.Outcome)
+	if e.Err != nil {
+		fmt.Fprintf(&b, " (%v)", e.Err)
+	}
+	if len(e.Survivors) > 0 {
+		b.WriteString(": still live:")
+		for i, m := range e.Survivors {
+			if i == maxDescribed {
+				fmt.Fprintf(&b, " and %d more", len(e.Survivors)-i)
+				break
+			}
+			fmt.Fprintf(&b, " pid %d uid %d state %s comm %q", m.PID, m.UID, m.State, m.Comm)
+			if m.Denied {
+				b.WriteString(" (permission denied: another user's process)")
+			}
+			b.WriteString(";")
+		}
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// statusOf is the public form of a wait status.
+func statusOf(ws sys.WaitStatus) Status {
+	return Status{Exited: ws.Exited, Code: ws.Code, Signal: ws.Signal, CoreDumped: ws.CoreDumped}
+}
+
+// endOf is the public form of the end's report. An outcome this package
+// does not know is reported as Refused, which exits 125: never taken for
+// an empty end.
+func endOf(r end.Report) End {
+	e := End{
+		Outcome:      outcomeOf(r.Outcome),
+		Rounds:       r.Rounds,
+		MembersSeen:  r.Members(),
+		EscapeesSeen: r.Seen[end.KindEscapees],
+		Graceful:     r.Graceful,
+		Err:          r.Err,
+		Elapsed:      r.Elapsed,
+	}
+	if e.Outcome == Refused && r.Outcome != end.Refused {
+		e.Err = fmt.Errorf("the end's outcome %v is not one package starter knows (%v)", r.Outcome, r.Err)
+	}
+	for _, m := range r.Survivors {
+		e.Survivors = append(e.Survivors, Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm, Denied: m.Denied})
+	}
+	return e
+}
+
+// outcomeOf maps the end's outcomes to this package's, one by one (the
+// numbers need not agree), and any other to Refused.
+func outcomeOf(o end.Outcome) Outcome {
+	switch o {
+	case end.Empty:
+		return Empty
+	case end.Unconfirmed:
+		return Unconfirmed
+	case end.Survivors:
+		return Survivors
+	case end.Refused:
+		return Refused
+	case 0:
+		return 0
+	}
+	return Refused
+}
