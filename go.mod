@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/rs/zerolog v1.35.1
 	github.com/spf13/pflag v1.1.0
-	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
 )
 

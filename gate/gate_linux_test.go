@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
@@ -27,7 +26,7 @@ func TestMain(m *testing.M) {
 	}
 	// Hidden modes first: they never return. Then the tests, which
 	// must leave no goroutine behind.
-	goleak.VerifyTestMain(m)
+	os.Exit(testproc.CheckGoroutinesEnded(m.Run()))
 }
 
 // kinds are the ways a gate is made: each test runs against every one.

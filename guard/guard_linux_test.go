@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -27,7 +26,7 @@ func TestMain(m *testing.M) {
 	}
 	// Hidden modes first: they never return. Then the tests, which
 	// must leave no goroutine behind.
-	goleak.VerifyTestMain(m)
+	os.Exit(testproc.CheckGoroutinesEnded(m.Run()))
 }
 
 // group starts a stand-in for the gate: a shell leading a new group, with

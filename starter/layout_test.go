@@ -69,8 +69,8 @@ func TestSyscallsGoThroughInternalSys(t *testing.T) {
 	}
 }
 
-// TestCodeWithoutARuntimeStaysInInternalSys: unsafe, //go:nosplit,
-// go:linkname, syscall.RawSyscall* and assembly (.s files) appear only
+// TestCodeWithoutARuntimeStaysInInternalSys: unsafe, the nosplit and
+// linkname directives, syscall.RawSyscall* and assembly (.s files) appear only
 // under internal/sys (the one place for code that runs without the Go
 // runtime, rawfork, and for the system calls) — in every file of the
 // module but tests and the benchmark programs under scripts/.

@@ -3,17 +3,16 @@ package starter
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // The test binary plays the gate and the guard of in-process sessions.
@@ -21,14 +20,7 @@ func TestMain(m *testing.M) {
 	RunHidden(os.Args)
 	// Hidden modes first: they never return. Then the tests, which
 	// must leave no goroutine behind.
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(testproc.CheckGoroutinesEnded(m.Run()))
 }
 
 func options(argv ...string) Options {

@@ -691,7 +691,7 @@
 //     `TestForkFailingUnderRLIMIT_NPROCRunsNothing`,
 //     `TestDevNullUnavailableAtSetupIsAContainmentFailure`,
 //     `TestAckToAClosedStdoutIsAContainmentFailure`.
-//   - No leaks — goleak in every TestMain;
+//   - No leaks — `testproc.CheckGoroutinesEnded` (no goroutine left) in every TestMain;
 //     `TestAThousandSessionsInOneProcessLeakNoDescriptorAndNoZombie`.
 //   - Grace, stop signal, timeout, forwarding, terminal, PID 1 —
 //     `stop_linux_test.go`, `tty_linux_test.go`.

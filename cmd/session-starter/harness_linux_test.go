@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/testproc"
@@ -67,14 +66,8 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	if code == 0 {
-		// The tests must leave no goroutine behind (helpers exit above).
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	// The tests must leave no goroutine behind (helpers exit above).
+	os.Exit(testproc.CheckGoroutinesEnded(code))
 }
 
 // helperCommand runs the test binary as helper name.

@@ -10,6 +10,15 @@ package main
 // kill(-pgid) or group signal through a stale number would hit one, and
 // the churner, which sends no signal at all, fails the run on any canary
 // that dies of a signal.
+//
+// How fast numbers come back depends on the machine's load, so the
+// experiment does not assert it: it observes it. No session starts before
+// the churner has been handed a number a second time (the namespace has
+// wrapped), and a session counts as a trial only if a number was handed
+// out again while it ran; sessions go on until enough have counted, within
+// a bound. Where reuse cannot be provoked within the bounds the test skips,
+// saying so: it neither fails for a slow machine nor passes having seen no
+// reuse. Every session is checked, counted or not.
 
 import (
 	"bytes"
@@ -45,12 +54,20 @@ const pidMax = 400
 // up as needed; it prints the reason.
 const exitSkip = 3
 
+// reuseAttempts bounds the sessions run to count n under reuse: after the
+// warm-up nearly every session sees a number come back, so three times as
+// many leave room for a loaded machine without running for ever.
+func reuseAttempts(n int) int { return 3 * n }
+
 // reuseSummary is what the init reports on stdout.
 type reuseSummary struct {
-	Sessions int            `json:"sessions"`
-	Kinds    map[string]int `json:"kinds"`
-	Statuses map[string]int `json:"statuses"`
-	Canaries int            `json:"canaries"`
+	// Sessions counts the sessions run; UnderReuse, those during which a
+	// number was handed out again (the trials that count).
+	Sessions   int            `json:"sessions"`
+	UnderReuse int            `json:"sessions_under_reuse"`
+	Kinds      map[string]int `json:"kinds"`
+	Statuses   map[string]int `json:"statuses"`
+	Canaries   int            `json:"canaries"`
 	// CanaryKilled counts canaries that died of a signal: must be 0.
 	CanaryKilled int `json:"canary_killed"`
 	// Reused counts PIDs handed out again during the run.
@@ -59,12 +76,19 @@ type reuseSummary struct {
 	Eagain   int     `json:"fork_eagain"`
 	Orphans  int     `json:"orphans_reaped"`
 	ElapsedS float64 `json:"elapsed_s"`
+	// WarmupForks counts the canaries forked until the first number
+	// came back, before any session started.
+	WarmupForks int `json:"warmup_forks"`
+	// NoReuse, when set, says why reuse could not be provoked: the
+	// run is inconclusive.
+	NoReuse  string `json:"no_reuse,omitempty"`
 	Failures []string
 }
 
 // TestNoSignalReachesAReusedPID runs sessions that end every way — the
 // Engine exits, a stop signal, the starter SIGKILLed (the guard ends the
-// group) — with random Engine run times, under fast PID reuse.
+// group) — with random Engine run times, under fast PID reuse: it counts
+// only sessions during which a PID was observed to be handed out again.
 func TestNoSignalReachesAReusedPID(t *testing.T) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -83,7 +107,8 @@ func TestNoSignalReachesAReusedPID(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	bound := time.AfterFunc(driverBound(n), func() { _ = cmd.Process.Kill() })
+	// The warm-up is bounded by TooLong, the sessions by their count.
+	bound := time.AfterFunc(testproc.TooLong+driverBound(reuseAttempts(n)), func() { _ = cmd.Process.Kill() })
 	err = cmd.Wait()
 	bound.Stop()
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == exitSkip {
@@ -96,19 +121,25 @@ func TestNoSignalReachesAReusedPID(t *testing.T) {
 	if jerr := json.Unmarshal(stdout.Bytes(), &sum); jerr != nil {
 		t.Fatalf("init: %v; stdout %q; stderr:\n%s", err, stdout.String(), tail(stderr.String(), 4000))
 	}
-	t.Logf("pid_max %d: %d sessions %v in %.1f s; starter statuses %v", pidMax, sum.Sessions, sum.Kinds, sum.ElapsedS, sum.Statuses)
-	t.Logf("%d canaries, %d killed by a signal; %d PIDs handed out again; %d churner forks found no free PID; %d orphans reaped by init",
-		sum.Canaries, sum.CanaryKilled, sum.Reused, sum.Eagain, sum.Orphans)
+	t.Logf("pid_max %d: %d sessions %v in %.1f s, %d of them while a PID was handed out again; starter statuses %v",
+		pidMax, sum.Sessions, sum.Kinds, sum.ElapsedS, sum.UnderReuse, sum.Statuses)
+	t.Logf("%d canaries (%d before the first reuse), %d killed by a signal; %d PIDs handed out again; %d churner forks found no free PID; %d orphans reaped by init",
+		sum.Canaries, sum.WarmupForks, sum.CanaryKilled, sum.Reused, sum.Eagain, sum.Orphans)
 	for _, f := range sum.Failures {
 		t.Error(f)
 	}
 	if err != nil {
 		t.Fatalf("init: %v; stderr:\n%s", err, tail(stderr.String(), 4000))
 	}
-	if sum.Reused < sum.Sessions {
-		t.Errorf("only %d PIDs were handed out again, want fast reuse (at least one a session)", sum.Reused)
-	}
 	noSurvivors(t, mark)
+	// Inconclusive, not failed: how fast numbers come back is the
+	// machine's, not the product's. What did run was checked above.
+	switch {
+	case sum.NoReuse != "":
+		t.Skipf("inconclusive: %s", sum.NoReuse)
+	case sum.UnderReuse < n:
+		t.Skipf("inconclusive: only %d of %d sessions ran while a PID was handed out again, want %d", sum.UnderReuse, sum.Sessions, n)
+	}
 }
 
 // skipUnlessCI skips, or fails where CI=true: on this project's machines
@@ -121,7 +152,8 @@ func skipUnlessCI(t *testing.T, why string) {
 	t.Skip(why)
 }
 
-// pidnsInit is the namespace's init: args are the number of sessions.
+// pidnsInit is the namespace's init: args are the number of sessions
+// that must run under reuse.
 func pidnsInit(args []string) int {
 	if os.Getpid() != 1 {
 		fmt.Fprintln(os.Stderr, "pidns-init: not PID 1 of a namespace")
@@ -143,7 +175,7 @@ func pidnsInit(args []string) int {
 	}
 	defer os.RemoveAll(dir)
 
-	sum := reuseSummary{Sessions: n, Kinds: map[string]int{}, Statuses: map[string]int{}}
+	sum := reuseSummary{Kinds: map[string]int{}, Statuses: map[string]int{}}
 	var mu sync.Mutex
 	fail := func(format string, a ...any) {
 		mu.Lock()
@@ -152,12 +184,18 @@ func pidnsInit(args []string) int {
 			sum.Failures = append(sum.Failures, fmt.Sprintf(format, a...))
 		}
 	}
+	// Reuse is observed, not inferred from pid_max: a number this init
+	// was handed before (a canary's or a starter's) comes back.
 	seen := map[int]bool{} // PIDs handed out so far
+	var reused atomic.Int64
+	firstReuse := make(chan struct{})
 	note := func(pid int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if seen[pid] {
-			sum.Reused++
+			if reused.Add(1) == 1 {
+				close(firstReuse)
+			}
 		}
 		seen[pid] = true
 	}
@@ -204,19 +242,36 @@ func pidnsInit(args []string) int {
 		}
 	})
 
+	// The namespace's first pass hands out every number once; sessions
+	// start only once the churner has been given one a second time.
+	select {
+	case <-firstReuse:
+		sum.WarmupForks = int(canaries.Load())
+	case <-time.After(testproc.TooLong):
+		sum.NoReuse = fmt.Sprintf("no PID came back in %v of churning (%d canaries, pid_max %d)", testproc.TooLong, canaries.Load(), pidMax)
+	}
+
 	kinds := []string{"engine-exit", "stop-signal", "starter-kill"}
-	var next atomic.Int64
+	var next, underReuse atomic.Int64
 	var sessions sync.WaitGroup
 	for range 2 {
 		sessions.Go(func() {
-			for {
+			for sum.NoReuse == "" && int(underReuse.Load()) < n {
 				i := int(next.Add(1)) - 1
-				if i >= n {
+				if i >= reuseAttempts(n) {
 					return
 				}
 				kind := kinds[rand.IntN(len(kinds))]
+				// Read before the starter is forked, so that a number
+				// handed out again from then until the last process of
+				// the session is gone makes this session a trial.
+				before := reused.Load()
 				status, failure := reuseSession(r, bin, mark, dir, kind, i, note)
+				if reused.Load() > before {
+					underReuse.Add(1)
+				}
 				mu.Lock()
+				sum.Sessions++
 				sum.Kinds[kind]++
 				sum.Statuses[kind+": "+status]++
 				mu.Unlock()
@@ -233,6 +288,7 @@ func pidnsInit(args []string) int {
 		fail("processes of the namespace still live after the last session: %s", describe(left))
 	}
 	sum.Canaries, sum.CanaryKilled, sum.Eagain = int(canaries.Load()), int(killed.Load()), int(eagain.Load())
+	sum.Reused, sum.UnderReuse = int(reused.Load()), int(underReuse.Load())
 	sum.Orphans = r.orphanCount()
 	sum.ElapsedS = time.Since(start).Seconds()
 	b, _ := json.Marshal(sum)

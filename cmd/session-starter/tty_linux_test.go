@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,10 +72,61 @@ func (sh *tmuxShell) await(want string) {
 	})
 }
 
+// engineTerminal reads, from /proc/PID/stat of the Engine (the process of
+// the session, carrying mark, that runs comm and leads its own group),
+// its process group and the foreground group of its terminal (tpgid).
+func engineTerminal(mark, comm string) (pgrp, tpgid int, ok bool) {
+	for _, pid := range marked(mark) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		// comm may hold spaces and ')': it ends at the last ')'.
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open || string(b[open+1:end]) != comm {
+			continue
+		}
+		// After comm: state, ppid, pgrp, session, tty_nr, tpgid.
+		f := strings.Fields(string(b[end+1:]))
+		if len(f) < 6 {
+			continue
+		}
+		pgrp, err1 := strconv.Atoi(f[2])
+		tpgid, err2 := strconv.Atoi(f[5])
+		if err1 == nil && err2 == nil && pgrp == pid {
+			return pgrp, tpgid, true
+		}
+	}
+	return 0, 0, false
+}
+
+// awaitEngineForeground waits until the group of the Engine, a process
+// running comm, is the terminal's foreground group. Only then may a test
+// type what the Engine is to read: while bash still reads its command
+// line, readline takes all typeahead into its own buffer, so a line typed
+// right behind "fg" would become bash's next command, not the Engine's
+// input.
+func (sh *tmuxShell) awaitEngineForeground(mark, comm string) {
+	sh.t.Helper()
+	var pgrp, tpgid int
+	var found bool
+	defer func() {
+		if sh.t.Failed() {
+			sh.t.Logf("engine %s found %v, its group %d, the terminal's foreground group %d; screen:\n%s",
+				comm, found, pgrp, tpgid, sh.tmux("capture-pane", "-p", "-t", "0"))
+		}
+	}()
+	testproc.Eventually(sh.t, "the Engine's group must become the terminal's foreground group", func() bool {
+		pgrp, tpgid, found = engineTerminal(mark, comm)
+		return found && tpgid == pgrp
+	})
+}
+
 func TestAtATerminalTheEngineReadsItAndCtrlCReachesIt(t *testing.T) {
 	mark := newMark(t)
 	sh := newTmuxShell(t, mark)
 	sh.run(`$S -- sh -c 'read l; echo "engine got: $l"'; echo "EXIT=$?"`)
+	sh.awaitEngineForeground(mark, "sh")
 	sh.run("hello")
 	sh.await("engine got: hello")
 	sh.await("EXIT=0")
@@ -95,7 +148,13 @@ func TestAtATerminalCtrlZStopsTheJobAndFgResumesIt(t *testing.T) {
 	sh.await("started")
 	sh.key("C-z")
 	sh.await("Stopped")
+	// The starter took the terminal back before it stopped, so the
+	// wait below is for fg's hand-over, not a state left from before.
+	if pgrp, tpgid, ok := engineTerminal(mark, "sh"); !ok || tpgid == pgrp {
+		t.Fatalf("stopped: Engine found %v, its group %d, the terminal's foreground group %d; want an Engine without the terminal", ok, pgrp, tpgid)
+	}
 	sh.run("fg")
+	sh.awaitEngineForeground(mark, "sh")
 	sh.run("more")
 	sh.await("resumed: more")
 	sh.run(`echo "FG=$?"`)
@@ -124,6 +183,7 @@ func TestAtATerminalWithStdoutRedirectedTheEngineStillReadsIt(t *testing.T) {
 	dir := t.TempDir()
 	sh.run("cd " + dir)
 	sh.run(`$S -- sh -c 'read l; echo "engine got: $l"' > out; echo "EXIT=$?"; cat out`)
+	sh.awaitEngineForeground(mark, "sh")
 	sh.run("hello")
 	sh.await("engine got: hello")
 	sh.await("EXIT=0")
@@ -150,6 +210,7 @@ func TestAJobInTheBackgroundThatReadsTheTerminalStopsAndFgResumesIt(t *testing.T
 	sh.run(`$S -- sh -c 'read l; echo "resumed: $l"; exit 4' &`)
 	sh.await("Stopped")
 	sh.run("fg")
+	sh.awaitEngineForeground(mark, "sh")
 	sh.run("more")
 	sh.await("resumed: more")
 	sh.run(`echo "FG=$?"`)

@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -110,6 +111,24 @@ func TestParsePopulated(t *testing.T) {
 	} {
 		if p, ok := parsePopulated([]byte(tt.in)); p != tt.populated || ok != tt.ok {
 			t.Errorf("parsePopulated(%q) = %v, %v; want %v, %v", tt.in, p, ok, tt.populated, tt.ok)
+		}
+	}
+}
+
+func TestParseProcs(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []int
+	}{
+		{"", nil},
+		{"1\n", []int{1}},
+		{"6821\n6822\n4194304\n", []int{6821, 6822, 4194304}},
+		// Not a PID: skipped, never read as a number it is not.
+		{"0\n-5\nx\n12a\n99999999999999999999\n7\n", []int{7}},
+		{"  8 \n\n9", []int{8, 9}},
+	} {
+		if got := parseProcs([]byte(tt.in)); !slices.Equal(got, tt.want) {
+			t.Errorf("parseProcs(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

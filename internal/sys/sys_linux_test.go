@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/testproc"
@@ -25,14 +24,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testproc.RunHelper()
-	code := m.Run()
-	if code == 0 {
-		// The tests must leave no goroutine behind (helpers exit above).
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
+	// The tests must leave no goroutine behind (helpers exit above).
+	code := testproc.CheckGoroutinesEnded(m.Run())
 	os.Exit(testproc.CheckHelpersUsed(code))
 }
 

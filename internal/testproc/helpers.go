@@ -75,9 +75,10 @@ func HelperCommand(t testing.TB, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// CheckHelpersUsed, after m.Run in TestMain, turns a passing full run
-// (neither -run nor -skip given) into a failure when a registered role was
-// never used: a helper that has gone stale. It returns the exit code.
+// CheckHelpersUsed returns the exit code for TestMain to exit with, given
+// the code of m.Run: it turns a passing full run (neither -run nor -skip
+// given) into a failure when a registered role was never used, a helper
+// that has gone stale.
 func CheckHelpersUsed(code int) int {
 	if code != 0 || flagSet("test.run") || flagSet("test.skip") {
 		return code

@@ -3,7 +3,9 @@
 # moves, for the binary of REV against the working tree's, side by side in
 # one run (round robin where the harness allows), so that the machine's
 # noise falls on both alike:
-#   start-up (both binaries, default and group mode, tini, dumb-init),
+#   start-up (both binaries, default and group mode, beside the Go floor:
+#   a Go program that runs the command with os/exec in a group of its own,
+#   scripts/bench/floor; tini, dumb-init),
 #   the end of 100 and 1,000 members in cgroup and group mode,
 #   idle threads and RSS, and 500 sessions at once.
 # Needs tini, dumb-init and cc (make bench installs them). About 5 minutes.
@@ -22,11 +24,12 @@ git archive "$rev" | tar -x -C "$work/src"
 make --no-print-directory build >/dev/null
 cp bin/session-starter "$work/after"
 CGO_ENABLED=0 "$GO" build -o "$work/harness" ./scripts/bench/harness
+CGO_ENABLED=0 "$GO" build -trimpath -o "$work/floor" ./scripts/bench/floor
 cc -O2 -Wall -o "$work/tree" scripts/bench/tree.c
 h="$work/harness"
 
 echo "# before: $rev; after: the working tree ($(git describe --always --dirty))"
-"$h" startup -n 200 -w 20 /bin/true "$work/before -- /bin/true" "$work/after -- /bin/true" \
+"$h" startup -n 200 -w 20 /bin/true "$work/floor /bin/true" "$work/before -- /bin/true" "$work/after -- /bin/true" \
 	"$work/before --containment group -- /bin/true" "$work/after --containment group -- /bin/true" \
 	"tini -s -- /bin/true" "dumb-init /bin/true"
 for b in before after; do

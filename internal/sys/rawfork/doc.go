@@ -2,9 +2,9 @@
 // a Go runtime: the raw gate (a forked child that executes the Engine)
 // and the guard's porch (a forked child that watches the starter and,
 // once it is gone, strikes the session's holders before it executes the
-// guard proper). Nothing else in the module may use unsafe, //go:nosplit,
-// go:linkname or assembly (internal/sys and its subpackages aside), and
-// the layout test in package starter keeps it so.
+// guard proper). Nothing else in the module may use unsafe, the nosplit
+// or linkname directives, or assembly (internal/sys and its subpackages
+// aside), and the layout test in package starter keeps it so.
 //
 // A child ([StartGate], [StartPorch]) is forked between the runtime's fork
 // hooks, the shape of package syscall's own fork-exec child: it has its

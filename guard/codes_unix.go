@@ -1,0 +1,54 @@
+//go:build darwin || freebsd || linux
+
+package guard
+
+import (
+	"fmt"
+
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// pinArg is the first argument that selects the pin, the guard's child
+// that holds group E's number on a kernel before Linux 6.9.
+var pinArg = wire.HiddenArg("pin")
+
+// verifyArg is the first argument that selects the guard proper after
+// the porch (the raw guard): this binary executed by the porch to verify
+// a finish it could not confirm, or to end what its strikes left. Its
+// second argument is verifyFinish, verifyGone or verifyProbe (the check
+// at arming that a binary plays the guard of this protocol).
+var verifyArg = wire.HiddenArg("guard-end")
+
+const (
+	verifyFinish = "finish"
+	verifyGone   = "gone"
+	verifyProbe  = "probe"
+)
+
+// exitDone is the exit status of a guard whose session ended: the guard
+// ended it, or the starter finished it once it was empty.
+const exitDone = 0
+
+// Reasons a guard refuses to arm, sent as "refused CODE".
+const (
+	refusedNoGroupSignal = 1 + iota
+	refusedInGroup
+	refusedGroupGone
+	refusedSetup
+	refusedNoCgroup
+)
+
+// refusal is the error for a refusal code.
+func refusal(code int) error {
+	switch code {
+	case refusedNoGroupSignal:
+		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), and the group could not be pinned", ErrRefused)
+	case refusedInGroup:
+		return fmt.Errorf("%w: it is a member of the Engine's process group", ErrRefused)
+	case refusedGroupGone:
+		return fmt.Errorf("%w: the Engine's process group is gone", ErrRefused)
+	case refusedNoCgroup:
+		return fmt.Errorf("%w: the session cgroup's descriptors are not a cgroup2 directory with cgroup.kill and its parent", ErrRefused)
+	}
+	return fmt.Errorf("%w: its descriptors were not as expected", ErrRefused)
+}
