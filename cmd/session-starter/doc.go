@@ -373,19 +373,28 @@
 // removed from the environment and ignored.
 //
 // The gate and the guard are helper processes started from a binary. If a
-// `session-starter` is found in `PATH`, it plays them, and the Engine's `init`
-// functions run only in the starter and in the Engine. It must speak the same
-// protocol of the hidden modes as the packages the Engine was built
-// with (the first argument of a hidden mode carries it); if it does not, the
-// gate and the guard refuse, the gate's report names both protocols, and the
-// session fails with status 125 (TestAHiddenModeOfAnotherVersionRefusesNamingBothProtocols). Without an
-// installed `session-starter`, the Engine's own binary (`/proc/self/exe`) plays
-// them where they are not raw clones of the starter: its `init` functions then
-// also run in the guard before Linux 6.9 (it lasts as long as the session), and
-// in the gate before Linux 5.9 (TestRequestedFormWithoutAnInstalledStarterPlaysTheGuardItself
-// counts them). So keep `init` free of side effects, and call
-// `contain.IfRequested` before anything else in `main`: it is also what runs
-// those hidden modes.
+// `session-starter` is found in `PATH` that speaks the same protocol of the
+// hidden modes as the packages the Engine was built with, it plays them, and
+// the Engine's `init` functions run only in the starter and in the Engine. It
+// is asked first (it runs once, in a hidden mode that only answers, through
+// its descriptor); one of another version, or one that does not answer (a
+// script, a binary older than the question), is passed over as if there were
+// none. Without one, the Engine's own binary (`/proc/self/exe`) plays them:
+// its `init` functions then also run in the guard (after a starter SIGKILL on
+// Linux 6.9+, for the end; for the whole session before 6.9), and in the gate
+// where it is not a fork of the starter
+// (TestRequestedFormWithoutAnInstalledStarterPlaysTheGuardItself counts
+// them). So keep `init` free of side effects, and call `contain.IfRequested`
+// before anything else in `main`: it is also what runs those hidden modes.
+//
+// Under a debugger. Delve and IDEs build with `-gcflags='all=-N -l'` (no
+// optimization, no inlining); a program that imports `starter/contain` (or
+// `starter`) builds and runs so, and `make lint` builds both ways. The code
+// that runs without a Go runtime (the forked gate, the guard's porch) is
+// compiled only for the Go releases and architectures it is proven on (Go
+// 1.26 and 1.27, amd64 and arm64); on any other, and with the build tag
+// `session_starter_noraw`, the gate and the guard are the binary started
+// again in a hidden mode — slower to start, the same rules.
 //
 // # Windows
 //
