@@ -129,6 +129,14 @@ cross: ## go build, go vet and go test -c of every package for darwin, freebsd, 
 dist: ## Build every release artifact (binaries, npm, wheels, .deb, Homebrew formula, SHA256SUMS) in dist/
 	GO=$(GO) bash scripts/dist/build.sh
 
+# Installs what make dist wrote, offline, into temporary places (npm
+# tarballs into a fresh project, the Linux wheel into a venv, the .deb with
+# dpkg-deb -x, the source archive built as Homebrew would) and runs a real
+# session through each; refuses artifacts whose sums do not match.
+.PHONY: dist-check
+dist-check: ## Install each artifact of dist/ offline and run a real session through it
+	GO=$(GO) bash scripts/dist/check.sh
+
 .PHONY: demo
 demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 mirrored
 	bash scripts/demo.sh
