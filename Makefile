@@ -13,7 +13,7 @@ CROSS_GOOS := darwin freebsd windows linux
 # Linux builds on other architectures: the raw children's nosplit chains
 # are checked by the linker per architecture, and 32-bit types differ.
 CROSS_LINUX_GOARCH := arm64 386
-SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh) .ci/run
+SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh) .ci/run
 
 .DEFAULT_GOAL := help
 
@@ -165,22 +165,23 @@ cross: ## go build, go vet and go test -c of every package for darwin, freebsd, 
 		GOOS=linux GOARCH=$$arch $(GO) test -c -o "$$tmp/" ./...; \
 	done
 
-# Static binaries for users without a Go toolchain, with their SHA-256
-# sums in dist/SHA256SUMS.
-DIST_OSARCH := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 windows/amd64 windows/arm64
-
+# Every release artifact of the version in cmd/session-starter/version.go,
+# reproducibly, in dist/: static binaries for linux, darwin, freebsd and
+# windows on amd64 and arm64, the source archive, the npm packages, the
+# wheels, the .debs, the Homebrew formula and SHA256SUMS
+# (scripts/dist/build.sh says what and how; scripts/dist/RELEASE.md how
+# they are published). Needs node, npm, python3 and dpkg-deb.
 .PHONY: dist
-dist: ## Build static binaries for linux, darwin, freebsd and windows on amd64 and arm64, with SHA-256 sums, in dist/
-	@set -e; rm -rf dist; mkdir -p dist; \
-	for osarch in $(DIST_OSARCH); do \
-		os=$${osarch%/*}; arch=$${osarch#*/}; ext=; \
-		if [ "$$os" = windows ]; then ext=.exe; fi; \
-		out="dist/session-starter-$(VERSION)-$$os-$$arch$$ext"; \
-		echo "$$out"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
-			-ldflags "-s -w -X main.version=$(VERSION)" -o "$$out" ./cmd/session-starter; \
-	done; \
-	cd dist && sha256sum session-starter-* > SHA256SUMS
+dist: ## Build every release artifact (binaries, npm, wheels, .deb, Homebrew formula, SHA256SUMS) in dist/
+	GO=$(GO) bash scripts/dist/build.sh
+
+# Installs what make dist wrote, offline, into temporary places (npm
+# tarballs into a fresh project, the Linux wheel into a venv, the .deb with
+# dpkg-deb -x, the source archive built as Homebrew would) and runs a real
+# session through each; refuses artifacts whose sums do not match.
+.PHONY: dist-check
+dist-check: ## Install each artifact of dist/ offline and run a real session through it
+	GO=$(GO) bash scripts/dist/check.sh
 
 .PHONY: demo
 demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 mirrored
