@@ -6,7 +6,8 @@ SHELLCHECK ?= shellcheck
 # govulncheck), not in go.mod, so that SDK users do not inherit them.
 TOOL := $(GO) tool -modfile=.ci/tools.mod
 
-VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The commit --version names (the version is cmd/session-starter/version.go's).
+COMMIT ?= $(shell git describe --always --dirty --abbrev=12 --exclude '*' 2>/dev/null || echo unknown)
 
 BIN := bin/session-starter
 CROSS_GOOS := darwin freebsd windows linux
@@ -25,7 +26,7 @@ help: ## Show this help
 
 .PHONY: build
 build: ## Build a static binary at bin/session-starter
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" \
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.commit=$(COMMIT)" \
 		-o $(BIN) ./cmd/session-starter
 
 .PHONY: test

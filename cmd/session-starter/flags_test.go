@@ -1,10 +1,13 @@
 package main
 
 import (
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -90,4 +93,21 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parse(%q): stop signal %d", args, o.StopSignal)
 		}
 	})
+}
+
+// TestVersionNamesTheReleaseTheCommitTheGoReleaseAndTheProtocol: without
+// a stamped version --version names releaseVersion; a stamped one (make
+// dist) wins; the commit, the Go release and the protocol of the hidden
+// modes follow.
+func TestVersionNamesTheReleaseTheCommitTheGoReleaseAndTheProtocol(t *testing.T) {
+	defer func(v, c string) { version, commit = v, c }(version, commit)
+	for _, tt := range []struct{ version, commit, want string }{
+		{"", "0123456789ab", releaseVersion + " (commit 0123456789ab, " + runtime.Version() + ", protocol " + strconv.Itoa(wire.Protocol) + ")"},
+		{"9.9.9", "0123456789ab", "9.9.9 (commit 0123456789ab, " + runtime.Version() + ", protocol " + strconv.Itoa(wire.Protocol) + ")"},
+	} {
+		version, commit = tt.version, tt.commit
+		if got := buildVersion(); got != tt.want {
+			t.Errorf("buildVersion() with version %q, commit %q = %q, want %q", tt.version, tt.commit, got, tt.want)
+		}
+	}
 }

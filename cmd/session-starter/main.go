@@ -6,18 +6,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/exit"
 )
 
-// version is set at build time with -ldflags "-X main.version=…"; without
-// it the module version from the build info is used.
-var version = ""
+// version and commit may be set at build time with -ldflags
+// "-X main.version=… -X main.commit=…" (make build and make dist set the
+// commit; make dist the version too). Without them the version is the
+// module's from the build info (go install …@vX.Y.Z), else releaseVersion,
+// and the commit the build info's vcs.revision, else "unknown".
+var version, commit = "", ""
 
 func main() {
 	// The hidden modes come first: their command lines are not ours.
@@ -97,12 +103,32 @@ func newLogger(level, format string, w io.Writer) (zerolog.Logger, error) {
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 }
 
+// buildVersion is what --version prints after the name: the version,
+// then the commit, the Go release and the protocol of the hidden modes (a
+// Go Engine's installed starter must speak its own).
 func buildVersion() string {
-	if version != "" {
-		return version
+	v, c := version, commit
+	bi, ok := debug.ReadBuildInfo()
+	if v == "" && ok && strings.HasPrefix(bi.Main.Version, "v") {
+		v = strings.TrimPrefix(bi.Main.Version, "v")
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+	if v == "" {
+		v = releaseVersion
 	}
-	return "(devel)"
+	if c == "" && ok {
+		for _, kv := range bi.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				c = kv.Value[:min(len(kv.Value), 12)] + c
+			case "vcs.modified":
+				if kv.Value == "true" {
+					c += "-dirty"
+				}
+			}
+		}
+	}
+	if c == "" || strings.HasPrefix(c, "-") {
+		c = "unknown"
+	}
+	return fmt.Sprintf("%s (commit %s, %s, protocol %d)", v, c, runtime.Version(), wire.Protocol)
 }

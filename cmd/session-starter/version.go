@@ -4,11 +4,8 @@ package main
 // semver without the leading "v": the one place it is written. make dist
 // reads it from this file's text (scripts/dist/build.sh, with a plain
 // pattern: keep it one line of this shape), fails if HEAD carries a tag
-// vX.Y.Z that differs, and stamps it into the binaries (-X main.version),
+// vX.Y.Z that differs, and stamps it into the binaries (-X main.version,
+// which --version prints, as it prints this constant without it),
 // the npm packages, the wheels, the .deb and the Homebrew formula. Raise it
 // in the commit that is tagged vX.Y.Z (scripts/dist/RELEASE.md).
 const releaseVersion = "0.1.0"
-
-// Until --version prints releaseVersion itself (issue 24), only make dist
-// reads it; this keeps the constant compiled, and checked, with the rest.
-var _ = releaseVersion

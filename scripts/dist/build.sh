@@ -55,6 +55,7 @@ need sha256sum coreutils
 need gzip
 
 version=$(release_version)
+commit=$(release_commit)
 while read -r tag; do
 	[[ -z $tag ]] && continue
 	if [[ ${tag#v} =~ $semver_re && $tag != "v$version" ]]; then
@@ -82,7 +83,7 @@ for t in "${osarch[@]}"; do
 	bin="$out/session-starter-$version-$goos-$goarch$ext"
 	echo "dist: $bin"
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch "$GO" build -trimpath -buildvcs=false \
-		-ldflags "-s -w -X main.version=$version" -o "$bin" ./cmd/session-starter
+		-ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$bin" ./cmd/session-starter
 done
 
 src="$out/session-starter-$version.tar.gz"
@@ -142,7 +143,7 @@ ls "$out/deb"
 echo "dist: $out/homebrew/session-starter.rb"
 mkdir -p "$out/homebrew"
 src_sum=$(sha256sum "$src" | cut -d' ' -f1)
-sed -e "s/@VERSION@/$version/g" -e "s/@SHA256@/$src_sum/g" \
+sed -e "s/@VERSION@/$version/g" -e "s/@COMMIT@/$commit/g" -e "s/@SHA256@/$src_sum/g" \
 	scripts/dist/homebrew/session-starter.rb.in >"$out/homebrew/session-starter.rb"
 
 # Flat, as the release assets are: every name must be unique.

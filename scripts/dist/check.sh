@@ -54,6 +54,7 @@ need "$GO" golang
 need timeout coreutils
 
 version=$(release_version)
+commit=$(release_commit)
 pyversion=$(pep440_version "$version")
 debversion=$(deb_version "$version")
 [[ -f $out/SHA256SUMS ]] || die "$out/SHA256SUMS not found: run make dist first"
@@ -224,9 +225,11 @@ same_as_release() {
 
 # says_version LABEL BINARY checks what BINARY --version prints.
 says_version() {
-	local got
+	local got want goversion
 	got=$("$2" --version)
-	[[ $got == "session-starter $version" ]] || fail "$1: --version printed '$got', want 'session-starter $version'"
+	goversion=$("$GO" env GOVERSION)
+	want="session-starter $version (commit $commit, $goversion, protocol "
+	[[ $got == "$want"* ]] || fail "$1: --version printed '$got', want '$want…'"
 }
 
 echo "dist-check: session-starter $version from $out/, in $tmp"
@@ -495,7 +498,7 @@ tar -xzf "$abs_out/$src" -C "$tmp/brew"
 (
 	cd "$tmp/brew/session-starter-$version"
 	CGO_ENABLED=0 GOPROXY=off GOFLAGS=-mod=readonly "$GO" build -trimpath -buildvcs=false \
-		-ldflags "-s -w -X main.version=$version" -o "$tmp/brew/bin/session-starter" ./cmd/session-starter
+		-ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$tmp/brew/bin/session-starter" ./cmd/session-starter
 ) >"$tmp/brew.log" 2>&1 || {
 	sed 's/^/  | /' "$tmp/brew.log" >&2
 	fail "homebrew: go build of $src (offline: if modules are missing, run go mod download first)"

@@ -18,6 +18,12 @@ need() {
 # The release version: the one constant in cmd/session-starter/version.go.
 semver_re='^[0-9]+\.[0-9]+\.[0-9]+(-(alpha|beta|rc)\.[0-9]+)?$'
 
+# release_commit prints the commit the release is built from (HEAD), as
+# --version names it: 12 hexadecimal digits, the same for every build of it.
+release_commit() {
+	git rev-parse --short=12 HEAD
+}
+
 # release_version prints releaseVersion of cmd/session-starter/version.go,
 # or fails if it is missing or not semver of the shape releases use.
 release_version() {

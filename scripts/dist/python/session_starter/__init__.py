@@ -44,7 +44,7 @@ _WHEEL_PLATFORMS = (
 _MACHINES = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
 
 _INSTALL_HINT = (
-    "build it with Go (go install github.com/session-starter/session-starter/cmd/session-starter@latest) "
+    "build it from a clone of session-starter with Go (make build writes bin/session-starter) "
     "and set " + OVERRIDE_ENV + " to its path"
 )
 

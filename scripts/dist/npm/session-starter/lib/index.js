@@ -30,7 +30,7 @@ const scope = '@session-starter';
 const overrideEnv = 'SESSION_STARTER_BINARY';
 
 const installHint =
-  'build it with Go (go install github.com/session-starter/session-starter/cmd/session-starter@latest) ' +
+  'build it from a clone of session-starter with Go (make build writes bin/session-starter) ' +
   `and set ${overrideEnv} to its path`;
 
 function fail(code, message) {
