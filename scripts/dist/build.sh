@@ -154,6 +154,6 @@ while IFS= read -r -d '' f; do
 done < <(find "$out" -type f -print0)
 (
 	cd "$stage/flat"
-	find . -printf '%P\0' | LC_ALL=C sort -z | xargs -0 sha256sum
+	find . -mindepth 1 -printf '%P\0' | LC_ALL=C sort -z | xargs -0 sha256sum
 ) >"$out/SHA256SUMS"
 echo "dist: $out/SHA256SUMS ($(wc -l <"$out/SHA256SUMS") files)"
