@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -95,7 +94,7 @@ func TestCodeWithoutARuntimeStaysInInternalSys(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		for _, bad := range runtimeLess(t, path) {
+		for _, bad := range runtimeLess(t, path, nil) {
 			t.Errorf("%s: %s outside internal/sys", rel, bad)
 		}
 		return nil
@@ -105,11 +104,15 @@ func TestCodeWithoutARuntimeStaysInInternalSys(t *testing.T) {
 	}
 }
 
-// runtimeLess lists what the Go file at path uses of unsafe, nosplit,
-// linkname and raw system calls.
-func runtimeLess(t *testing.T, path string) []string {
+// runtimeLess lists what the Go file at path (or src, when not nil) uses
+// of unsafe, nosplit, linkname and raw system calls.
+func runtimeLess(t *testing.T, path string, src []byte) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
+	var text any
+	if src != nil {
+		text = src
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, text, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,12 +143,8 @@ func runtimeLess(t *testing.T, path string) []string {
 // TestTheLayoutCheckSeesWhatItForbids: the check above finds each thing it
 // forbids in a file that uses it.
 func TestTheLayoutCheckSeesWhatItForbids(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bad.go")
 	src := "package bad\n\nimport (\n\t\"syscall\"\n\t\"unsafe\"\n)\n\n//go:linkname x y\nvar x int\n\n//go:nosplit\nfunc f() { syscall.RawSyscall(0, 0, 0, 0); _ = unsafe.Pointer(nil) }\n"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got := runtimeLess(t, path)
+	got := runtimeLess(t, "bad.go", []byte(src))
 	for _, want := range []string{`import "unsafe"`, "//go:nosplit", "//go:linkname", "RawSyscall"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("runtimeLess(%q) = %q, want %q among them", src, got, want)
