@@ -182,7 +182,7 @@ func TestEscapeesAdoptedAfterTheirHolderWasSeenEmptyAreEnded(t *testing.T) {
 // scanning is a script that is a scanner, like a group's /proc scan.
 type scanning struct{ *script }
 
-func (scanning) scans() {}
+func (scanning) Scans() {}
 
 // TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive: while the Engine's
 // holder is live the session is not over, so the group's costly scan

@@ -236,16 +236,18 @@ func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
 	return reached
 }
 
-// scanner is a holder whose look is a walk of every process on the
-// machine (a group's /proc scan): tens of milliseconds with thousands of
-// processes, and hundreds of ends at once each repeating theirs would
-// starve the very processes they killed of the CPU to exit. End looks at
-// it only once every holder before it has been seen empty — until then
-// the session is not over anyway, and the holders before it (the
-// Engine's pidfd above all) tell when that changes — and at the deadline.
-type scanner interface{ scans() }
+// Scanner is implemented by a holder whose look is a walk of every
+// process on the machine (a group's /proc scan, the session mark's):
+// tens of milliseconds with thousands of processes, and hundreds of ends
+// at once each repeating theirs would starve the very processes they
+// killed of the CPU to exit. End looks at it only once every holder
+// before it has been seen empty — until then the session is not over
+// anyway, and the holders before it (the Engine's pidfd above all) tell
+// when that changes — and at the deadline.
+type Scanner interface{ Scans() }
 
-func (Group) scans() {}
+// Scans marks Group as a [Scanner].
+func (Group) Scans() {}
 
 // lookAll looks at every holder not yet shown empty, and reports whether
 // all are now empty (or refused). Unless full, a scanner behind a holder
@@ -256,7 +258,7 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 		if h.empty || h.refused {
 			continue
 		}
-		if _, costly := h.Holder.(scanner); costly && !all && !full {
+		if _, costly := h.Holder.(Scanner); costly && !all && !full {
 			continue
 		}
 		live, err := h.Live()
@@ -276,11 +278,12 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 }
 
 // settled looks at every holder and reports whether all are empty. When
-// they are, it looks once more at the holders of adopted escapees: they
-// gain processes as others die (an orphan is adopted by the starter when
-// it loses its parent), so one seen empty before the rest of the session
-// ended may hold a new orphan now; once every other holder is empty no
-// more can come. Such a holder is sent sigs at once (the phase's signals:
+// they are, it looks once more at the holders that gain processes as
+// others die: adopted escapees (an orphan is adopted by the starter when
+// it loses its parent) and the marked processes (a member that forked a
+// daemon before its SIGKILL), so one seen empty before the rest of the
+// session ended may hold a new process now; once every other holder is
+// empty no more can come. Such a holder is sent sigs at once (the phase's signals:
 // it got none since it gained the orphan), and the end goes on. The other
 // holders cannot gain a live process once empty, and are not looked at
 // again.
@@ -290,7 +293,7 @@ func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
 	}
 	var again []*held
 	for _, h := range hs {
-		if h.Kind() == KindEscapees && !h.refused {
+		if (h.Kind() == KindEscapees || h.Kind() == KindMarked) && !h.refused {
 			h.empty = false
 			again = append(again, h)
 		}

@@ -55,6 +55,7 @@ const (
 	KindEngine   Kind = "engine"   // the Engine's own process
 	KindGroup    Kind = "group"    // the Engine's process group
 	KindEscapees Kind = "escapees" // adopted processes that left the group
+	KindMarked   Kind = "marked"   // processes found by the session mark
 	KindCgroup   Kind = "cgroup"   // the session cgroup and its children
 	KindJob      Kind = "job"      // the Windows job object
 	KindReaper   Kind = "reaper"   // the Engine's subtree under a FreeBSD reaper

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -54,6 +55,38 @@ func ReadStat(pid int) (Stat, error) {
 		return Stat{}, fmt.Errorf("proc: read stat of %d: %w", pid, err)
 	}
 	return ParseStat(b)
+}
+
+// PIDs lists the processes of /proc by number: names, not processes, as
+// LiveMembers says.
+func PIDs() ([]int, error) { return pids() }
+
+// maxEnviron bounds what ReadEnviron reads: the kernel's limit on argv
+// and environment together at execve (ARG_MAX, a quarter of the stack
+// limit) is far less for any process started with the default limits.
+const maxEnviron = 8 << 20
+
+// ReadEnviron reads /proc/PID/environ: the environment block the process
+// was executed with, each entry ended by a NUL. A process that is gone
+// gives an error for which [errors.Is](err, os.ErrNotExist) holds; one
+// whose environment this process may not read, [os.ErrPermission].
+func ReadEnviron(pid int) ([]byte, error) {
+	f, err := os.Open(Root + "/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		if gone(err) {
+			return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+		}
+		return nil, fmt.Errorf("proc: environ of %d: %w", pid, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxEnviron))
+	if err != nil {
+		if gone(err) {
+			return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+		}
+		return nil, fmt.Errorf("proc: environ of %d: %w", pid, err)
+	}
+	return b, nil
 }
 
 // pids lists the numeric entries of /proc.

@@ -1,0 +1,122 @@
+//go:build linux && !portable
+
+package mark
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Supported reports that marked processes are found and verified here.
+const Supported = true
+
+// Found is a live process verified to carry a session's mark, with a
+// pidfd of it: the caller signals it through Pidfd and closes it.
+type Found struct {
+	proc.Stat
+	UID   int
+	Pidfd int
+}
+
+// Left is a process that may carry the mark but was not verified, and is
+// never signalled.
+type Left struct {
+	PID    int
+	Reason string
+}
+
+// Reasons a process is left.
+const (
+	// LeftUnreadable: its environment cannot be read (another user's, a
+	// process that is not dumpable).
+	LeftUnreadable = "mark-unreadable"
+	// LeftOtherUID: it carries the mark but belongs to another user.
+	LeftOtherUID = "other-uid"
+)
+
+// Scan finds the live processes that carry id in their mark, started at
+// or after since (clock ticks since boot), and belong to uid (their real
+// user id); skip names PIDs never to look at (the caller, its guard). It
+// looks at each numbered process once; a process forked during the scan
+// may be missed, so callers scan again until a scan finds nothing new.
+// An error means /proc could not be listed; a process that goes away
+// while it is read is not an error.
+func Scan(id ID, since uint64, uid int, skip func(pid int) bool) ([]Found, []Left, error) {
+	pids, err := proc.PIDs()
+	if err != nil {
+		return nil, nil, fmt.Errorf("mark: %w", err)
+	}
+	var found []Found
+	var left []Left
+	for _, pid := range pids {
+		if skip != nil && skip(pid) {
+			continue
+		}
+		f, l, ok := verify(pid, id, since, uid)
+		switch {
+		case ok:
+			found = append(found, f)
+		case l.Reason != "":
+			left = append(left, l)
+		}
+	}
+	return found, left, nil
+}
+
+// verify reads pid's mark back off the live process: a pidfd first, then
+// its stat, owner and environment, then the pidfd checked to show no
+// exit — so that everything read was of the process the pidfd names,
+// whose number cannot have been handed out again while it lived. ok with
+// a Found that holds the open pidfd; else a Left with a reason, or none
+// (not the session's, or gone).
+func verify(pid int, id ID, since uint64, uid int) (Found, Left, bool) {
+	// A look without a pidfd first: most processes are older than the
+	// session, and need not be opened.
+	if st, err := proc.ReadStat(pid); err != nil || st.StartTime < since || !st.Live() {
+		return Found{}, Left{}, false
+	}
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		return Found{}, Left{}, false
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			sys.Close(fd)
+		}
+	}()
+	st, err := proc.ReadStat(pid)
+	if err != nil || st.StartTime < since || !st.Live() {
+		return Found{}, Left{}, false
+	}
+	owner := proc.UID(pid)
+	environ, err := proc.ReadEnviron(pid)
+	if exited(fd) {
+		return Found{}, Left{}, false
+	}
+	switch {
+	case errors.Is(err, os.ErrPermission):
+		return Found{}, Left{PID: pid, Reason: LeftUnreadable}, false
+	case err != nil:
+		return Found{}, Left{}, false
+	case !InEnviron(environ, id):
+		return Found{}, Left{}, false
+	case owner != uid:
+		return Found{}, Left{PID: pid, Reason: LeftOtherUID}, false
+	}
+	keep = true
+	return Found{Stat: st, UID: owner, Pidfd: fd}, Left{}, true
+}
+
+// exited reports whether the process of pidfd has exited (the pidfd is
+// readable), or cannot be told (an error counts as exited: what was read
+// is then not trusted).
+func exited(pidfd int) bool {
+	fds := []sys.PollFd{{Fd: int32(pidfd), Events: sys.POLLIN}}
+	n, err := sys.Poll(fds, 0)
+	return err != nil || n > 0
+}

@@ -1,0 +1,130 @@
+//go:build linux && !portable
+
+package mark
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+// sleeper starts sleep 600 with env added to this process's environment
+// and args after "sleep"; the test ends and reaps it.
+func sleeper(t *testing.T, cred *syscall.Credential, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `exec sleep 600`}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	// Until the shell has executed sleep: its environment is then the
+	// one it was given, and its name sleep.
+	testproc.Eventually(t, "sleep must run", func() bool {
+		st, err := proc.ReadStat(cmd.Process.Pid)
+		return err == nil && st.Comm == "sleep"
+	})
+	return cmd
+}
+
+func pidsOf(found []Found) []int {
+	var pids []int
+	for _, f := range found {
+		pids = append(pids, f.PID)
+		sys.Close(f.Pidfd)
+	}
+	return pids
+}
+
+// TestScanFindsExactlyTheMarkedProcessesOfTheSession: a process that
+// carries the id is found, with a pidfd that names it; one that carries
+// another session's id, one that has the mark in its argv and not its
+// environment, and one that started before the session are not; another
+// user's process that carries it is left, with the reason.
+func TestScanFindsExactlyTheMarkedProcessesOfTheSession(t *testing.T) {
+	id, _ := New()
+	other, _ := New()
+	marked := sleeper(t, nil, []string{Var + "=" + other.String() + ":" + id.String()})
+	stranger := sleeper(t, nil, []string{Var + "=" + other.String()})
+	inArgv := sleeper(t, nil, nil, Var+"="+id.String())
+	var foreign *exec.Cmd
+	if os.Getuid() == 0 {
+		foreign = sleeper(t, &syscall.Credential{Uid: 65534, Gid: 65534}, []string{Var + "=" + id.String()})
+	}
+	found, left, err := Scan(id, 0, os.Getuid(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pidsOf(found); !slices.Equal(got, []int{marked.Process.Pid}) {
+		t.Errorf("Scan found %v, want only the marked %d (stranger %d, mark in argv %d)", got, marked.Process.Pid, stranger.Process.Pid, inArgv.Process.Pid)
+	}
+	if foreign != nil && !slices.Contains(left, Left{PID: foreign.Process.Pid, Reason: LeftOtherUID}) {
+		t.Errorf("Scan left %v, want %d left as %s", left, foreign.Process.Pid, LeftOtherUID)
+	}
+	for _, l := range left {
+		if l.PID == marked.Process.Pid || l.PID == stranger.Process.Pid {
+			t.Errorf("Scan left %v: %d was decided", l, l.PID)
+		}
+	}
+
+	st, err := proc.ReadStat(marked.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _, err = Scan(id, st.StartTime+1, os.Getuid(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pidsOf(found); len(got) != 0 {
+		t.Errorf("Scan after the marked process's start found %v, want none", got)
+	}
+	found, _, err = Scan(id, 0, os.Getuid(), func(pid int) bool { return pid == marked.Process.Pid })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pidsOf(found); len(got) != 0 {
+		t.Errorf("Scan skipping %d found %v, want none", marked.Process.Pid, got)
+	}
+}
+
+// TestTheHolderEndsTheMarkedProcessesAndThenIsEmpty: SIGKILL through the
+// holder reaches the marked process and no other, and then the holder
+// shows no live member (a zombie is not one) and answers gone.
+func TestTheHolderEndsTheMarkedProcessesAndThenIsEmpty(t *testing.T) {
+	id, _ := New()
+	marked := sleeper(t, nil, []string{Var + "=" + id.String()})
+	bystander := sleeper(t, nil, nil)
+	h := &Holder{ID: id, UID: os.Getuid()}
+	live, err := h.Live()
+	if err != nil || len(live) != 1 || live[0].PID != marked.Process.Pid {
+		t.Fatalf("Live() = %v, %v; want the marked %d", live, err, marked.Process.Pid)
+	}
+	if err := h.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testproc.Eventually(t, "the marked process must be dead", func() bool {
+		st, err := proc.ReadStat(marked.Process.Pid)
+		return err == nil && !st.Live()
+	})
+	if st, err := proc.ReadStat(bystander.Process.Pid); err != nil || !st.Live() {
+		t.Fatalf("the bystander %d: %v, %v; want it alive", bystander.Process.Pid, st, err)
+	}
+	if live, err := h.Live(); err != nil || len(live) != 0 {
+		t.Fatalf("Live() after the kill = %v, %v; want none (the zombie is no member)", live, err)
+	}
+	if err := h.Signal(syscall.SIGKILL); err != sys.ErrGone {
+		t.Fatalf("Signal() after the kill = %v, want %v", err, sys.ErrGone)
+	}
+}
