@@ -19,6 +19,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
@@ -46,9 +47,26 @@ type Spec struct {
 	Cgroup       int
 	CgroupParent int
 	CgroupName   string
+	// Mark, when set, is the session's id in the session mark, and
+	// MarkSince the session's start (the gate's, in clock ticks since
+	// boot): once the starter is gone, the guard also ends every live
+	// process that carries the mark, started since, and is this user's —
+	// the processes that left group E, found and verified as package
+	// internal/mark says (Linux, native build).
+	Mark      string
+	MarkSince uint64
 	// ReExec asks for the guard as Exe started again in the hidden mode
 	// where a raw child of this process would be used (Linux).
 	ReExec bool
+}
+
+// markArg is the guard's command-line argument for the mark: "ID@SINCE",
+// or "-" for none.
+func (spec Spec) markArg() string {
+	if spec.Mark == "" {
+		return "-"
+	}
+	return spec.Mark + "@" + strconv.FormatUint(spec.MarkSince, 10)
 }
 
 // Guard is an armed guard process.
@@ -106,22 +124,22 @@ func Spawn(spec Spec) (*Guard, error) {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	env := guardEnv()
-	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10)}
+	ttyArg, cgArg := "-", "-"
 	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW)}
 	if spec.TTY > 0 {
 		// In terminal mode only: the one descriptor of the launcher's the
 		// guard holds, to give the terminal back after ending E.
-		argv = append(argv, strconv.Itoa(spec.TTYGroup))
+		ttyArg = strconv.Itoa(spec.TTYGroup)
 		files = append(files, uintptr(spec.TTY))
 	}
 	if spec.Cgroup > 2 {
 		if spec.TTY <= 0 {
-			argv = append(argv, "-")
 			files = append(files, closedSlot) // slot 7 closed
 		}
-		argv = append(argv, spec.CgroupName)
+		cgArg = spec.CgroupName
 		files = append(files, uintptr(spec.Cgroup), uintptr(spec.CgroupParent))
 	}
+	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), ttyArg, cgArg, spec.markArg()}
 	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
 	sys.Close(finR)
 	sys.Close(armW)
@@ -284,7 +302,7 @@ func Main(args []string) {
 	// ends the guard. The guard executes nothing, so ignoring them here
 	// reaches no Engine.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	pgid, budget, ttyGroup, cgName, ok := parseArgs(args)
+	pgid, budget, ttyGroup, cgName, markArg, ok := parseArgs(args)
 	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
 	if sys.Pidless {
 		fds = []int{fdFinish, fdArmed}
@@ -329,16 +347,19 @@ func Main(args []string) {
 		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
 		os.Exit(exitRefused)
 	}
+	// Once the starter is gone, the marked processes too: those that left
+	// group E had the starter, now gone, as their subreaper.
+	ending := append(slices.Clone(holders), markHolders(markArg)...)
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endSession(holders, budget, ttyGroup, cgName, p)
+		endSession(ending, budget, ttyGroup, cgName, p)
 	}
 	sys.Close(fdArmed)
 	if finished(pgid, func() bool { return empty(holders) }) {
 		p.end()
 		os.Exit(exitDone)
 	}
-	endSession(holders, budget, ttyGroup, cgName, p)
+	endSession(ending, budget, ttyGroup, cgName, p)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the
@@ -362,7 +383,7 @@ func guardEnv() []string {
 // verifyMain is the guard proper after the porch, executed by it with the
 // guard's descriptors at their slots (the armed pipe closed): args are
 // verifyArg, the mode, PGID, a number, the terminal's group ("-" for
-// none) and the session cgroup's name ("-"). For verifyFinish the number
+// none), the session cgroup's name ("-") and the mark ("-"). For verifyFinish the number
 // is the end's budget: the porch saw a valid finish but its cheap test
 // did not show the session empty (zombies left in group E, say), so this
 // looks itself, exits if the holders are empty, and else keeps guarding
@@ -380,7 +401,7 @@ func verifyMain(args []string) {
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400)
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	mode, pgid, num, ttyGroup, cgName, ok := parseVerifyArgs(args)
+	mode, pgid, num, ttyGroup, cgName, markArg, ok := parseVerifyArgs(args)
 	if !ok {
 		// Not the porch's: nothing here can be trusted to name the session.
 		os.Exit(exitRefused)
@@ -395,38 +416,31 @@ func verifyMain(args []string) {
 			holders = append(holders, h)
 		}
 	}
+	ending := append(slices.Clone(holders), markHolders(markArg)...)
 	if mode == verifyFinish {
 		if empty(holders) || finished(pgid, func() bool { return empty(holders) }) {
 			os.Exit(exitDone)
 		}
-		endSession(holders, time.Duration(num), ttyGroup, cgName, nil)
+		endSession(ending, time.Duration(num), ttyGroup, cgName, nil)
 	}
-	endSession(holders, max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, nil)
+	endSession(ending, max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, nil)
 }
 
 // parseVerifyArgs reads verifyMain's command line.
-func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName string, ok bool) {
-	if len(args) != 7 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", 0, 0, 0, "", false
+func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName, markArg string, ok bool) {
+	if len(args) != 8 || (args[2] != verifyFinish && args[2] != verifyGone) {
+		return "", 0, 0, 0, "", "", false
 	}
 	pgid, err1 := strconv.Atoi(args[3])
 	num, err2 := strconv.ParseInt(args[4], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || num < 0 {
-		return "", 0, 0, 0, "", false
+		return "", 0, 0, 0, "", "", false
 	}
-	if args[5] != "-" {
-		var err error
-		if ttyGroup, err = strconv.Atoi(args[5]); err != nil || ttyGroup <= 1 {
-			return "", 0, 0, 0, "", false
-		}
+	ttyGroup, cgName, ok = parseTail(args[5], args[6])
+	if !ok || !validMark(args[7]) {
+		return "", 0, 0, 0, "", "", false
 	}
-	if args[6] != "-" {
-		if _, _, _, ok := cgroup.ParseName(args[6]); !ok {
-			return "", 0, 0, 0, "", false
-		}
-		cgName = args[6]
-	}
-	return args[2], pgid, num, ttyGroup, cgName, true
+	return args[2], pgid, num, ttyGroup, cgName, args[7], true
 }
 
 func check(pgid int) int {
@@ -536,30 +550,67 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 }
 
 // parseArgs reads the guard's command line: Arg, PGID, the budget in
-// nanoseconds, then optionally the terminal's group ("-" for none) and
-// the session cgroup's name.
-func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName string, ok bool) {
-	if len(args) < 4 || len(args) > 6 || args[1] != Arg {
-		return 0, 0, 0, "", false
+// nanoseconds, the terminal's group ("-" for none), the session cgroup's
+// name ("-") and the mark (markArg: "-" for none).
+func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName, markArg string, ok bool) {
+	if len(args) != 7 || args[1] != Arg {
+		return 0, 0, 0, "", "", false
 	}
 	pgid, err1 := strconv.Atoi(args[2])
 	ns, err2 := strconv.ParseInt(args[3], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
-		return 0, 0, 0, "", false
+		return 0, 0, 0, "", "", false
 	}
-	if len(args) >= 5 && !(len(args) == 6 && args[4] == "-") {
+	ttyGroup, cgName, ok = parseTail(args[4], args[5])
+	if !ok || !validMark(args[6]) {
+		return 0, 0, 0, "", "", false
+	}
+	return pgid, time.Duration(ns), ttyGroup, cgName, args[6], true
+}
+
+// parseTail reads the terminal's group and the cgroup's name of a guard's
+// command line, each "-" for none.
+func parseTail(tty, cg string) (ttyGroup int, cgName string, ok bool) {
+	if tty != "-" {
 		var err error
-		if ttyGroup, err = strconv.Atoi(args[4]); err != nil || ttyGroup <= 1 {
-			return 0, 0, 0, "", false
+		if ttyGroup, err = strconv.Atoi(tty); err != nil || ttyGroup <= 1 {
+			return 0, "", false
 		}
 	}
-	if len(args) == 6 {
-		if _, _, _, ok := cgroup.ParseName(args[5]); !ok {
-			return 0, 0, 0, "", false
+	if cg != "-" {
+		if _, _, _, ok := cgroup.ParseName(cg); !ok {
+			return 0, "", false
 		}
-		cgName = args[5]
+		cgName = cg
 	}
-	return pgid, time.Duration(ns), ttyGroup, cgName, true
+	return ttyGroup, cgName, true
+}
+
+// validMark reports whether arg is a mark argument: "-", or "ID@SINCE"
+// with a session id and a start in clock ticks.
+func validMark(arg string) bool {
+	if arg == "-" {
+		return true
+	}
+	_, _, err := parseMark(arg)
+	return err == nil
+}
+
+// parseMark reads "ID@SINCE".
+func parseMark(arg string) (mark.ID, uint64, error) {
+	idText, sinceText, found := strings.Cut(arg, "@")
+	if !found {
+		return mark.ID{}, 0, fmt.Errorf("guard: mark %q: no start", arg)
+	}
+	id, err := mark.Parse(idText)
+	if err != nil {
+		return mark.ID{}, 0, err
+	}
+	since, err := strconv.ParseUint(sinceText, 10, 64)
+	if err != nil || strconv.FormatUint(since, 10) != sinceText {
+		return mark.ID{}, 0, fmt.Errorf("guard: mark %q: bad start", arg)
+	}
+	return id, since, nil
 }
 
 // Probe checks that the binary at path plays the gate and the guard of

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/sys/rawfork"
 	"github.com/session-starter/session-starter/internal/wire"
@@ -77,7 +78,7 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		ttyArg = strconv.Itoa(spec.TTYGroup)
 	}
 	for mode, name := range []string{verifyFinish, verifyGone} {
-		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg}
+		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg()}
 	}
 	ps.NumArg = 4
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)
@@ -135,4 +136,18 @@ func openGuardBinary(path string) (int, error) {
 		return -1, err
 	}
 	return fd, nil
+}
+
+// markHolders is the holder of the session's marked processes, for the
+// end once the starter is gone, or none without a mark.
+func markHolders(arg string) []end.Holder {
+	if arg == "-" {
+		return nil
+	}
+	id, since, err := parseMark(arg)
+	if err != nil {
+		return nil // not reached: the command line was checked
+	}
+	self := os.Getpid()
+	return []end.Holder{&mark.Holder{ID: id, Since: since, UID: os.Getuid(), Skip: func(pid int) bool { return pid == self }}}
 }

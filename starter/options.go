@@ -36,8 +36,20 @@ type Options struct {
 	// then only the Engine's argv[0] (a login shell's "-sh", say).
 	Path string
 	// Env is the Engine's environment; nil means this process's own.
-	// [launch.RequestEnv] is removed from it either way.
+	// [launch.RequestEnv] is removed from it either way, and the session
+	// mark is added (see NoMark).
 	Env []string
+	// NoMark leaves the session mark out of the Engine's environment.
+	// Without it every session adds its id, 32 hexadecimal digits, to
+	// [launch.SessionVar] (SESSION_STARTER_SESSION) — the variable is set
+	// to the id, or the inherited value is extended with ":" and the id —
+	// and that is the one change to the environment a direct launch would
+	// give. Every descendant inherits it unless it scrubs its environment;
+	// it is how the guard finds, after a SIGKILL of the starter, the
+	// processes that left group E (verified through a pidfd, never by
+	// number alone), and how a nested session or a contained call knows it
+	// runs under a session. With NoMark those are off.
+	NoMark bool
 	// WatchParent ends the session when the parent process is gone.
 	WatchParent bool
 	// ParentPID is the launcher's PID; nonzero implies WatchParent, and a
@@ -106,7 +118,7 @@ type Options struct {
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger
 
-	started func(pid, guard int, mode string) // writes the started record
+	started func(pid, guard int, mode, session string) // writes the started record
 }
 
 // Containment says how a session is held on Linux.

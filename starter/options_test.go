@@ -3,6 +3,9 @@ package starter
 import (
 	"syscall"
 	"testing"
+
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // TestVerdictFollowsTheExitStatusTable checks each row of the exit-status table (README, "Exit status")
@@ -34,5 +37,13 @@ func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 				t.Fatalf("Verdict() = %+v, want code %d, signal %v, report %v", v, tt.wantCode, tt.wantSignal, tt.wantReport)
 			}
 		})
+	}
+}
+
+// TestTheSessionMarkHasOneName: the variable launchers are told of is the
+// one the starter writes and the guard reads.
+func TestTheSessionMarkHasOneName(t *testing.T) {
+	if launch.SessionVar != mark.Var {
+		t.Fatalf("launch.SessionVar = %q, mark.Var = %q", launch.SessionVar, mark.Var)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -37,9 +38,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	// The records are built only for a status descriptor: their time
 	// stamps load the local time zone.
-	o.started = func(pid, guard int, mode string) {
+	o.started = func(pid, guard int, mode, session string) {
 		if status >= 0 {
-			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now()})
+			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now(), Session: session})
 		}
 	}
 	res, err := run(ctx, o)
@@ -130,9 +131,10 @@ var errParentGone = stop{reason: ReasonParentGone}
 
 // session is the state of one Run.
 type session struct {
-	o   Options
-	log zerolog.Logger
-	ctx context.Context
+	o    Options
+	log  zerolog.Logger
+	ctx  context.Context
+	mark *mark.ID // the session's id in the mark, unless NoMark
 
 	// prepare
 	program     string
@@ -207,6 +209,13 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		env = os.Environ()
 	}
 	s.env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, launch.RequestEnv+"=") })
+	if !o.NoMark {
+		id, err := mark.New()
+		if err != nil {
+			return nil, fail(ExitContainment, "%w", err)
+		}
+		s.mark, s.env = &id, mark.Extend(s.env, id)
+	}
 
 	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
 		return nil, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
@@ -385,6 +394,16 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
 	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total()}
+	if s.mark != nil && mark.Supported {
+		// The session began with the gate: every process that carries
+		// the mark started after it. The gate is our unreaped child: its
+		// PID names it alone.
+		if st, err := proc.ReadStat(s.gate.PID); err == nil {
+			gs.Mark, gs.MarkSince = s.mark.String(), st.StartTime
+		} else {
+			s.log.Debug().Err(err).Msg("no start time of the gate: the guard ends no marked process")
+		}
+	}
 	if s.tty != nil {
 		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
 	}
@@ -404,6 +423,14 @@ func (s *session) startGateAndGuard(res *Result) error {
 		return fail(ExitContainment, "%w", err)
 	}
 	return nil
+}
+
+// markString is the session's id, or "" without the mark.
+func (s *session) markString() string {
+	if s.mark == nil {
+		return ""
+	}
+	return s.mark.String()
 }
 
 // release writes the ack and gives the go-ahead, unless a stop came
@@ -435,7 +462,7 @@ func (s *session) release(res *Result) error {
 	if s.o.Released != nil {
 		s.o.Released()
 	}
-	s.o.started(s.gate.PID, s.guard.PID, s.mode)
+	s.o.started(s.gate.PID, s.guard.PID, s.mode, s.markString())
 	s.log.Debug().Int("pid", s.gate.PID).Msg("engine released")
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
@@ -63,9 +64,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		status = statusHandle(o.StatusFD)
 	}
-	o.started = func(pid, _ int, mode string) {
+	o.started = func(pid, _ int, mode, session string) {
 		// The job is the guard: there is no guard process.
-		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now()})
+		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now(), Session: session})
 	}
 	res, err := run(ctx, o)
 	res.Duration = time.Since(start)
@@ -104,6 +105,14 @@ func run(ctx context.Context, o Options) (Result, error) {
 		k, _, _ := strings.Cut(kv, "=")
 		return strings.EqualFold(k, launch.RequestEnv)
 	})
+	sessionID := ""
+	if !o.NoMark {
+		id, err := mark.New()
+		if err != nil {
+			return Result{}, fail(ExitContainment, "%w", err)
+		}
+		env, sessionID = mark.Extend(env, id), id.String()
+	}
 
 	parent := os.Getppid()
 	watchParent := o.WatchParent || o.ParentPID != 0
@@ -132,7 +141,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, fail(ExitCannotExecute, "%s: %w", o.Argv[0], err)
 	}
 
-	s := &session{log: log, ctx: ctx, budget: budget, timeout: o.Timeout}
+	s := &session{log: log, ctx: ctx, budget: budget, timeout: o.Timeout, mark: sessionID}
 	defer s.close()
 	if o.ControlFD != 0 {
 		if s.ctl, err = openControl(o.ControlFD); err != nil {
@@ -215,7 +224,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.Released != nil {
 		o.Released()
 	}
-	o.started(s.eng.PID, 0, ModeJob)
+	o.started(s.eng.PID, 0, ModeJob, s.mark)
 	log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
 
 	res.Reason, res.Signal = s.watch()
@@ -264,6 +273,7 @@ func startStatus(err error) int {
 
 // session is the state of one Run.
 type session struct {
+	mark    string // the session id in the mark, or ""
 	log     zerolog.Logger
 	ctx     context.Context
 	sigCh   chan os.Signal

@@ -64,6 +64,14 @@
 //	                     budget, is one deadline, in every mode: session-starter
 //	                     exits at most grace + kill budget + 250ms after the end
 //	                     began. (default 10s)
+//	  --no-mark          Leave the session mark out of the Engine's environment.
+//	                     Without it, the session's id is added to
+//	                     SESSION_STARTER_SESSION (set to the id, or the inherited
+//	                     value extended with ":" and the id): the one change to
+//	                     the environment, by which the guard finds, after a
+//	                     SIGKILL of session-starter, the processes that left the
+//	                     Engine's group, and a nested session or contained call
+//	                     knows its session.
 //	  --log-level L      Diagnostics on stderr at level L: debug, info, warn,
 //	                     error, disabled. (default warn)
 //	  --log-format F     The diagnostics' format F: auto, json or console
@@ -198,8 +206,10 @@
 // `started` status record and the `session end` log event.
 //
 //   - group: the Engine's process group, plus the subreaper sweep of the
-//     processes that left it (above). Limit: if session-starter itself is
-//     SIGKILLed, the guard ends group E, but processes that left it live on.
+//     processes that left it (above). If session-starter itself is
+//     SIGKILLed, the guard ends group E, and the processes that left it by
+//     the session mark (below). Limit: one that scrubbed its environment
+//     (`env -i`), or runs as another user, is not found.
 //   - cgroup: as group, and the session also gets a cgroup v2 of its own.
 //   - *Where*: a child of session-starter's own cgroup (`/proc/self/cgroup`,
 //     the `0::` line) in the cgroup2 mount found in `/proc/self/mountinfo`
@@ -250,6 +260,32 @@
 // to another cgroup (group E and the sweep still apply to it); work handed to
 // daemons outside the tree (`docker run`, `systemd-run`) was never a
 // descendant. Tested in `cmd/session-starter/cgroup_linux_test.go`.
+//
+// # The session mark
+//
+// Every session adds its id — 128 random bits as 32 hexadecimal digits — to
+// one variable of the Engine's environment, `SESSION_STARTER_SESSION`: set
+// to the id, or the inherited value (an enclosing session's) extended with
+// `:` and the id, so that it lists the sessions a process belongs to,
+// outermost first. That is the one change to the environment a direct
+// launch would give; `--no-mark` leaves it out (and turns off what needs
+// it). The `started` status record carries the id (`session`). Every
+// descendant of the Engine inherits it unless it scrubs its environment.
+//
+// The mark is for discovery, never for a signal on its own. Once the
+// starter is gone (SIGKILLed), the guard ends, with group E and the session
+// cgroup, every process that carries the session's id — read back off the
+// live process: a pidfd of it opened first, then its `/proc/PID/stat`,
+// owner and `environ` read, then the pidfd checked to show no exit (so that
+// all of it was of the process the pidfd names, whose number cannot have
+// been reused while it lived); only a whole element of the variable in its
+// environment counts, never its command line; it started after the gate
+// (clock ticks since boot, which no clock step moves); it is this user's —
+// and signals it through that pidfd. What cannot be verified (an
+// environment that may not be read, another user's process) is never
+// signalled. macOS and FreeBSD, and the portable build, verify no mark (no
+// handle that outlives the reading of a process): there the mark only
+// tells a nested session or a contained call that it runs under a session.
 //
 // # What each mode contains, side by side
 //
@@ -574,10 +610,12 @@
 //   - Group mode's gap. In group mode (chosen by `auto` where no cgroup v2 can
 //     be made: no writable cgroup2 mount, a systemd-managed cgroup that is not
 //     delegated), if session-starter itself is SIGKILLed the guard ends group
-//     E, but a process that had left the group (`setsid`, a double fork)
-//     survives: the guard cannot find it
-//     (`TestEscapeesOutliveAStarterKilledWithSIGKILL` pins this). cgroup mode
-//     closes it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
+//     E and every process that carries the session mark
+//     (`TestEscapeesEndWhenTheStarterIsKilledWithSIGKILL`), but a process that
+//     left the group and scrubbed its environment, or runs as another user,
+//     survives: nothing names it (with `--no-mark` every process that left
+//     the group does: `TestWithoutTheMarkEscapeesOutliveAStarterKilledWithSIGKILL`).
+//     cgroup mode closes it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
 //     reaches the Engine, group E and the adopted escapees, not the rest of the
 //     cgroup; `cgroup.kill` still reaches all.
 //   - Orphans of a launcher's own children. Children session-starter had before

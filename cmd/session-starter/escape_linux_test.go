@@ -4,10 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Escapes: each writes the escaped process's PID on a line, once it has
@@ -102,13 +106,33 @@ func statusPipe(t *testing.T) *os.File {
 	return w
 }
 
-// TestEscapeesOutliveAStarterKilledWithSIGKILL pins the documented limit of
-// group mode: the guard ends group E, but the processes that left it were
-// adopted by the starter, which is gone. If this fails because nothing
-// survived, the limit is gone: update README.
-func TestEscapeesOutliveAStarterKilledWithSIGKILL(t *testing.T) {
+// TestEscapeesEndWhenTheStarterIsKilledWithSIGKILL: in group mode the
+// processes that left group E — a setsid one and a double-forked daemon
+// with a child of its own — had the starter as their subreaper; once it
+// is SIGKILLed the guard finds them by the session mark, verified through
+// their pidfds, and ends them too.
+func TestEscapeesEndWhenTheStarterIsKilledWithSIGKILL(t *testing.T) {
+	if portable {
+		t.Skip("the portable build verifies no mark (macOS's paths have no pidfd)")
+	}
 	mark := newMark(t)
-	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", setsidEscape + ` read x`})
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", setsidEscape + doubleForkEscape + ` read x`})
+	pid := s.ack()
+	escaped(t, s, pid)
+	escaped(t, s, pid)
+	killed := time.Now()
+	s.signal(syscall.SIGKILL)
+	s.wait()
+	noSurvivors(t, mark)
+	t.Logf("every escapee ended %v after the starter's SIGKILL", time.Since(killed).Round(time.Millisecond))
+}
+
+// TestWithoutTheMarkEscapeesOutliveAStarterKilledWithSIGKILL pins what
+// --no-mark gives up: the guard ends group E, but the processes that left
+// it were adopted by the starter, which is gone, and nothing names them.
+func TestWithoutTheMarkEscapeesOutliveAStarterKilledWithSIGKILL(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--containment", "group", "--no-mark", "--ack", "--", "sh", "-c", setsidEscape + ` read x`})
 	pid := s.ack()
 	escapee := escaped(t, s, pid)
 	s.signal(syscall.SIGKILL)
@@ -154,4 +178,51 @@ s=$?; kill -0 $c && echo canary-alive; kill $c; echo $s`, binary)
 		t.Fatalf("launcher printed %q, want the canary alive and status 0", got)
 	}
 	noSurvivors(t, mark)
+}
+
+// TestTheGuardEndsNoStrangerThatLooksMarked: once the starter is
+// SIGKILLed the guard ends the processes that carry the session's mark,
+// and none of these, though each looks like one: a process that carries
+// another session's id, one whose command line (not its environment)
+// holds the session's mark, and another user's process that carries it
+// in its environment.
+func TestTheGuardEndsNoStrangerThatLooksMarked(t *testing.T) {
+	if portable {
+		t.Skip("the portable build verifies no mark (macOS's paths have no pidfd)")
+	}
+	mark := newMark(t)
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--", "sh", "-c", `echo "$` + launch.SessionVar + `"; ` + setsidEscape + ` read x`})
+	pid := s.ack()
+	value := s.line()
+	escaped(t, s, pid)
+	other := strings.Repeat("ab", 16)
+	stranger := func(cred *syscall.Credential, env []string, args ...string) *exec.Cmd {
+		cmd := exec.Command("/bin/sh", append([]string{"-c", `exec sleep 600`}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		if cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	strangers := []*exec.Cmd{
+		stranger(nil, []string{launch.SessionVar + "=" + other}),
+		stranger(nil, nil, launch.SessionVar+"="+value),
+	}
+	if os.Getuid() == 0 {
+		strangers = append(strangers, stranger(&syscall.Credential{Uid: 65534, Gid: 65534}, []string{launch.SessionVar + "=" + value}))
+	}
+	guard := pidfdOf(t, guardOf(t, s.cmd.Process.Pid))
+	s.signal(syscall.SIGKILL)
+	s.wait()
+	noSurvivors(t, mark)
+	awaitExit(t, guard, "the guard must exit once the session is ended")
+	for _, c := range strangers {
+		if st, err := proc.ReadStat(c.Process.Pid); err != nil || !st.Live() {
+			t.Errorf("stranger %d %q (env %q): %v, %v; want it alive", c.Process.Pid, c.Args, c.Env[len(c.Env)-1], st, err)
+		}
+	}
 }

@@ -36,6 +36,7 @@ type flagValues struct {
 	stopSignal  string
 	timeout     time.Duration
 	containment string
+	noMark      bool
 }
 
 // newFlagSet defines session-starter's flags, in the order --help and the
@@ -86,6 +87,11 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"the guard does the same. Must be more than 0. The whole end, grace plus "+
 			"kill budget, is one deadline, in every mode: session-starter exits at most grace + kill budget + "+
 			launch.EndSlack.String()+" after the end began.")
+	fs.BoolVar(&v.noMark, "no-mark", false,
+		"Leave the session mark out of the Engine's environment. Without it, the session's id is added to "+
+			launch.SessionVar+" (set to the id, or the inherited value extended with \":\" and the id): the one "+
+			"change to the environment, by which the guard finds, after a SIGKILL of session-starter, the "+
+			"processes that left the Engine's group, and a nested session or contained call knows its session.")
 	fs.StringVar(&inv.logLevel, "log-level", "warn",
 		"Diagnostics on stderr at level `L`: debug, info, warn, error, disabled.")
 	fs.StringVar(&inv.logFormat, "log-format", "auto",
@@ -156,6 +162,7 @@ func parse(args []string) (*invocation, error) {
 		Grace:       v.grace,
 		StopSignal:  sig,
 		Timeout:     v.timeout,
+		NoMark:      v.noMark,
 	}
 	return inv, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func init() {
@@ -278,16 +280,70 @@ os.execv(sys.argv[1], sys.argv[1:])`
 	} {
 		engine := tt.engine
 		direct := run(engine...)
-		through := run(append([]string{binary, "--"}, engine...)...)
 		direct = strings.Replace(direct, "SESSION_STARTER_CONTAIN=1\n", "", 1)
-		if direct != through {
-			t.Fatalf("direct launch:\n%s\nthrough session-starter:\n%s", direct, through)
+		// With --no-mark: exactly what a direct launch gives.
+		if through := run(append([]string{binary, "--no-mark", "--"}, engine...)...); direct != through {
+			t.Fatalf("direct launch:\n%s\nthrough session-starter --no-mark:\n%s", direct, through)
+		}
+		// Without: that, with exactly the session mark added or extended.
+		through := run(append([]string{binary, "--"}, engine...)...)
+		if got := withoutMark(t, through, direct, strings.Contains(tt.want, "SigBlk")); direct != got {
+			t.Fatalf("direct launch:\n%s\nthrough session-starter, less the mark:\n%s", direct, got)
 		}
 		if !strings.Contains(through, tt.want) {
 			t.Fatalf("probe output lacks the launcher's settings:\n%s", through)
 		}
 	}
 	noSurvivors(t, mark)
+}
+
+// withoutMark returns out, the output of a probe that printed its sorted
+// environment, with the session mark's line put back as direct (the same
+// probe launched directly) has it; it fails the test unless out has
+// exactly one such line, and that line adds one session id to direct's.
+// With noEnv the probe printed no environment: out must hold no mark.
+func withoutMark(t *testing.T, out, direct string, noEnv bool) string {
+	t.Helper()
+	prefix := launch.SessionVar + "="
+	lines := strings.SplitAfter(out, "\n")
+	var marks []int
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			marks = append(marks, i)
+		}
+	}
+	if noEnv {
+		if len(marks) != 0 {
+			t.Fatalf("the probe printed no environment, but %q", lines[marks[0]])
+		}
+		return out
+	}
+	if len(marks) != 1 {
+		t.Fatalf("the Engine's environment has %d %s lines, want exactly one:\n%s", len(marks), launch.SessionVar, out)
+	}
+	got := strings.TrimSuffix(strings.TrimPrefix(lines[marks[0]], prefix), "\n")
+	inherited := ""
+	for l := range strings.SplitSeq(direct, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			inherited = v
+		}
+	}
+	id := got
+	if inherited != "" {
+		var ok bool
+		if id, ok = strings.CutPrefix(got, inherited+":"); !ok {
+			t.Fatalf("%s=%s does not extend the inherited %s", launch.SessionVar, got, inherited)
+		}
+	}
+	if len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" {
+		t.Fatalf("%s=%s: the session's id %q is not 32 hexadecimal digits", launch.SessionVar, got, id)
+	}
+	if inherited != "" {
+		lines[marks[0]] = prefix + inherited + "\n"
+	} else {
+		lines = slices.Delete(lines, marks[0], marks[0]+1)
+	}
+	return strings.Join(lines, "")
 }
 
 // TestIgnoredSignalsOtherThanHUPAndINTReachTheEngineAtDefault pins a

@@ -34,9 +34,10 @@ func TestStatusDescriptorCarriesStartedThenEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	s := start(t, mark, []string{"--containment", "group", "--status-fd", "3", "--", "sh", "-c", `echo $$; ls /proc/$$/fd; exit 42`}, withExtraFiles(w))
+	s := start(t, mark, []string{"--containment", "group", "--status-fd", "3", "--", "sh", "-c", `echo $$; echo "$SESSION_STARTER_SESSION"; ls /proc/$$/fd; exit 42`}, withExtraFiles(w))
 	w.Close()
 	enginePID := s.line()
+	sessionMark := s.line()
 	fds := s.rest()
 	wantExit(t, s.wait(), 42, s.stderr)
 	if strings.Contains(fds, "\n3\n") {
@@ -52,6 +53,10 @@ func TestStatusDescriptorCarriesStartedThenEnded(t *testing.T) {
 	}
 	if g, ok := started["guard_pid"].(float64); !ok || g <= 1 {
 		t.Errorf("started = %v, want the guard's pid", started)
+	}
+	// The session's id is the last element of the Engine's mark.
+	if id, ok := started["session"].(string); !ok || len(id) != 32 || !strings.HasSuffix(sessionMark, id) {
+		t.Errorf("started.session = %v, want the last element of the Engine's mark %q", started["session"], sessionMark)
 	}
 	if ended["reason"] != "engine-exit" || ended["exit_code"] != 42.0 || ended["signal"] != nil || ended["executed"] != true || ended["outcome"] != "empty" {
 		t.Errorf("ended = %v, want the Engine's exit 42 and an empty group", ended)

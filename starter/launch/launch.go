@@ -186,6 +186,9 @@ type Options struct {
 	KillBudget time.Duration
 	// Containment, when set, is "--containment".
 	Containment Containment
+	// NoMark is "--no-mark": the Engine's environment gets no session
+	// mark ([SessionVar]).
+	NoMark bool
 	// ExtraFlags are more flags for session-starter, placed after those of
 	// the fields above and before "--": flags this package has no field
 	// for. Start always passes "--ack", "--parent-pid" with this process's
@@ -223,6 +226,9 @@ func (o *Options) flags() ([]string, error) {
 	}
 	if o.Containment != "" {
 		args = append(args, "--containment", string(o.Containment))
+	}
+	if o.NoMark {
+		args = append(args, "--no-mark")
 	}
 	return append(args, o.ExtraFlags...), nil
 }

@@ -501,9 +501,10 @@ func TestOptionsReachSessionStarterAsItsFlags(t *testing.T) {
 			Timeout:     12 * time.Hour,
 			KillBudget:  1500 * time.Millisecond,
 			Containment: launch.ContainCgroup,
+			NoMark:      true,
 			ExtraFlags:  []string{"--log-level", "debug"},
 		}, []string{"--ack", "--parent-pid", pid, "--grace", "1m30s", "--timeout", "12h0m0s", "--kill-budget", "1.5s",
-			"--stop-signal", "2", "--containment", "cgroup", "--log-level", "debug", "--", "engine"}},
+			"--stop-signal", "2", "--containment", "cgroup", "--no-mark", "--log-level", "debug", "--", "engine"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := tt.opts

@@ -61,7 +61,17 @@ type StatusStarted struct {
 	Mode     string `json:"mode"`  // containment mode: "group" or "cgroup"
 	GuardPID int    `json:"guard_pid"`
 	Time     string `json:"time"` // RFC 3339 with nanoseconds
+	// Session is the session's id in the session mark ([SessionVar]),
+	// absent when the mark is off.
+	Session string `json:"session,omitempty"`
 }
+
+// SessionVar is the environment variable of the session mark: the ids of
+// the sessions a process belongs to, outermost first, separated by ":".
+// session-starter adds its session's id to the Engine's (unless
+// --no-mark); a process carries a session's mark when one element equals
+// that session's id.
+const SessionVar = "SESSION_STARTER_SESSION"
 
 // StatusEnded is the last record on the status descriptor. Launchers
 // must ignore fields they do not know; fields are only ever added.
