@@ -135,6 +135,11 @@ type session struct {
 	log  zerolog.Logger
 	ctx  context.Context
 	mark *mark.ID // the session's id in the mark, unless NoMark
+	// ledger is the directory of the session's ledger record, once
+	// written; keepRecord keeps it at the end (survivors: the guard
+	// keeps guarding).
+	ledger     string
+	keepRecord bool
 
 	// prepare
 	program     string
@@ -369,6 +374,7 @@ func (s *session) contain(res *Result) error {
 	}
 	s.armed = true
 	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
+	s.record()
 	return nil
 }
 
@@ -595,6 +601,7 @@ func (s *session) collect(res Result) (Result, error) {
 	// After survivors the guard keeps guarding, and a surviving Engine
 	// does not exit: no wait for either.
 	survived := res.End.Outcome == Survivors || res.End.Outcome == Refused
+	s.keepRecord = survived
 	wait := func() time.Duration {
 		if survived {
 			return 0
@@ -640,6 +647,7 @@ func (s *session) collect(res Result) (Result, error) {
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
+	s.unrecord()
 	if s.ttyGiven {
 		s.returnTerminal()
 	}

@@ -77,6 +77,17 @@
 //	  --log-format F     The diagnostics' format F: auto, json or console
 //	                     (zerolog). Failure reports are always one plain line
 //	                     "session-starter: …". (default auto)
+//	  --reclaim          Run no PROGRAM: end what dead sessions of this user left
+//	                     behind, where session-starter and its guard were
+//	                     SIGKILLed together. Reads the ledger of live sessions
+//	                     (see the manual), takes only sessions whose starter and
+//	                     guard are both shown gone, and ends each one's cgroup and
+//	                     every process that carries its mark, verified on the live
+//	                     process; prints what it ended and what it left, with the
+//	                     reason, and writes them as a JSON record to --status-fd.
+//	                     Exit 0, or 125 when something was left or refused.
+//	  --dry-run          With --reclaim: list what would be ended, and end
+//	                     nothing.
 //	  --version          Print the version and exit.
 //	  -h, --help         Print this help and exit.
 //
@@ -286,6 +297,44 @@
 // signalled. macOS and FreeBSD, and the portable build, verify no mark (no
 // handle that outlives the reading of a process): there the mark only
 // tells a nested session or a contained call that it runs under a session.
+//
+// # The ledger and --reclaim
+//
+// When the starter and the guard are SIGKILLed together — an OOM kill of
+// the whole tree, a container stop, a crash of the launcher's host — what
+// the session started is nobody's. For that case each session writes a
+// record into a ledger before the Engine runs, and removes it at a clean
+// end (it stays while the guard keeps guarding survivors):
+//
+//   - *Where*: `/run/session-starter/` for root;
+//     `$XDG_RUNTIME_DIR/session-starter/`; else `/tmp/session-starter-UID`;
+//     `SESSION_STARTER_LEDGER_DIR` names another. The directory must be this
+//     user's, not a symlink, and not open to group or others (made `0700`
+//     when missing); the records are `0600`, written whole (a temporary
+//     file, then a rename). Where no directory passes, the ledger is off,
+//     said at log level `info`, and the session runs.
+//   - *What*: the boot id, the session's id (its mark), and for the
+//     starter, the guard and the Engine the PID with an identity token —
+//     the start in clock ticks since boot (never turned into wall time,
+//     which a clock step moves) and, on Linux 6.9+ 64-bit kernels, the pidfs
+//     inode of a pidfd of it, which no other process shares —, the group,
+//     the session cgroup's directory and id.
+//
+// `session-starter --reclaim` (with `--dry-run`, it only lists) reads this
+// user's ledger and takes only the sessions whose starter and guard are
+// both shown gone (no live process with the token's identity at their
+// PIDs). For each it ends every live process that carries the session's
+// mark, verified as the guard does (above) and in passes until one finds
+// nothing new, then the session cgroup (`cgroup.kill` on the directory
+// whose id the record names: no PID guessed), and removes the record. A
+// record of another boot is dropped, nothing signalled; a torn one, or one
+// that is not this user's or is open to others, is reported and left; a
+// process that cannot be verified is reported with its reason
+// (`mark-unreadable`, `other-uid`, `token-mismatch`, `platform`), never
+// signalled. It prints one line a session, and writes the whole report as
+// one JSON record (`"event":"reclaimed"`) to `--status-fd`; exit 0, or 125
+// when something was left or refused. A launcher can run it before it
+// starts a session. The ledger and `--reclaim` are Linux's for now.
 //
 // # What each mode contains, side by side
 //

@@ -17,12 +17,13 @@ import (
 
 // invocation is a parsed command line.
 type invocation struct {
-	opts          starter.Options
-	ack           bool
-	help, version bool
-	usage         string
-	logLevel      string
-	logFormat     string
+	opts            starter.Options
+	ack             bool
+	help, version   bool
+	reclaim, dryRun bool
+	usage           string
+	logLevel        string
+	logFormat       string
 }
 
 // flagValues is where the flags' values go.
@@ -97,6 +98,13 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs.StringVar(&inv.logFormat, "log-format", "auto",
 		"The diagnostics' format `F`: auto, json or console (zerolog). "+
 			"Failure reports are always one plain line \"session-starter: …\".")
+	fs.BoolVar(&inv.reclaim, "reclaim", false,
+		"Run no PROGRAM: end what dead sessions of this user left behind, where session-starter and its guard "+
+			"were SIGKILLed together. Reads the ledger of live sessions (see the manual), takes only sessions whose "+
+			"starter and guard are both shown gone, and ends each one's cgroup and every process that carries its "+
+			"mark, verified on the live process; prints what it ended and what it left, with the reason, and writes "+
+			"them as a JSON record to --status-fd. Exit 0, or 125 when something was left or refused.")
+	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
 	fs.BoolVar(&inv.version, "version", false, "Print the version and exit.")
 	fs.BoolVarP(&inv.help, "help", "h", false, "Print this help and exit.")
 	return fs
@@ -115,6 +123,19 @@ func parse(args []string) (*invocation, error) {
 		// Built only here: laying out the flags' help costs a session's
 		// start-up tens of microseconds.
 		inv.usage = usageHead + flagHelp(fs)
+		return inv, nil
+	}
+	if inv.dryRun && !inv.reclaim {
+		return nil, errors.New("--dry-run goes with --reclaim")
+	}
+	if inv.reclaim {
+		if fs.NArg() > 0 {
+			return nil, fmt.Errorf("--reclaim runs no PROGRAM (got %q)", fs.Arg(0))
+		}
+		if fs.Changed("status-fd") && v.statusFD <= 2 {
+			return nil, fmt.Errorf("--status-fd %d: must be greater than 2", v.statusFD)
+		}
+		inv.opts.StatusFD = v.statusFD
 		return inv, nil
 	}
 	// The first argument that is not a flag starts PROGRAM (pflag stops

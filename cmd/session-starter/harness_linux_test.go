@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -48,6 +49,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "session-starter")
+	// The sessions' ledger records (internal/ledger) go to a directory of
+	// this run's, not this user's: a session a test SIGKILLs leaves its
+	// record, and a test of --reclaim sees only its own.
+	ledgerDir := filepath.Join(dir, "ledger")
+	if err := os.Mkdir(ledgerDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(ledger.EnvDir, ledgerDir)
 	if gc := os.Getenv(gcflagsVar); gc != "" {
 		// The debug pass (make test-debug): the product as a debugger
 		// builds it, with the raw children linked under -N -l.

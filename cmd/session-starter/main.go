@@ -76,6 +76,9 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
+	if inv.reclaim {
+		return reclaim(inv, stdout, stderr)
+	}
 	return exit.Main(context.Background(), inv.opts, inv.ack)
 }
 

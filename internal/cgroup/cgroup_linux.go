@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -81,8 +82,8 @@ var seq atomic.Uint64
 // Session is a session cgroup this process created.
 type Session struct {
 	// Name is the directory's name in its parent; Path the cgroup as
-	// /proc/PID/cgroup shows it.
-	Name, Path string
+	// /proc/PID/cgroup shows it; Dir its directory, absolute.
+	Name, Path, Dir string
 	// ParentFD and DirFD are directory descriptors of the parent and of
 	// the session cgroup; ID is the cgroup's id (its inode number).
 	ParentFD, DirFD int
@@ -136,7 +137,7 @@ func Create(p Place) (*Session, error) {
 			sys.Close(parent)
 			return nil, err
 		}
-		return &Session{Name: name, Path: path.Join(p.Own, name), ParentFD: parent, DirFD: dir, ID: id}, nil
+		return &Session{Name: name, Path: path.Join(p.Own, name), Dir: path.Join(p.Dir, name), ParentFD: parent, DirFD: dir, ID: id}, nil
 	}
 	sys.Close(parent)
 	return nil, fmt.Errorf("cgroup: no session cgroup in %s after %d tries: each name was taken", p.Dir, createTries)
@@ -372,4 +373,68 @@ func CleanLeftovers(p Place) ([]string, error) {
 		sys.Close(dir) // releases the lock
 	}
 	return removed, nil
+}
+
+// ErrNotTheSession is wrapped by EndLeft's error when the directory at the
+// path is not the cgroup whose id was recorded (removed and made again).
+var ErrNotTheSession = errors.New("cgroup: not the session cgroup recorded")
+
+// EndLeft ends the cgroup at dirPath, a session cgroup a dead starter left,
+// provided its id (its inode number) is still id: cgroup.kill, a wait of
+// at most within for "populated 0" (told by poll on cgroup.events, read
+// again after each wake-up), then its removal with the cgroups below it.
+// It returns the PIDs its cgroup.procs listed before the kill (what it
+// held, zombies left out); a cgroup gone already is not an error.
+func EndLeft(dirPath string, id uint64, within time.Duration) ([]int, error) {
+	parent, err := openDir(sys.AT_FDCWD, path.Dir(dirPath))
+	if errors.Is(err, syscall.ENOENT) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Close(parent)
+	name := path.Base(dirPath)
+	dir, err := openDir(parent, name)
+	if errors.Is(err, syscall.ENOENT) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Close(dir)
+	if st, err := sys.Fstat(dir); err != nil || st.Ino != id {
+		return nil, fmt.Errorf("%w: %s", ErrNotTheSession, dirPath)
+	}
+	events, err := sys.OpenAt(dir, "cgroup.events", sys.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Close(events)
+	busy, err := readPopulated(events)
+	if err != nil || !busy {
+		return nil, errors.Join(err, Remove(parent, name))
+	}
+	held, err := Procs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := Kill(dir); err != nil {
+		return held, err
+	}
+	deadline := time.Now().Add(within)
+	for busy {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return held, fmt.Errorf("cgroup: %s still populated %v after cgroup.kill", dirPath, within)
+		}
+		fds := []sys.PollFd{{Fd: int32(events), Events: sys.POLLPRI}}
+		if _, err := sys.Poll(fds, left); err != nil {
+			return held, err
+		}
+		if busy, err = readPopulated(events); err != nil {
+			return held, err
+		}
+	}
+	return held, Remove(parent, name)
 }

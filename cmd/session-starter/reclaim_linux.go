@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/starter"
+)
+
+// reclaim is --reclaim: ledger.Reclaim, its report printed on stdout, one
+// line a session, and written as one JSON record to --status-fd.
+func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
+	rep, err := ledger.Reclaim(inv.dryRun)
+	if inv.opts.StatusFD > 0 {
+		f := os.NewFile(uintptr(inv.opts.StatusFD), "status")
+		if b, merr := json.Marshal(rep); merr == nil {
+			_, _ = f.Write(append(b, '\n'))
+		}
+		_ = f.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "session-starter: reclaim: %v\n", err)
+		return starter.Verdict{Code: starter.ExitContainment}
+	}
+	code := 0
+	for _, p := range rep.Problems {
+		fmt.Fprintf(stdout, "refused %s: %s\n", p.File, p.Reason)
+		code = starter.ExitContainment
+	}
+	for _, s := range rep.Sessions {
+		var ended []string
+		for _, e := range s.Ended {
+			ended = append(ended, strings.TrimSpace(fmt.Sprintf("%d %s", e.PID, e.Comm)))
+		}
+		var left []string
+		for _, l := range s.Left {
+			left = append(left, strings.TrimSpace(fmt.Sprintf("%d %s", l.PID, l.Reason)))
+			code = starter.ExitContainment
+		}
+		fmt.Fprintf(stdout, "session %s: %s; ended %d%s; left %d%s\n", s.Session, s.Action,
+			len(s.Ended), listed(ended), len(s.Left), listed(left))
+	}
+	if len(rep.Sessions) == 0 && len(rep.Problems) == 0 {
+		fmt.Fprintf(stdout, "no dead session in %s\n", rep.Dir)
+	}
+	return starter.Verdict{Code: code}
+}
+
+func listed(items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(items, ", ") + ")"
+}

@@ -1,0 +1,221 @@
+package main
+
+// The ledger and --reclaim: what a session leaves when its starter and
+// its guard are SIGKILLed together is ended later, by identity.
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
+)
+
+// withLedger points the sessions of the test at a ledger directory of
+// its own, and returns it.
+func withLedger(t *testing.T) (string, startOpt) {
+	t.Helper()
+	dir := privateDir(t)
+	return dir, func(c *exec.Cmd) { c.Env = append(c.Env, ledger.EnvDir+"="+dir) }
+}
+
+// privateDir is a temporary directory of the test's, 0700 as the ledger's
+// must be.
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// reclaimCmd runs session-starter --reclaim with args and the ledger dir,
+// and returns its stdout, its status record and its exit code.
+func reclaimCmd(t *testing.T, dir string, args ...string) (string, ledger.Report, int) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(binary, append([]string{"--reclaim", "--status-fd", "3"}, args...)...)
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+dir)
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	w.Close()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var rep ledger.Report
+	if err := json.NewDecoder(r).Decode(&rep); err != nil && code == 0 {
+		t.Fatalf("--reclaim's record: %v; stdout %q, stderr %q", err, out, stderr.String())
+	}
+	return string(out), rep, code
+}
+
+// treeOf50 is an Engine that starts 49 more processes: 24 members of its
+// group, 24 that left it with setsid and one double-forked daemon, then
+// says ready.
+const treeOf50 = `for i in $(seq 24); do sleep 600 & done; for i in $(seq 24); do setsid sleep 600 & done; ( setsid sleep 600 & ); echo ready; exec sleep 600`
+
+// TestReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether: the
+// starter and the guard SIGKILLed together (the starter stopped first, so
+// that it cannot end the session when it loses its guard) leave a tree of
+// 50 processes; --reclaim --dry-run lists them and ends nothing;
+// --reclaim ends all 50 and says so; a second --reclaim finds nothing.
+func TestReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *testing.T) {
+	for _, mode := range []string{"group", "cgroup"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "cgroup" {
+				needsCgroup(t)
+			}
+			if portable {
+				t.Skip("the portable build verifies no mark (macOS's paths have no pidfd)")
+			}
+			mark := newMark(t)
+			dir, opt := withLedger(t)
+			s := start(t, mark, []string{"--containment", mode, "--ack", "--", "sh", "-c", treeOf50}, opt)
+			s.ack()
+			if got := s.line(); got != "ready" {
+				t.Fatalf("Engine said %q, want ready", got)
+			}
+			guard := guardOf(t, s.cmd.Process.Pid)
+			// The starter carries the test's mark too, and so does the raw
+			// guard (a fork: it shows the starter's environment).
+			want := 51
+			if rawGuard() {
+				want = 52
+			}
+			testproc.Eventually(t, "the tree of 50 must run", func() bool { return len(marked(mark)) == want })
+			s.signal(syscall.SIGSTOP)
+			if err := syscall.Kill(guard, syscall.SIGKILL); err != nil { // our grandchild, its parent stopped: the PID is its
+				t.Fatal(err)
+			}
+			s.signal(syscall.SIGKILL)
+			s.wait()
+			if n := len(marked(mark)); n != 50 {
+				t.Fatalf("%d processes of the session left, want all 50 (the guard must not have ended them)", n)
+			}
+
+			out, rep, code := reclaimCmd(t, dir, "--dry-run")
+			if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "would-reclaim" || len(rep.Sessions[0].Ended) != 50 {
+				t.Fatalf("--reclaim --dry-run: exit %d, %q, %+v; want one session, 50 to end", code, out, rep)
+			}
+			if n := len(marked(mark)); n != 50 {
+				t.Fatalf("--dry-run ended %d processes, want none", 50-n)
+			}
+
+			out, rep, code = reclaimCmd(t, dir)
+			if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || len(rep.Sessions[0].Ended) != 50 || len(rep.Sessions[0].Left) != 0 {
+				t.Fatalf("--reclaim: exit %d, %q, %+v; want one session reclaimed, 50 ended, none left", code, out, rep)
+			}
+			if !strings.Contains(out, "reclaimed; ended 50") {
+				t.Errorf("--reclaim printed %q, want the count of what it ended", out)
+			}
+			noSurvivors(t, mark)
+			if out, rep, code = reclaimCmd(t, dir); code != 0 || len(rep.Sessions) != 0 || !strings.Contains(out, "no dead session") {
+				t.Fatalf("a second --reclaim: exit %d, %q, %+v; want nothing found", code, out, rep)
+			}
+		})
+	}
+}
+
+// TestALedgerRecordLivesAsLongAsItsSession: the record is written before
+// the Engine runs, names the session's mark, and is removed at a clean
+// end.
+func TestALedgerRecordLivesAsLongAsItsSession(t *testing.T) {
+	mark := newMark(t)
+	dir, opt := withLedger(t)
+	s := start(t, mark, []string{"--containment", "group", "--log-level", "info", "--ack", "--", "sh", "-c", `echo "$` + launch.SessionVar + `"; read x; exit 3`}, opt)
+	s.ack()
+	value := s.line()
+	recs, probs, err := ledger.Read(dir)
+	if err != nil || len(probs) != 0 || len(recs) != 1 || !strings.HasSuffix(value, recs[0].Session) || recs[0].Starter.PID != s.cmd.Process.Pid {
+		t.Fatalf("ledger.Read(%s) = %+v, %v, %v; want the one record of this session (mark %q); stderr %s", dir, recs, probs, err, value, s.stderr)
+	}
+	if _, err := s.in.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 3, s.stderr)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("after the end the ledger holds %v, want nothing", entries)
+	}
+}
+
+// TestReclaimTouchesNothingItCannotTrust: a torn record and a record of
+// another boot are reported, and the live process that carries the
+// latter's mark is not signalled; a ledger directory behind a symlink, or
+// open to others, is refused whole.
+func TestReclaimTouchesNothingItCannotTrust(t *testing.T) {
+	if portable {
+		t.Skip("the portable build verifies no mark (macOS's paths have no pidfd)")
+	}
+	dir := privateDir(t)
+	session := strings.Repeat("cd", 16)
+	victim := exec.Command("sleep", "600")
+	victim.Env = append(os.Environ(), launch.SessionVar+"="+session)
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
+	st, err := proc.ReadStat(victim.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record of another boot whose starter and guard are long gone.
+	other := ledger.Record{Version: ledger.Version, BootID: "00000000-0000-0000-0000-000000000000", Session: session, UID: os.Getuid(), Mode: "group",
+		Starter: ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}, Guard: ledger.Process{PID: 1<<22 + 1, Token: ledger.Token{Start: 1}},
+		Engine: ledger.Process{PID: 1<<22 + 2, Token: ledger.Token{Start: st.StartTime}}, PGID: 1<<22 + 2}
+	if err := ledger.Write(dir, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, strings.Repeat("ef", 16)+".json"), []byte(`{"version":1,"boot_id":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, rep, code := reclaimCmd(t, dir)
+	if code != 125 || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Reason, "torn") {
+		t.Errorf("--reclaim: exit %d, %q, %+v; want 125 and the torn record reported", code, out, rep)
+	}
+	if len(rep.Sessions) != 1 || rep.Sessions[0].Action != "other-boot" || len(rep.Sessions[0].Ended) != 0 {
+		t.Errorf("--reclaim: %+v; want the other boot's record dropped, nothing ended", rep.Sessions)
+	}
+	if st, err := proc.ReadStat(victim.Process.Pid); err != nil || !st.Live() {
+		t.Fatalf("the process with the other boot's mark: %v, %v; want it alive", st, err)
+	}
+
+	link := filepath.Join(t.TempDir(), "ledger")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{link, open} {
+		cmd := exec.Command(binary, "--reclaim")
+		cmd.Env = append(os.Environ(), ledger.EnvDir+"="+d)
+		got, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(got), "ledger: off") {
+			t.Errorf("--reclaim with the ledger %s: %v, %q; want exit 125, the ledger off", d, err, got)
+		}
+	}
+	if st, err := proc.ReadStat(victim.Process.Pid); err != nil || !st.Live() {
+		t.Fatalf("the marked process: %v, %v; want it alive", st, err)
+	}
+}

@@ -1,0 +1,31 @@
+// Package ledger keeps a record of each live session on disk, so that
+// what a session left behind when its starter and its guard were both
+// SIGKILLed (an OOM kill of the whole tree, a container stop) can be found
+// and ended later ([Reclaim]) — by identity, never by a PID alone.
+//
+// A record ([Record]) is written atomically (a temporary file, then a
+// rename) into a private per-user directory ([Dir]): the boot id, the
+// session id of its mark (package internal/mark), and for the starter,
+// the guard and the Engine the PID with an identity token ([Token]), the
+// group, the session cgroup's directory and id, the start time. The
+// starter removes it at a clean end.
+//
+// # Guarantees
+//
+// Reclaim acts on a record only when it is this user's, read whole, of
+// this boot, and names a starter and a guard that are both shown gone (no
+// live process with the token's identity). It then ends the session's
+// cgroup (cgroup.kill on the directory whose id the record names, no PID
+// guessed) and every process that carries the session's mark, verified
+// on the live process and signalled through its pidfd, in passes until
+// one finds nothing new. Processes of other users are never touched;
+// PPID 1 is never a reason to signal.
+//
+// # Failure rule
+//
+// A record or a directory that cannot be trusted — torn, of another user,
+// of the wrong mode, behind a symlink — is reported and not acted on; a
+// process that cannot be verified is reported with its reason and never
+// signalled. Without a directory that passes the checks the ledger is
+// off, and every feature that needs it says so.
+package ledger

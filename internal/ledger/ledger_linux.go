@@ -1,0 +1,215 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Version is the version of the records; a record of another is refused.
+const Version = 1
+
+// Process is one process of a session, as the record names it.
+type Process struct {
+	PID   int   `json:"pid"`
+	Token Token `json:"token"`
+}
+
+// Cgroup is the session cgroup, as the record names it.
+type Cgroup struct {
+	Dir string `json:"dir"` // its directory, absolute
+	ID  uint64 `json:"id"`  // its inode number, checked before use
+}
+
+// Record is what the ledger holds of one live session.
+type Record struct {
+	Version int     `json:"version"`
+	BootID  string  `json:"boot_id"`
+	Session string  `json:"session"` // the session's id in its mark
+	UID     int     `json:"uid"`
+	Mode    string  `json:"mode"`
+	Created string  `json:"created"` // RFC 3339
+	Starter Process `json:"starter"`
+	Guard   Process `json:"guard"`
+	Engine  Process `json:"engine"` // its start is the session's
+	PGID    int     `json:"pgid"`
+	Cgroup  *Cgroup `json:"cgroup,omitempty"`
+}
+
+// EnvDir names a directory to use instead of the default, for tests and
+// for setups whose runtime directory is elsewhere; it passes the same
+// checks.
+const EnvDir = "SESSION_STARTER_LEDGER_DIR"
+
+// ErrOff is wrapped by Dir's error when no directory passes the checks:
+// the ledger is off.
+var ErrOff = errors.New("ledger: off")
+
+// Dir returns the ledger's directory for this user, made if missing
+// (0700): $SESSION_STARTER_LEDGER_DIR if set; /run/session-starter for
+// root; $XDG_RUNTIME_DIR/session-starter; else /tmp/session-starter-UID.
+// It must be a directory, not a symlink, owned by this user and not open
+// to group or others, as tmux checks its socket directory.
+func Dir() (string, error) {
+	uid := os.Getuid()
+	dir := os.Getenv(EnvDir)
+	switch {
+	case dir != "":
+	case uid == 0:
+		dir = "/run/session-starter"
+	case os.Getenv("XDG_RUNTIME_DIR") != "":
+		dir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "session-starter")
+	default:
+		dir = "/tmp/session-starter-" + strconv.Itoa(uid)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("%w: %w", ErrOff, err)
+	}
+	if err := checkPrivate(dir, true); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrOff, err)
+	}
+	return dir, nil
+}
+
+// checkPrivate checks that path is this user's, not a symlink, of the
+// kind asked (a directory, or a regular file), and not open to group or
+// others.
+func checkPrivate(path string, directory bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symlink", path)
+	case directory && !fi.IsDir(), !directory && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a %s", path, map[bool]string{true: "directory", false: "regular file"}[directory])
+	case !ok || int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to another user", path)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%s is open to others (mode %#o)", path, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// name is the file of a session's record.
+func name(session string) string { return session + ".json" }
+
+// Write writes r atomically: a temporary file in dir, 0600, then renamed
+// to its name, so that a reader sees the whole record or none.
+func Write(dir string, r Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name(r.Session)))
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
+
+// Remove removes session's record from dir.
+func Remove(dir, session string) error {
+	err := os.Remove(filepath.Join(dir, name(session)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
+
+// Problem is a file of the ledger that was not acted on.
+type Problem struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Read reads every record of dir. A file that is not a whole record of
+// this version, this user's and private, is a problem, not an error.
+func Read(dir string) ([]Record, []Problem, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: %w", err)
+	}
+	var recs []Record
+	var probs []Problem
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".tmp-") {
+			continue // a record being written
+		}
+		path := filepath.Join(dir, n)
+		if err := checkPrivate(path, false); err != nil {
+			probs = append(probs, Problem{File: n, Reason: "refused: " + err.Error()})
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			probs = append(probs, Problem{File: n, Reason: err.Error()})
+			continue
+		}
+		r, err := parse(b)
+		if err != nil || name(r.Session) != n {
+			probs = append(probs, Problem{File: n, Reason: fmt.Sprintf("torn or foreign record: %v", err)})
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, probs, nil
+}
+
+// parse reads one record: exactly one JSON object of this version, with
+// every field a reclaim needs, and nothing after it.
+func parse(b []byte) (Record, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	var r Record
+	if err := d.Decode(&r); err != nil {
+		return Record{}, err
+	}
+	if d.More() {
+		return Record{}, errors.New("data after the record")
+	}
+	switch {
+	case r.Version != Version:
+		return Record{}, fmt.Errorf("version %d", r.Version)
+	case r.BootID == "" || r.Session == "" || r.Starter.PID <= 0 || r.Guard.PID <= 0 || r.Engine.PID <= 0 || r.Engine.Token.Start == 0:
+		return Record{}, errors.New("fields missing")
+	case r.UID != os.Getuid():
+		return Record{}, fmt.Errorf("uid %d", r.UID)
+	}
+	return r, nil
+}
+
+// BootID is this boot's id (/proc/sys/kernel/random/boot_id).
+func BootID() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", fmt.Errorf("ledger: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// Now is the time a record is created, as it writes it.
+func Now() string { return time.Now().UTC().Format(time.RFC3339Nano) }

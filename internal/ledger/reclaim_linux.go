@@ -1,0 +1,173 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Ended is a process Reclaim ended (or, dry, would end).
+type Ended struct {
+	PID  int    `json:"pid"`
+	Comm string `json:"comm"`
+}
+
+// LeftProcess is a process Reclaim did not signal, with the reason:
+// mark-unreadable, other-uid, token-mismatch (a cgroup whose id is not
+// the recorded one), platform (no verified scan here).
+type LeftProcess struct {
+	PID    int    `json:"pid,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Session is what Reclaim did with one record.
+type Session struct {
+	Session string `json:"session"`
+	// Action: "reclaimed" (ended, or nothing was left, and the record
+	// removed), "live" (its starter or guard lives: left alone),
+	// "other-boot" (a record of another boot: removed, nothing signalled),
+	// "would-reclaim" (dry run).
+	Action string        `json:"action"`
+	Cgroup bool          `json:"cgroup_ended,omitempty"`
+	Ended  []Ended       `json:"ended"`
+	Left   []LeftProcess `json:"left"`
+}
+
+// Report is what Reclaim found and did.
+type Report struct {
+	Event    string    `json:"event"` // "reclaimed"
+	Dir      string    `json:"dir"`
+	DryRun   bool      `json:"dry_run"`
+	Sessions []Session `json:"sessions"`
+	Problems []Problem `json:"problems"`
+}
+
+// Total counts the processes ended and left.
+func (r Report) Total() (ended, left int) {
+	for _, s := range r.Sessions {
+		ended += len(s.Ended)
+		left += len(s.Left)
+	}
+	return ended, left
+}
+
+// reclaimPasses bounds the scans for one session's marked processes: each
+// pass ends what it found, and the next finds what forked meanwhile; a
+// tree that still forks after this many is left to the next reclaim
+// (and reported by it).
+const reclaimPasses = 64
+
+// cgroupWait bounds the wait for a left cgroup to empty after cgroup.kill.
+const cgroupWait = 10 * time.Second
+
+// Reclaim ends what the dead sessions of this user's ledger left, as the
+// package doc says; dry, it only reports what it would end. It never
+// touches a session whose starter or guard lives.
+func Reclaim(dry bool) (Report, error) {
+	dir, err := Dir()
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Event: "reclaimed", Dir: dir, DryRun: dry, Sessions: []Session{}, Problems: []Problem{}}
+	boot, err := BootID()
+	if err != nil {
+		return rep, err
+	}
+	recs, probs, err := Read(dir)
+	if err != nil {
+		return rep, err
+	}
+	rep.Problems = append(rep.Problems, probs...)
+	for _, r := range recs {
+		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}}
+		switch {
+		case r.BootID != boot:
+			// Of another boot: no process of it lives; nothing is read
+			// of it but the boot id.
+			s.Action = "other-boot"
+			if !dry {
+				_ = Remove(dir, r.Session)
+			}
+		case Alive(r.Starter.PID, r.Starter.Token) || Alive(r.Guard.PID, r.Guard.Token):
+			s.Action = "live"
+		default:
+			reclaim(&s, r, dry)
+			if dry {
+				s.Action = "would-reclaim"
+			} else {
+				s.Action = "reclaimed"
+				if err := Remove(dir, r.Session); err != nil {
+					rep.Problems = append(rep.Problems, Problem{File: name(r.Session), Reason: err.Error()})
+				}
+			}
+		}
+		rep.Sessions = append(rep.Sessions, s)
+	}
+	return rep, nil
+}
+
+// reclaim ends the session of r: its marked processes, in passes until
+// one finds nothing new, then its cgroup (what is in it and lost the mark,
+// an environment scrubbed).
+func reclaim(s *Session, r Record, dry bool) {
+	id, err := mark.Parse(r.Session)
+	if err != nil {
+		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch"})
+		return
+	}
+	self := os.Getpid()
+	seen := map[int]bool{}
+	left := map[int]string{}
+	for range reclaimPasses {
+		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
+		if err != nil {
+			left[0] = "platform: " + err.Error()
+			break
+		}
+		for _, l := range unverified {
+			left[l.PID] = l.Reason
+		}
+		fresh := 0
+		for _, f := range found {
+			if !seen[f.PID] {
+				seen[f.PID] = true
+				fresh++
+				s.Ended = append(s.Ended, Ended{PID: f.PID, Comm: f.Comm})
+			}
+			if !dry {
+				if err := sys.PidfdSignal(f.Pidfd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
+					left[f.PID] = fmt.Sprintf("signal: %v", err)
+				}
+			}
+			sys.Close(f.Pidfd)
+		}
+		if fresh == 0 || dry {
+			break
+		}
+	}
+	if r.Cgroup != nil && !dry {
+		held, err := cgroup.EndLeft(r.Cgroup.Dir, r.Cgroup.ID, cgroupWait)
+		switch {
+		case errors.Is(err, cgroup.ErrNotTheSession):
+			left[0] = "token-mismatch: " + err.Error()
+		case err != nil:
+			left[0] = "cgroup: " + err.Error()
+		}
+		s.Cgroup = held != nil
+		for _, pid := range held {
+			if !seen[pid] {
+				seen[pid] = true
+				s.Ended = append(s.Ended, Ended{PID: pid})
+			}
+		}
+	}
+	for pid, why := range left {
+		s.Left = append(s.Left, LeftProcess{PID: pid, Reason: why})
+	}
+}

@@ -1,0 +1,72 @@
+package ledger
+
+import (
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// Token names one process beyond its PID, which the kernel hands out
+// again: its start in clock ticks since boot (/proc/PID/stat field 22,
+// with the record's boot id; never converted to wall time, which moves
+// when the clock is set) and, where pidfds live in pidfs (Linux 6.9, on
+// 64-bit kernels), the inode number of a pidfd of it, which every pidfd
+// of that process shares and no other process has.
+type Token struct {
+	Start uint64 `json:"start"`
+	Pidfs uint64 `json:"pidfs,omitempty"`
+}
+
+// pidfsMagic is the f_type of pidfs (PID_FS_MAGIC, "PIDF").
+const pidfsMagic = 0x50494446
+
+// TokenOf returns pid's token. Call it only for a process the PID is
+// known to name (this process, an unreaped child of it).
+func TokenOf(pid int) (Token, error) {
+	st, err := proc.ReadStat(pid)
+	if err != nil {
+		return Token{}, err
+	}
+	tok := Token{Start: st.StartTime}
+	if fd, err := sys.PidfdOpen(pid); err == nil {
+		tok.Pidfs = pidfsInode(fd)
+		sys.Close(fd)
+	}
+	return tok, nil
+}
+
+// pidfsInode is the pidfs inode of the pidfd fd, or 0 where pidfds are
+// not in pidfs (before Linux 6.9; 32-bit kernels, whose inode numbers
+// would not be unique, keep anonymous inodes).
+func pidfsInode(fd int) uint64 {
+	fs, err := sys.Fstatfs(fd)
+	if err != nil || uint64(fs.Type) != pidfsMagic {
+		return 0
+	}
+	st, err := sys.Fstat(fd)
+	if err != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// Alive reports whether pid names a live process with token tok: a pidfd
+// of it is opened first, its identity compared (the pidfs inode where
+// both have one, else the start), and the pidfd then checked to show no
+// exit, so that the comparison was of the process the pidfd names. A
+// zombie is not alive; a PID given to another process since is not.
+func Alive(pid int, tok Token) bool {
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		return false
+	}
+	defer sys.Close(fd)
+	same := false
+	if ino := pidfsInode(fd); ino != 0 && tok.Pidfs != 0 {
+		same = ino == tok.Pidfs
+	} else if st, err := proc.ReadStat(pid); err == nil {
+		same = st.StartTime == tok.Start && st.Live()
+	}
+	fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}
+	n, err := sys.Poll(fds, 0)
+	return same && err == nil && n == 0
+}
