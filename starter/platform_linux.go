@@ -50,6 +50,19 @@ func controlPipe(n int) (*control, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--control-fd %d: reopen: %w", n, err)
 	}
+	// A FIFO's reader opened while it has no writer is kept from seeing
+	// the hang-up of writers it never saw: a reopening made after the
+	// launcher's writer came and went would wait for ever. The launcher's
+	// own open file saw that writer, and tells the hang-up (poll reports
+	// POLLHUP whatever the events asked); asked after the reopening, so
+	// that a writer that leaves between the two is seen by one of them.
+	// Then n itself is read, as macOS reads it: a pipe at end of input
+	// answers at once, blocking or not.
+	fds := []sys.PollFd{{Fd: int32(n)}}
+	if _, err := sys.Poll(fds, 0); err == nil && fds[0].Revents&sys.POLLHUP != 0 {
+		sys.Close(fd)
+		return controlPipeShared(n)
+	}
 	return &control{fd: fd, owned: true}, nil
 }
 
