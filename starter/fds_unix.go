@@ -85,6 +85,14 @@ func openControl(n int, inherited []int) (*control, error) {
 	}
 	switch st.Mode & sys.S_IFMT {
 	case sys.S_IFSOCK:
+		// Only a byte stream tells end of input: a datagram socket has no
+		// end (its session could never end by it), and an empty datagram
+		// or SEQPACKET message reads as one while the launcher lives.
+		if typ, err := sys.SocketType(n); err != nil {
+			return nil, fmt.Errorf("--control-fd %d: %w", n, err)
+		} else if typ != sys.SOCK_STREAM {
+			return nil, fmt.Errorf("--control-fd %d: not a stream socket, so its end of input cannot be told (an empty message reads as one, or none comes): pass a pipe or a stream socket", n)
+		}
 		if err := checkPeerNotPassed(n, st, inherited); err != nil {
 			return nil, err
 		}

@@ -56,7 +56,7 @@ type Options struct {
 	// parent other than ParentPID at start means it is gone already.
 	ParentPID int
 	// ControlFD, when nonzero, is a descriptor whose end of input ends
-	// the session. It must be a pipe or socket the launcher passed open
+	// the session. It must be a pipe or stream socket the launcher passed open
 	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0;
 	// and no descriptor the launcher passed may write to the same pipe or
 	// FIFO (ControlFD itself included) or be the other end of its socket

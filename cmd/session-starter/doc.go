@@ -29,13 +29,13 @@
 //	                     start is not P, the launcher is gone already and nothing
 //	                     is executed (exit 125). Implies --watch-parent.
 //	  --control-fd N     End the session when descriptor N reaches end of input;
-//	                     data read from it is ignored. N must be a pipe or socket
-//	                     the launcher passed open and not close-on-exec, greater
-//	                     than 2, and not the same pipe or socket as stdin; no
-//	                     descriptor passed may write to the same pipe or FIFO, or
-//	                     be the other end of N's socket pair, since N could then
-//	                     never reach end of input. Otherwise it is a usage error
-//	                     (2). The Engine does not inherit N.
+//	                     data read from it is ignored. N must be a pipe or stream
+//	                     socket the launcher passed open and not close-on-exec,
+//	                     greater than 2, and not the same pipe or socket as stdin;
+//	                     no descriptor passed may write to the same pipe or FIFO,
+//	                     or be the other end of N's socket pair, since N could
+//	                     then never reach end of input. Otherwise it is a usage
+//	                     error (2). The Engine does not inherit N.
 //	  --grace D          On every end of the session, send --stop-signal and then
 //	                     SIGCONT to everything that holds the session at the same
 //	                     moment (the Engine, its group, the processes that left

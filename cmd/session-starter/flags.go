@@ -61,7 +61,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"the launcher is gone already and nothing is executed (exit 125). Implies --watch-parent.")
 	fs.IntVar(&v.controlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
-			"N must be a pipe or socket the launcher passed open and not close-on-exec, greater than 2, "+
+			"N must be a pipe or stream socket the launcher passed open and not close-on-exec, greater than 2, "+
 			"and not the same pipe or socket as stdin; no descriptor passed may write to the same pipe or FIFO, "+
 			"or be the other end of N's socket pair, since N could then never reach end of input. "+
 			"Otherwise it is a usage error (2). The Engine does not inherit N.")

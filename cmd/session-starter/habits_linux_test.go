@@ -158,11 +158,27 @@ func TestAScriptWithoutAShebangRunsUnderShAsExecvpRunsIt(t *testing.T) {
 	}
 }
 
+// socketEnd returns one end of a socket pair of type typ, its other end
+// kept open by the test: a launcher's.
+func socketEnd(t *testing.T, typ int) *os.File {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := os.NewFile(uintptr(fds[1]), "peer")
+	end := os.NewFile(uintptr(fds[0]), "end")
+	t.Cleanup(func() { peer.Close(); end.Close() })
+	return end
+}
+
 // TestAControlDescriptorThatCouldNeverEndIsRefused: when a descriptor the
 // launcher passed can write to the control pipe or FIFO (the control
 // descriptor itself opened read-write, or the write end passed too), or is
 // the other end of the control socket pair, the session could never end by
-// it: exit 2, the descriptor named, nothing run.
+// it; a socket that is not a stream cannot tell its end of input (none
+// comes on a datagram socket; an empty message reads as one): exit 2, the
+// descriptor named, nothing run.
 func TestAControlDescriptorThatCouldNeverEndIsRefused(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "control")
 	if err := unix.Mkfifo(fifo, 0o600); err != nil {
@@ -197,6 +213,8 @@ func TestAControlDescriptorThatCouldNeverEndIsRefused(t *testing.T) {
 			}
 			return []*os.File{keep(os.NewFile(uintptr(fds[0]), "a")), keep(os.NewFile(uintptr(fds[1]), "b"))}
 		}, "--control-fd 3: descriptor 4 is the other end of the same socket pair"},
+		{"a datagram socket", func() []*os.File { return []*os.File{socketEnd(t, unix.SOCK_DGRAM)} }, "--control-fd 3: not a stream socket"},
+		{"a SEQPACKET socket", func() []*os.File { return []*os.File{socketEnd(t, unix.SOCK_SEQPACKET)} }, "--control-fd 3: not a stream socket"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -699,30 +699,3 @@ func TestAFIFOWhoseWriterClosedBeforeTheStartEndsTheSession(t *testing.T) {
 	}
 	noSurvivors(t, mark)
 }
-
-// TestAFIFOControlDescriptorEndsTheSessionWhenItsWriterCloses: the usual
-// case beside the one above — the writer is there at the start and
-// closes while the Engine runs.
-func TestAFIFOControlDescriptorEndsTheSessionWhenItsWriterCloses(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "control")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mark := newMark(t)
-	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", treeEngine}, withExtraFiles(r))
-	if got := s.line(); got != "ready" {
-		t.Fatalf("Engine said %q, want ready", got)
-	}
-	w.Close()
-	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
-	noSurvivors(t, mark)
-}

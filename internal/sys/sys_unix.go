@@ -110,6 +110,17 @@ func Recv(fd int, p []byte, flags int) (int, error) {
 	return n, named("recvfrom", err)
 }
 
+// SocketType returns the type of the socket fd (SOCK_STREAM,
+// SOCK_DGRAM, SOCK_SEQPACKET): getsockopt SO_TYPE.
+func SocketType(fd int) (int, error) {
+	t, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	return t, named("getsockopt SO_TYPE", err)
+}
+
+// SOCK_STREAM is the socket type of a byte stream, whose peer's close
+// reads as end of input.
+const SOCK_STREAM = unix.SOCK_STREAM
+
 // Buffered returns how many bytes the pipe or socket fd holds unread
 // (ioctl FIONREAD).
 func Buffered(fd int) (int, error) {
