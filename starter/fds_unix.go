@@ -93,12 +93,12 @@ func openControl(n int, inherited []int) (*control, error) {
 		} else if typ != sys.SOCK_STREAM {
 			return nil, fmt.Errorf("--control-fd %d: not a stream socket, so its end of input cannot be told (an empty message reads as one, or none comes): pass a pipe or a stream socket", n)
 		}
-		if err := checkPeerNotPassed(n, st, inherited); err != nil {
+		if err := checkPeerNotPassed(n, st, inherited, fmt.Sprintf("--control-fd %d", n)); err != nil {
 			return nil, err
 		}
 		return &control{fd: n, socket: true}, nil
 	case sys.S_IFIFO:
-		if err := checkNoWriter(n, st, inherited); err != nil {
+		if err := checkNoWriter(n, st, inherited, fmt.Sprintf("--control-fd %d", n)); err != nil {
 			return nil, err
 		}
 		return controlPipe(n)
@@ -112,7 +112,7 @@ func openControl(n int, inherited []int) (*control, error) {
 // write end passed too (Python's pass_fds=(r, w)). This process and the
 // Engine would hold that writer open, so the pipe would never reach end of
 // input and the session would never end by it.
-func checkNoWriter(n int, st sys.Stat_t, inherited []int) error {
+func checkNoWriter(n int, st sys.Stat_t, inherited []int, what string) error {
 	for _, fd := range append([]int{0, 1, 2}, inherited...) {
 		other, err := sys.Fstat(fd)
 		if err != nil || other.Dev != st.Dev || other.Ino != st.Ino {
@@ -123,9 +123,9 @@ func checkNoWriter(n int, st sys.Stat_t, inherited []int) error {
 			continue
 		}
 		if fd == n {
-			return fmt.Errorf("--control-fd %d: open for writing too, so the pipe could never reach end of input; open it read-only (exec %d<fifo)", n, n)
+			return fmt.Errorf("%s: open for writing too, so the pipe could never reach end of input; open it read-only (exec %d<fifo)", what, n)
 		}
-		return fmt.Errorf("--control-fd %d: descriptor %d writes to the same pipe, so it could never reach end of input; do not pass the write end", n, fd)
+		return fmt.Errorf("%s: descriptor %d writes to the same pipe, so it could never reach end of input; do not pass the write end", what, fd)
 	}
 	return nil
 }
@@ -138,14 +138,14 @@ func checkNoWriter(n int, st sys.Stat_t, inherited []int) error {
 // without unix_diag, or netlink refused by a sandbox) the check is
 // skipped: it catches a launcher's mistake, which is no reason to refuse
 // every control socket there.
-func checkPeerNotPassed(n int, st sys.Stat_t, inherited []int) error {
+func checkPeerNotPassed(n int, st sys.Stat_t, inherited []int, what string) error {
 	peer, ok, err := unixPeer(n)
 	if err != nil || !ok {
 		return nil
 	}
 	for _, fd := range append([]int{0, 1, 2}, inherited...) {
 		if other, err := sys.Fstat(fd); err == nil && other.Dev == st.Dev && other.Ino == peer {
-			return fmt.Errorf("--control-fd %d: descriptor %d is the other end of the same socket pair, so it could never reach end of input; do not pass it", n, fd)
+			return fmt.Errorf("%s: descriptor %d is the other end of the same socket pair, so it could never reach end of input; do not pass it", what, fd)
 		}
 	}
 	return nil

@@ -55,6 +55,25 @@ type Options struct {
 	// ParentPID is the launcher's PID; nonzero implies WatchParent, and a
 	// parent other than ParentPID at start means it is gone already.
 	ParentPID int
+	// WatchStdin ends the session when the launcher's end of the
+	// Engine's standard input is gone: its last writer closed a pipe, or
+	// the peer of a stream socket shut down — what an MCP client's exit
+	// always does, through wrapper shells and npx chains that
+	// WatchParent cannot see past. Standard input must then be a pipe or
+	// FIFO that no descriptor passed writes to, or a connected stream
+	// socket (Linux), else Run fails with ExitUsage. Run keeps a
+	// duplicate of it, never reads it and never changes its flags, and
+	// polls it for the hang-up only: data the Engine has not read wakes
+	// nothing. On the hang-up the Engine, which sees the same end of
+	// input, gets StdinGrace to exit by itself (its own status is then
+	// mirrored, and nothing is signalled); then the session ends as on
+	// any stop (Grace, SIGKILL rounds), ReasonStdinClosed. While Run
+	// holds the duplicate, a launcher writing to a dead Engine gets EPIPE
+	// only once the session's holders are empty and Run has closed it.
+	WatchStdin bool
+	// StdinGrace is the Engine's own time after the hang-up of its
+	// standard input; 0 means [DefaultStdinGrace].
+	StdinGrace time.Duration
 	// ControlFD, when nonzero, is a descriptor whose end of input ends
 	// the session. It must be a pipe or stream socket the launcher passed open
 	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0;
@@ -121,6 +140,12 @@ type Options struct {
 	started func(pid, guard int, mode, session string) // writes the started record
 }
 
+// DefaultStdinGrace is how long an Engine whose standard input hung up
+// is given to exit by itself before the session is ended
+// ([Options].WatchStdin): the 2 s an MCP client waits after closing the
+// server's input before it sends SIGTERM.
+const DefaultStdinGrace = 2 * time.Second
+
 // Containment says how a session is held on Linux.
 type Containment string
 
@@ -171,6 +196,7 @@ const (
 	ReasonSignal        Reason = "signal"
 	ReasonParentGone    Reason = "parent-gone"
 	ReasonControlClosed Reason = "control-closed"
+	ReasonStdinClosed   Reason = "stdin-closed"
 	ReasonGuardLost     Reason = "guard-lost"
 	ReasonCanceled      Reason = "canceled"
 	ReasonTimeout       Reason = "timeout"

@@ -135,6 +135,9 @@ type session struct {
 	log  zerolog.Logger
 	ctx  context.Context
 	mark *mark.ID // the session's id in the mark, unless NoMark
+	// stdin is the launcher's end of the Engine's standard input, watched
+	// (WatchStdin).
+	stdin *stdinWatch
 	// ledger is the directory of the session's ledger record, once
 	// written; keepRecord keeps it at the end (survivors: the guard
 	// keeps guarding).
@@ -249,6 +252,11 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	}
 	if o.ControlFD != 0 {
 		if s.ctl, err = openControl(o.ControlFD, inherited); err != nil {
+			return nil, fail(ExitUsage, "%w", err)
+		}
+	}
+	if o.WatchStdin {
+		if s.stdin, err = openStdinWatch(inherited); err != nil {
 			return nil, fail(ExitUsage, "%w", err)
 		}
 	}
@@ -475,8 +483,11 @@ func (s *session) release(res *Result) error {
 
 // reservedThreads is how many threads the Go runtime of this process
 // should have before the go-ahead: the most a session was seen to use
-// (7-8 on Linux, with the watch's poll, the signal relay and the end).
-const reservedThreads = 8
+// (7-8 on Linux at idle, with the watch's poll, the signal relay and the
+// end; under load, with more goroutines blocked in system calls at once,
+// a starter under RLIMIT_NPROC was seen to need one more after the
+// go-ahead), with one to spare.
+const reservedThreads = 10
 
 // reserveThreads makes the runtime start threads until this process has
 // n, parked for later use, before the Engine is executed. Under a process
@@ -579,6 +590,9 @@ func (s *session) end(plan end.Plan) End {
 	s.deadline = plan.Deadline(time.Now())
 	r := end.End(s.holders(), plan)
 	s.removeCgroup()
+	// The session's holders are empty (or the end is over): the
+	// launcher's writes to the Engine's input may fail now.
+	s.stdin.close()
 	return endOf(r)
 }
 
@@ -648,6 +662,7 @@ func (s *session) collect(res Result) (Result, error) {
 // here.
 func (s *session) close() {
 	s.unrecord()
+	s.stdin.close()
 	if s.ttyGiven {
 		s.returnTerminal()
 	}

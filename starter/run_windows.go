@@ -114,6 +114,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 		env, sessionID = mark.Extend(env, id), id.String()
 	}
 
+	if o.WatchStdin {
+		return Result{}, fail(ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
+	}
 	parent := os.Getppid()
 	watchParent := o.WatchParent || o.ParentPID != 0
 	if o.ParentPID != 0 && parent != o.ParentPID {

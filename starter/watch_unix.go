@@ -17,6 +17,7 @@ const (
 	slotReport
 	slotParent
 	slotControl
+	slotStdin
 	slots
 )
 
@@ -51,12 +52,18 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	if s.ctl != nil {
 		fds[slotControl] = sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
 	}
+	if s.stdin != nil {
+		fds[slotStdin] = sys.PollFd{Fd: int32(s.stdin.fd), Events: s.stdin.events}
+	}
 	var timeout <-chan time.Time
 	if s.o.Timeout > 0 {
 		t := time.NewTimer(s.o.Timeout)
 		defer t.Stop()
 		timeout = t.C
 	}
+	// After the hang-up of its standard input, the Engine's own time to
+	// exit: then the session is ended.
+	var stdinGrace <-chan time.Time
 
 	polled := make(chan error, 1)
 	polling := false
@@ -107,6 +114,8 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 			continue
 		case <-timeout:
 			return ReasonTimeout, 0, sys.WaitStatus{}
+		case <-stdinGrace:
+			return ReasonStdinClosed, 0, sys.WaitStatus{}
 		case <-s.ctx.Done():
 			return ReasonCanceled, 0, sys.WaitStatus{}
 		case perr = <-polled:
@@ -137,6 +146,19 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 		}
 		if fds[slotControl].Revents != 0 && s.ctl.ended() {
 			return ReasonControlClosed, 0, sys.WaitStatus{}
+		}
+		if fds[slotStdin].Revents != 0 && s.stdin.hungUp(fds[slotStdin].Revents) {
+			// The Engine reads the same end of input: it may exit by
+			// itself (an MCP server does). No more to watch on it.
+			fds[slotStdin].Fd = -1
+			d := s.o.StdinGrace
+			if d <= 0 {
+				d = DefaultStdinGrace
+			}
+			t := time.NewTimer(d)
+			defer t.Stop()
+			stdinGrace = t.C
+			s.log.Debug().Dur("within", d).Msg("standard input hung up; the Engine may exit by itself")
 		}
 	}
 }
@@ -171,6 +193,14 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	}
 	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
 		return ReasonControlClosed, 0
+	}
+	// Before the go-ahead a hung-up standard input is a launcher gone:
+	// nothing is executed.
+	if s.stdin != nil {
+		in := []sys.PollFd{{Fd: int32(s.stdin.fd), Events: s.stdin.events}}
+		if _, err := sys.Poll(in, 0); err == nil && s.stdin.hungUp(in[0].Revents) {
+			return ReasonStdinClosed, 0
+		}
 	}
 	return "", 0
 }

@@ -28,6 +28,20 @@
 //	  --parent-pid P     The launcher's own PID P. If session-starter's parent at
 //	                     start is not P, the launcher is gone already and nothing
 //	                     is executed (exit 125). Implies --watch-parent.
+//	  --watch-stdin      End the session when the launcher's end of the Engine's
+//	                     standard input is gone: a pipe's last writer closed, a
+//	                     stream socket's peer shut down — what an MCP client's
+//	                     exit does, through wrapper shells and npx that
+//	                     --watch-parent cannot see past. The Engine gets
+//	                     --stdin-grace to exit by itself first. Standard input
+//	                     must be a pipe or FIFO no descriptor passed writes to, or
+//	                     a stream socket (Linux); a terminal, /dev/null, a file or
+//	                     a listening or datagram socket is a usage error (2). Data
+//	                     the Engine has not read does not end it.
+//	  --stdin-grace D    With --watch-stdin, how long D the Engine is given to
+//	                     exit by itself once its standard input hung up (its own
+//	                     status is then mirrored, nothing signalled); then the
+//	                     session ends as on any stop. (default 2s)
 //	  --control-fd N     End the session when descriptor N reaches end of input;
 //	                     data read from it is ignored. N must be a pipe or stream
 //	                     socket the launcher passed open and not close-on-exec,
@@ -357,6 +371,34 @@
 // containment exists before the Engine runs. Escapes that remain in every mode: a root Engine that
 // moves itself to another cgroup (cgroup mode) or out of the tree by other privileged means, and work
 // handed to a daemon outside the tree (`docker run`, `systemd-run`), which was never a descendant.
+//
+// # The launcher's pipes: --watch-stdin
+//
+// `--watch-parent` watches the process that started session-starter; in the
+// most common MCP client config that is a wrapper shell (`bash -lc "…
+// session-starter … -- node server.js"`, `npx`, `sh -c`, `uv run`, an asdf
+// shim), which outlives the client. What always ends with the client is
+// its end of the server's stdin (MCP's stdio transport is that pipe, or a
+// socket from Node). With `--watch-stdin` session-starter keeps a
+// duplicate of its descriptor 0 — the launcher's own open file: a reopening
+// would miss a hang-up that came before it — never reads it, never changes
+// its flags, and polls it for the hang-up only (`POLLHUP` of a pipe, asked
+// with no events; `POLLRDHUP` of a stream socket; never `POLLIN`, so data
+// the Engine has not read wakes nothing). On the hang-up the Engine, which
+// sees the same end of input, gets `--stdin-grace` (2 s, as an MCP client
+// waits before its SIGTERM) to exit by itself — its status is then mirrored,
+// and nothing is signalled, reason `engine-exit` —, then the session ends as
+// on any stop (`--grace`, SIGKILL rounds), reason `stdin-closed`; a hang-up
+// before the go-ahead runs nothing (125). Refused as usage errors (2),
+// nothing started: stdin a terminal, `/dev/null` or another character
+// device, a file, a listening or datagram socket, a pipe that a passed
+// descriptor also writes to (its hang-up could never come); a socket on macOS
+// and FreeBSD, whose poll does not tell a peer's shutdown. While the
+// duplicate is held, a launcher writing to a dead Engine gets EPIPE only
+// once session-starter lets go of it, as soon as the session's holders are
+// empty. Through `sudo` (Debian's `Defaults use_pty`), run from a pipe, the
+// command gets a pipe for stdin that sudo relays, and the client's close
+// still arrives as a hang-up (TestThroughSudoTheHangUpStillArrives).
 //
 // # Signals
 //

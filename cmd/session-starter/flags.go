@@ -38,6 +38,8 @@ type flagValues struct {
 	timeout     time.Duration
 	containment string
 	noMark      bool
+	watchStdin  bool
+	stdinGrace  time.Duration
 }
 
 // newFlagSet defines session-starter's flags, in the order --help and the
@@ -59,6 +61,16 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs.IntVar(&v.parentPID, "parent-pid", 0,
 		"The launcher's own PID `P`. If session-starter's parent at start is not P, "+
 			"the launcher is gone already and nothing is executed (exit 125). Implies --watch-parent.")
+	fs.BoolVar(&v.watchStdin, "watch-stdin", false,
+		"End the session when the launcher's end of the Engine's standard input is gone: a pipe's last writer "+
+			"closed, a stream socket's peer shut down — what an MCP client's exit does, through wrapper shells "+
+			"and npx that --watch-parent cannot see past. The Engine gets --stdin-grace to exit by itself first. "+
+			"Standard input must be a pipe or FIFO no descriptor passed writes to, or a stream socket (Linux); "+
+			"a terminal, /dev/null, a file or a listening or datagram socket is a usage error (2). "+
+			"Data the Engine has not read does not end it.")
+	durationVar(fs, &v.stdinGrace, "stdin-grace", starter.DefaultStdinGrace,
+		"With --watch-stdin, how long `D` the Engine is given to exit by itself once its standard input hung up "+
+			"(its own status is then mirrored, nothing signalled); then the session ends as on any stop.")
 	fs.IntVar(&v.controlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
 			"N must be a pipe or stream socket the launcher passed open and not close-on-exec, greater than 2, "+
@@ -164,6 +176,9 @@ func parse(args []string) (*invocation, error) {
 	if v.timeout < 0 {
 		return nil, errors.New("--timeout must not be negative")
 	}
+	if v.stdinGrace < 0 {
+		return nil, errors.New("--stdin-grace must not be negative")
+	}
 	sig, ok := sys.SignalByName(v.stopSignal)
 	if !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
@@ -184,6 +199,8 @@ func parse(args []string) (*invocation, error) {
 		StopSignal:  sig,
 		Timeout:     v.timeout,
 		NoMark:      v.noMark,
+		WatchStdin:  v.watchStdin,
+		StdinGrace:  v.stdinGrace,
 	}
 	return inv, nil
 }

@@ -114,3 +114,18 @@ func OpenFilesLimit() (uint64, error) {
 func SetName(string) error {
 	return fmt.Errorf("set the process name: %w", errors.ErrUnsupported)
 }
+
+// POLLRDHUP is no event here, and SocketHangups false: a stream socket's
+// peer gone is not told by poll alone on macOS and FreeBSD (it reads as
+// readable end of file), so no socket is watched for its hang-up.
+const (
+	POLLRDHUP     = 0
+	SocketHangups = false
+)
+
+// IsTerminal reports whether fd is a terminal: ioctl TIOCGETA succeeds
+// on it.
+func IsTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TIOCGETA)
+	return err == nil
+}

@@ -284,6 +284,9 @@ const (
 	// POLLRDHUP asks [Poll] to report a socket whose peer shut its
 	// writing down.
 	POLLRDHUP = unix.POLLRDHUP
+	// SocketHangups: Poll reports a stream socket's peer gone
+	// (POLLRDHUP).
+	SocketHangups = true
 
 	WEXITED  = unix.WEXITED
 	WSTOPPED = unix.WSTOPPED

@@ -41,10 +41,12 @@ const (
 	POLLPRI  = unix.POLLPRI
 	POLLNVAL = unix.POLLNVAL
 	POLLHUP  = unix.POLLHUP
+	POLLERR  = unix.POLLERR
 
 	S_IFMT   = unix.S_IFMT
 	S_IFIFO  = unix.S_IFIFO
 	S_IFSOCK = unix.S_IFSOCK
+	S_IFCHR  = unix.S_IFCHR
 )
 
 // Read wraps [unix.Read], retrying EINTR.
@@ -115,6 +117,13 @@ func Recv(fd int, p []byte, flags int) (int, error) {
 func SocketType(fd int) (int, error) {
 	t, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
 	return t, named("getsockopt SO_TYPE", err)
+}
+
+// Listening reports whether the socket fd listens for connections
+// (getsockopt SO_ACCEPTCONN).
+func Listening(fd int) (bool, error) {
+	v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN)
+	return v != 0, named("getsockopt SO_ACCEPTCONN", err)
 }
 
 // SOCK_STREAM is the socket type of a byte stream, whose peer's close

@@ -189,6 +189,11 @@ type Options struct {
 	// NoMark is "--no-mark": the Engine's environment gets no session
 	// mark ([SessionVar]).
 	NoMark bool
+	// WatchStdin is "--watch-stdin": the session also ends when this
+	// process's end of the Engine's stdin (Stdin) is closed, after the
+	// Engine's own time to exit (StdinGrace, "--stdin-grace", when set).
+	WatchStdin bool
+	StdinGrace time.Duration
 	// ExtraFlags are more flags for session-starter, placed after those of
 	// the fields above and before "--": flags this package has no field
 	// for. Start always passes "--ack", "--parent-pid" with this process's
@@ -229,6 +234,15 @@ func (o *Options) flags() ([]string, error) {
 	}
 	if o.NoMark {
 		args = append(args, "--no-mark")
+	}
+	if o.WatchStdin {
+		args = append(args, "--watch-stdin")
+	}
+	if o.StdinGrace != 0 {
+		if o.StdinGrace < 0 || o.StdinGrace > MaxDuration {
+			return nil, fmt.Errorf("launch: StdinGrace %v: out of range", o.StdinGrace)
+		}
+		args = append(args, "--stdin-grace", o.StdinGrace.String())
 	}
 	return append(args, o.ExtraFlags...), nil
 }

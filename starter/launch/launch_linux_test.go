@@ -502,9 +502,11 @@ func TestOptionsReachSessionStarterAsItsFlags(t *testing.T) {
 			KillBudget:  1500 * time.Millisecond,
 			Containment: launch.ContainCgroup,
 			NoMark:      true,
+			WatchStdin:  true,
+			StdinGrace:  500 * time.Millisecond,
 			ExtraFlags:  []string{"--log-level", "debug"},
 		}, []string{"--ack", "--parent-pid", pid, "--grace", "1m30s", "--timeout", "12h0m0s", "--kill-budget", "1.5s",
-			"--stop-signal", "2", "--containment", "cgroup", "--no-mark", "--log-level", "debug", "--", "engine"}},
+			"--stop-signal", "2", "--containment", "cgroup", "--no-mark", "--watch-stdin", "--stdin-grace", "500ms", "--log-level", "debug", "--", "engine"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := tt.opts

@@ -1,0 +1,262 @@
+package main
+
+// --watch-stdin: the launcher's own end of the Engine's standard input as
+// the launcher's life.
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// stdinSession starts a session with --watch-stdin and a status
+// descriptor; the test holds the write end of the Engine's stdin (s.in).
+func stdinSession(t *testing.T, mark string, flags []string, engine string) (*session, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	args := append(append([]string{"--watch-stdin", "--status-fd", "3"}, flags...), "--", "sh", "-c", engine)
+	s := start(t, mark, args, withExtraFiles(w))
+	w.Close()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready; stderr:\n%s", got, s.stderr)
+	}
+	return s, r
+}
+
+// endedRecord returns the ended status record.
+func endedRecord(t *testing.T, r *os.File) map[string]any {
+	t.Helper()
+	recs := statusRecords(t, r)
+	if len(recs) == 0 || recs[len(recs)-1]["event"] != "ended" {
+		t.Fatalf("status records %v, want an ended record last", recs)
+	}
+	return recs[len(recs)-1]
+}
+
+// TestWatchStdinEndsTheSessionWhenTheLaunchersPipeCloses: the launcher
+// closes its end; an Engine that does not read (and ignores SIGTERM) gets
+// its own time, then the session is ended: SIGKILL, mirrored, reason
+// stdin-closed, the whole tree gone.
+func TestWatchStdinEndsTheSessionWhenTheLaunchersPipeCloses(t *testing.T) {
+	mark := newMark(t)
+	s, status := stdinSession(t, mark, []string{"--stdin-grace", "0.2"}, `trap "" TERM; sleep 600 & echo ready; exec sleep 600`)
+	s.in.Close()
+	s.in = nil
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	if ended := endedRecord(t, status); ended["reason"] != "stdin-closed" {
+		t.Errorf("ended = %v, want reason stdin-closed", ended)
+	}
+	noSurvivors(t, mark)
+}
+
+// TestAnEngineThatExitsOnEndOfInputIsMirroredAndNotSignalled: an Engine
+// that reads its input to the end and exits (an MCP server does) exits
+// within its time: its own status is mirrored, and nothing was signalled.
+func TestAnEngineThatExitsOnEndOfInputIsMirroredAndNotSignalled(t *testing.T) {
+	mark := newMark(t)
+	s, status := stdinSession(t, mark, nil, `trap 'echo TERM >&2' TERM; echo ready; cat >/dev/null; exit 7`)
+	s.in.Close()
+	s.in = nil
+	wantExit(t, s.wait(), 7, s.stderr)
+	if ended := endedRecord(t, status); ended["reason"] != "engine-exit" {
+		t.Errorf("ended = %v, want reason engine-exit", ended)
+	}
+	if strings.Contains(s.stderr.String(), "TERM") {
+		t.Errorf("the Engine got SIGTERM: stderr %q", s.stderr)
+	}
+	noSurvivors(t, mark)
+}
+
+// TestAnEngineIgnoringEndOfInputGetsTheStopSignalAfterItsTime: with
+// --grace the normal end follows the Engine's own time: the stop signal,
+// which this Engine answers with exit 9.
+func TestAnEngineIgnoringEndOfInputGetsTheStopSignalAfterItsTime(t *testing.T) {
+	mark := newMark(t)
+	s, status := stdinSession(t, mark, []string{"--stdin-grace", "0.1", "--grace", "5s"}, `trap 'exit 9' TERM; echo ready; while :; do sleep 1; done`)
+	s.in.Close()
+	s.in = nil
+	wantExit(t, s.wait(), 9, s.stderr)
+	if ended := endedRecord(t, status); ended["reason"] != "stdin-closed" {
+		t.Errorf("ended = %v, want reason stdin-closed", ended)
+	}
+	noSurvivors(t, mark)
+}
+
+// TestDataTheEngineHasNotReadDoesNotEndTheSession: the watch asks for
+// the hang-up only, never for data: a launcher that wrote what the Engine
+// has not read yet does not end the session; its close then does.
+func TestDataTheEngineHasNotReadDoesNotEndTheSession(t *testing.T) {
+	mark := newMark(t)
+	s, status := stdinSession(t, mark, []string{"--stdin-grace", "0.1"}, `echo ready; exec sleep 600`)
+	if _, err := s.in.Write([]byte("unread\n")); err != nil {
+		t.Fatal(err)
+	}
+	// A negative: nothing may happen. Several times the Engine's own time
+	// (0.1 s) after the write, the session still runs.
+	time.Sleep(time.Second)
+	if err := s.cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("session-starter ended on unread data: %v; stderr:\n%s", err, s.stderr)
+	}
+	s.in.Close()
+	s.in = nil
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	if ended := endedRecord(t, status); ended["reason"] != "stdin-closed" {
+		t.Errorf("ended = %v, want reason stdin-closed", ended)
+	}
+	noSurvivors(t, mark)
+}
+
+// TestWatchStdinOnASocketEndsWhenThePeerShutsDown: a launcher that gives
+// the Engine one end of a stream socket as stdin (Node does) ends the
+// session by closing the other.
+func TestWatchStdinOnASocketEndsWhenThePeerShutsDown(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, peer := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "peer")
+	defer end.Close()
+	defer peer.Close()
+	mark := newMark(t)
+	s := start(t, mark, []string{"--watch-stdin", "--stdin-grace", "0.1", "--", "sh", "-c", `echo ready; exec sleep 600`}, func(c *exec.Cmd) { c.Stdin = end })
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready; stderr:\n%s", got, s.stderr)
+	}
+	peer.Close()
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+}
+
+// TestStandardInputThatCanNeverHangUpIsRefused: a terminal, /dev/null, a
+// regular file, a listening or a datagram socket, and a pipe whose write
+// end is passed too: exit 2, nothing executed.
+func TestStandardInputThatCanNeverHangUpIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	keep := func(f *os.File) *os.File { t.Cleanup(func() { f.Close() }); return f }
+	open := func(path string, flag int) *os.File {
+		f, err := os.OpenFile(path, flag, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keep(f)
+	}
+	terminal := func() []*os.File {
+		ptmx := open("/dev/ptmx", os.O_RDWR)
+		if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+			t.Fatal(err)
+		}
+		n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*os.File{open("/dev/pts/"+strconv.Itoa(n), os.O_RDWR)}
+	}
+	for _, tt := range []struct {
+		name    string
+		stdin   func() []*os.File // stdin, then descriptors from 3
+		message string
+	}{
+		{"a terminal", terminal, "standard input is a terminal"},
+		{"/dev/null", func() []*os.File { return []*os.File{open(os.DevNull, os.O_RDONLY)} }, "character device"},
+		{"a regular file", func() []*os.File {
+			return []*os.File{open(filepath.Join(dir, "input"), os.O_RDWR|os.O_CREATE)}
+		}, "a file or directory"},
+		{"a listening socket", func() []*os.File {
+			l, err := net.Listen("unix", filepath.Join(dir, "listening"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			f, err := l.(*net.UnixListener).File()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*os.File{keep(f)}
+		}, "a listening socket"},
+		{"a datagram socket", func() []*os.File { return []*os.File{socketEnd(t, unix.SOCK_DGRAM)} }, "not a stream"},
+		{"a pipe whose write end is passed", func() []*os.File {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*os.File{keep(r), keep(w)}
+		}, "descriptor 3 writes to the same pipe"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := tt.stdin()
+			run := t.TempDir()
+			cmd := exec.Command(binary, "--watch-stdin", "--", "touch", "ran")
+			cmd.Dir = run
+			cmd.Stdin, cmd.ExtraFiles = files[0], files[1:]
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tt.message) {
+				t.Fatalf("%v, %q; want exit 2 and %q", err, out, tt.message)
+			}
+			if fileExists(filepath.Join(run, "ran")) {
+				t.Fatal("the Engine ran")
+			}
+		})
+	}
+}
+
+// TestThroughAWrapperShellTheSessionEndsWithTheLaunchersPipe: the MCP
+// client config shape that --watch-parent cannot see through —
+// `bash -c "… session-starter … -- server"` — ends when the client's end
+// of the server's stdin closes (here the test, as the client, closes
+// it), while the wrapper shell, the watched parent, lives on.
+func TestThroughAWrapperShellTheSessionEndsWithTheLaunchersPipe(t *testing.T) {
+	mark := newMark(t)
+	wrapper := `"$0" --watch-parent --watch-stdin --stdin-grace 0.2 -- sh -c 'sleep 600 & echo ready; exec sleep 600'; echo "after $?"; exec sleep 600`
+	cmd := exec.Command("bash", "-c", wrapper, binary)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	s := startCmd(t, mark, cmd)
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready; stderr:\n%s", got, s.stderr)
+	}
+	s.in.Close()
+	s.in = nil
+	if got := s.line(); got != "after 137" {
+		t.Fatalf("the wrapper said %q, want %q (the session ended by SIGKILL, the wrapper alive)", got, "after 137")
+	}
+	// Left: the wrapper itself, now a sleep, which the test ends.
+	if left := marked(mark); len(left) != 1 || left[0] != cmd.Process.Pid {
+		t.Fatalf("left %v, want only the wrapper %d", left, cmd.Process.Pid)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+}
+
+// TestThroughSudoTheHangUpStillArrives: sudo (with Debian's "Defaults
+// use_pty"), run from a pipe as an MCP client runs its server, hands the
+// command a pipe of its own for stdin and relays it; the client's close
+// still reaches session-starter as a hang-up.
+func TestThroughSudoTheHangUpStillArrives(t *testing.T) {
+	if _, err := exec.LookPath("sudo"); err != nil || os.Getuid() != 0 {
+		t.Skip("needs sudo, run as root (sudo -n)")
+	}
+	mark := newMark(t)
+	cmd := exec.Command("sudo", "-n", "--preserve-env="+markVar, binary, "--watch-stdin", "--stdin-grace", "0.2", "--", "sh", "-c", `echo ready; exec sleep 600`)
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	s := startCmd(t, mark, cmd)
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready; stderr:\n%s", got, s.stderr)
+	}
+	s.in.Close()
+	s.in = nil
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	noSurvivors(t, mark)
+}
