@@ -67,16 +67,29 @@ func Scan(id ID, since uint64, uid int, skip func(pid int) bool) ([]Found, []Lef
 	return found, left, nil
 }
 
-// verify reads pid's mark back off the live process: a pidfd first, then
-// its stat, owner and environment, then the pidfd checked to show no
-// exit — so that everything read was of the process the pidfd names,
-// whose number cannot have been handed out again while it lived. ok with
-// a Found that holds the open pidfd; else a Left with a reason, or none
-// (not the session's, or gone).
+// verify reads pid's mark back off the live process. A first look, with
+// no pidfd, passes over what cannot be the session's: older than it, or
+// no mark in its environment (most processes of a host). A candidate is
+// then verified: a pidfd first, then its stat, owner and environment read
+// again, then the pidfd checked to show no exit — so that everything
+// read was of the process the pidfd names, whose number cannot have been
+// handed out again while it lived. ok with a Found that holds the open
+// pidfd; else a Left with a reason, or none (not the session's, or gone).
 func verify(pid int, id ID, since uint64, uid int) (Found, Left, bool) {
-	// A look without a pidfd first: most processes are older than the
-	// session, and need not be opened.
 	if st, err := proc.ReadStat(pid); err != nil || st.StartTime < since || !st.Live() {
+		return Found{}, Left{}, false
+	}
+	environ, err := proc.ReadEnviron(pid)
+	switch {
+	case errors.Is(err, os.ErrPermission):
+		// This user's process whose environment may not be read (one
+		// that is not dumpable) may be the session's; another user's is
+		// not this user's to end anyway.
+		if proc.UID(pid) == uid {
+			return Found{}, Left{PID: pid, Reason: LeftUnreadable}, false
+		}
+		return Found{}, Left{}, false
+	case err != nil || !InEnviron(environ, id):
 		return Found{}, Left{}, false
 	}
 	fd, err := sys.PidfdOpen(pid)
@@ -94,18 +107,11 @@ func verify(pid int, id ID, since uint64, uid int) (Found, Left, bool) {
 		return Found{}, Left{}, false
 	}
 	owner := proc.UID(pid)
-	environ, err := proc.ReadEnviron(pid)
-	if exited(fd) {
+	environ, err = proc.ReadEnviron(pid)
+	if exited(fd) || err != nil || !InEnviron(environ, id) {
 		return Found{}, Left{}, false
 	}
-	switch {
-	case errors.Is(err, os.ErrPermission):
-		return Found{}, Left{PID: pid, Reason: LeftUnreadable}, false
-	case err != nil:
-		return Found{}, Left{}, false
-	case !InEnviron(environ, id):
-		return Found{}, Left{}, false
-	case owner != uid:
+	if owner != uid {
 		return Found{}, Left{PID: pid, Reason: LeftOtherUID}, false
 	}
 	keep = true

@@ -128,3 +128,47 @@ func TestTheHolderEndsTheMarkedProcessesAndThenIsEmpty(t *testing.T) {
 		t.Fatalf("Signal() after the kill = %v, want %v", err, sys.ErrGone)
 	}
 }
+
+// BenchmarkScanAmong5000UnrelatedProcesses is the cost of one look of the
+// guard's mark sweep (and of each pass of a reclaim) on a host with 5,000
+// processes that carry no mark: "older", started before the session,
+// passed over on their stat alone; "younger", started after it, each
+// opened and its environment read.
+func BenchmarkScanAmong5000UnrelatedProcesses(b *testing.B) {
+	id, _ := New()
+	// 5,000 sleeps in a process group of their own, ended with it.
+	cmd := exec.Command("/bin/sh", "-c", `i=0; while [ $i -lt 5000 ]; do sleep 600 & i=$((i+1)); done; echo started; wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group we made, led by our unreaped child
+		_ = cmd.Wait()
+	}()
+	var line [8]byte
+	if _, err := out.Read(line[:]); err != nil {
+		b.Fatal(err)
+	}
+	self, err := proc.ReadStat(os.Getpid())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		since uint64
+	}{{"older", ^uint64(0) >> 1}, {"younger", self.StartTime}} {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				found, _, err := Scan(id, tt.since, os.Getuid(), nil)
+				if err != nil || len(found) != 0 {
+					b.Fatalf("Scan = %d found, %v", len(found), err)
+				}
+			}
+		})
+	}
+}
