@@ -58,7 +58,10 @@ func (e *escapees) Signal(sig syscall.Signal) error {
 func (e *escapees) Live() ([]end.Member, error) {
 	var out []end.Member
 	for _, pid := range e.s.adopted() {
-		if st, err := proc.ReadStat(pid); err == nil && st.Live() {
+		// An orphan still in group E (`sleep 300 &` of a shell that
+		// exited) has not escaped: the group holds it, and it is not
+		// counted here.
+		if st, err := proc.ReadStat(pid); err == nil && st.Live() && st.Pgrp != e.s.gate.PID {
 			out = append(out, end.MemberOf(st))
 		}
 	}

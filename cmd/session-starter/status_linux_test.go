@@ -167,3 +167,34 @@ func TestBadStatusDescriptorIsAUsageError(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeesSeenCountsOnlyWhatLeftTheGroup: an orphan that stays in the
+// Engine's group (`sleep 300 &` of a shell that exits) is the group's, not
+// an escapee; one that left it with setsid is.
+func TestEscapeesSeenCountsOnlyWhatLeftTheGroup(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		engine string
+		want   float64
+	}{
+		{"an orphan in the group", `sleep 300 & exit 3`, 0},
+		{"a setsid escapee", `setsid sleep 300 & sleep 0.2; exit 3`, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mark := newMark(t)
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			s := start(t, mark, []string{"--containment", "group", "--status-fd", "3", "--", "sh", "-c", tt.engine}, withExtraFiles(w))
+			w.Close()
+			wantExit(t, s.wait(), 3, s.stderr)
+			recs := statusRecords(t, r)
+			if ended := recs[len(recs)-1]; ended["escapees_seen"] != tt.want {
+				t.Errorf("ended = %v, want escapees_seen %v", ended, tt.want)
+			}
+			noSurvivors(t, mark)
+		})
+	}
+}
