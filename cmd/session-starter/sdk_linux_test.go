@@ -645,3 +645,23 @@ func TestGoLaunchStatusPipeCarriesTheRecords(t *testing.T) {
 	}
 	noSurvivors(t, mark)
 }
+
+// TestTheRequestedFormAsPID1RunsItsEngine: a Go Engine in the requested
+// form as a container's PID 1 (SESSION_STARTER_CONTAIN=1 in its
+// ENTRYPOINT's environment) runs, acks and mirrors its Engine's status; it
+// watches no parent, which an init has not.
+func TestTheRequestedFormAsPID1RunsItsEngine(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil || os.Getuid() != 0 {
+		t.Skip("needs unshare, run as root")
+	}
+	mark := newMark(t)
+	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", goEngine(t), "4")
+	cmd.Env = append(os.Environ(), markVar+"="+mark, launch.RequestEnv+"=1")
+	s := startCmd(t, mark, cmd)
+	if pid, _ := s.ackMode(); pid <= 1 {
+		t.Fatalf("ack names pid %d, want the Engine's", pid)
+	}
+	s.in.Close()
+	s.in = nil
+	wantExit(t, s.wait(), 4, s.stderr)
+}

@@ -96,10 +96,12 @@ func requestedOptions(args []string) (starter.Options, error) {
 		argv = []string{self}
 	}
 	// The Engine is this same binary, by path; argv[0] stays as it was.
+	// As PID 1 (a container's ENTRYPOINT) there is no parent to watch: a
+	// namespace's init has none.
 	return starter.Options{
 		Argv:        argv,
 		Path:        self,
-		WatchParent: true,
+		WatchParent: os.Getpid() != 1,
 		Exe:         installedStarter(),
 	}, nil
 }
