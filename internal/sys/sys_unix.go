@@ -42,6 +42,7 @@ const (
 	POLLNVAL = unix.POLLNVAL
 	POLLHUP  = unix.POLLHUP
 	POLLERR  = unix.POLLERR
+	POLLOUT  = unix.POLLOUT
 
 	S_IFMT   = unix.S_IFMT
 	S_IFIFO  = unix.S_IFIFO

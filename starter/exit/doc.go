@@ -28,7 +28,9 @@
 // (TestLauncherReadsEOFWhileTheTreeRunsAfterClosingStdout,
 // TestLauncherReadsEOFWithStderrMergedIntoStdout). A report that cannot
 // be written — a launcher that closed the pipe — costs the report, never
-// the exit status (TestAClosedStderrCostsTheReportsNotTheSession).
+// the exit status (TestAClosedStderrCostsTheReportsNotTheSession), and a
+// launcher that does not read its end of the pipe holds the exit at most
+// 100 ms: the report is then dropped (TestAnUndrainedStderrDoesNotHoldTheExit).
 //
 // On Linux, Apply mirrors a signal death without a core file or a Go
 // traceback (TestSignalDeathsAreMirroredWithoutCore); only as PID 1 of a

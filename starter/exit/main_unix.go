@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
@@ -64,13 +65,42 @@ func sameStream(a, b int) bool {
 }
 
 // Write writes v.Report, if any, as one line "session-starter: …" on
-// standard error, and returns v.
+// standard error, and returns v. It never waits longer than reportWait
+// for a launcher that does not read its end of standard error: what
+// cannot be written by then is dropped (the ended status record, written
+// before, says the same).
 func Write(v starter.Verdict) starter.Verdict {
 	if v.Report != "" {
-		// A raw write: a closed stderr pipe gives EPIPE, not death.
-		_ = sys.WriteAll(2, []byte("session-starter: "+v.Report+"\n"))
+		writeReport(2, []byte("session-starter: "+v.Report+"\n"), reportWait)
 	}
 	return v
+}
+
+// reportWait bounds the wait for room on standard error for a report:
+// a launcher that reads its end at all makes room at once.
+const reportWait = 100 * time.Millisecond
+
+// pipeChunk is what one write may put into a pipe that poll showed
+// writable without blocking: a pipe with room has a page free
+// (PIPE_BUF on Linux, the least on every platform here).
+const pipeChunk = 4096
+
+// writeReport writes p to fd in chunks, each only once poll shows fd
+// writable, for at most within in all; a raw write, so that a closed
+// pipe gives EPIPE, not death.
+func writeReport(fd int, p []byte, within time.Duration) {
+	deadline := time.Now().Add(within)
+	for len(p) > 0 {
+		fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLOUT}}
+		if n, err := sys.Poll(fds, max(time.Until(deadline), 0)); err != nil || n == 0 || fds[0].Revents&sys.POLLOUT == 0 {
+			return
+		}
+		chunk := p[:min(len(p), pipeChunk)]
+		if sys.WriteAll(fd, chunk) != nil {
+			return
+		}
+		p = p[len(chunk):]
+	}
 }
 
 // Apply ends the process as v says: death by v.Signal (with no core file
