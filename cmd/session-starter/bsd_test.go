@@ -11,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -152,6 +154,38 @@ func TestBSDTheEnginesExitStatusIsMirrored(t *testing.T) {
 	s := startBSD(t, nil, "--", "sh", "-c", "exit 3")
 	if got := exitCode(t, s.cmd.Wait()); got != 3 {
 		t.Fatalf("exit status = %d, want 3", got)
+	}
+}
+
+// TestBSDSignalDeathsAreMirroredWithoutCore compares the launcher's view
+// of the starter with its view of the same Engine run directly, for every
+// signal an Engine can die of — also those the Go runtime handles itself,
+// which must give neither a Go dump nor exit 2.
+func TestBSDSignalDeathsAreMirroredWithoutCore(t *testing.T) {
+	for _, sig := range sys.DeadlySignals() {
+		t.Run(sys.SignalName(sig), func(t *testing.T) {
+			// The Engine dumps no core itself; the starter, allowed to, must
+			// not add one.
+			engine := fmt.Sprintf("ulimit -c 0; kill -%d $$", int(sig))
+			direct := exec.Command("sh", "-c", engine)
+			_ = direct.Run()
+			want := direct.ProcessState.Sys().(syscall.WaitStatus)
+			if !want.Signaled() || want.Signal() != sig || want.CoreDump() {
+				t.Fatalf("sh killing itself with %d: status %#x, want death by it without core", int(sig), want)
+			}
+			cmd := exec.Command("sh", "-c", `ulimit -c unlimited 2>/dev/null; exec "$@"`, "sh", binary, "--", "sh", "-c", engine)
+			cmd.Dir = t.TempDir()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			_ = cmd.Run()
+			got := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if got != want {
+				t.Fatalf("through session-starter: status %#x; direct: %#x; stderr: %s", got, want, stderr.Bytes())
+			}
+			if stderr.Len() != 0 {
+				t.Fatalf("stderr = %q, want nothing (no Go dump)", stderr.Bytes())
+			}
+		})
 	}
 }
 

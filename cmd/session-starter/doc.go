@@ -521,6 +521,12 @@
 //     that path between the start and the gate's exec is the one executed.
 //   - `--containment cgroup` exits 125 (cgroups are Linux's); `auto` and
 //     `group` give the modes above.
+//   - An Engine that dies of signal S makes session-starter die of S, as on
+//     Linux, for every signal whose default action ends a process (EMT among
+//     them): the Go runtime's own handler is replaced by the default with a raw
+//     `sigaction`, S is unblocked on one thread and sent to it (`thr_kill` on
+//     FreeBSD; on macOS libSystem's `pthread_sigmask` and `pthread_kill`), with
+//     core dumps off, so there is no Go dump and no exit 2.
 //
 // What was run where. On this project's Linux machine (6.18) the
 // portable build (`-tags portable`, `make test-portable`) takes macOS's code
@@ -607,9 +613,7 @@
 //     members before it, and is 0 when the end was confirmed without a scan.
 //   - macOS and FreeBSD. macOS has no subreaper: a process that left group E
 //     outlives the session; on FreeBSD the reaper ends it. On both, the guard
-//     cannot end such a process once the starter is SIGKILLed, and a signal the
-//     Go runtime handles itself (SEGV, BUS, FPE) that the Engine died of may
-//     make the starter write a runtime line before it dies of the same signal.
+//     cannot end such a process once the starter is SIGKILLed.
 //   - Windows: the Engine's command line is the launcher's, byte for byte, from
 //     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
 //     command line (always so for the binary); a library caller's other `Argv`
@@ -668,9 +672,13 @@
 //     `TestAnEscapeeInTheLaunchersGroupIsEndedAloneNotItsGroup`, guard fuzzing
 //     `FuzzFinishMessage`.
 //   - Exact status — `TestExitCodesAreMirrored` (0–255 samples),
-//     `TestSignalDeathsAreMirroredWithoutCore` (TERM INT KILL SEGV ABRT PIPE
-//     USR1 QUIT HUP BUS, compared with a direct launch, no core file, empty
-//     stderr), `TestStatusTellsTheStartersOwnStatusFromTheEngines`.
+//     `TestSignalDeathsAreMirroredWithoutCore` (every signal whose default
+//     action ends a process, `sys.DeadlySignals`, compared with a direct
+//     launch, no core file, empty stderr; `TestBSDSignalDeathsAreMirroredWithoutCore`
+//     on macOS and FreeBSD), `TestStatusTellsTheStartersOwnStatusFromTheEngines`;
+//     `Die` itself — `TestDieEndsTheProcessByEveryDeadlySignalWithoutCoreOrTraceback`,
+//     `TestDieOfASignalOutsideDeadlySignalsReturns` (on Linux, macOS and
+//     FreeBSD).
 //   - Transparency: argv, cwd, umask, environment, RLIMIT_NOFILE, signal mask,
 //     descriptors at their numbers, nothing of ours —
 //     `TestEngineSeesWhatADirectLaunchGives`,
