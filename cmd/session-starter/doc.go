@@ -497,7 +497,13 @@
 //     input is the starter gone; it needs no PID at all.
 //   - Group membership from `sysctl kern.proc.pgrp`, zombies left out; the
 //     inherited descriptors by asking `fcntl(F_GETFD)` of each number below
-//     `RLIMIT_NOFILE` (at most 65,536), as there is no /proc/self/fd.
+//     `RLIMIT_NOFILE` (at most 65,536), as there is no /proc/self/fd. A
+//     `kern.proc` listing that outgrew the kernel's estimate of its size before
+//     it was read (ENOMEM) is read again: on FreeBSD, whose estimate has room
+//     for five new processes, in a buffer grown by a tenth each time, as libkvm
+//     does; on macOS after a new estimate. A listing of the starter's children
+//     that fails anyway fails the start (exit 125): a child it had before the
+//     session must never be taken for an escapee.
 //   - The control pipe is read through the launcher's own descriptor: on
 //     macOS `/dev/fd/N` duplicates a descriptor instead of reopening the pipe,
 //     so there is no private open file to make non-blocking. The starter never

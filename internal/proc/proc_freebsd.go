@@ -42,7 +42,7 @@ const allProcs = "kern.proc.proc"
 // kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
 // its argument). A process that is gone is an empty listing.
 func kinfo(name string, args ...int) ([]kproc, error) {
-	b, err := sys.SysctlRaw(name, args...)
+	b, err := sys.KinfoProcs(name, args...)
 	if errors.Is(err, sys.ErrGone) {
 		return nil, nil
 	}

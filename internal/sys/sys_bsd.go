@@ -80,19 +80,6 @@ func SignalSelf(sig syscall.Signal) error {
 	return named("kill", unix.Kill(unix.Getpid(), sig))
 }
 
-// SysctlRaw reads the sysctl name with its arguments as raw bytes.
-// ESRCH becomes [ErrGone].
-func SysctlRaw(name string, args ...int) ([]byte, error) {
-	b, err := unix.SysctlRaw(name, args...)
-	if errors.Is(err, unix.ESRCH) {
-		return nil, ErrGone
-	}
-	if err != nil {
-		return nil, named("sysctl "+name, err)
-	}
-	return b, nil
-}
-
 // OpenFilesLimit returns the soft RLIMIT_NOFILE (getrlimit), as it is
 // now: the Go runtime raised it at start-up.
 func OpenFilesLimit() (uint64, error) {

@@ -1,12 +1,69 @@
 package sys
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
+
+// The MIBs of the kern.proc listings, as <sys/sysctl.h> numbers them:
+// CTL_KERN (1), KERN_PROC (14), then KERN_PROC_PID (1) or KERN_PROC_PGRP
+// (2), each with its argument, or KERN_PROC_PROC (8), every process once
+// (not once per thread).
+var kinfoMIBs = map[string][]int32{
+	"kern.proc.pid":  {1, 14, 1},
+	"kern.proc.pgrp": {1, 14, 2},
+	"kern.proc.proc": {1, 14, 8},
+}
+
+// KinfoProcs reads the struct kinfo_proc records of the kern.proc
+// sysctl name (kern.proc.pid, kern.proc.pgrp, kern.proc.proc) with its
+// arguments, as raw bytes. The kernel's estimate of the size has room
+// for five more processes than it has; a listing that grew past it
+// between the estimate and the read (ENOMEM) is read again, in a bigger
+// buffer (readGrowing). ESRCH becomes [ErrGone].
+func KinfoProcs(name string, args ...int) ([]byte, error) {
+	mib, ok := kinfoMIBs[name]
+	if !ok {
+		return nil, fmt.Errorf("sysctl %s: not a kern.proc listing", name)
+	}
+	mib = append([]int32(nil), mib...)
+	for _, a := range args {
+		mib = append(mib, int32(a))
+	}
+	b, err := readGrowing(func(buf []byte) (int, error) { return sysctl(mib, buf) })
+	if errors.Is(err, unix.ESRCH) {
+		return nil, ErrGone
+	}
+	if err != nil {
+		return nil, named("sysctl "+name, err)
+	}
+	return b, nil
+}
+
+// sysctl reads the MIB mib into old (nil: only its size) with a raw
+// __sysctl, which x/sys/unix does not offer for a caller's buffer, and
+// returns the length the kernel reports: with ENOMEM, old was too small
+// (the kernel then filled it). No argument is 64-bit, so the call is the
+// same on every port.
+func sysctl(mib []int32, old []byte) (int, error) {
+	n := uintptr(len(old))
+	var p unsafe.Pointer
+	if len(old) > 0 {
+		p = unsafe.Pointer(&old[0])
+	}
+	// Sound: mib, old and n outlive the call; the kernel reads mib and
+	// writes at most n bytes to old, and the length to n.
+	_, _, errno := unix.Syscall6(unix.SYS___SYSCTL, uintptr(unsafe.Pointer(&mib[0])), uintptr(len(mib)), uintptr(p), uintptr(unsafe.Pointer(&n)), 0, 0)
+	if errno != 0 {
+		return int(n), errno
+	}
+	return int(n), nil
+}
 
 // The reaper calls of FreeBSD: procctl on this process, which
 // golang.org/x/sys/unix does not wrap. They stay raw system calls, each
