@@ -515,7 +515,9 @@
 //     group E are re-parented to it when orphaned and swept as on Linux, and the
 //     Engine's whole subtree — every process descended from the gate, whatever
 //     its group — is one more holder of the end: listed by `PROC_REAP_GETPIDS`
-//     (its subtree, zombies left out) and signalled by `PROC_REAP_KILL` with
+//     (its subtree, zombies left out; a list that comes back filling all the
+//     room it was given may have been cut short, and is asked for again with
+//     twice the room) and signalled by `PROC_REAP_KILL` with
 //     `REAPER_KILL_SUBTREE` on the Engine's subtree (the reaper's whole tree
 //     also holds the guard and children that are not the session's), only while
 //     the Engine is unreaped.

@@ -43,3 +43,34 @@ func readGrowing(call func(buf []byte) (int, error)) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("the table outgrew %d bytes %d times: %w", size, maxGrowths, syscall.ENOMEM)
 }
+
+// maxRoomDoublings bounds how often listWithRoom doubles its room: from
+// the 64 spare entries of a first try, 16 doublings give room for four
+// million entries, more than any process table holds.
+const maxRoomDoublings = 16
+
+// listWithRoom fills a list of which the kernel fills a prefix and never
+// says how long the whole would be, as PROC_REAP_GETPIDS does: fill(list)
+// fills list from its first entry (the rest is left as it was, zero), and
+// filled tells an entry it filled. A list whose last entry comes back
+// filled may have been cut short, so it is filled again with twice the
+// room, until its last entry is left empty. It returns the filled
+// entries, room for n at first (one at least).
+func listWithRoom[T any](n int, fill func(list []T) error, filled func(*T) bool) ([]T, error) {
+	n = max(n, 1)
+	for range maxRoomDoublings {
+		list := make([]T, n)
+		if err := fill(list); err != nil {
+			return nil, err
+		}
+		if !filled(&list[n-1]) {
+			end := 0
+			for end < n && filled(&list[end]) {
+				end++
+			}
+			return list[:end], nil
+		}
+		n *= 2
+	}
+	return nil, fmt.Errorf("the list still filled all its %d entries after %d doublings", n/2, maxRoomDoublings)
+}

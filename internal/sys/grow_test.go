@@ -93,3 +93,71 @@ func TestAnotherErrorOfTheReadIsReturned(t *testing.T) {
 		t.Fatalf("readGrowing() = %v, want EPERM", err)
 	}
 }
+
+// entry is one entry of a list the kernel fills, as a
+// procctl_reaper_pidinfo with its valid flag.
+type entry struct {
+	pid   int
+	valid bool
+}
+
+// descendants stands in for PROC_REAP_GETPIDS: it fills as many entries
+// of the list as it has room for, newest first, and leaves the rest.
+func descendants(n int) func([]entry) error {
+	return func(list []entry) error {
+		for i := range min(n, len(list)) {
+			list[i] = entry{pid: 1000 + i, valid: true}
+		}
+		return nil
+	}
+}
+
+func valid(e *entry) bool { return e.valid }
+
+// TestAListCutShortIsFilledAgainWithMoreRoom: more descendants than the
+// room (processes forked between the count and the list) fill every
+// entry; the list is asked for again, bigger, until one is left empty,
+// and none is dropped.
+func TestAListCutShortIsFilledAgainWithMoreRoom(t *testing.T) {
+	got, err := listWithRoom(10, descendants(200), valid)
+	if err != nil || len(got) != 200 {
+		t.Fatalf("listWithRoom(10) of 200 = %d entries, %v; want all 200", len(got), err)
+	}
+	for i, e := range got {
+		if e.pid != 1000+i {
+			t.Fatalf("entry %d = %+v, want pid %d", i, e, 1000+i)
+		}
+	}
+}
+
+// TestAListThatFillsItsRoomExactlyIsAskedForAgain: a list just as long
+// as the room cannot be told from one cut short.
+func TestAListThatFillsItsRoomExactlyIsAskedForAgain(t *testing.T) {
+	tries := 0
+	fill := descendants(10)
+	got, err := listWithRoom(10, func(l []entry) error { tries++; return fill(l) }, valid)
+	if err != nil || len(got) != 10 || tries != 2 {
+		t.Fatalf("listWithRoom(10) of 10 = %d entries, %v after %d tries; want 10 after 2", len(got), err, tries)
+	}
+}
+
+func TestAnEmptyListHasNoEntries(t *testing.T) {
+	got, err := listWithRoom(0, descendants(0), valid)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("listWithRoom(0) of none = %v, %v; want none", got, err)
+	}
+}
+
+func TestAListThatNeverEndsFails(t *testing.T) {
+	_, err := listWithRoom(1, descendants(1<<30), valid)
+	if err == nil {
+		t.Fatal("listWithRoom() of a list longer than any room = nil error, want one")
+	}
+}
+
+func TestAFailedFillIsAnError(t *testing.T) {
+	_, err := listWithRoom(1, func([]entry) error { return syscall.EINVAL }, valid)
+	if !errors.Is(err, syscall.EINVAL) {
+		t.Fatalf("listWithRoom() = %v, want EINVAL", err)
+	}
+}

@@ -165,15 +165,20 @@ func ReapDescendants() (int, error) {
 	return int(st.Descendants), nil
 }
 
-// ReapPids returns room for n descendants of this reaper (at least one),
-// filled by procctl PROC_REAP_GETPIDS: the kernel fills at most that many
-// entries from the first, and marks each it filled REAPER_PIDINFO_VALID.
+// ReapPids lists the descendants of this reaper (procctl
+// PROC_REAP_GETPIDS), with room for n at first. The kernel fills at most
+// as many entries as it is given room for, newest first, each marked
+// REAPER_PIDINFO_VALID, and says nothing of those it left out: a list
+// that comes back full is asked for again with twice the room
+// (listWithRoom), until its last entry is left empty. It returns the
+// filled entries.
 func ReapPids(n int) ([]ReaperPidinfo, error) {
-	infos := make([]ReaperPidinfo, max(n, 1))
-	rp := reaperPids{Count: uint32(len(infos)), Pids: &infos[0]}
-	// Sound: rp and infos outlive the call, which writes into infos.
-	if _, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapGetpids, uintptr(unsafe.Pointer(&rp)), 0, 0); errno != 0 {
-		return nil, named("procctl PROC_REAP_GETPIDS", errno)
-	}
-	return infos, nil
+	return listWithRoom(n, func(infos []ReaperPidinfo) error {
+		rp := reaperPids{Count: uint32(len(infos)), Pids: &infos[0]}
+		// Sound: rp and infos outlive the call, which writes into infos.
+		if _, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapGetpids, uintptr(unsafe.Pointer(&rp)), 0, 0); errno != 0 {
+			return named("procctl PROC_REAP_GETPIDS", errno)
+		}
+		return nil
+	}, func(pi *ReaperPidinfo) bool { return pi.Flags&REAPER_PIDINFO_VALID != 0 })
 }
