@@ -2,6 +2,7 @@ package starter
 
 import (
 	"errors"
+	"math/bits"
 	"os"
 	"syscall"
 
@@ -10,8 +11,11 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// CanAdoptOrphans ([Options.Subreaper] can be had) is true: the starter becomes the reaper of its subtree.
-const CanAdoptOrphans = true
+// CanAdoptOrphans ([Options.Subreaper] can be had) is true on the 64-bit
+// ports: the starter becomes the reaper of its subtree. The 32-bit ports
+// (386, arm) make no procctl call (internal/sys), and hold no session at
+// all: the process table is not read there (internal/proc).
+const CanAdoptOrphans = bits.UintSize == 64
 
 // subreaper makes this process the reaper of its subtree
 // (procctl PROC_REAP_ACQUIRE): orphans of the Engine's tree — also

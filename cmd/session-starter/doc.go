@@ -529,6 +529,13 @@
 //     that path between the start and the gate's exec is the one executed.
 //   - `--containment cgroup` exits 125 (cgroups are Linux's); `auto` and
 //     `group` give the modes above.
+//   - The 64-bit ports only. The releases are FreeBSD's amd64 and arm64 (and
+//     macOS's); riscv64 builds the same code. The 32-bit FreeBSD ports (386,
+//     arm) build but hold no session: the kinfo_proc decoded here is the
+//     64-bit ports' layout (1088 bytes; i386's is 768, arm's 816), and
+//     `procctl`'s 64-bit id_t takes two argument words there (on arm after a
+//     padding word), which this build does not make; every session exits 125
+//     before anything is started, naming the reason.
 //   - An Engine that dies of signal S makes session-starter die of S, as on
 //     Linux, for every signal whose default action ends a process (EMT among
 //     them): the Go runtime's own handler is replaced by the default with a raw
