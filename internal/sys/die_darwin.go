@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The calls of Die on macOS go through libSystem, as every macOS system
@@ -42,6 +44,18 @@ type sigactiont struct {
 	mask    uint32
 	flags   int32
 }
+
+// The sizes of the C structures of libSystem and the kernel that are
+// passed by pointer on macOS (64-bit only): struct sigaction 16 bytes (a
+// pointer, a 32-bit sigset_t and an int), struct kinfo_proc 648 (a
+// struct extern_proc and a struct eproc), struct kevent 32. A layout of
+// other size does not compile: the index is out of range, or the
+// difference overflows.
+var (
+	_ = [1]int{}[unsafe.Sizeof(sigactiont{})-16]
+	_ = [1]int{}[unsafe.Sizeof(KinfoProc{})-648]
+	_ = [1]int{}[unsafe.Sizeof(unix.Kevent_t{})-32]
+)
 
 // death is macOS's calls of [Die]: libSystem's sigaction;
 // pthread_sigmask, which sets the calling thread's mask; pthread_kill of
