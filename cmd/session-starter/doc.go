@@ -566,12 +566,16 @@
 // after a SIGKILL of the starter, control-descriptor EOF, a stop signal, the
 // ack's mode); those jobs have not run from here.
 //
-// What the Linux build cannot show: kqueue's registration race (a process that
-// exits before its `NOTE_EXIT` filter is registered: ESRCH, or, for a zombie
-// on macOS, also ESRCH) and its EOF flag; the real `kern.proc` listing and its
-// zombie state; `/dev/fd` semantics on macOS (the control pipe path above is
-// the same code, but Linux's `/dev/fd` reopens); listing descriptors without
-// /proc; `NOTE_EXITSTATUS`; `PROC_REAP_*`.
+// What the Linux build cannot show: kqueue's registration race (a process
+// reaped before its `NOTE_EXIT` filter is registered: ESRCH; one that is a
+// zombie then: ESRCH on macOS, while on FreeBSD the filter is registered and
+// fires at once with the exit status) and its EOF flag; `kill(-E)` to a group
+// that holds only zombies (EPERM on macOS, which skips zombies, not ESRCH;
+// the end takes EPERM as the group still there, and finds no live member);
+// the real `kern.proc` listing and its zombie state; `/dev/fd` semantics on
+// macOS (the control pipe path above is the same code, but Linux's `/dev/fd`
+// reopens); listing descriptors without /proc; `NOTE_EXITSTATUS`;
+// `PROC_REAP_*`.
 //
 // # Limits
 //
