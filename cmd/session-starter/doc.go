@@ -559,12 +559,19 @@
 // FreeBSD code itself — the kqueue layer, the `kern.proc` decoding (FreeBSD's
 // `kinfo_proc` read at fixed offsets), `wait4`, the descriptor probe, the
 // reaper — was only built and vetted here (`make cross`: `go build`, `go vet`
-// and `go test -c` of every package for darwin and freebsd). The GitHub
-// workflow runs `go test ./...` on macOS and in a FreeBSD VM, including
+// and `go test -c` of every package for darwin and freebsd; the FreeBSD
+// `kinfo_proc` decoder and the growing and refilled listings are shared
+// code, tested here against records built from `<sys/user.h>` and stand-ins
+// of the kernel). The GitHub workflow runs `go test ./...` on macOS and in
+// FreeBSD VMs (14 and 15 on amd64, 15 on arm64), including
 // `cmd/session-starter/bsd_test.go`, which holds real sessions there (status
-// mirrored, a grandchild ended with the Engine, the guard ending the group
-// after a SIGKILL of the starter, control-descriptor EOF, a stop signal, the
-// ack's mode); those jobs have not run from here.
+// mirrored, every deadly signal mirrored, a grandchild ended with the Engine,
+// the guard ending the group after a SIGKILL of the starter,
+// control-descriptor EOF, a stop signal, the ack's mode, an escapee ended by
+// FreeBSD's reaper and outliving the session on macOS; each watched process
+// is first checked to decode as the live sleep it is), `internal/sys`'s `Die`
+// tests, and `internal/proc`'s reads of known processes (the test itself, a
+// stopped child, a zombie); those jobs have not run from here.
 //
 // What the Linux build cannot show: kqueue's registration race (a process
 // reaped before its `NOTE_EXIT` filter is registered: ESRCH; one that is a
@@ -769,10 +776,12 @@
 //     cgroup tests, the guard's pipe opened through `/proc/PID/fd`,
 //     `RLIMIT_NPROC` (the seccomp launcher is a Go program); then the gate's,
 //     guard's, starter's and internal packages' own tests with the tag.
-//   - macOS and FreeBSD on their own kernels: status mirrored, a grandchild
-//     ended, the guard ending the group after SIGKILL of the starter,
-//     control-descriptor EOF, a stop signal, the ack's mode —
-//     `cmd/session-starter/bsd_test.go`.
+//   - macOS and FreeBSD on their own kernels: status mirrored, every deadly
+//     signal mirrored, a grandchild ended, the guard ending the group after
+//     SIGKILL of the starter, control-descriptor EOF, a stop signal, the ack's
+//     mode, an escapee ended by the reaper (FreeBSD) or outliving the session
+//     (macOS, the limit) — `cmd/session-starter/bsd_test.go`; the kernel's
+//     records of known processes — `internal/proc/proc_bsd_test.go`.
 //   - cgroup mode: escapees end, also when the starter is SIGKILLed; the cgroup
 //     is removed; leftovers of dead starters only are cleaned; fallback where
 //     cgroup2 is read-only or hidden — `cgroup_linux_test.go`,
