@@ -14,6 +14,11 @@ CROSS_GOOS := darwin freebsd windows linux
 # Linux builds on other architectures: the raw children's nosplit chains
 # are checked by the linker per architecture, and 32-bit types differ.
 CROSS_LINUX_GOARCH := arm64 386
+# The released arm64 builds of macOS and FreeBSD (their compile-time
+# struct sizes), and FreeBSD's 32-bit ports, which build and refuse every
+# session: their files without the 64-bit procctl and kinfo_proc must keep
+# compiling. go vet type-checks each, tests included.
+CROSS_VET := darwin/arm64 freebsd/arm64 freebsd/386 freebsd/arm
 SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh) .ci/run
 
 .DEFAULT_GOAL := help
@@ -152,7 +157,7 @@ fmt: ## Fail if gofmt would change any file
 	fi
 
 .PHONY: cross
-cross: ## go build, go vet and go test -c of every package for darwin, freebsd, windows and linux, and Linux on arm64 and 386
+cross: ## go build, go vet and go test -c of every package for darwin, freebsd, windows and linux, and Linux on arm64 and 386; go vet of macOS and FreeBSD on arm64 and FreeBSD on 386 and arm
 	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	for os in $(CROSS_GOOS); do \
 		echo "GOOS=$$os: go build ./... && go vet ./... && go test -c ./..."; \
@@ -164,6 +169,10 @@ cross: ## go build, go vet and go test -c of every package for darwin, freebsd, 
 		echo "GOOS=linux GOARCH=$$arch: go vet ./... && go test -c ./..."; \
 		GOOS=linux GOARCH=$$arch $(GO) vet ./...; \
 		GOOS=linux GOARCH=$$arch $(GO) test -c -o "$$tmp/" ./...; \
+	done; \
+	for t in $(CROSS_VET); do \
+		echo "GOOS=$${t%/*} GOARCH=$${t#*/}: go vet ./..."; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...; \
 	done
 
 # Every release artifact of the version in cmd/session-starter/version.go,

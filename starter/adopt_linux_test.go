@@ -1,6 +1,9 @@
 package starter
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -47,5 +50,33 @@ func TestChildrenFromBeforeTheSessionAreReapedButNeverAdopted(t *testing.T) {
 	}
 	if s.notAdopted(c.PID) {
 		t.Fatal("the reaped child's number is still spared")
+	}
+}
+
+// A listing of the children that fails at the start fails the start: a
+// child from before the session missing from the record would be taken
+// later for an adopted escapee and signalled.
+func TestAFailedListingOfTheChildrenAtTheStartIsAnError(t *testing.T) {
+	enomem := fmt.Errorf("sysctl kern.proc.proc: %w", syscall.ENOMEM)
+	before, err := beforeSession(func() ([]int, error) { return nil, enomem })
+	if !errors.Is(err, syscall.ENOMEM) || before != nil {
+		t.Fatalf("beforeSession(failing listing) = %v, %v; want the listing's error", before, err)
+	}
+	before, err = beforeSession(func() ([]int, error) { return []int{7, 9}, nil })
+	if err != nil || !before[7] || !before[9] || len(before) != 2 {
+		t.Fatalf("beforeSession([7 9]) = %v, %v; want both recorded", before, err)
+	}
+}
+
+// everyChild lists a child this process has, with no error for the
+// threads it lists.
+func TestEveryChildListsAChildThisProcessHas(t *testing.T) {
+	c := testproc.StartLeader(t, "/bin/sleep", "600")
+	pids, err := everyChild()
+	if err != nil {
+		t.Fatalf("everyChild() = %v", err)
+	}
+	if !slices.Contains(pids, c.PID) {
+		t.Fatalf("everyChild() = %v, want %d among them", pids, c.PID)
 	}
 }

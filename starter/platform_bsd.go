@@ -84,16 +84,13 @@ func controlPipe(n int) (*control, error) { return controlPipeShared(n) }
 
 // everyChild is children: a process's children are its own, not a
 // thread's, here.
-func everyChild() []int { return children() }
+func everyChild() ([]int, error) { return children() }
 
 // children lists this process's children from the kernel's process table.
-func children() []int {
-	out, err := proc.Children(os.Getpid())
-	if err != nil {
-		return nil
-	}
-	return out
-}
+// A listing that fails is an error: a missed child would be a missed
+// escapee, or, at the start, a child from before the session taken later
+// for one.
+func children() ([]int, error) { return proc.Children(os.Getpid()) }
 
 // reapExited reaps the child pid if it has exited, by number
 // (wait4(WNOHANG)), and reports whether it did.

@@ -2,6 +2,8 @@ package starter
 
 import (
 	"errors"
+	"math/bits"
+	"os"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
@@ -9,8 +11,11 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// CanAdoptOrphans ([Options.Subreaper] can be had) is true: the starter becomes the reaper of its subtree.
-const CanAdoptOrphans = true
+// CanAdoptOrphans ([Options.Subreaper] can be had) is true on the 64-bit
+// ports: the starter becomes the reaper of its subtree. The 32-bit ports
+// (386, arm) make no procctl call (internal/sys), and hold no session at
+// all: the process table is not read there (internal/proc).
+const CanAdoptOrphans = bits.UintSize == 64
 
 // subreaper makes this process the reaper of its subtree
 // (procctl PROC_REAP_ACQUIRE): orphans of the Engine's tree — also
@@ -69,21 +74,23 @@ func (t *subtree) Live() ([]end.Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Room for those forked since the count; the kernel fills at most
-	// that many entries and marks each it filled valid.
+	// Room for those forked since the count; a list that fills it all is
+	// asked for again, bigger.
 	infos, err := sys.ReapPids(descendants + 64)
 	if err != nil {
 		return nil, err
 	}
 	var out []end.Member
 	for _, pi := range infos {
-		if pi.Flags&sys.REAPER_PIDINFO_VALID == 0 {
-			break
-		}
 		if pi.Subtree != int32(t.engine.PID) || pi.Flags&sys.REAPER_PIDINFO_ZOMBIE != 0 {
 			continue
 		}
-		if st, err := proc.ReadStat(int(pi.PID)); err == nil && st.Live() {
+		st, err := proc.ReadStat(int(pi.PID))
+		switch {
+		case errors.Is(err, os.ErrNotExist): // reaped since the list
+		case err != nil:
+			return nil, err
+		case st.Live():
 			out = append(out, end.MemberOf(st))
 		}
 	}

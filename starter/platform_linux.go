@@ -1,6 +1,7 @@
 package starter
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -92,29 +93,40 @@ func subreaper() (func(), error) {
 // session-starter), are all there; the gate and the guard, which another
 // thread may have forked, are known by their PIDs and never adopted.
 // Reading one file instead of one per thread (7-8 of them) matters: this
-// runs several times in every session.
-func children() []int { return childrenOf(strconv.Itoa(os.Getpid())) }
+// runs several times in every session. A file that cannot be read is an
+// error: a missed child would be a missed escapee.
+func children() ([]int, error) { return childrenOf(strconv.Itoa(os.Getpid())) }
 
 // everyChild lists the children of every thread of this process: once,
 // when the session starts, for the children it already had (a library
-// caller's may belong to any of its threads).
-func everyChild() []int {
+// caller's may belong to any of its threads). A thread that ended
+// between the listing of the threads and the read of its file had no
+// children left; any other failure is an error.
+func everyChild() ([]int, error) {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []int
 	for _, t := range tasks {
-		out = append(out, childrenOf(t.Name())...)
+		pids, err := childrenOf(t.Name())
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pids...)
 	}
-	return out
+	return out, nil
 }
 
 // childrenOf lists the children of the thread tid.
-func childrenOf(tid string) []int {
-	fd, err := sys.Open("/proc/self/task/"+tid+"/children", sys.O_RDONLY)
+func childrenOf(tid string) ([]int, error) {
+	path := "/proc/self/task/" + tid + "/children"
+	fd, err := sys.Open(path, sys.O_RDONLY)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer sys.Close(fd)
 	var out []int
@@ -125,7 +137,10 @@ func childrenOf(tid string) []int {
 			buf = append(buf, make([]byte, len(buf))...)
 		}
 		m, err := sys.Read(fd, buf[n:])
-		if err != nil || m == 0 {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if m == 0 {
 			break
 		}
 		n += m
@@ -135,7 +150,7 @@ func childrenOf(tid string) []int {
 			out = append(out, pid)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // withTTOUBlocked runs f on a locked thread with SIGTTOU blocked. Blocking

@@ -3,16 +3,36 @@
 package starter
 
 import (
+	"fmt"
 	"slices"
 )
+
+// beforeSession records the children this process has when the session
+// starts, listed by list: they are not the session's, so they are reaped
+// when they exit and never signalled. A listing that fails fails the
+// start: a child missing from the record would later be taken for an
+// adopted escapee and signalled.
+func beforeSession(list func() ([]int, error)) (map[int]bool, error) {
+	pids, err := list()
+	if err != nil {
+		return nil, fmt.Errorf("list the children this process has: %w", err)
+	}
+	before := make(map[int]bool, len(pids))
+	for _, pid := range pids {
+		before[pid] = true
+	}
+	return before, nil
+}
 
 // adopted lists the session's adopted children: every child of this
 // process but the guard, the Engine while it is unreaped (once reaped, a
 // new child with its old number is an escapee like any other), and the
-// children it had before the gate, after reaping those that exited.
-func (s *session) adopted() []int {
-	_, left := s.reap()
-	return slices.DeleteFunc(left, func(pid int) bool { return s.notAdopted(pid) })
+// children it had before the gate, after reaping those that exited. An
+// error means the children could not be listed: the list is then not
+// known to be complete.
+func (s *session) adopted() ([]int, error) {
+	_, left, err := s.reap()
+	return slices.DeleteFunc(left, func(pid int) bool { return s.notAdopted(pid) }), err
 }
 
 // notAdopted reports whether the child pid is not the session's to end.
@@ -34,18 +54,27 @@ func (s *session) notAdopted(pid int) bool {
 // reaped, so that its number names nobody special afterwards. It never
 // waits on P_ALL or -1: that could take the Engine's status, and with
 // WNOWAIT the kernel would report the Engine's zombie again and again and
-// never the others. It returns how many it reaped.
+// never the others. It returns how many it reaped; a listing that failed
+// reaps only the children from before the gate, and the next SIGCHLD or
+// look tries again.
 func (s *session) reapAdopted() int {
-	n, _ := s.reap()
+	n, _, _ := s.reap()
 	return n
 }
 
 // reap is reapAdopted, from one reading of the children files: it also
-// returns the children it did not reap. The children this process had
-// before the gate are looked at by their PIDs: a library caller's may
-// belong to any of its threads, and children lists the main thread's.
-func (s *session) reap() (n int, left []int) {
-	pids := children()
+// returns the children it did not reap, and the error of the listing.
+func (s *session) reap() (n int, left []int, err error) {
+	pids, err := children()
+	n, left = s.reapListed(pids)
+	return n, left, err
+}
+
+// reapListed reaps those of pids that have exited, and the children this
+// process had before the gate, which are looked at by their PIDs: a
+// library caller's may belong to any of its threads, and children lists
+// the main thread's (and a failed listing lists none).
+func (s *session) reapListed(pids []int) (n int, left []int) {
 	for pid := range s.before {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)

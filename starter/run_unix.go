@@ -289,9 +289,8 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		// Children this process has already (a wrapper's background job
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
-		s.before = map[int]bool{}
-		for _, pid := range everyChild() {
-			s.before[pid] = true
+		if s.before, err = beforeSession(everyChild); err != nil {
+			return nil, fail(ExitContainment, "%w", err)
 		}
 	}
 	s.neverSweep = neverSweep(s.parent)

@@ -4,6 +4,7 @@ package starter
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"syscall"
@@ -48,16 +49,22 @@ func (e *escapees) Signal(sig syscall.Signal) error {
 		inE = e.s.group.PGID
 	}
 	e.s.groupSent = 0
-	for _, pid := range e.s.adopted() {
+	pids, err := e.s.adopted()
+	for _, pid := range pids {
 		e.s.signalAdopted(pid, sig, e.forbidden, inE)
 	}
-	return nil
+	return err
 }
 
-// Live implements [end.Holder].
+// Live implements [end.Holder]. A failed listing of the children is an
+// error: the holder is then not shown empty.
 func (e *escapees) Live() ([]end.Member, error) {
+	pids, err := e.s.adopted()
+	if err != nil {
+		return nil, fmt.Errorf("adopted children: %w", err)
+	}
 	var out []end.Member
-	for _, pid := range e.s.adopted() {
+	for _, pid := range pids {
 		// An orphan still in group E (`sleep 300 &` of a shell that
 		// exited) has not escaped: the group holds it, and it is not
 		// counted here.

@@ -8,11 +8,17 @@ package main
 // listing group E. These run on the CI's macOS and FreeBSD machines; the
 // Linux machine only builds them (make cross), and runs the same code
 // paths through the portable build (make test-portable).
+//
+// Every process a test watches end is first read and checked to be the
+// live sleep it started (watch): a kern.proc record that does not decode
+// fails the test there, rather than passing every later look as "gone".
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,12 +30,14 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
+	testproc.RunHelper()
 	dir, err := os.MkdirTemp("", "session-starter-bsd-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -45,18 +53,50 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testproc.CheckHelpersUsed(testproc.CheckGoroutinesEnded(code)))
 }
 
-// bsdSession is a started session-starter with its stdout read by line.
+func init() {
+	// escape: an Engine that starts /bin/sleep 600 in a session of its
+	// own (an escapee: it leaves group E), says its PID, waits for a line
+	// or the end of its input, and exits 0 without reaping it: the sleep
+	// is orphaned, re-parented to the starter where it is a reaper.
+	testproc.Register("escape", func([]string) int {
+		sleep := exec.Command("/bin/sleep", "600")
+		sleep.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := sleep.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start sleep:", err)
+			return 3
+		}
+		fmt.Println(sleep.Process.Pid)
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		return 0
+	})
+}
+
+// bsdSession is a started session-starter with its stdin written and its
+// stdout read by line.
 type bsdSession struct {
 	cmd   *exec.Cmd
+	stdin io.WriteCloser
 	lines *bufio.Reader
 }
 
 func startBSD(t *testing.T, files []*os.File, args ...string) *bsdSession {
 	t.Helper()
+	return startBSDEnv(t, nil, files, args...)
+}
+
+// startBSDEnv is startBSD with env added to this process's environment
+// (nil: none).
+func startBSDEnv(t *testing.T, env []string, files []*os.File, args ...string) *bsdSession {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -67,12 +107,14 @@ func startBSD(t *testing.T, files []*os.File, args ...string) *bsdSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		in.Close()
 		if cmd.ProcessState == nil {
+			// Our unreaped child: its number is its own.
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 		}
 	})
-	return &bsdSession{cmd: cmd, lines: bufio.NewReader(out)}
+	return &bsdSession{cmd: cmd, stdin: in, lines: bufio.NewReader(out)}
 }
 
 func (s *bsdSession) line(t *testing.T) string {
@@ -119,18 +161,63 @@ func (s *bsdSession) ack(t *testing.T) int {
 	return pid
 }
 
-// gone waits until the process pid, a sleep of the session, is no longer
-// a live sleep (a PID reused meanwhile by another command counts as gone).
-func gone(t *testing.T, pid int, what string) {
+// watched is a sleep of a session whose end a test watches: its PID and
+// the start time that, with the PID, names it.
+type watched struct {
+	pid   int
+	start uint64
+}
+
+// watch reads the process pid from the kernel's process table, and fails
+// the test unless the record names a live sleep: it must decode (its PID,
+// command name and state) before any look can count it gone. If the test
+// ends with that sleep still there, it is killed by its PID, checked
+// against its start time first.
+func watch(t *testing.T, pid int) watched {
+	t.Helper()
+	st, err := proc.ReadStat(pid)
+	if err != nil {
+		t.Fatalf("ReadStat(%d) = %v, want the session's sleep", pid, err)
+	}
+	if st.PID != pid || st.Comm != "sleep" || !st.Live() || st.StartTime == 0 {
+		t.Fatalf("ReadStat(%d) = %+v, want a live sleep of that PID with a start time", pid, st)
+	}
+	w := watched{pid: pid, start: st.StartTime}
+	t.Cleanup(func() {
+		if w.alive() {
+			_ = syscall.Kill(w.pid, syscall.SIGKILL)
+		}
+	})
+	return w
+}
+
+// alive reports whether w's process is still there and live; reading its
+// record is an error only when that fails for another reason than its
+// absence.
+func (w watched) alive() bool {
+	st, err := proc.ReadStat(w.pid)
+	return err == nil && st.StartTime == w.start && st.Live()
+}
+
+// gone waits until w's process is gone: no record of its PID (reaped), a
+// zombie, or a record of another process (another start time: the PID
+// was reused). A read that fails for any other reason fails the test, as
+// does the process still live after testproc.TooLong.
+func (w watched) gone(t *testing.T, what string) {
 	t.Helper()
 	deadline := time.Now().Add(testproc.TooLong)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		st, err := proc.ReadStat(pid)
-		if err != nil || !st.Live() || st.Comm != "sleep" {
+		st, err := proc.ReadStat(w.pid)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return
+		case err != nil:
+			t.Fatalf("%s: ReadStat(%d) = %v", what, w.pid, err)
+		case st.StartTime != w.start || !st.Live():
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s: pid %d is still a live %s (state %c)", testproc.TooLong, what, pid, st.Comm, st.State)
+			t.Fatalf("after %v: %s: pid %d is still a live %s (state %c)", testproc.TooLong, what, w.pid, st.Comm, st.State)
 		}
 		time.Sleep(wait)
 	}
@@ -155,25 +242,58 @@ func TestBSDTheEnginesExitStatusIsMirrored(t *testing.T) {
 	}
 }
 
+// TestBSDSignalDeathsAreMirroredWithoutCore compares the launcher's view
+// of the starter with its view of the same Engine run directly, for every
+// signal an Engine can die of — also those the Go runtime handles itself,
+// which must give neither a Go dump nor exit 2.
+func TestBSDSignalDeathsAreMirroredWithoutCore(t *testing.T) {
+	for _, sig := range sys.DeadlySignals() {
+		t.Run(sys.SignalName(sig), func(t *testing.T) {
+			// The Engine dumps no core itself; the starter, allowed to, must
+			// not add one.
+			engine := fmt.Sprintf("ulimit -c 0; kill -%d $$", int(sig))
+			direct := exec.Command("sh", "-c", engine)
+			_ = direct.Run()
+			want := direct.ProcessState.Sys().(syscall.WaitStatus)
+			if !want.Signaled() || want.Signal() != sig || want.CoreDump() {
+				t.Fatalf("sh killing itself with %d: status %#x, want death by it without core", int(sig), want)
+			}
+			cmd := exec.Command("sh", "-c", `ulimit -c unlimited 2>/dev/null; exec "$@"`, "sh", binary, "--", "sh", "-c", engine)
+			cmd.Dir = t.TempDir()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			_ = cmd.Run()
+			got := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if got != want {
+				t.Fatalf("through session-starter: status %#x; direct: %#x; stderr: %s", got, want, stderr.Bytes())
+			}
+			if stderr.Len() != 0 {
+				t.Fatalf("stderr = %q, want nothing (no Go dump)", stderr.Bytes())
+			}
+		})
+	}
+}
+
 func TestBSDAGrandchildEndsWithTheEngine(t *testing.T) {
-	s := startBSD(t, nil, "--ack", "--", "sh", "-c", "sleep 600 & echo $!; exit 4")
+	s := startBSD(t, nil, "--ack", "--", "sh", "-c", "sleep 600 & echo $!; read x; exit 4")
 	s.ack(t)
-	child := s.pidLine(t)
+	child := watch(t, s.pidLine(t))
+	s.stdin.Close() // the Engine exits 4
 	if got := exitCode(t, s.cmd.Wait()); got != 4 {
 		t.Fatalf("exit status = %d, want 4", got)
 	}
-	gone(t, child, "the Engine's child must end with the session")
+	child.gone(t, "the Engine's child must end with the session")
 }
 
 func TestBSDTheGuardEndsTheGroupWhenTheStarterIsKilled(t *testing.T) {
 	s := startBSD(t, nil, "--ack", "--", "sh", "-c", "sleep 600 & echo $!; wait")
 	s.ack(t)
-	child := s.pidLine(t)
+	child := watch(t, s.pidLine(t))
 	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = s.cmd.Wait()
-	gone(t, child, "the guard must end the Engine's group once the starter is gone")
+	child.gone(t, "the guard must end the Engine's group once the starter is gone")
 }
 
 func TestBSDTheEndOfTheControlDescriptorEndsTheSession(t *testing.T) {
@@ -184,19 +304,71 @@ func TestBSDTheEndOfTheControlDescriptorEndsTheSession(t *testing.T) {
 	s := startBSD(t, []*os.File{r}, "--ack", "--control-fd", "3", "--", "sh", "-c", "sleep 600 & echo $!; wait")
 	r.Close()
 	s.ack(t)
-	child := s.pidLine(t)
+	child := watch(t, s.pidLine(t))
 	w.Close()
 	_ = s.cmd.Wait()
-	gone(t, child, "the session must end at the control descriptor's end of input")
+	child.gone(t, "the session must end at the control descriptor's end of input")
 }
 
 func TestBSDAStopSignalEndsTheSession(t *testing.T) {
 	s := startBSD(t, nil, "--ack", "--", "sh", "-c", "sleep 600 & echo $!; wait")
 	s.ack(t)
-	child := s.pidLine(t)
+	child := watch(t, s.pidLine(t))
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	_ = s.cmd.Wait()
-	gone(t, child, "a stop signal must end the session")
+	child.gone(t, "a stop signal must end the session")
+}
+
+// startEscape starts a session whose Engine is the helper escape, and
+// returns it with the escapee: a sleep in a session of its own, which
+// leads its own group, out of group E.
+func startEscape(t *testing.T) (*bsdSession, watched) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "escape")}, nil, "--ack", "--", exe)
+	engine := s.ack(t)
+	escapee := watch(t, s.pidLine(t))
+	st, err := proc.ReadStat(escapee.pid)
+	if err != nil || st.Pgrp != escapee.pid || st.Pgrp == engine {
+		t.Fatalf("escapee: ReadStat(%d) = %+v, %v; want the leader of a group of its own, not group %d", escapee.pid, st, err, engine)
+	}
+	return s, escapee
+}
+
+// TestBSDTheReaperEndsAnEscapee: on FreeBSD the starter is the reaper of
+// the Engine's tree: a process that left group E is adopted once
+// orphaned, and ended with the session.
+func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
+	if runtime.GOOS != "freebsd" {
+		t.Skip("macOS has no subreaper: TestBSDAnEscapeeOutlivesTheSessionOnMacOS")
+	}
+	s, escapee := startEscape(t)
+	s.stdin.Close() // the Engine exits 0, orphaning the escapee
+	if got := exitCode(t, s.cmd.Wait()); got != 0 {
+		t.Fatalf("exit status = %d, want 0", got)
+	}
+	escapee.gone(t, "the reaper must end an escapee with the session")
+}
+
+// TestBSDAnEscapeeOutlivesTheSessionOnMacOS pins the limit the manual
+// states: without a subreaper, a process that left group E is no holder
+// of the session, and outlives it.
+func TestBSDAnEscapeeOutlivesTheSessionOnMacOS(t *testing.T) {
+	if runtime.GOOS != "darwin" {
+		t.Skip("FreeBSD's reaper ends escapees: TestBSDTheReaperEndsAnEscapee")
+	}
+	s, escapee := startEscape(t)
+	s.stdin.Close()
+	if got := exitCode(t, s.cmd.Wait()); got != 0 {
+		t.Fatalf("exit status = %d, want 0", got)
+	}
+	if !escapee.alive() {
+		t.Fatalf("the escapee %d ended with the session; the manual says it outlives it on macOS", escapee.pid)
+	}
+	// watch's cleanup kills it, by its PID, once checked.
 }

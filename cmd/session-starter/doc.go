@@ -624,7 +624,13 @@
 //     input is the starter gone; it needs no PID at all.
 //   - Group membership from `sysctl kern.proc.pgrp`, zombies left out; the
 //     inherited descriptors by asking `fcntl(F_GETFD)` of each number below
-//     `RLIMIT_NOFILE` (at most 65,536), as there is no /proc/self/fd.
+//     `RLIMIT_NOFILE` (at most 65,536), as there is no /proc/self/fd. A
+//     `kern.proc` listing that outgrew the kernel's estimate of its size before
+//     it was read (ENOMEM) is read again: on FreeBSD, whose estimate has room
+//     for five new processes, in a buffer grown by a tenth each time, as libkvm
+//     does; on macOS after a new estimate. A listing of the starter's children
+//     that fails anyway fails the start (exit 125): a child it had before the
+//     session must never be taken for an escapee.
 //   - The control pipe is read through the launcher's own descriptor: on
 //     macOS `/dev/fd/N` duplicates a descriptor instead of reopening the pipe,
 //     so there is no private open file to make non-blocking. The starter never
@@ -636,7 +642,9 @@
 //     group E are re-parented to it when orphaned and swept as on Linux, and the
 //     Engine's whole subtree — every process descended from the gate, whatever
 //     its group — is one more holder of the end: listed by `PROC_REAP_GETPIDS`
-//     (its subtree, zombies left out) and signalled by `PROC_REAP_KILL` with
+//     (its subtree, zombies left out; a list that comes back filling all the
+//     room it was given may have been cut short, and is asked for again with
+//     twice the room) and signalled by `PROC_REAP_KILL` with
 //     `REAPER_KILL_SUBTREE` on the Engine's subtree (the reaper's whole tree
 //     also holds the guard and children that are not the session's), only while
 //     the Engine is unreaped.
@@ -648,6 +656,19 @@
 //     that path between the start and the gate's exec is the one executed.
 //   - `--containment cgroup` exits 125 (cgroups are Linux's); `auto` and
 //     `group` give the modes above.
+//   - The 64-bit ports only. The releases are FreeBSD's amd64 and arm64 (and
+//     macOS's); riscv64 builds the same code. The 32-bit FreeBSD ports (386,
+//     arm) build but hold no session: the kinfo_proc decoded here is the
+//     64-bit ports' layout (1088 bytes; i386's is 768, arm's 816), and
+//     `procctl`'s 64-bit id_t takes two argument words there (on arm after a
+//     padding word), which this build does not make; every session exits 125
+//     before anything is started, naming the reason.
+//   - An Engine that dies of signal S makes session-starter die of S, as on
+//     Linux, for every signal whose default action ends a process (EMT among
+//     them): the Go runtime's own handler is replaced by the default with a raw
+//     `sigaction`, S is unblocked on one thread and sent to it (`thr_kill` on
+//     FreeBSD; on macOS libSystem's `pthread_sigmask` and `pthread_kill`), with
+//     core dumps off, so there is no Go dump and no exit 2.
 //
 // What was run where. On this project's Linux machine (6.18) the
 // portable build (`-tags portable`, `make test-portable`) takes macOS's code
@@ -665,19 +686,30 @@
 // FreeBSD code itself — the kqueue layer, the `kern.proc` decoding (FreeBSD's
 // `kinfo_proc` read at fixed offsets), `wait4`, the descriptor probe, the
 // reaper — was only built and vetted here (`make cross`: `go build`, `go vet`
-// and `go test -c` of every package for darwin and freebsd). The GitHub
-// workflow runs `go test ./...` on macOS and in a FreeBSD VM, including
+// and `go test -c` of every package for darwin and freebsd; the FreeBSD
+// `kinfo_proc` decoder and the growing and refilled listings are shared
+// code, tested here against records built from `<sys/user.h>` and stand-ins
+// of the kernel). The GitHub workflow runs `go test ./...` on macOS and in
+// FreeBSD VMs (14 and 15 on amd64, 15 on arm64), including
 // `cmd/session-starter/bsd_test.go`, which holds real sessions there (status
-// mirrored, a grandchild ended with the Engine, the guard ending the group
-// after a SIGKILL of the starter, control-descriptor EOF, a stop signal, the
-// ack's mode); those jobs have not run from here.
+// mirrored, every deadly signal mirrored, a grandchild ended with the Engine,
+// the guard ending the group after a SIGKILL of the starter,
+// control-descriptor EOF, a stop signal, the ack's mode, an escapee ended by
+// FreeBSD's reaper and outliving the session on macOS; each watched process
+// is first checked to decode as the live sleep it is), `internal/sys`'s `Die`
+// tests, and `internal/proc`'s reads of known processes (the test itself, a
+// stopped child, a zombie); those jobs have not run from here.
 //
-// What the Linux build cannot show: kqueue's registration race (a process that
-// exits before its `NOTE_EXIT` filter is registered: ESRCH, or, for a zombie
-// on macOS, also ESRCH) and its EOF flag; the real `kern.proc` listing and its
-// zombie state; `/dev/fd` semantics on macOS (the control pipe path above is
-// the same code, but Linux's `/dev/fd` reopens); listing descriptors without
-// /proc; `NOTE_EXITSTATUS`; `PROC_REAP_*`.
+// What the Linux build cannot show: kqueue's registration race (a process
+// reaped before its `NOTE_EXIT` filter is registered: ESRCH; one that is a
+// zombie then: ESRCH on macOS, while on FreeBSD the filter is registered and
+// fires at once with the exit status) and its EOF flag; `kill(-E)` to a group
+// that holds only zombies (EPERM on macOS, which skips zombies, not ESRCH;
+// the end takes EPERM as the group still there, and finds no live member);
+// the real `kern.proc` listing and its zombie state; `/dev/fd` semantics on
+// macOS (the control pipe path above is the same code, but Linux's `/dev/fd`
+// reopens); listing descriptors without /proc; `NOTE_EXITSTATUS`;
+// `PROC_REAP_*`.
 //
 // # Limits
 //
@@ -736,9 +768,7 @@
 //     members before it, and is 0 when the end was confirmed without a scan.
 //   - macOS and FreeBSD. macOS has no subreaper: a process that left group E
 //     outlives the session; on FreeBSD the reaper ends it. On both, the guard
-//     cannot end such a process once the starter is SIGKILLed, and a signal the
-//     Go runtime handles itself (SEGV, BUS, FPE) that the Engine died of may
-//     make the starter write a runtime line before it dies of the same signal.
+//     cannot end such a process once the starter is SIGKILLed.
 //   - Windows: the Engine's command line is the launcher's, byte for byte, from
 //     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
 //     command line (always so for the binary); a library caller's other `Argv`
@@ -797,9 +827,13 @@
 //     `TestAnEscapeeInTheLaunchersGroupIsEndedAloneNotItsGroup`, guard fuzzing
 //     `FuzzFinishMessage`.
 //   - Exact status — `TestExitCodesAreMirrored` (0–255 samples),
-//     `TestSignalDeathsAreMirroredWithoutCore` (TERM INT KILL SEGV ABRT PIPE
-//     USR1 QUIT HUP BUS, compared with a direct launch, no core file, empty
-//     stderr), `TestStatusTellsTheStartersOwnStatusFromTheEngines`.
+//     `TestSignalDeathsAreMirroredWithoutCore` (every signal whose default
+//     action ends a process, `sys.DeadlySignals`, compared with a direct
+//     launch, no core file, empty stderr; `TestBSDSignalDeathsAreMirroredWithoutCore`
+//     on macOS and FreeBSD), `TestStatusTellsTheStartersOwnStatusFromTheEngines`;
+//     `Die` itself — `TestDieEndsTheProcessByEveryDeadlySignalWithoutCoreOrTraceback`,
+//     `TestDieOfASignalOutsideDeadlySignalsReturns` (on Linux, macOS and
+//     FreeBSD).
 //   - Transparency: argv, cwd, umask, environment, RLIMIT_NOFILE, signal mask,
 //     descriptors at their numbers, nothing of ours —
 //     `TestEngineSeesWhatADirectLaunchGives`,
@@ -871,10 +905,12 @@
 //     cgroup tests, the guard's pipe opened through `/proc/PID/fd`,
 //     `RLIMIT_NPROC` (the seccomp launcher is a Go program); then the gate's,
 //     guard's, starter's and internal packages' own tests with the tag.
-//   - macOS and FreeBSD on their own kernels: status mirrored, a grandchild
-//     ended, the guard ending the group after SIGKILL of the starter,
-//     control-descriptor EOF, a stop signal, the ack's mode —
-//     `cmd/session-starter/bsd_test.go`.
+//   - macOS and FreeBSD on their own kernels: status mirrored, every deadly
+//     signal mirrored, a grandchild ended, the guard ending the group after
+//     SIGKILL of the starter, control-descriptor EOF, a stop signal, the ack's
+//     mode, an escapee ended by the reaper (FreeBSD) or outliving the session
+//     (macOS, the limit) — `cmd/session-starter/bsd_test.go`; the kernel's
+//     records of known processes — `internal/proc/proc_bsd_test.go`.
 //   - cgroup mode: escapees end, also when the starter is SIGKILLed; the cgroup
 //     is removed; leftovers of dead starters only are cleaned; fallback where
 //     cgroup2 is read-only or hidden — `cgroup_linux_test.go`,

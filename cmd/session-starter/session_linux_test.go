@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // treeEngine starts two background sleeps — one a plain child, one a
@@ -179,10 +181,10 @@ func TestExitCodesAreMirrored(t *testing.T) {
 }
 
 // TestSignalDeathsAreMirroredWithoutCore compares the launcher's view of
-// the starter with its view of the same Engine run directly.
+// the starter with its view of the same Engine run directly, for every
+// signal an Engine can die of.
 func TestSignalDeathsAreMirroredWithoutCore(t *testing.T) {
-	sigs := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL, syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGPIPE, syscall.SIGUSR1, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGBUS}
-	for _, sig := range sigs {
+	for _, sig := range sys.DeadlySignals() {
 		t.Run(sig.String(), func(t *testing.T) {
 			mark := newMark(t)
 			dir := t.TempDir()

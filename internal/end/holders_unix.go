@@ -128,7 +128,8 @@ func (p *Process) Reaped() bool { return p.reaped }
 // group refused.
 //
 // Its live members are found by a /proc scan, which counts only when a
-// signal 0 to the group before it and one after it both succeeded: while
+// signal 0 to the group before it and one after it both showed the group
+// present (success, or EPERM: see present): while
 // the group has a member its number cannot be handed out again, so every
 // PID the scan found with that group number was in this group. A PID
 // found by a scan is never signalled.
@@ -203,9 +204,10 @@ func (g Group) Live() ([]Member, error) {
 }
 
 // present checks with signal 0 that the group still has a member. EPERM
-// counts as yes: the kernel found members, only none it lets us signal
-// (another user's process that joined the group), so the number is still
-// the group's.
+// counts as yes: the group exists with members, only none the kernel let
+// us signal — another user's process that joined the group, or, on macOS,
+// only zombies (which it skips, answering EPERM rather than ESRCH) — so
+// the number is still the group's.
 func (g Group) present() error {
 	err := g.Signal(0)
 	if errors.Is(err, syscall.EPERM) {

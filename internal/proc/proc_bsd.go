@@ -105,13 +105,3 @@ func OpenFDs() ([]int, error) {
 	}
 	return out, nil
 }
-
-// SameNamespace holds trivially: macOS and FreeBSD have one PID space
-// (a FreeBSD jail sees a subset of the same numbers).
-func SameNamespace() error { return nil }
-
-// kproc is one process of a kern.proc listing.
-type kproc struct {
-	stat Stat
-	uid  int
-}

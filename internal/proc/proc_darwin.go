@@ -19,6 +19,9 @@ const (
 // allProcs is the kern.proc sysctl that lists every process.
 const allProcs = "kern.proc.all"
 
+// SameNamespace holds trivially: macOS has one PID space.
+func SameNamespace() error { return nil }
+
 // kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
 // its argument). A process that is gone is an empty listing.
 func kinfo(name string, args ...int) ([]kproc, error) {

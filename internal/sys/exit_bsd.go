@@ -27,7 +27,11 @@ var exits = struct {
 // has exited. The filter is registered by number: the caller must know
 // pid names the process it means (the leader of a group it pins) or check
 // afterwards that it was still the one meant (a parent: getppid() again).
-// [ErrGone] if there is no such process, or it is a zombie already.
+// [ErrGone] if there is no such process. A process that has exited but is
+// not reaped (a zombie) is told apart by the kernels: macOS refuses the
+// filter as for no process (ESRCH: [ErrGone]); FreeBSD registers it and
+// it fires at once, the event carrying the zombie's wait status. Either
+// way the process is known to have exited.
 func WatchExit(pid int) (int, error) { return watch(pid, unix.NOTE_EXIT) }
 
 // WatchChild is [WatchExit] for the caller's own unreaped child, whose

@@ -5,8 +5,6 @@ package sys
 import (
 	"errors"
 	"fmt"
-	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -56,21 +54,17 @@ func Dup2(oldfd, newfd int) error {
 	return named("dup2", err)
 }
 
-// Die ends this process by signal sig without a core file: the signal's
-// handling is reset, tracebacks are switched off, and the signal is sent
-// to this process. It returns only if that did not end the process, and
-// the caller then exits 128+sig. Unlike on Linux, a signal the Go runtime
-// handles itself (SEGV, BUS, FPE) still goes through the runtime's
-// handler, which may write a line to stderr before the process dies of
-// it.
-func Die(sig syscall.Signal) {
-	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
-	debug.SetTraceback("none")
-	signal.Reset(sig)
-	_ = unix.Kill(unix.Getpid(), sig)
-	// A pending fatal signal ends the process soon after kill returns.
-	time.Sleep(100 * time.Millisecond)
-}
+// noCore switches core dumps off for [Die] (RLIMIT_CORE 0): the BSDs
+// have no core handler that ignores the limit.
+func noCore() { _ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) }
+
+// deadlyHere are the signals besides those of every platform whose
+// default action ends a process on macOS and FreeBSD ([DeadlySignals]).
+var deadlyHere = []syscall.Signal{syscall.SIGEMT}
+
+// sigUnblock is SIG_UNBLOCK of <signal.h>, the same on macOS and FreeBSD
+// (golang.org/x/sys/unix does not name it there).
+const sigUnblock = 2
 
 // Wait4 waits for the child pid as wait4(pid, options) does (WNOHANG),
 // retrying EINTR, and returns the PID it reports: 0, with WNOHANG, while
@@ -84,19 +78,6 @@ func Wait4(pid, options int) (int, error) {
 // SignalSelf sends sig to this process (kill(getpid())).
 func SignalSelf(sig syscall.Signal) error {
 	return named("kill", unix.Kill(unix.Getpid(), sig))
-}
-
-// SysctlRaw reads the sysctl name with its arguments as raw bytes.
-// ESRCH becomes [ErrGone].
-func SysctlRaw(name string, args ...int) ([]byte, error) {
-	b, err := unix.SysctlRaw(name, args...)
-	if errors.Is(err, unix.ESRCH) {
-		return nil, ErrGone
-	}
-	if err != nil {
-		return nil, named("sysctl "+name, err)
-	}
-	return b, nil
 }
 
 // OpenFilesLimit returns the soft RLIMIT_NOFILE (getrlimit), as it is

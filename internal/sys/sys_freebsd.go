@@ -1,19 +1,78 @@
 package sys
 
 import (
-	"os"
+	"errors"
+	"fmt"
+	"runtime"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// The reaper calls of FreeBSD: procctl on this process, which
-// golang.org/x/sys/unix does not wrap. They stay raw system calls, each
-// pointer converted in the call itself, so that the structure it points
-// to stays where the kernel reads and writes it.
+// The MIBs of the kern.proc listings, as <sys/sysctl.h> numbers them:
+// CTL_KERN (1), KERN_PROC (14), then KERN_PROC_PID (1) or KERN_PROC_PGRP
+// (2), each with its argument, or KERN_PROC_PROC (8), every process once
+// (not once per thread).
+var kinfoMIBs = map[string][]int32{
+	"kern.proc.pid":  {1, 14, 1},
+	"kern.proc.pgrp": {1, 14, 2},
+	"kern.proc.proc": {1, 14, 8},
+}
 
-// procctl commands and idtype, as FreeBSD numbers them.
+// KinfoProcs reads the struct kinfo_proc records of the kern.proc
+// sysctl name (kern.proc.pid, kern.proc.pgrp, kern.proc.proc) with its
+// arguments, as raw bytes. The kernel's estimate of the size has room
+// for five more processes than it has; a listing that grew past it
+// between the estimate and the read (ENOMEM) is read again, in a bigger
+// buffer (readGrowing). ESRCH becomes [ErrGone].
+func KinfoProcs(name string, args ...int) ([]byte, error) {
+	mib, ok := kinfoMIBs[name]
+	if !ok {
+		return nil, fmt.Errorf("sysctl %s: not a kern.proc listing", name)
+	}
+	mib = append([]int32(nil), mib...)
+	for _, a := range args {
+		mib = append(mib, int32(a))
+	}
+	b, err := readGrowing(func(buf []byte) (int, error) { return sysctl(mib, buf) })
+	if errors.Is(err, unix.ESRCH) {
+		return nil, ErrGone
+	}
+	if err != nil {
+		return nil, named("sysctl "+name, err)
+	}
+	return b, nil
+}
+
+// sysctl reads the MIB mib into old (nil: only its size) with a raw
+// __sysctl, which x/sys/unix does not offer for a caller's buffer, and
+// returns the length the kernel reports: with ENOMEM, old was too small
+// (the kernel then filled it). No argument is 64-bit, so the call is the
+// same on every port.
+func sysctl(mib []int32, old []byte) (int, error) {
+	n := uintptr(len(old))
+	var p unsafe.Pointer
+	if len(old) > 0 {
+		p = unsafe.Pointer(&old[0])
+	}
+	// Sound: mib, old and n outlive the call; the kernel reads mib and
+	// writes at most n bytes to old, and the length to n.
+	_, _, errno := unix.Syscall6(unix.SYS___SYSCTL, uintptr(unsafe.Pointer(&mib[0])), uintptr(len(mib)), uintptr(p), uintptr(unsafe.Pointer(&n)), 0, 0)
+	if errno != 0 {
+		return int(n), errno
+	}
+	return int(n), nil
+}
+
+// The reaper calls of FreeBSD: procctl on this process, which
+// golang.org/x/sys/unix does not wrap, made by procctlSelf: a raw system
+// call on the 64-bit ports (procctl_lp64_freebsd.go); the 32-bit ones,
+// where the 64-bit id_t takes two argument words (and on arm a padding
+// word before them), are refused (procctl_ilp32_freebsd.go).
+
+// procctl commands and idtype, as <sys/procctl.h> and <sys/wait.h>
+// number them.
 const (
 	pPID              = 0 // P_PID
 	procReapAcquire   = 2 // PROC_REAP_ACQUIRE
@@ -62,22 +121,28 @@ type ReaperPidinfo struct {
 	_            [15]uint32
 }
 
-// procctl calls procctl(P_PID, getpid(), cmd, NULL).
-func procctl(cmd int) error {
-	_, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), uintptr(cmd), 0, 0, 0)
-	if errno != 0 {
-		return named("procctl", errno)
-	}
-	return nil
-}
+// The sizes of the C structures the kernel reads and writes through the
+// pointers of the calls here: procctl_reaper_status 80 bytes,
+// procctl_reaper_pidinfo 72, procctl_reaper_pids 64 and a pointer,
+// procctl_reaper_kill 80, and struct sigaction a pointer, an int and a
+// 16-byte sigset_t rounded up to the pointer's alignment (32 bytes on the
+// 64-bit ports, 24 on the 32-bit ones). A layout of other size does not
+// compile: the index is out of range, or the difference overflows.
+var (
+	_ = [1]int{}[unsafe.Sizeof(reaperStatus{})-80]
+	_ = [1]int{}[unsafe.Sizeof(ReaperPidinfo{})-72]
+	_ = [1]int{}[unsafe.Sizeof(reaperPids{})-64-unsafe.Sizeof(uintptr(0))]
+	_ = [1]int{}[unsafe.Sizeof(reaperKill{})-80]
+	_ = [1]int{}[unsafe.Sizeof(sigactiont{})-16-2*unsafe.Sizeof(uintptr(0))]
+)
 
 // ReapAcquire makes this process the reaper of its subtree (procctl
 // PROC_REAP_ACQUIRE): orphans of its descendants are re-parented to it
 // instead of to init. EBUSY means it is a reaper already.
-func ReapAcquire() error { return procctl(procReapAcquire) }
+func ReapAcquire() error { return procctlSelf("procctl PROC_REAP_ACQUIRE", procReapAcquire, nil) }
 
 // ReapRelease gives the reaper role up again (procctl PROC_REAP_RELEASE).
-func ReapRelease() error { return procctl(procReapRelease) }
+func ReapRelease() error { return procctlSelf("procctl PROC_REAP_RELEASE", procReapRelease, nil) }
 
 // ReapKillSubtree sends sig to the descendants of this reaper in the
 // reaper subtree subtree, the PID of the reaper's direct child they
@@ -86,37 +151,35 @@ func ReapRelease() error { return procctl(procReapRelease) }
 // [ErrGone] when no process of the subtree was left to signal.
 func ReapKillSubtree(subtree int, sig syscall.Signal) error {
 	rk := reaperKill{Sig: int32(sig), Flags: reaperKillSubtree, Subtree: int32(subtree)}
-	// Sound: rk outlives the call, which reads and writes it.
-	_, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapKill, uintptr(unsafe.Pointer(&rk)), 0, 0)
-	switch {
-	case errno == unix.ESRCH:
+	err := procctlSelf("procctl PROC_REAP_KILL", procReapKill, unsafe.Pointer(&rk))
+	if errors.Is(err, unix.ESRCH) {
 		return ErrGone
-	case errno != 0:
-		return named("procctl PROC_REAP_KILL", errno)
 	}
-	return nil
+	return err
 }
 
 // ReapDescendants returns how many descendants this reaper has (procctl
 // PROC_REAP_STATUS).
 func ReapDescendants() (int, error) {
 	var st reaperStatus
-	// Sound: st outlives the call, which writes it.
-	if _, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapStatus, uintptr(unsafe.Pointer(&st)), 0, 0); errno != 0 {
-		return 0, named("procctl PROC_REAP_STATUS", errno)
+	if err := procctlSelf("procctl PROC_REAP_STATUS", procReapStatus, unsafe.Pointer(&st)); err != nil {
+		return 0, err
 	}
 	return int(st.Descendants), nil
 }
 
-// ReapPids returns room for n descendants of this reaper (at least one),
-// filled by procctl PROC_REAP_GETPIDS: the kernel fills at most that many
-// entries from the first, and marks each it filled REAPER_PIDINFO_VALID.
+// ReapPids lists the descendants of this reaper (procctl
+// PROC_REAP_GETPIDS), with room for n at first. The kernel fills at most
+// as many entries as it is given room for, newest first, each marked
+// REAPER_PIDINFO_VALID, and says nothing of those it left out: a list
+// that comes back full is asked for again with twice the room
+// (listWithRoom), until its last entry is left empty. It returns the
+// filled entries.
 func ReapPids(n int) ([]ReaperPidinfo, error) {
-	infos := make([]ReaperPidinfo, max(n, 1))
-	rp := reaperPids{Count: uint32(len(infos)), Pids: &infos[0]}
-	// Sound: rp and infos outlive the call, which writes into infos.
-	if _, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), procReapGetpids, uintptr(unsafe.Pointer(&rp)), 0, 0); errno != 0 {
-		return nil, named("procctl PROC_REAP_GETPIDS", errno)
-	}
-	return infos, nil
+	return listWithRoom(n, func(infos []ReaperPidinfo) error {
+		rp := reaperPids{Count: uint32(len(infos)), Pids: &infos[0]}
+		err := procctlSelf("procctl PROC_REAP_GETPIDS", procReapGetpids, unsafe.Pointer(&rp))
+		runtime.KeepAlive(infos) // the kernel writes into infos through rp
+		return err
+	}, func(pi *ReaperPidinfo) bool { return pi.Flags&REAPER_PIDINFO_VALID != 0 })
 }

@@ -3,7 +3,6 @@ package sys
 import (
 	"errors"
 	"os"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -190,35 +189,41 @@ func Dup2(oldfd, newfd int) error {
 	return named("dup3", err)
 }
 
-// Die ends this process by signal sig, as a process that did not catch it
-// would end: no Go traceback and no core file. It returns only if the
-// signal did not end the process (PID 1 of a PID namespace ignores its own
-// fatal signals), and the caller then exits 128+sig.
-//
-// The Go runtime cannot be asked to die of a signal it handles (SEGV,
-// ABRT, QUIT and BUS print a traceback; PIPE and USR1 are caught), so the
-// disposition is reset with a raw rt_sigaction on a locked thread, the
-// signal is unblocked on that thread and sent to it with tgkill. Core dumps
-// are switched off first, by RLIMIT_CORE (file core_pattern) and by
-// PR_SET_DUMPABLE (a |pipe core_pattern ignores RLIMIT_CORE): the Engine's
-// core, if any, was already written by the Engine itself.
-func Die(sig syscall.Signal) {
-	runtime.LockOSThread()
-	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	// struct kernel_sigaction {handler, flags, restorer, mask}: all zero is
-	// SIG_DFL with no flags. Sound: sa outlives the raw call, which only
-	// reads it, and its layout is the kernel's on every 64-bit Linux port.
-	var sa [4]uintptr
-	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
-	var set unix.Sigset_t
-	set.Val[(int(sig)-1)/64] |= 1 << ((uint(sig) - 1) % 64)
-	_ = unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
-	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
-	// A pending fatal signal ends the process before tgkill returns to
-	// user space; reaching this line means it was not fatal here.
-	time.Sleep(100 * time.Millisecond)
+// death is Linux's calls of [Die]. Core dumps are switched off by
+// RLIMIT_CORE (a file core_pattern) and by PR_SET_DUMPABLE (a |pipe
+// core_pattern ignores RLIMIT_CORE). The disposition is reset with a raw
+// rt_sigaction: struct kernel_sigaction {handler, flags, restorer, mask},
+// all zero, is SIG_DFL with no flags, and its layout is the kernel's on
+// every Linux port Go has (the mask, 8 bytes, is the size passed). The
+// signal is unblocked with rt_sigprocmask, which on Linux changes the
+// calling thread's mask alone, and sent to that thread with tgkill.
+var death = deathSteps{
+	noCore: func() {
+		_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	},
+	reset: func(sig syscall.Signal) error {
+		var sa [4]uintptr
+		// Sound: sa outlives the raw call, which only reads it.
+		_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
+		if errno != 0 {
+			return named("rt_sigaction", errno)
+		}
+		return nil
+	},
+	unblock: func(sig syscall.Signal) error {
+		var set unix.Sigset_t
+		set.Val[(int(sig)-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+		return named("rt_sigprocmask", unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil))
+	},
+	raise: func(sig syscall.Signal) error {
+		return named("tgkill", unix.Tgkill(unix.Getpid(), unix.Gettid(), sig))
+	},
 }
+
+// deadlyHere are the signals besides those of every platform whose
+// default action ends a process on Linux ([DeadlySignals]).
+var deadlyHere = []syscall.Signal{unix.SIGSTKFLT, unix.SIGIO, unix.SIGPWR}
 
 // CGROUP2_SUPER_MAGIC is the file system type ([Fstatfs]) of cgroup2.
 const CGROUP2_SUPER_MAGIC = unix.CGROUP2_SUPER_MAGIC

@@ -3,7 +3,6 @@ package sys
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,27 +20,6 @@ import (
 
 	"github.com/session-starter/session-starter/internal/testproc"
 )
-
-func TestMain(m *testing.M) {
-	testproc.RunHelper()
-	// The tests must leave no goroutine behind (helpers exit above).
-	code := testproc.CheckGoroutinesEnded(m.Run())
-	os.Exit(testproc.CheckHelpersUsed(code))
-}
-
-// helperCommand returns a command that runs this test binary as the
-// helper name, with a context that bounds it.
-func helperCommand(t *testing.T, name string, args ...string) *exec.Cmd {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
-	t.Cleanup(cancel)
-	base := testproc.HelperCommand(t, name, args...)
-	// On timeout, os/exec kills the helper through its pidfd: only that
-	// process, never a reused number.
-	cmd := exec.CommandContext(ctx, base.Path, base.Args[1:]...)
-	cmd.Env = base.Env
-	return cmd
-}
 
 func init() {
 	// catch-usr1: say "ready" once SIGUSR1 is caught, then "trapped" when
@@ -89,21 +67,6 @@ func init() {
 		}
 		return 9
 	})
-	// die SIG: allow core dumps of any size, then die of SIG with Die,
-	// which must switch core dumps off again by itself.
-	testproc.Register("die", func(args []string) int {
-		sig, ok := SignalByName(args[0])
-		if !ok {
-			return 3
-		}
-		inf := &unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
-		if err := unix.Setrlimit(unix.RLIMIT_CORE, inf); err != nil {
-			fmt.Fprintln(os.Stderr, "setrlimit:", err)
-			return 4
-		}
-		Die(sig)
-		return 5 // Die returned: the signal did not end the process
-	})
 }
 
 // corePatternIsAFile reports whether the kernel writes core files into the
@@ -118,9 +81,10 @@ func corePatternIsAFile(t *testing.T) bool {
 	return p != "" && !strings.HasPrefix(p, "|") && !strings.Contains(p, "/")
 }
 
-// Control for TestDieEndsTheProcessBySignalWithoutCoreOrTraceback: a
-// process that dies of SEGV with RLIMIT_CORE raised leaves a core file in
-// its working directory here, so finding none after Die means something.
+// Control for TestDieEndsTheProcessByEveryDeadlySignalWithoutCoreOrTraceback:
+// a process that dies of SEGV with RLIMIT_CORE raised leaves a core file
+// in its working directory here, so finding none after Die means
+// something.
 func TestACrashWithCoreDumpsEnabledLeavesACoreFile(t *testing.T) {
 	if !corePatternIsAFile(t) {
 		t.Skip("core_pattern does not write into the working directory")
@@ -135,52 +99,6 @@ func TestACrashWithCoreDumpsEnabledLeavesACoreFile(t *testing.T) {
 	}
 	if names := dirNames(t, dir); len(names) == 0 {
 		t.Fatalf("no core file in %s after a core dump", dir)
-	}
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
-func TestDieEndsTheProcessBySignalWithoutCoreOrTraceback(t *testing.T) {
-	signals := []syscall.Signal{
-		syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL, syscall.SIGSEGV, syscall.SIGABRT,
-		syscall.SIGPIPE, syscall.SIGUSR1, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGBUS,
-	}
-	for _, sig := range signals {
-		t.Run(SignalName(sig), func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			cmd := helperCommand(t, "die", SignalName(sig))
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			start := time.Now()
-			err := cmd.Run()
-			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-			if !ok || !ws.Signaled() || ws.Signal() != sig {
-				t.Fatalf("helper die %s: %v (status %#x), want death by %s; stderr:\n%s", SignalName(sig), err, ws, SignalName(sig), stderr.Bytes())
-			}
-			if ws.CoreDump() {
-				t.Errorf("helper die %s: core dump flag set, want none", SignalName(sig))
-			}
-			if names := dirNames(t, dir); len(names) > 0 {
-				t.Errorf("helper die %s left %v in its working directory, want nothing", SignalName(sig), names)
-			}
-			if stderr.Len() > 0 {
-				t.Errorf("helper die %s wrote to stderr:\n%s\nwant nothing", SignalName(sig), stderr.Bytes())
-			}
-			t.Logf("helper died of %s after %v", SignalName(sig), time.Since(start))
-		})
 	}
 }
 

@@ -198,6 +198,11 @@ func DupCloseOnExec(fd, lowest int) (int, error) {
 // KillGroup sends sig to the process group pgid by number: kill(-pgid).
 // The caller must know the number is still the group it means (a member
 // of its own pins it); it returns [ErrGone] when the group has no member.
+// A group whose members are all zombies answers differently by kernel:
+// Linux and FreeBSD signal it (nothing is delivered to a zombie, and the
+// call succeeds); macOS skips zombies and, having signalled no process,
+// answers EPERM (not ESRCH) until they are reaped — the number is still
+// the group's then.
 func KillGroup(pgid int, sig syscall.Signal) error {
 	if pgid <= 1 {
 		return fmt.Errorf("kill: refusing group %d", pgid)
