@@ -84,6 +84,8 @@ test('stop() SIGKILLs a session-starter that outlives the stop timeout, and says
     const t0 = Date.now();
     assert.deepEqual(await h.bounded('stop()', s.stop()), { exitCode: null, signal: 'SIGKILL', killed: true });
     assert.ok(Date.now() - t0 >= 190, `stopped after ${Date.now() - t0} ms, want the stop timeout of 200 ms first`);
+    // Killed, it wrote no ended record: the records end without one.
+    assert.equal(await h.bounded('ended', s.ended), null);
   }));
 
 test('stop() closes the control pipe: the session ends, the Engine is killed', () =>

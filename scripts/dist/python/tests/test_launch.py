@@ -64,6 +64,7 @@ class LaunchTest(SessionTest):
         self.assertEqual(s.stop(), -signal.SIGKILL)
         self.assertGreaterEqual(time.monotonic() - t0, 0.19)
         self.assertTrue(s.killed)
+        self.assertIsNone(s.ended(TOO_LONG), "killed, it wrote no ended record")
 
     def test_stop_closes_the_control_pipe(self):
         with ss.launch(["sh", "-c", LEAK + "exec sleep 300"], env=self.env) as s:
