@@ -188,10 +188,31 @@ dist: ## Build every release artifact (binaries, npm, wheels, .deb, Homebrew for
 # Installs what make dist wrote, offline, into temporary places (npm
 # tarballs into a fresh project, the Linux wheel into a venv, the .deb with
 # dpkg-deb -x, the source archive built as Homebrew would) and runs a real
-# session through each; refuses artifacts whose sums do not match.
+# session through each; refuses artifacts whose sums do not match. Then
+# the launch API suites of make test-launch run against the installed
+# npm package and wheel (their devDependencies from the cache that make
+# dist-deps fills).
 .PHONY: dist-check
-dist-check: ## Install each artifact of dist/ offline and run a real session through it
+dist-check: ## Install each artifact of dist/ offline, run a real session and the launch API suites through it (make dist-deps first)
 	GO=$(GO) bash scripts/dist/check.sh
+
+# The launch APIs of the npm package (launch(), node --test, with the
+# official MCP TypeScript SDK's client) and of the Python module (launch(),
+# launch_async(), unittest, with a JSON-RPC client and server on the
+# standard library) against bin/session-starter, offline; both parse the
+# record fixtures of starter/launch/testdata/records. make dist-check runs
+# the same suites against the installed packages.
+.PHONY: test-launch
+test-launch: build ## Run the npm and Python launch API tests against bin/session-starter (offline; the MCP SDK tests need make dist-deps)
+	bash scripts/dist/launchers.sh source $(BIN)
+
+# The one step of the checks that needs the npm registry: npm ci of
+# scripts/dist/npm/test/package-lock.json (the MCP TypeScript SDK,
+# TypeScript, @types/node) into the npm cache that make test-launch and
+# make dist-check then install from offline.
+.PHONY: dist-deps
+dist-deps: ## Fetch the launch API tests' npm devDependencies into the npm cache (needs the npm registry)
+	bash scripts/dist/launchers.sh deps
 
 .PHONY: demo
 demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 mirrored

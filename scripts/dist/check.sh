@@ -23,6 +23,12 @@
 #                source archive built as the formula builds it (offline,
 #                from the module cache), byte for byte the release binary,
 #                and the formula's test run
+#   launch APIs  the npm package's and the Python module's test suites
+#                (scripts/dist/launchers.sh) against the package and the
+#                wheel installed above: launch() and the records, the MCP
+#                TypeScript SDK's client, a JSON-RPC stdio client and
+#                server; their npm devDependencies come from the cache that
+#                make dist-deps fills, offline
 #
 # Each session is session-starter -- sh -c 'sleep 300 & …; exit 3': the
 # status must be 3 and no process of the session may be left. The session's
@@ -456,6 +462,11 @@ fi
 grep -q 'is not a supported wheel on this platform' "$tmp/pip-other.log" ||
 	fail "wheel: pip's refusal of the macOS wheel: $(cat "$tmp/pip-other.log")"
 ok "wheel: one error naming the platform for sunos5-sparc and freebsd-amd64 (binary_path() and python -m, exit 127); SESSION_STARTER_BINARY; pip refuses the macOS wheel"
+
+# --- the launch APIs, installed -------------------------------------------
+
+bash scripts/dist/launchers.sh installed "$project" "$venv" | sed 's/^launchers: /dist-check: /'
+ok "the launch API suites against the installed npm package and wheel"
 
 # --- .deb -----------------------------------------------------------------
 

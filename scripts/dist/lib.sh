@@ -49,3 +49,10 @@ pep440_version() {
 	v=${v/-rc./rc}
 	echo "$v"
 }
+
+# dev_npm_cache prints the npm cache that make dist-deps fills with the
+# launch API tests' devDependencies (scripts/dist/npm/test/package-lock.json)
+# and that the tests install them from, offline.
+dev_npm_cache() {
+	echo "${SESSION_STARTER_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/session-starter/npm}"
+}

@@ -4,8 +4,8 @@
 Each wheel holds the release binary in <name>-<version>.data/scripts/, which
 pip installs into the environment's scripts directory (bin/ of a venv), as
 ruff's wheels do: no Python process stands between a caller and the binary.
-Beside it is the session_starter module (binary_path(); python -m
-session_starter), from scripts/dist/python.
+Beside it is the session_starter module (launch(), launch_async(),
+binary_path(); python -m session_starter), from scripts/dist/python.
 
 Tags: the binaries are static (CGO_ENABLED=0), so one Linux wheel fits glibc
 and musl alike and carries both tag families, manylinux_2_17 (=
@@ -48,7 +48,7 @@ PLATFORMS = {
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE_DIR = os.path.join(HERE, "python", "session_starter")
-MODULE_FILES = ["__init__.py", "__main__.py", "py.typed"]
+MODULE_FILES = ["__init__.py", "__main__.py", "_aio.py", "_records.py", "_session.py", "py.typed"]
 README = os.path.join(HERE, "python", "README.md")
 LICENSE = os.path.join(HERE, os.pardir, os.pardir, "LICENSE")
 

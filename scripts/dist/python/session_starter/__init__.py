@@ -1,4 +1,12 @@
-"""Where the session-starter binary of this environment is.
+"""session-starter for Python launchers: launch() an Engine under the binary, and where the binary is.
+
+``launch()`` (and ``launch_async()`` for asyncio) starts an Engine under
+session-starter, spawning the binary directly, and returns a ``Session``
+once the ack line was read within a bound: the Engine's stdin and stdout,
+the status records, ``stop()`` and the mirrored status. It mirrors the Go
+package starter/launch; see ``_session.py`` for its guarantees.
+``parse_ack()``, ``parse_record()``, ``read_records()`` and
+``read_ended()`` read the ack line and the status records.
 
 The session-starter wheel installs the static binary into the environment's
 scripts directory (``bin/`` of a venv, ``Scripts\\`` on Windows), as ruff's
@@ -9,8 +17,7 @@ session-starter: a launcher spawns ``binary_path()`` itself.
 ``BinaryNotFoundError`` with one message that names the platform and says
 what to do; it never returns a path it has not seen.
 
-The launch API (``launch()``, mirroring the Go package starter/launch) will
-live beside ``binary_path()`` in this module.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -21,7 +28,34 @@ import sys
 import sysconfig
 from typing import List, Optional, Tuple
 
-__all__ = ["BinaryNotFoundError", "binary_path", "__version__"]
+from ._aio import AsyncSession, launch_async
+from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, parse_ack, parse_record, read_ended, read_records
+from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
+
+__all__ = [
+    "AsyncSession",
+    "BinaryNotFoundError",
+    "DEFAULT_ACK_TIMEOUT",
+    "DEFAULT_KILL_BUDGET",
+    "Ended",
+    "LaunchError",
+    "Other",
+    "Record",
+    "RecordError",
+    "Session",
+    "StarterExit",
+    "Started",
+    "Survivor",
+    "__version__",
+    "binary_path",
+    "end_bound",
+    "launch",
+    "launch_async",
+    "parse_ack",
+    "parse_record",
+    "read_ended",
+    "read_records",
+]
 
 # Stamped by make dist (scripts/dist/wheel.py) from cmd/session-starter/version.go.
 __version__ = "0.0.0-stamped-by-make-dist"
@@ -49,8 +83,11 @@ _INSTALL_HINT = (
 )
 
 
-class BinaryNotFoundError(FileNotFoundError):
-    """There is no session-starter binary for this platform or environment."""
+class BinaryNotFoundError(LaunchError, FileNotFoundError):
+    """There is no session-starter binary for this platform or environment (code "binary-missing")."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "binary-missing")
 
 
 def _platform() -> Tuple[str, str]:

@@ -30,7 +30,7 @@
 // Exit 127 with one line on stderr if there is no binary for this
 // platform; nothing is started.
 
-const { binaryPath } = require('../lib/index.js');
+const { binaryPath } = require('../lib/binary.js');
 
 // exitNotFound is the shell's status for a command that is not there.
 const exitNotFound = 127;

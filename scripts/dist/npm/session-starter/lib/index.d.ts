@@ -1,3 +1,8 @@
+/// <reference types="node" />
+
+import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
 /**
  * The absolute path of the session-starter binary for this platform: the
  * file that SESSION_STARTER_BINARY names, or the one in the platform's
@@ -16,3 +21,216 @@ export function binaryPath(): string;
  * defaults), or undefined where there is none.
  */
 export function packageName(platform?: string, arch?: string): string | undefined;
+
+/** The containment modes a launcher may ask for (--containment). */
+export type Containment = 'auto' | 'group' | 'cgroup';
+
+/** Options of launch(). Durations are in milliseconds; 0 or undefined leaves a flag out, so that session-starter's default applies. */
+export interface LaunchOptions {
+  /** The session-starter binary; default binaryPath(). */
+  binary?: string;
+  /** The environment of session-starter and so of the Engine; default process.env. SESSION_STARTER_CONTAIN is removed from it. */
+  env?: NodeJS.ProcessEnv;
+  /** The working directory; it must exist. */
+  cwd?: string;
+  /**
+   * Where session-starter's stderr (which is also the Engine's) goes:
+   * 'forward' (the default) to this process's stderr, 'ignore', or a
+   * writable stream. Its last 4 KiB are kept either way, for
+   * Session.stderrTail() and LaunchError.stderr.
+   */
+  stderr?: 'forward' | 'ignore' | Writable;
+  /** --grace: every end of the session sends the stop signal first and waits up to this long before SIGKILL. */
+  grace?: number;
+  /** --stop-signal: the signal the grace begins with, a name (TERM, SIGINT) or a number; session-starter's default is TERM. */
+  stopSignal?: string | number;
+  /** --timeout: the session is ended this long after the Engine was released, and session-starter exits 124. */
+  timeout?: number;
+  /** --kill-budget: how long the end keeps sending SIGKILL after the grace before it reports survivors (default 10 s). */
+  killBudget?: number;
+  /** --containment. */
+  containment?: Containment;
+  /**
+   * A control pipe (--control-fd), kept by the session: stop() closes it,
+   * and so does this process's death. Default true (false on Windows,
+   * where it is not supported).
+   */
+  control?: boolean;
+  /** A status pipe (--status-fd), read by the session into records, started and ended. Default true (false on Windows, where it is not supported). */
+  status?: boolean;
+  /** More flags for session-starter, before "--": flags without an option here. A flag launch() sets itself or has an option for is refused. */
+  extraFlags?: string[];
+  /** Bounds the wait for the ack line; default 60 s (defaultAckTimeoutMs). */
+  ackTimeout?: number;
+  /** How long stop() waits for session-starter to exit before SIGKILL; default endBound(grace, killBudget) + 5 s. */
+  stopTimeout?: number;
+  /** Aborting it before the ack is as a failed launch (ERR_SESSION_STARTER_ABORTED); after, it stops the session. */
+  signal?: AbortSignal;
+}
+
+/** How session-starter ended, which mirrors the Engine: its exit code, or the signal it died of. */
+export interface ExitStatus {
+  /** The exit code, or null if session-starter died of a signal. */
+  exitCode: number | null;
+  /** The signal's name ('SIGKILL'), or null. */
+  signal: NodeJS.Signals | null;
+  /** True when stop() had to SIGKILL session-starter after its stop timeout: the status is then its own, not the Engine's. */
+  killed: boolean;
+}
+
+/** The first status record, written when the Engine is released. */
+export interface StartedRecord {
+  event: 'started';
+  /** The Engine's PID. */
+  pid: number;
+  /** Its process group: the same number. */
+  pgid: number;
+  mode: string;
+  guardPid: number;
+  /** RFC 3339 with nanoseconds. */
+  time: string;
+  /** The record as written, unknown fields included. */
+  raw: Record<string, unknown>;
+}
+
+/** A process left live after the kill budget. */
+export interface Survivor {
+  pid: number;
+  uid: number;
+  state: string;
+  comm: string;
+}
+
+/** The last status record: how the session ended. Fields are only ever added. */
+export interface EndedRecord {
+  event: 'ended';
+  /** engine-exit, signal NAME, parent-gone, control-closed, timeout, guard-lost, watch-failed, failed. */
+  reason: string;
+  /** The containment mode, once one was chosen. */
+  mode?: string;
+  /** Whether PROGRAM was executed. */
+  executed: boolean;
+  /** The Engine's exit code, or null. */
+  exitCode: number | null;
+  /** The name of the signal the Engine died of ('KILL'), or null. */
+  signal: string | null;
+  coreDumped: boolean;
+  /** empty, unconfirmed, survivors, refused. */
+  outcome?: string;
+  membersSeen: number;
+  escapeesSeen: number;
+  killRounds: number;
+  graceful: boolean;
+  survivors: Survivor[];
+  durationMs: number;
+  groupEndMs: number;
+  /** How session-starter itself ends. */
+  starter: { exitStatus: number; signal: string | null };
+  /** The line session-starter wrote to stderr, if any. */
+  report?: string;
+  time: string;
+  raw: Record<string, unknown>;
+}
+
+/** A record of an event this version does not know. */
+export interface OtherRecord {
+  event: string;
+  raw: Record<string, unknown>;
+}
+
+export type StatusRecord = StartedRecord | EndedRecord | OtherRecord;
+
+/** An Engine running under session-starter, with containment acknowledged. */
+export class Session {
+  private constructor();
+  /** The Engine's PID, which is also its process group, from the ack line. */
+  readonly pid: number;
+  /** The containment mode from the ack line ('group', 'cgroup'). */
+  readonly mode: string;
+  /** The session-starter process. */
+  readonly process: ChildProcess;
+  readonly starterPid: number;
+  /** The Engine's standard input. Its errors (EPIPE once the Engine is gone) never crash the process. */
+  readonly stdin: Writable;
+  /** The Engine's standard output, from the first byte after the ack line. */
+  readonly stdout: Readable;
+  /** The control pipe's end, or null; stop() closes it. */
+  readonly control: Writable | null;
+  /** The status records read so far. */
+  readonly records: StatusRecord[];
+  /** The started record; null if the records end without one (or there is no status pipe). Rejects on a bad record. */
+  readonly started: Promise<StartedRecord | null>;
+  /** The ended record; null if the records end without one (session-starter was SIGKILLed, or there is no status pipe). Rejects on a bad record. */
+  readonly ended: Promise<EndedRecord | null>;
+  /** Resolves once session-starter has exited. */
+  readonly exited: Promise<ExitStatus>;
+  /** session-starter's exit code once it has exited, else null. */
+  readonly exitCode: number | null;
+  /** The signal session-starter died of, once it has, else null. */
+  readonly signalCode: NodeJS.Signals | null;
+  /** Resolves with session-starter's status once it has exited (exited). */
+  wait(): Promise<ExitStatus>;
+  /**
+   * Ends the session: closes the control pipe (without one, sends
+   * SIGTERM), and resolves with session-starter's status, which mirrors
+   * the Engine's; SIGKILLs session-starter after the stop timeout. The
+   * ack comes before the Engine runs: a stop before `started` resolves
+   * ends the session with nothing executed (exit code 125).
+   */
+  stop(): Promise<ExitStatus>;
+  /** The last 4 KiB of session-starter's stderr so far. */
+  stderrTail(): string;
+}
+
+/** Codes of a LaunchError. */
+export type LaunchErrorCode =
+  | 'ERR_SESSION_STARTER_INVALID_OPTION'
+  | 'ERR_SESSION_STARTER_UNSUPPORTED_PLATFORM'
+  | 'ERR_SESSION_STARTER_NOT_INSTALLED'
+  | 'ERR_SESSION_STARTER_BINARY_MISSING'
+  | 'ERR_SESSION_STARTER_SPAWN'
+  | 'ERR_SESSION_STARTER_NO_ACK'
+  | 'ERR_SESSION_STARTER_MALFORMED_ACK'
+  | 'ERR_SESSION_STARTER_ACK_TIMEOUT'
+  | 'ERR_SESSION_STARTER_ABORTED';
+
+/** The error of launch(): there is no session, and nothing it started is left running. */
+export class LaunchError extends Error {
+  readonly code: LaunchErrorCode;
+  /** session-starter's exit code, or null if it never started or died of a signal. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Why session-starter exited before its ack, from its exit status: 2, 125, 126, 127. */
+  readonly kind?: 'usage' | 'containment' | 'cannot-execute' | 'not-found';
+  /** What was read in the ack's place, without its newline. */
+  readonly line: string;
+  /** The last 4 KiB of session-starter's stderr. */
+  readonly stderr: string;
+}
+
+/**
+ * Starts cmd with args under session-starter ("--ack --parent-pid
+ * <process.pid>"), spawning the native binary directly, and resolves once
+ * it has acknowledged containment. Rejects with a LaunchError otherwise.
+ */
+export function launch(cmd: string, args?: readonly string[], options?: LaunchOptions): Promise<Session>;
+export function launch(cmd: string, options?: LaunchOptions): Promise<Session>;
+
+/** The longest a session's end takes, from the stop to session-starter's exit: grace + kill budget (0: 10 s) + 250 ms. */
+export function endBound(graceMs?: number, killBudgetMs?: number): number;
+export const defaultAckTimeoutMs: number;
+export const defaultKillBudgetMs: number;
+
+/** The error of the record readers. */
+export class RecordError extends Error {
+  readonly code: 'ERR_SESSION_STARTER_MALFORMED_ACK' | 'ERR_SESSION_STARTER_BAD_RECORD' | 'ERR_SESSION_STARTER_NO_ENDED' | 'ERR_SESSION_STARTER_NO_ACK' | 'ERR_SESSION_STARTER_ACK_TIMEOUT' | 'ERR_SESSION_STARTER_ABORTED';
+}
+
+/** Checks an ack line and returns the Engine's PID and the mode; throws a RecordError otherwise. */
+export function parseAck(line: string | Buffer): { pid: number; mode: string };
+/** Reads one status record; throws a RecordError for a line that is not one. */
+export function parseRecord(line: string | Buffer): StatusRecord;
+/** The status records of a stream, one a line. */
+export function readRecords(stream: Readable): AsyncGenerator<StatusRecord, void, undefined>;
+/** The ended record of a stream of status records; rejects with ERR_SESSION_STARTER_NO_ENDED when there is none. */
+export function readEnded(stream: Readable): Promise<EndedRecord>;

@@ -1,0 +1,46 @@
+// Compiled by types.test.js with tsc --strict --noEmit against the
+// installed package's index.d.ts: the API as a TypeScript launcher uses
+// it, and misuses the types must refuse (@ts-expect-error fails the
+// compile when the line is accepted).
+
+import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound } from 'session-starter';
+import type { EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
+
+async function main(): Promise<void> {
+  const options: LaunchOptions = { grace: 2000, stopSignal: 'TERM', timeout: 60000, killBudget: 5000, containment: 'group', stderr: 'ignore' };
+  let s: Session;
+  try {
+    s = await launch('engine', ['serve', '--stdio'], options);
+  } catch (err) {
+    if (err instanceof LaunchError) {
+      const code: string = err.code;
+      const status: number | null = err.exitCode;
+      const kind: 'usage' | 'containment' | 'cannot-execute' | 'not-found' | undefined = err.kind;
+      console.log(code, status, kind, err.stderr, err.line);
+    }
+    throw err;
+  }
+  const pid: number = s.pid;
+  s.stdin.write('{}\n');
+  s.stdout.on('data', (chunk: Buffer) => console.log(pid, chunk.length));
+  const ended: EndedRecord | null = await s.ended;
+  const exitCode: number | null | undefined = ended?.exitCode;
+  const status: ExitStatus = await s.stop();
+  const killed: boolean = status.killed;
+  const records: StatusRecord[] = s.records;
+  const again: Session = await launch('engine', { control: false });
+  console.log(exitCode, killed, records.length, again.mode, endBound(1000), binaryPath());
+  console.log(parseAck('{"session_containment":1,"pid":2,"mode":"group"}').mode, parseRecord('{}').event);
+  console.log((await readEnded(s.stdout)).starter.exitStatus);
+
+  // @ts-expect-error durations are milliseconds, not strings
+  await launch('engine', [], { grace: '2s' });
+  // @ts-expect-error a containment mode session-starter has not
+  await launch('engine', [], { containment: 'jail' });
+  // @ts-expect-error the Engine's arguments are strings
+  await launch('engine', [1]);
+  // @ts-expect-error the status is read-only
+  s.pid = 3;
+}
+
+void main;

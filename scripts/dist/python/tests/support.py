@@ -1,0 +1,142 @@
+"""Shared by the tests of the Python module's launch API.
+
+They run against the module as installed (scripts/dist/launchers.sh runs
+them with the venv's python, or with PYTHONPATH at the source tree) and the
+real binary it resolves (binary_path(), or SESSION_STARTER_BINARY).
+
+Every process of a test's sessions carries a mark in its environment that
+nothing else on the machine has; a test ends by checking that none is left
+(none_left). Processes found are SIGKILLed by PID, each after its mark is
+read again, and the test fails. Nothing is killed by name.
+"""
+
+import json
+import os
+import secrets
+import signal
+import tempfile
+import time
+import unittest
+
+import session_starter
+
+# SESSION_STARTER_EXPECT_INSTALLED, when set, is where session_starter must
+# have been imported from: the check runs the installed module, not the
+# source tree's.
+_expect = os.environ.get("SESSION_STARTER_EXPECT_INSTALLED")
+if _expect and not os.path.abspath(session_starter.__file__).startswith(os.path.abspath(_expect)):
+    raise ImportError(f"session_starter was imported from {session_starter.__file__}, not from {_expect}")
+
+# Names the mark in the environment of the tests' sessions.
+MARK_VAR = "SESSION_STARTER_PY_TEST_MARK"
+
+# Bounds every "eventually": sessions end in milliseconds, and two loaded
+# cores can stretch that a hundredfold.
+TOO_LONG = 30.0
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The fixtures every launcher's tests parse.
+RECORDS_DIR = os.environ.get("SESSION_STARTER_RECORDS") or os.path.join(
+    HERE, os.pardir, os.pardir, os.pardir, os.pardir, "starter", "launch", "testdata", "records"
+)
+
+
+def new_mark():
+    return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def marked_env(mark, **extra):
+    env = dict(os.environ)
+    env.update(extra)
+    env[MARK_VAR] = mark
+    return env
+
+
+def marked(mark):
+    """The live processes (not zombies) whose environment carries the mark."""
+    want = f"\0{MARK_VAR}={mark}\0".encode()
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                env = b"\0" + f.read()
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if want not in env:
+            continue
+        i = stat.rfind(b")")
+        if stat[i + 2 : i + 3] != b"Z":
+            out.append(int(name))
+    return out
+
+
+def eventually(what, cond):
+    deadline = time.monotonic() + TOO_LONG
+    pause = 0.005
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"after {TOO_LONG} s: {what}")
+        time.sleep(pause)
+        pause = min(2 * pause, 0.1)
+
+
+def none_left(mark):
+    """Fails unless every process carrying the mark is gone within TOO_LONG; SIGKILLs any left, by PID."""
+    left = []
+
+    def gone():
+        left[:] = marked(mark)
+        return not left
+
+    try:
+        eventually("no process of the session may be left", gone)
+    except AssertionError as err:
+        names = []
+        for pid in left:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+                names.append(f"{pid} {cmdline}")
+            except OSError:
+                names.append(str(pid))
+            if pid in marked(mark):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        raise AssertionError(f"{err}: left and killed: {'; '.join(names)}") from None
+
+
+class SessionTest(unittest.TestCase):
+    """A test whose sessions carry self.mark, checked at its end."""
+
+    def setUp(self):
+        self.mark = new_mark()
+        self.env = marked_env(self.mark)
+        self.tmp = tempfile.TemporaryDirectory(prefix="session-starter-py-test-")
+        self.addCleanup(self.tmp.cleanup)
+        self.addCleanup(none_left, self.mark)
+
+    def fake_starter(self, script):
+        """An executable shell script standing in for a binary that is not session-starter; its last command is exec'd."""
+        path = os.path.join(self.tmp.name, "fake-starter")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + script + "\n")
+        os.chmod(path, 0o755)
+        return path
+
+
+def fixture(name):
+    with open(os.path.join(RECORDS_DIR, name), encoding="utf-8") as f:
+        lines = [line.rstrip("\n") for line in f if line.strip()]
+    assert lines, f"{name}: no line"
+    return lines
+
+
+def json_line(line):
+    return json.loads(line)
