@@ -101,6 +101,7 @@ class Started:
     mode: str = ""
     guard_pid: int = 0
     time: str = ""
+    session: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -167,6 +168,7 @@ _STARTED = {
     "mode": (_is_str, ""),
     "guard_pid": (_is_int, 0),
     "time": (_is_str, ""),
+    "session": (_is_str, None),
 }
 _ENDED = {
     "event": (_is_str, ""),

@@ -89,6 +89,8 @@ export interface StartedRecord {
   guardPid: number;
   /** RFC 3339 with nanoseconds. */
   time: string;
+  /** The session's id in the session mark (SESSION_STARTER_SESSION); absent with --no-mark. */
+  session?: string;
   /** The record as written, unknown fields included. */
   raw: Record<string, unknown>;
 }

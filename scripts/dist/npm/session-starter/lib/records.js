@@ -101,6 +101,7 @@ const startedFields = {
   mode: ['mode', 'string'],
   guard_pid: ['guardPid', 'int'],
   time: ['time', 'string'],
+  session: ['session', 'optString'],
 };
 const endedFields = {
   event: ['event', 'string'],
