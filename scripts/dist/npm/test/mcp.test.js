@@ -70,3 +70,39 @@ for (const sig of ['SIGTERM', 'SIGKILL']) {
       assert.equal(last, null);
     }));
 }
+
+// Through a wrapper shell (the SDK's own StdioClientTransport starting
+// `bash -c "session-starter --watch-stdin … -- server; exec sleep 600"`),
+// the session — the server and all it spawned — ends with the client
+// however the client ends, while the wrapper shell lives on.
+for (const how of ['close', 'SIGTERM', 'SIGKILL']) {
+  test(`through a wrapper shell, the client's ${how} ends the session while the shell lives`, { skip }, () =>
+    h.withMark(async (mark) => {
+      const client = spawn(process.execPath, [path.join(__dirname, 'mcp-wrapper-client.js'), h.sessionStarter.binaryPath()], {
+        env: h.markedEnv(mark),
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      client.stdin.on('error', () => {});
+      const exited = new Promise((resolve) => client.on('exit', (code, signal) => resolve({ code, signal })));
+      const next = h.lines(client.stdout);
+      const ready = JSON.parse(await next());
+      assert.equal(ready.event, 'ready');
+      assert.equal(ready.spawned.length, 3);
+      for (const pid of ready.spawned) {
+        await h.eventually(`pid ${pid} of the session runs`, () => h.marked(mark).includes(pid));
+      }
+      if (how === 'close') {
+        client.stdin.write('close\n');
+      } else {
+        client.kill(how);
+      }
+      await h.bounded('the client', exited);
+      // The session ends; the wrapper shell (SIGKILLed with the client's
+      // close only after 4 s, else never) may be all that is left.
+      await h.eventually('the session must end', () => h.marked(mark).every((pid) => pid === ready.wrapper));
+      if (how !== 'close') {
+        assert.ok(h.marked(mark).includes(ready.wrapper), 'the wrapper shell must still be alive');
+        process.kill(ready.wrapper, 'SIGKILL'); // ours: the test's grandchild, by PID
+      }
+    }));
+}
