@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/session-starter/session-starter/internal/proc"
 )
 
 // Var is the name of the session mark in the environment.
@@ -96,3 +98,27 @@ func InEnviron(environ []byte, id ID) bool {
 	}
 	return false
 }
+
+// Found is a live process verified to carry a session's mark, with a
+// pidfd of it: the caller signals it through Pidfd and closes it.
+type Found struct {
+	proc.Stat
+	UID   int
+	Pidfd int
+}
+
+// Left is a process that may carry the mark but was not verified, and is
+// never signalled.
+type Left struct {
+	PID    int
+	Reason string
+}
+
+// Reasons a process is left.
+const (
+	// LeftUnreadable: its environment cannot be read (another user's, a
+	// process that is not dumpable).
+	LeftUnreadable = "mark-unreadable"
+	// LeftOtherUID: it carries the mark but belongs to another user.
+	LeftOtherUID = "other-uid"
+)

@@ -14,30 +14,6 @@ import (
 // Supported reports that marked processes are found and verified here.
 const Supported = true
 
-// Found is a live process verified to carry a session's mark, with a
-// pidfd of it: the caller signals it through Pidfd and closes it.
-type Found struct {
-	proc.Stat
-	UID   int
-	Pidfd int
-}
-
-// Left is a process that may carry the mark but was not verified, and is
-// never signalled.
-type Left struct {
-	PID    int
-	Reason string
-}
-
-// Reasons a process is left.
-const (
-	// LeftUnreadable: its environment cannot be read (another user's, a
-	// process that is not dumpable).
-	LeftUnreadable = "mark-unreadable"
-	// LeftOtherUID: it carries the mark but belongs to another user.
-	LeftOtherUID = "other-uid"
-)
-
 // Scan finds the live processes that carry id in their mark, started at
 // or after since (clock ticks since boot), and belong to uid (their real
 // user id); skip names PIDs never to look at (the caller, its guard). It
