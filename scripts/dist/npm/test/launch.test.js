@@ -366,3 +366,13 @@ test('SIGKILL of the launcher ends the session', () =>
     launcher.kill('SIGKILL');
     await h.bounded('the launcher', new Promise((resolve) => launcher.on('exit', resolve)));
   }));
+
+test('watchStdin ends the session when this process closes its end of the stdin', () =>
+  h.withMark(async (mark) => {
+    const s = await launch('sh', ['-c', `${leakRunning}echo ready; exec sleep 300`], { env: h.markedEnv(mark), watchStdin: true, stdinGrace: 100 });
+    const next = h.lines(s.stdout);
+    assert.equal(await next(), 'ready');
+    s.stdin.end();
+    assert.deepEqual(await h.bounded('wait()', s.wait()), { exitCode: null, signal: 'SIGKILL', killed: false });
+    assert.equal((await h.bounded('ended', s.ended)).reason, 'stdin-closed');
+  }));

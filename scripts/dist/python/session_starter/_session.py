@@ -89,6 +89,8 @@ _OWN_FLAGS = frozenset(
         "--timeout",
         "--kill-budget",
         "--containment",
+        "--watch-stdin",
+        "--stdin-grace",
         "--",
     ]
 )
@@ -257,6 +259,8 @@ class _Prepared:
         timeout: float,
         kill_budget: float,
         containment: Optional[str],
+        watch_stdin: bool,
+        stdin_grace: float,
         control: Optional[bool],
         status: Optional[bool],
         extra_flags: Sequence[str],
@@ -266,6 +270,11 @@ class _Prepared:
         if isinstance(argv, (str, bytes)) or not argv or not all(isinstance(a, str) for a in argv):
             raise _invalid("argv: want the Engine's command line, a non-empty sequence of strings")
         flags = _flags(grace, timeout, kill_budget, stop_signal, containment, extra_flags)
+        if not isinstance(watch_stdin, bool):
+            raise _invalid(f"watch_stdin={watch_stdin!r}: want True or False")
+        if watch_stdin:
+            flags = ["--watch-stdin"] + flags
+        flags = _duration("stdin_grace", "--stdin-grace", stdin_grace) + flags
         self.ack_timeout = _positive("ack_timeout", ack_timeout, DEFAULT_ACK_TIMEOUT)
         self.stop_timeout = _positive(
             "stop_timeout",
@@ -617,6 +626,8 @@ def launch(
     timeout: float = 0,
     kill_budget: float = 0,
     containment: Optional[str] = None,
+    watch_stdin: bool = False,
+    stdin_grace: float = 0,
     control: Optional[bool] = None,
     status: Optional[bool] = None,
     extra_flags: Sequence[str] = (),
@@ -627,7 +638,9 @@ def launch(
 
     Durations are in seconds; 0 leaves a flag out, so that session-starter's
     default applies. ``grace``, ``stop_signal`` (a name or a number),
-    ``timeout``, ``kill_budget`` and ``containment`` are its flags;
+    ``timeout``, ``kill_budget``, ``containment``, ``watch_stdin`` (end the
+    session when this process's end of the Engine's stdin closes) and
+    ``stdin_grace`` (the Engine's own time then) are its flags;
     ``extra_flags`` more flags without an argument here (one this function
     sets itself or has an argument for is refused). ``control`` and
     ``status`` (default True; False on Windows, where they are not
@@ -655,6 +668,8 @@ def launch(
         timeout=timeout,
         kill_budget=kill_budget,
         containment=containment,
+        watch_stdin=watch_stdin,
+        stdin_grace=stdin_grace,
         control=control,
         status=status,
         extra_flags=extra_flags,

@@ -87,6 +87,13 @@ class LaunchTest(SessionTest):
             ended = s.ended(TOO_LONG)
             self.assertEqual((ended.exit_code, ended.graceful), (7, True))
 
+    def test_watch_stdin_ends_the_session_when_this_processs_end_closes(self):
+        with ss.launch(["sh", "-c", LEAK_RUNNING + "echo ready; exec sleep 300"], env=self.env, watch_stdin=True, stdin_grace=0.1) as s:
+            self.assertEqual(s.stdout.readline(), b"ready\n")
+            s.stdin.close()
+            self.assertEqual(s.wait(TOO_LONG), -signal.SIGKILL)
+            self.assertEqual(s.ended(TOO_LONG).reason, "stdin-closed")
+
     def test_each_option_reaches_session_starter_as_its_flag(self):
         with ss.launch(
             ["sleep", "300"],

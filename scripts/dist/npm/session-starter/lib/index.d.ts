@@ -50,6 +50,10 @@ export interface LaunchOptions {
   killBudget?: number;
   /** --containment. */
   containment?: Containment;
+  /** --watch-stdin: the session also ends when this process's end of the Engine's stdin closes. */
+  watchStdin?: boolean;
+  /** --stdin-grace: with watchStdin, the Engine's own time to exit, in milliseconds (default 2 s). */
+  stdinGrace?: number;
   /**
    * A control pipe (--control-fd), kept by the session: stop() closes it,
    * and so does this process's death. Default true (false on Windows,

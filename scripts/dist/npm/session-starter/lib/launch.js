@@ -86,6 +86,8 @@ const ownFlags = new Set([
   '--timeout',
   '--kill-budget',
   '--containment',
+  '--watch-stdin',
+  '--stdin-grace',
   '--',
 ]);
 
@@ -155,7 +157,16 @@ function flagsOf(options) {
     ...durationOption(options, 'grace', '--grace'),
     ...durationOption(options, 'timeout', '--timeout'),
     ...durationOption(options, 'killBudget', '--kill-budget'),
+    ...durationOption(options, 'stdinGrace', '--stdin-grace'),
   ];
+  if (options.watchStdin !== undefined) {
+    if (typeof options.watchStdin !== 'boolean') {
+      throw invalid(`watchStdin ${String(options.watchStdin)}: want true or false`);
+    }
+    if (options.watchStdin) {
+      flags.push('--watch-stdin');
+    }
+  }
   const sig = options.stopSignal;
   if (sig !== undefined) {
     if (!(typeof sig === 'string' && sig !== '') && !(Number.isInteger(sig) && sig > 0)) {
