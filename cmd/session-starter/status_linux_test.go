@@ -169,16 +169,18 @@ func TestBadStatusDescriptorIsAUsageError(t *testing.T) {
 }
 
 // TestEscapeesSeenCountsOnlyWhatLeftTheGroup: an orphan that stays in the
-// Engine's group (`sleep 300 &` of a shell that exits) is the group's, not
-// an escapee; one that left it with setsid is.
+// Engine's group (a background process of a shell that exits) is the
+// group's, not an escapee; one that left it with setsid is. Both ignore
+// the stop signal, so that each is still live when the grace's looks
+// count it.
 func TestEscapeesSeenCountsOnlyWhatLeftTheGroup(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		engine string
-		want   float64
+		name    string
+		escape  string
+		escapes bool
 	}{
-		{"an orphan in the group", `sleep 300 & exit 3`, 0},
-		{"a setsid escapee", `setsid sleep 300 & sleep 0.2; exit 3`, 1},
+		{"an orphan in the group", `sh -c 'trap "" TERM; echo $$; exec sleep 600' &`, false},
+		{"a setsid escapee", ignoringEscape, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			mark := newMark(t)
@@ -187,12 +189,23 @@ func TestEscapeesSeenCountsOnlyWhatLeftTheGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			s := start(t, mark, []string{"--containment", "group", "--status-fd", "3", "--", "sh", "-c", tt.engine}, withExtraFiles(w))
+			s := start(t, mark, []string{"--containment", "group", "--grace", "0.3s", "--status-fd", "3", "--ack", "--", "sh", "-c", tt.escape + ` read x; exit 3`}, withExtraFiles(w))
 			w.Close()
+			pid := s.ack()
+			if tt.escapes {
+				escaped(t, s, pid) // it has left the group before the Engine exits
+			} else {
+				s.line()
+			}
+			if _, err := s.in.Write([]byte("x\n")); err != nil {
+				t.Fatal(err)
+			}
 			wantExit(t, s.wait(), 3, s.stderr)
 			recs := statusRecords(t, r)
-			if ended := recs[len(recs)-1]; ended["escapees_seen"] != tt.want {
-				t.Errorf("ended = %v, want escapees_seen %v", ended, tt.want)
+			ended := recs[len(recs)-1]
+			want := map[bool]float64{false: 0, true: 1}[tt.escapes]
+			if ended["escapees_seen"] != want {
+				t.Errorf("ended = %v, want escapees_seen %v", ended, want)
 			}
 			noSurvivors(t, mark)
 		})
