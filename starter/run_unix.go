@@ -482,11 +482,10 @@ func (s *session) release(res *Result) error {
 
 // reservedThreads is how many threads the Go runtime of this process
 // should have before the go-ahead: the most a session was seen to use
-// (7-8 on Linux at idle, with the watch's poll, the signal relay and the
-// end; under load, with more goroutines blocked in system calls at once,
-// a starter under RLIMIT_NPROC was seen to need one more after the
-// go-ahead), with one to spare.
-const reservedThreads = 10
+// (7-8 on Linux, with the watch's poll, the signal relay and the end).
+// Each is a PID: where PIDs are few (a small pid_max), more reserved
+// threads are more starts refused.
+const reservedThreads = 8
 
 // reserveThreads makes the runtime start threads until this process has
 // n, parked for later use, before the Engine is executed. Under a process

@@ -174,6 +174,7 @@ func TestBadStatusDescriptorIsAUsageError(t *testing.T) {
 // the stop signal, so that each is still live when the grace's looks
 // count it.
 func TestEscapeesSeenCountsOnlyWhatLeftTheGroup(t *testing.T) {
+	needsSubreaper(t) // escapees are the adopted processes
 	for _, tt := range []struct {
 		name    string
 		escape  string
