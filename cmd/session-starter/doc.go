@@ -402,16 +402,28 @@
 //
 // # Signals
 //
-// What each signal to session-starter does:
+// What each signal to session-starter does, in one table:
 //
-//   - SIGTERM, SIGINT, SIGHUP, SIGQUIT: end the session; a second one during
-//     `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher
-//     left ignored (`nohup`, `cmd &` in a script) stay ignored, for
-//     session-starter and for the Engine
-//     (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`).
-//   - SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM: forwarded to the Engine's
-//     group, as tini and dumb-init do.
-//   - SIGKILL: ends session-starter; the guard ends the Engine's group.
+//	| signal | what it does |
+//	|---|---|
+//	| SIGTERM, SIGINT, SIGHUP, SIGQUIT | end the session (a stop); a second one during `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
+//	| SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM | forwarded to the Engine's group, as tini and dumb-init do |
+//	| SIGCHLD | watched: adopted orphans are reaped as they exit, the Engine's job-control stops are followed at a terminal, a stopped guard is continued |
+//	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |
+//	| SIGKILL | ends session-starter; the guard ends the session (group E, the cgroup, the processes that carry the session's mark) |
+//	| SIGSTOP | stops session-starter only; the session runs, and its end waits for SIGCONT (the guard is not stopped) |
+//	| SIGTSTP, SIGTTIN, SIGTTOU | stop session-starter only; the Engine runs on (a limit: `session-starter -- cmd \| cat` at a terminal says "Stopped" while the Engine keeps running) |
+//	| SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | the Go runtime's: session-starter exits 2 with a traceback, without ending the session first (a limit); the guard then ends it as after a SIGKILL |
+//	| SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGPROF, SIGURG, the real-time signals 35 and up | nothing: the Go runtime's handler drops them |
+//
+// Signals the launcher blocked. The signal mask the Engine starts with is
+// the launcher's (`TestEngineSeesWhatADirectLaunchGives` blocks SIGUSR2 and
+// finds it blocked in the Engine), except for the signals the Go runtime
+// unblocks as it starts, because it must see them: SIGHUP, SIGINT,
+// SIGQUIT, SIGTERM, SIGABRT, SIGCHLD, SIGPROF, SIGSYS, SIGSTKFLT, the
+// synchronous ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and the
+// C library's 32 to 34. Those reach the Engine unblocked, as they reach
+// any child a Go program starts with os/exec.
 //
 // A stop signal before the go-ahead means nothing was executed, and
 // session-starter dies of that signal; after it, the group is ended and the
