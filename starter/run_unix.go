@@ -367,6 +367,9 @@ func (s *session) contain(res *Result) error {
 		s.guard.Abandon()
 		s.guard, s.gateGone = nil, false
 		err = s.startGateAndGuard(res)
+		if errors.Is(err, gate.ErrKilledAtBirth) {
+			return fail(ExitContainment, "%w", err)
+		}
 	}
 	if err != nil {
 		return err

@@ -248,10 +248,11 @@ func TestAControlDescriptorThatCouldNeverEndIsRefused(t *testing.T) {
 	}
 }
 
-// TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses: the FIFO a
-// launcher opens read-only (without blocking) is a control descriptor like
-// a pipe.
-func TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses(t *testing.T) {
+// readOnlyFIFO makes a FIFO and opens it as a launcher does: read-only
+// without blocking (r, passed to session-starter), then for writing (w,
+// the launcher's writer). The test ends both.
+func readOnlyFIFO(t *testing.T) (r, w *os.File) {
+	t.Helper()
 	fifo := filepath.Join(t.TempDir(), "control")
 	if err := unix.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -260,11 +261,18 @@ func TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
+	t.Cleanup(func() { r.Close() })
+	if w, err = os.OpenFile(fifo, os.O_WRONLY, 0); err != nil {
 		t.Fatal(err)
 	}
+	return r, w
+}
+
+// TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses: the FIFO a
+// launcher opens read-only (without blocking) is a control descriptor like
+// a pipe.
+func TestAFIFOOpenedReadOnlyEndsTheSessionWhenItsWriterCloses(t *testing.T) {
+	r, w := readOnlyFIFO(t)
 	defer w.Close()
 	mark := newMark(t)
 	s := start(t, mark, []string{"--ack", "--control-fd", "3", "--", "sh", "-c", "echo ready; sleep 600 & wait"}, withExtraFiles(r))
@@ -428,6 +436,28 @@ func TestAnUndrainedStderrDoesNotHoldTheExit(t *testing.T) {
 		_ = cmd.Process.Kill()
 		<-done
 		t.Fatalf("session-starter still ran %v after its session's end: its report to a full stderr held it", testproc.TooLong)
+	}
+	noSurvivors(t, mark)
+}
+
+// TestAFIFOWhoseWriterClosedBeforeTheStartEndsTheSession: the launcher
+// opened the FIFO for reading, its writer came and went before
+// session-starter started (the hang-up happened already): the session
+// ends by it at once, as with an anonymous pipe, with nothing executed.
+// A reopening of the FIFO made after the writer left would never see
+// the hang-up (Linux keeps a reader opened without a writer from seeing
+// the end of writers it never saw).
+func TestAFIFOWhoseWriterClosedBeforeTheStartEndsTheSession(t *testing.T) {
+	r, w := readOnlyFIFO(t)
+	w.Close()
+	mark := newMark(t)
+	dir := t.TempDir()
+	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", `echo > ran; sleep 600`}, withExtraFiles(r), withDir(dir))
+	if st := s.wait(); !st.Exited() || st.ExitStatus() != 125 {
+		t.Fatalf("session-starter: %v, want exit 125 (control EOF before the go-ahead); stderr:\n%s", st, s.stderr)
+	}
+	if fileExists(filepath.Join(dir, "ran")) {
+		t.Fatal("the Engine ran")
 	}
 	noSurvivors(t, mark)
 }

@@ -667,37 +667,3 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
-
-// TestAFIFOWhoseWriterClosedBeforeTheStartEndsTheSession: the launcher
-// opened the FIFO for reading, its writer came and went before
-// session-starter started (the hang-up happened already): the session
-// ends by it at once, as with an anonymous pipe, with nothing executed.
-// A reopening of the FIFO made after the writer left would never see
-// the hang-up (Linux keeps a reader opened without a writer from seeing
-// the end of writers it never saw).
-func TestAFIFOWhoseWriterClosedBeforeTheStartEndsTheSession(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "control")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	mark := newMark(t)
-	dir := t.TempDir()
-	s := start(t, mark, []string{"--control-fd", "3", "--", "sh", "-c", `echo > ran; sleep 600`}, withExtraFiles(r), withDir(dir))
-	if st := s.wait(); !st.Exited() || st.ExitStatus() != 125 {
-		t.Fatalf("session-starter: %v, want exit 125 (control EOF before the go-ahead); stderr:\n%s", st, s.stderr)
-	}
-	if fileExists(filepath.Join(dir, "ran")) {
-		t.Fatal("the Engine ran")
-	}
-	noSurvivors(t, mark)
-}

@@ -127,7 +127,7 @@ func reclaim(s *Session, r Record, dry bool) {
 	for range reclaimPasses {
 		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
 		if err != nil {
-			left[0] = "platform: " + err.Error()
+			s.Left = append(s.Left, LeftProcess{Reason: "platform: " + err.Error()})
 			break
 		}
 		for _, l := range unverified {
@@ -155,9 +155,9 @@ func reclaim(s *Session, r Record, dry bool) {
 		held, err := cgroup.EndLeft(r.Cgroup.Dir, r.Cgroup.ID, cgroupWait)
 		switch {
 		case errors.Is(err, cgroup.ErrNotTheSession):
-			left[0] = "token-mismatch: " + err.Error()
+			s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
 		case err != nil:
-			left[0] = "cgroup: " + err.Error()
+			s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error()})
 		}
 		s.Cgroup = held != nil
 		for _, pid := range held {

@@ -30,7 +30,10 @@ import (
 type porchChild struct {
 	comm, root, maps, killName, evName [24]byte
 	empty                              [1]byte // "", for execveat
-	one                                [1]byte // "1", for cgroup.kill
+	// ignore is struct sigaction as rt_sigaction takes it: the handler
+	// SIG_IGN (1) first, the rest (flags, restorer, mask) zero.
+	ignore [4]uintptr
+	one    [1]byte // "1", for cgroup.kill
 
 	from  [slots]int32
 	keep  [slots]int32
@@ -120,6 +123,7 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 		n.dst[copy(n.dst[:], n.name)] = 0
 	}
 	c.one[0] = '1'
+	c.ignore[0] = 1 // SIG_IGN
 	c.pgid, c.pageSize = uintptr(spec.PGID), uintptr(os.Getpagesize())
 	c.budget = int64(spec.Budget)
 	c.firstRound, c.maxRound = int64(spec.FirstRound), int64(spec.MaxRound)
@@ -299,15 +303,8 @@ func porchIgnore(c *porchChild) {
 	for c.i = 1; c.i < 32; c.i++ {
 		switch syscall.Signal(c.i) {
 		case syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE:
-			// struct sigaction as rt_sigaction takes it: the handler
-			// first (SIG_IGN, 1), the rest zero; msg is zero but for that.
-			c.digits[0], c.digits[1], c.digits[2], c.digits[3] = 0, 0, 0, 0
-			*(*uintptr)(unsafe.Pointer(&c.digits[0])) = 1
-			for c.j = 8; c.j < 32; c.j++ {
-				c.digits[c.j&lineMask] = 0
-			}
-			// Sound: digits holds 32 bytes: handler, flags, restorer, mask.
-			rawSyscall6(unix.SYS_RT_SIGACTION, c.i, uintptr(unsafe.Pointer(&c.digits[0])), 0, 8, 0, 0)
+			// Sound: ignore is in the arena (made by the parent).
+			rawSyscall6(unix.SYS_RT_SIGACTION, c.i, uintptr(unsafe.Pointer(&c.ignore)), 0, 8, 0, 0)
 		}
 	}
 }
