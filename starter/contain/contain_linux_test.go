@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -55,8 +56,9 @@ func TestRequestedOptionsKeepArgv0AndRunThisBinary(t *testing.T) {
 // with IfRequested first in main: a copy of it is an installed
 // session-starter of this protocol.
 func TestMain(m *testing.M) {
+	testproc.RunHelper()
 	starter.RunHidden(os.Args)
-	os.Exit(m.Run())
+	os.Exit(testproc.CheckHelpersUsed(m.Run()))
 }
 
 // TestRequestedOptionsPreferAnInstalledStarterOfThisProtocol: an

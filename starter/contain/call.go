@@ -1,0 +1,555 @@
+package contain
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Outcome says whether a call's program was executed, for a caller that
+// would retry: only [NotStarted] may be retried.
+type Outcome int
+
+const (
+	// NotStarted: provably nothing was executed (the start failed before
+	// the program ran). Only a NotStarted call may be started again.
+	NotStarted Outcome = iota
+	// Started: the program was executed.
+	Started
+	// Unclear: whether the program ran cannot be known. Never retried.
+	Unclear
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case NotStarted:
+		return "not started"
+	case Started:
+		return "started"
+	case Unclear:
+		return "unclear"
+	}
+	return "outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Ending is how a started call's tree ended.
+type Ending int
+
+const (
+	// Running: not ended yet (or never started).
+	Running Ending = iota
+	// Killed: the whole tree was ended — a cancelled context, [Cmd.Kill],
+	// or the leader's exit with [Cmd.EndOnExit].
+	Killed
+	// Released: the leader exited on its own and what it left running
+	// stays, listed in [Result.Left]; it is still inside the session and
+	// ends with it.
+	Released
+)
+
+func (e Ending) String() string {
+	switch e {
+	case Running:
+		return "running"
+	case Killed:
+		return "killed"
+	case Released:
+		return "released"
+	}
+	return "ending(" + strconv.Itoa(int(e)) + ")"
+}
+
+// Result is what a call came to; [Cmd.Result] returns it after Wait.
+type Result struct {
+	Outcome Outcome
+	Ending  Ending
+	// ID names the call within this process: a model can be given it
+	// (with Group or Cgroup) to ask for this call's tree to be ended.
+	ID string
+	// Group is the call's own process group (its leader's PID), 0 when
+	// it has none.
+	Group int
+	// Cgroup is the call's own cgroup as /proc/PID/cgroup shows it, ""
+	// when it has none (group mode).
+	Cgroup string
+	// Left lists the processes a Released call left running, found while
+	// the leader's unreaped exit still held the group's number (or in the
+	// call's cgroup).
+	Left []int
+	// PipeHolders lists the processes that still held an output pipe
+	// when the drain bound ran out and the pipe was closed.
+	PipeHolders []int
+	// Survivors lists the processes still live when a Kill's budget ran
+	// out.
+	Survivors []int
+	// Elapsed is how long the end took, for a Killed call.
+	Elapsed time.Duration
+}
+
+// DefaultDrain is how long output is still read after the leader exited
+// (and its tree was ended or released) before the pipes are closed.
+const DefaultDrain = 500 * time.Millisecond
+
+// DefaultKillBudget bounds a Kill: SIGKILL rounds go on this long after
+// the grace before the survivors are reported, as the session's default.
+const DefaultKillBudget = 10 * time.Second
+
+// Errors a call reports.
+var (
+	// ErrNotSupported: contained calls are not built for this platform;
+	// the call is NotStarted.
+	ErrNotSupported = errors.New("contain: contained calls are not supported on this platform")
+	// ErrSurvivors is wrapped when a Kill left live processes
+	// ([Result.Survivors]) or could not be observed to finish.
+	ErrSurvivors = errors.New("contain: the call's tree did not end")
+)
+
+// Cmd is an [exec.Cmd] whose whole tree is the call's: see the package
+// doc. Its fields are set before Start, as exec.Cmd's are; the embedded
+// exec.Cmd's own Start, Wait, Run, Output and CombinedOutput must not be
+// called (they would reap the leader before its tree is ended): call
+// those of Cmd, which shadow them. Everything else of the embedded
+// exec.Cmd is used as usual (Path, Args, Env, Dir, Stdin, Stdout, Stderr,
+// ExtraFiles, SysProcAttr, StdoutPipe, Process, ProcessState).
+type Cmd struct {
+	*exec.Cmd
+
+	// StopSignal and Grace: a Kill sends StopSignal (SIGTERM if 0) to the
+	// whole tree at once and waits up to Grace for it to end before
+	// SIGKILL. Grace 0 is SIGKILL at once.
+	StopSignal syscall.Signal
+	Grace      time.Duration
+	// KillBudget bounds the SIGKILL rounds after the grace
+	// ([DefaultKillBudget] if 0).
+	KillBudget time.Duration
+	// Drain bounds how long output is read after the leader's exit
+	// ([DefaultDrain] if 0, or the WaitDelay of a wrapped exec.Cmd).
+	Drain time.Duration
+	// EndOnExit makes the leader's own exit end its whole tree (Killed)
+	// instead of releasing what it left (Released).
+	EndOnExit bool
+
+	err      error // refused by Wrap or Command: Start returns it
+	id       string
+	startErr bool // Start was called
+	killc    chan struct{}
+	killOnce sync.Once
+	done     chan struct{} // closed when the tree has ended or been released
+	waited   atomic.Bool
+	result   Result
+	endErr   error
+	tree     tree // the platform's handle of the started tree
+	held     bool // the leader exited and its exit descriptor is idle
+	pipes    []*drain
+	closers  []io.Closer // child's ends of our pipes, closed after Start
+}
+
+// errInner: the embedded exec.Cmd was started through its own methods.
+var errInner = errors.New("contain: the inner exec.Cmd was started directly: its tree is not contained")
+
+// calls numbers the calls of this process.
+var calls atomic.Uint64
+
+// Command is [exec.CommandContext] for a contained call: cancelling ctx
+// ends the call's whole tree (Killed). A nil ctx is a Command without a
+// context.
+func Command(ctx context.Context, name string, arg ...string) *Cmd {
+	if ctx == nil {
+		return Wrap(exec.Command(name, arg...))
+	}
+	return Wrap(exec.CommandContext(ctx, name, arg...))
+}
+
+// Wrap contains an existing, not yet started [exec.Cmd]: it takes over
+// its Cancel (a context's cancellation then ends the whole tree) and its
+// WaitDelay (which becomes the Drain bound), and the caller must not call
+// the inner Cmd's Start, Wait, Run, Output or CombinedOutput afterwards.
+// A nil or started Cmd, or a SysProcAttr that asks for a group, session,
+// terminal, cgroup or pidfd of its own, is refused by Start before
+// anything runs.
+func Wrap(c *exec.Cmd) *Cmd {
+	w := &Cmd{Cmd: c, killc: make(chan struct{}), done: make(chan struct{})}
+	w.id = "call-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(calls.Add(1), 10)
+	w.result.ID = w.id
+	switch {
+	case c == nil:
+		w.err = errors.New("contain: Wrap of a nil *exec.Cmd")
+		return w
+	case c.Process != nil:
+		w.err = errors.New("contain: Wrap of an *exec.Cmd that was started already")
+		return w
+	}
+	if err := checkAttr(c.SysProcAttr); err != nil {
+		w.err = err
+		return w
+	}
+	if c.WaitDelay > 0 {
+		w.Drain = c.WaitDelay
+	}
+	c.WaitDelay = 0
+	if c.Cancel != nil {
+		// Only a Cmd made with a context has a Cancel (exec refuses one
+		// without): its cancellation now ends the tree. exec then reports
+		// the context's error from Wait, as it does for its own Cancel.
+		c.Cancel = func() error {
+			w.requestKill()
+			return nil
+		}
+	}
+	return w
+}
+
+// ID names the call (also [Result.ID]).
+func (c *Cmd) ID() string { return c.id }
+
+// Start starts the call's leader in a tree of its own (see the package
+// doc). A Start error means NotStarted: nothing was executed.
+func (c *Cmd) Start() error {
+	if c.err != nil {
+		return c.err
+	}
+	if c.startErr {
+		return errors.New("contain: Start called twice")
+	}
+	if c.Process != nil {
+		return errInner
+	}
+	c.startErr = true
+	if err := c.Cmd.Err; err != nil {
+		return err
+	}
+	if err := c.pipeStdio(); err != nil {
+		c.closePipes()
+		return err
+	}
+	if err := c.startTree(); err != nil {
+		c.closePipes()
+		return err
+	}
+	for _, cl := range c.closers {
+		_ = cl.Close()
+	}
+	c.closers = nil
+	c.result.Outcome = Started
+	for _, d := range c.pipes {
+		go d.run()
+	}
+	go c.watch()
+	return nil
+}
+
+// Kill ends the call's whole tree now and returns once it has ended (or
+// the budget ran out: [ErrSurvivors]); Wait then reaps the leader. After
+// a Release it ends nothing: what was released is the session's.
+func (c *Cmd) Kill() error {
+	if !c.startErr || c.result.Outcome != Started {
+		return errors.New("contain: Kill of a call that was not started")
+	}
+	c.requestKill()
+	<-c.done
+	return c.endErr
+}
+
+func (c *Cmd) requestKill() { c.killOnce.Do(func() { close(c.killc) }) }
+
+// watch waits for the leader's exit or a kill, whichever comes first, and
+// ends or releases the tree while the leader's exit is unreaped.
+func (c *Cmd) watch() {
+	defer close(c.done)
+	exited := make(chan struct{})
+	go func() {
+		c.tree.waitExit()
+		close(exited)
+	}()
+	kill := false
+	select {
+	case <-c.killc:
+		kill = true
+	case <-exited:
+		select {
+		case <-c.killc:
+			kill = true
+		default:
+			kill = c.EndOnExit
+		}
+	}
+	if kill {
+		c.result.Ending = Killed
+		c.endErr = c.tree.kill(c, &c.result)
+	} else {
+		c.result.Ending = Released
+		c.result.Left = c.tree.release()
+	}
+	// The exit descriptor is closed only once nothing polls it: the
+	// leader has exited (a Kill's SIGKILL reached it), so the poll ends.
+	if c.tree.exited() {
+		<-exited
+		c.held = true
+	}
+}
+
+// Wait waits for the call to end, as [exec.Cmd.Wait] does, but kills
+// before it reaps: the leader's exit is seen without reaping it, its tree
+// is ended (or released) while the leader's number is still held, and
+// only then is the leader reaped. Output is read for at most the Drain
+// bound after that; a pipe still held then is closed, and the error wraps
+// [exec.ErrWaitDelay] naming its holders ([Result.PipeHolders]). A Kill
+// that left survivors wraps [ErrSurvivors].
+func (c *Cmd) Wait() error {
+	if c.Cmd != nil && c.Process != nil && !c.startErr {
+		return errInner
+	}
+	if !c.startErr || c.result.Outcome != Started {
+		return errors.New("contain: Wait of a call that was not started")
+	}
+	if c.waited.Swap(true) {
+		return errors.New("contain: Wait was already called")
+	}
+	<-c.done
+	var err error
+	if c.held {
+		err = c.Cmd.Wait()
+		c.tree.close()
+	} else {
+		err = fmt.Errorf("%w: its leader %d did not exit; it is not reaped", ErrSurvivors, c.Process.Pid)
+	}
+	if perr := c.drainPipes(); perr != nil && err == nil {
+		err = perr
+	}
+	if c.endErr != nil && err == nil {
+		err = c.endErr
+	}
+	return err
+}
+
+// Result is what the call came to; complete after Wait.
+func (c *Cmd) Result() Result { return c.result }
+
+// Run starts the call and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Output runs the call and returns its standard output, as
+// [exec.Cmd.Output] does (a nil Stderr is kept in the ExitError).
+func (c *Cmd) Output() ([]byte, error) {
+	if c.Cmd != nil && c.Stdout != nil {
+		return nil, errors.New("exec: Stdout already set")
+	}
+	var out bytes.Buffer
+	var stderr *bytes.Buffer
+	if c.Cmd != nil {
+		c.Stdout = &out
+		if c.Stderr == nil {
+			stderr = &bytes.Buffer{}
+			c.Stderr = &capped{b: stderr, n: 64 << 10}
+		}
+	}
+	err := c.Run()
+	var ee *exec.ExitError
+	if stderr != nil && errors.As(err, &ee) {
+		ee.Stderr = stderr.Bytes()
+	}
+	return out.Bytes(), err
+}
+
+// CombinedOutput runs the call and returns its standard output and
+// standard error together.
+func (c *Cmd) CombinedOutput() ([]byte, error) {
+	if c.Cmd != nil && (c.Stdout != nil || c.Stderr != nil) {
+		return nil, errors.New("exec: Stdout or Stderr already set")
+	}
+	var b bytes.Buffer
+	if c.Cmd != nil {
+		c.Stdout, c.Stderr = &b, &b
+	}
+	err := c.Run()
+	return b.Bytes(), err
+}
+
+// capped keeps the first n bytes written to it and discards the rest.
+type capped struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	if room := w.n - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// checkAttr refuses what conflicts with the call's own group and tree.
+func checkAttr(a *syscall.SysProcAttr) error {
+	if a == nil {
+		return nil
+	}
+	if msg := conflict(a); msg != "" {
+		return errors.New("contain: SysProcAttr." + msg + ": the call's group and tree are the package's")
+	}
+	return nil
+}
+
+// drain copies one pipe between the call and a caller's reader or writer
+// that is not an *os.File.
+type drain struct {
+	parent *os.File // our end
+	copy   func() error
+	out    bool // an output pipe: read by us, drained after the exit
+	done   chan struct{}
+	err    error
+}
+
+func (d *drain) run() {
+	defer close(d.done)
+	d.err = d.copy()
+}
+
+// pipeStdio gives each of Stdin, Stdout and Stderr that is not an
+// *os.File a pipe of this package's, so that the drain bound is ours and
+// exec starts no copying of its own (which its Wait would wait for
+// without a bound).
+func (c *Cmd) pipeStdio() error {
+	if r := c.Stdin; r != nil {
+		if _, ok := r.(*os.File); !ok {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				return err
+			}
+			c.Stdin = pr
+			c.closers = append(c.closers, pr)
+			c.pipes = append(c.pipes, &drain{parent: pw, done: make(chan struct{}), copy: func() error {
+				_, err := io.Copy(pw, r)
+				_ = pw.Close()
+				if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+					err = nil // the call stopped reading, as exec ignores it too
+				}
+				return err
+			}})
+		}
+	}
+	var shared *os.File
+	origOut := c.Stdout
+	for i, wp := range []*io.Writer{&c.Stdout, &c.Stderr} {
+		w := *wp
+		if w == nil {
+			continue
+		}
+		if _, ok := w.(*os.File); ok {
+			continue
+		}
+		if i == 1 && shared != nil && sameWriter(origOut, w) {
+			*wp = shared
+			continue
+		}
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		*wp = pw
+		if i == 0 {
+			shared = pw
+		}
+		c.closers = append(c.closers, pw)
+		c.pipes = append(c.pipes, &drain{parent: pr, out: true, done: make(chan struct{}), copy: func() error {
+			_, err := io.Copy(w, pr)
+			if errors.Is(err, os.ErrClosed) {
+				err = nil // closed at the drain bound: reported by Wait
+			}
+			return err
+		}})
+	}
+	return nil
+}
+
+// sameWriter reports whether a and b are the same writer, as exec
+// decides whether Stdout and Stderr share one pipe: an uncomparable
+// dynamic type is not the same.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+// closePipes closes every pipe end of a call that did not start.
+func (c *Cmd) closePipes() {
+	for _, cl := range c.closers {
+		_ = cl.Close()
+	}
+	for _, d := range c.pipes {
+		_ = d.parent.Close()
+	}
+	c.closers, c.pipes = nil, nil
+}
+
+// drainPipes reads the output pipes for at most the Drain bound, then
+// closes those still open, naming who held them. The stdin pipe is
+// closed: the call is over.
+func (c *Cmd) drainPipes() error {
+	bound := c.Drain
+	if bound <= 0 {
+		bound = DefaultDrain
+	}
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	expired := false
+	var held []*drain
+	for _, d := range c.pipes {
+		if !d.out {
+			_ = d.parent.Close()
+			continue
+		}
+		if !expired {
+			select {
+			case <-d.done:
+				continue
+			case <-timer.C:
+				expired = true
+			}
+		}
+		select {
+		case <-d.done:
+		default:
+			held = append(held, d)
+		}
+	}
+	var firstErr error
+	if len(held) > 0 {
+		var holders []int
+		for _, d := range held {
+			holders = append(holders, pipeHolders(d.parent)...)
+			_ = d.parent.Close()
+			<-d.done
+		}
+		c.result.PipeHolders = holders
+		firstErr = fmt.Errorf("%w: output still held after %v by pids %v; the pipes were closed", exec.ErrWaitDelay, bound, holders)
+	}
+	for _, d := range c.pipes {
+		if !d.out {
+			// The copy into stdin may be blocked in the caller's Read: it
+			// is not waited for, as exec does not wait past its WaitDelay.
+			continue
+		}
+		_ = d.parent.Close()
+		if firstErr == nil && d.err != nil {
+			firstErr = d.err
+		}
+	}
+	return firstErr
+}

@@ -1,0 +1,469 @@
+package contain
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter"
+)
+
+// watched is a process a test saw start, held by a pidfd opened while
+// its parent (the call's shell, waiting for it) still lived, so the
+// number was its own: gone and end act on it, never on a reused number.
+type watched struct {
+	pid, fd int
+}
+
+func watch(t *testing.T, pid int) watched {
+	t.Helper()
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	w := watched{pid: pid, fd: fd}
+	t.Cleanup(func() {
+		_ = sys.PidfdSignal(fd, syscall.SIGKILL)
+		sys.Close(fd)
+	})
+	return w
+}
+
+// gone reports whether the process has exited.
+func (w watched) gone() bool {
+	n, err := sys.Poll([]sys.PollFd{{Fd: int32(w.fd), Events: sys.POLLIN}}, 0)
+	return err == nil && n > 0
+}
+
+// goneWithin waits up to d for the process to exit.
+func (w watched) goneWithin(d time.Duration) bool {
+	n, err := sys.Poll([]sys.PollFd{{Fd: int32(w.fd), Events: sys.POLLIN}}, d)
+	return err == nil && n > 0
+}
+
+// pidsFrom reads n PIDs, one a line, from r.
+func pidsFrom(t *testing.T, r *bufio.Reader, n int) []int {
+	t.Helper()
+	var out []int
+	for range n {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read a pid: %v (got %q)", err, line)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil {
+			t.Fatalf("not a pid: %q", line)
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// startWithPIDs starts script with its stdout on a pipe and returns the
+// PIDs it prints first, each held.
+func startWithPIDs(t *testing.T, c *Cmd, n int) []watched {
+	t.Helper()
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !c.waited.Load() {
+			_ = c.Kill()
+			_ = c.Wait()
+		}
+	})
+	var ws []watched
+	for _, pid := range pidsFrom(t, bufio.NewReader(out), n) {
+		ws = append(ws, watch(t, pid))
+	}
+	return ws
+}
+
+func TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := Command(ctx, "sh", "-c", `sleep 300 & echo $!; sleep 300 & echo $!; wait`)
+	ws := startWithPIDs(t, c, 2)
+	cancel()
+	err := c.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("Wait() = %v, want the leader killed by SIGKILL", err)
+	}
+	for _, w := range ws {
+		if !w.gone() {
+			t.Errorf("pid %d of the call's group is alive after Wait", w.pid)
+		}
+	}
+	if r := c.Result(); r.Outcome != Started || r.Ending != Killed || r.Group != c.Process.Pid {
+		t.Errorf("Result() = %+v, want Started, Killed, group %d", r, c.Process.Pid)
+	}
+}
+
+func TestKillEndsTheTreeAndWaitThenReaps(t *testing.T) {
+	c := Command(context.Background(), "sh", "-c", `sleep 300 & echo $!; wait`)
+	ws := startWithPIDs(t, c, 1)
+	if err := c.Kill(); err != nil {
+		t.Fatalf("Kill() = %v", err)
+	}
+	if !ws[0].gone() {
+		t.Fatalf("pid %d alive after Kill returned", ws[0].pid)
+	}
+	// Not reaped by Kill: the leader's number is still held.
+	if _, err := os.Stat("/proc/" + strconv.Itoa(c.Process.Pid)); err != nil {
+		t.Fatalf("the leader was reaped before Wait: %v", err)
+	}
+	_ = c.Wait()
+	if c.ProcessState == nil {
+		t.Fatal("Wait did not reap the leader")
+	}
+}
+
+// TestGraceSendsTheStopSignalToTheWholeGroupFirst: with a grace, the
+// tree gets the stop signal and may exit on it, before any SIGKILL.
+func TestGraceSendsTheStopSignalToTheWholeGroupFirst(t *testing.T) {
+	dir := t.TempDir()
+	c := Command(context.Background(), "sh", "-c",
+		`trap 'echo term >"$1"/leader; exit 7' TERM
+		 sh -c 'trap "echo term >$1/child; exit 0" TERM; echo $$; while :; do sleep 0.05; done' - "$1" &
+		 wait`, "-", dir)
+	c.Grace = testproc.TooLong
+	ws := startWithPIDs(t, c, 1)
+	if err := c.Kill(); err != nil {
+		t.Fatalf("Kill() = %v", err)
+	}
+	_ = c.Wait()
+	for _, f := range []string{"leader", "child"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != "term\n" {
+			t.Errorf("%s: %q, %v; want it to have caught SIGTERM", f, b, err)
+		}
+	}
+	if !ws[0].gone() {
+		t.Error("the child outlived the end")
+	}
+}
+
+func TestReleaseLeavesWhatTheLeaderLeftAndListsIt(t *testing.T) {
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	in.Close() // the leader exits on its own
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	r := c.Result()
+	if r.Ending != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
+		t.Fatalf("Result() = %+v, want Released with Left [%d]", r, ws[0].pid)
+	}
+	if ws[0].gone() {
+		t.Fatal("a released process was ended")
+	}
+}
+
+func TestEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	c.EndOnExit = true
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	if r := c.Result(); r.Ending != Killed || len(r.Left) != 0 {
+		t.Fatalf("Result() = %+v, want Killed and nothing left", r)
+	}
+	if !ws[0].gone() {
+		t.Fatal("what the leader left outlived its exit with EndOnExit")
+	}
+}
+
+// TestWaitReturnsWithinTheDrainBoundWhenAnEscapeeHoldsStdout: a
+// grandchild in a session of its own holds the output pipe; Wait gives
+// up on the pipe after the bound and names the holder. (A pipe held by a
+// member of the group would be closed by the end itself.)
+func TestWaitReturnsWithinTheDrainBoundWhenAnEscapeeHoldsStdout(t *testing.T) {
+	var out bytes.Buffer
+	c := Command(context.Background(), "sh", "-c", `setsid sleep 300 & echo $! >"$1"; echo started`, "-", filepath.Join(t.TempDir(), "pid"))
+	c.Stdout = &out
+	c.Drain = 200 * time.Millisecond
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(testproc.TooLong):
+		t.Fatal("Wait did not return while a grandchild held stdout")
+	}
+	b, rerr := os.ReadFile(c.Args[4])
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	w := watch(t, pid) // still alive: it holds the pipe's other end
+	if !errors.Is(err, exec.ErrWaitDelay) || !slices.Contains(c.Result().PipeHolders, pid) {
+		t.Fatalf("Wait() = %v, PipeHolders %v; want ErrWaitDelay naming pid %d", err, c.Result().PipeHolders, pid)
+	}
+	if out.String() != "started\n" {
+		t.Errorf("output %q, want what was written before the bound", out.String())
+	}
+	if w.gone() {
+		t.Error("the escapee was ended: released processes stay")
+	}
+}
+
+func TestOutputAndCombinedOutputReadTheWholeOutput(t *testing.T) {
+	out, err := Command(context.Background(), "sh", "-c", `echo out; echo err >&2; exit 3`).Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "out\n" || string(ee.Stderr) != "err\n" {
+		t.Fatalf("Output() = %q, %v (stderr %q); want out, exit 3, err", out, err, stderrOf(ee))
+	}
+	both, err := Command(context.Background(), "sh", "-c", `echo out; echo err >&2`).CombinedOutput()
+	if err != nil || string(both) != "out\nerr\n" {
+		t.Fatalf("CombinedOutput() = %q, %v", both, err)
+	}
+}
+
+func stderrOf(ee *exec.ExitError) []byte {
+	if ee == nil {
+		return nil
+	}
+	return ee.Stderr
+}
+
+func TestStdinFromAReaderReachesTheCall(t *testing.T) {
+	c := Command(context.Background(), "cat")
+	c.Stdin = strings.NewReader("hello\n")
+	out, err := c.Output()
+	if err != nil || string(out) != "hello\n" {
+		t.Fatalf("Output() = %q, %v", out, err)
+	}
+}
+
+// TestBadInputIsRefusedBeforeAnythingRuns: each case would run a
+// program that creates a file; none may.
+func TestBadInputIsRefusedBeforeAnythingRuns(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string) *exec.Cmd {
+		return exec.Command("sh", "-c", `touch "$1"`, "-", filepath.Join(dir, name))
+	}
+	started := mk("started")
+	if err := started.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = started.Wait()
+	fd := 0
+	for name, c := range map[string]*Cmd{
+		"nil":         Wrap(nil),
+		"started":     Wrap(started),
+		"setsid":      Wrap(withAttr(mk("setsid"), &syscall.SysProcAttr{Setsid: true})),
+		"pgid":        Wrap(withAttr(mk("pgid"), &syscall.SysProcAttr{Setpgid: true, Pgid: 1})),
+		"setctty":     Wrap(withAttr(mk("setctty"), &syscall.SysProcAttr{Setctty: true})),
+		"foreground":  Wrap(withAttr(mk("foreground"), &syscall.SysProcAttr{Foreground: true})),
+		"usecgroupfd": Wrap(withAttr(mk("usecgroupfd"), &syscall.SysProcAttr{UseCgroupFD: true})),
+		"pidfd":       Wrap(withAttr(mk("pidfd"), &syscall.SysProcAttr{PidFD: &fd})),
+	} {
+		if err := c.Start(); err == nil || !strings.Contains(err.Error(), "contain:") {
+			t.Errorf("%s: Start() = %v, want a contain error", name, err)
+		}
+		if c.Result().Outcome != NotStarted {
+			t.Errorf("%s: outcome %v, want NotStarted", name, c.Result().Outcome)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "started" {
+			t.Errorf("%s ran", e.Name())
+		}
+	}
+}
+
+func withAttr(c *exec.Cmd, a *syscall.SysProcAttr) *exec.Cmd {
+	c.SysProcAttr = a
+	return c
+}
+
+// TestTheInnerCmdStartedDirectlyIsNotContained: calling the embedded
+// exec.Cmd's own Start is detected and refused by Start and Wait, not
+// silently treated as contained.
+func TestTheInnerCmdStartedDirectlyIsNotContained(t *testing.T) {
+	c := Command(context.Background(), "true")
+	if err := c.Cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Cmd.Wait() }()
+	if err := c.Start(); err == nil || !strings.Contains(err.Error(), "inner exec.Cmd") {
+		t.Errorf("Start() after the inner Start = %v, want it refused", err)
+	}
+	if err := c.Wait(); err == nil || !strings.Contains(err.Error(), "inner exec.Cmd") {
+		t.Errorf("Wait() after the inner Start = %v, want it refused", err)
+	}
+}
+
+func TestAStartThatFailsIsNotStarted(t *testing.T) {
+	c := Command(context.Background(), "/no/such/program")
+	if err := c.Start(); err == nil {
+		t.Fatal("Start of a missing program succeeded")
+	}
+	if c.Result().Outcome != NotStarted {
+		t.Fatalf("outcome %v, want NotStarted", c.Result().Outcome)
+	}
+}
+
+func TestAnEnvWithoutTheMarkKeepsTheSessionsMark(t *testing.T) {
+	id, _ := mark.New()
+	t.Setenv(mark.Var, id.String())
+	c := Command(context.Background(), "sh", "-c", `printf %s "$`+mark.Var+`"`)
+	c.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := c.Output()
+	if err != nil || string(out) != id.String() {
+		t.Fatalf("the call's mark = %q, %v; want %s", out, err, id)
+	}
+}
+
+// The cgroup-mode tests run an Engine (this binary, as the role
+// "calls-engine") in a real session in cgroup mode; it makes the call and
+// writes what it saw to a file.
+
+type engineReport struct {
+	Cgroup, Err string
+	Ending      Ending
+	Pids        []int
+	Left        []int
+}
+
+func init() {
+	testproc.Register("calls-engine", callsEngine)
+}
+
+// callsEngine runs args[1] as a contained shell call, which prints the
+// PIDs it starts, args[2] of them; "kill" ends the call after reading
+// them, "release" lets it exit. The report goes to args[0].
+func callsEngine(args []string) int {
+	n, _ := strconv.Atoi(args[2])
+	rep := engineReport{}
+	c := Command(context.Background(), "sh", "-c", args[1])
+	out, _ := c.StdoutPipe()
+	in, _ := c.StdinPipe()
+	if err := c.Start(); err != nil {
+		rep.Err = err.Error()
+	} else {
+		r := bufio.NewReader(out)
+		for range n {
+			line, _ := r.ReadString('\n')
+			pid, _ := strconv.Atoi(strings.TrimSpace(line))
+			rep.Pids = append(rep.Pids, pid)
+		}
+		if args[3] == "kill" {
+			_ = c.Kill()
+		} else {
+			in.Close()
+		}
+		_ = c.Wait()
+		res := c.Result()
+		rep.Cgroup, rep.Ending, rep.Left = res.Cgroup, res.Ending, res.Left
+	}
+	b, _ := json.Marshal(rep)
+	_ = os.WriteFile(args[0], b, 0o644)
+	return 0
+}
+
+// runEngine runs callsEngine in a session in cgroup mode, and returns
+// its report; the session ends once the Engine exits.
+func runEngine(t *testing.T, script string, n int, end string) engineReport {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "report")
+	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
+	defer cancel()
+	_, err = starter.Run(ctx, starter.Options{
+		Argv:        []string{self, report, script, strconv.Itoa(n), end},
+		Env:         append(os.Environ(), testproc.HelperEnv(t, "calls-engine"), "GORACE=atexit_sleep_ms=0"),
+		Exe:         self,
+		Containment: starter.ContainCgroup,
+		KillBudget:  testproc.TooLong,
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "cgroup") {
+			t.Skipf("no cgroup mode here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep engineReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Err != "" {
+		t.Fatalf("the Engine's call failed: %s", rep.Err)
+	}
+	return rep
+}
+
+// TestKillInCgroupModeEndsASetsidGrandchild: in its own cgroup below the
+// session's, the call's tree is ended whole, escapees of its group too.
+func TestKillInCgroupModeEndsASetsidGrandchild(t *testing.T) {
+	rep := runEngine(t, `sleep 300 & echo $!; setsid sleep 300 & echo $!; echo ready >&2; read _; exit 0`, 2, "kill")
+	if !strings.HasPrefix(filepath.Base(filepath.Dir(rep.Cgroup)), cgroup.Prefix) ||
+		!strings.HasPrefix(filepath.Base(rep.Cgroup), "call-") || rep.Ending != Killed {
+		t.Fatalf("report %+v: want Killed in a call- cgroup", rep)
+	}
+	for _, pid := range rep.Pids {
+		if alive(pid) {
+			t.Errorf("pid %d of the call is alive after the session", pid)
+		}
+	}
+}
+
+// TestReleaseInCgroupModeLeavesTheLeftoversToTheSession: what a
+// released call left is listed, and the session's end ends it.
+func TestReleaseInCgroupModeLeavesTheLeftoversToTheSession(t *testing.T) {
+	rep := runEngine(t, `setsid sleep 300 >/dev/null & echo $!; read _; exit 0`, 1, "release")
+	if rep.Ending != Released || !slices.Equal(rep.Left, rep.Pids) {
+		t.Fatalf("report %+v: want Released leaving %v", rep, rep.Pids)
+	}
+	if alive(rep.Pids[0]) {
+		t.Errorf("pid %d outlived the session", rep.Pids[0])
+	}
+}
+
+// alive reports whether pid is a live process whose command is sleep:
+// the session ended before this look, so a number in use by another
+// program is not the test's.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && strings.Contains(string(b), "(sleep)") && !strings.Contains(string(b), ") Z ")
+}

@@ -1,0 +1,20 @@
+//go:build darwin || freebsd
+
+package contain
+
+import (
+	"syscall"
+
+	"github.com/session-starter/session-starter/internal/end"
+)
+
+func conflictOS(*syscall.SysProcAttr) string { return "" }
+
+// callCgroup: there are no cgroups here; a call has its group.
+type callCgroup struct{}
+
+func placeCall(*syscall.SysProcAttr, string) (*callCgroup, error) { return nil, nil }
+func (*callCgroup) path() string                                { return "" }
+func (*callCgroup) holder() (end.Holder, func())               { return nil, nil }
+func (*callCgroup) abandon()                                    {}
+func (*callCgroup) done(bool)                                   {}

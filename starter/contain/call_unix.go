@@ -1,0 +1,218 @@
+//go:build darwin || freebsd || linux
+
+package contain
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// tree is a started call on Unix: its leader, held through its exit
+// descriptor (a pidfd on Linux) while it is unreaped, the group it leads,
+// and on Linux in a cgroup-mode session its own cgroup.
+type tree struct {
+	pid, fd int
+	cg      *callCgroup
+	killed  bool
+}
+
+// conflict names the field of a that asks for a group, session or
+// terminal of its own, or "".
+func conflict(a *syscall.SysProcAttr) string {
+	switch {
+	case a.Setsid:
+		return "Setsid"
+	case a.Setpgid && a.Pgid != 0:
+		return "Pgid"
+	case a.Setctty:
+		return "Setctty"
+	case a.Foreground:
+		return "Foreground"
+	}
+	return conflictOS(a)
+}
+
+// startTree starts the leader in a group of its own (and a cgroup of its
+// own where the session has one), and takes hold of its exit.
+func (c *Cmd) startTree() error {
+	var attr syscall.SysProcAttr
+	if c.SysProcAttr != nil {
+		attr = *c.SysProcAttr
+	}
+	attr.Setpgid, attr.Pgid = true, 0
+	c.keepMark()
+	cg, err := placeCall(&attr, c.id)
+	if err != nil {
+		return err
+	}
+	pidfd := preparePidfd(&attr)
+	c.SysProcAttr = &attr
+	if err := c.Cmd.Start(); err != nil {
+		cg.abandon()
+		return err
+	}
+	fd, err := exitHandle(c.Process.Pid, pidfd)
+	if err != nil {
+		// Started, but not held: end the leader (os.Process acts through
+		// its own pidfd where it has one) and report the call as run.
+		_ = c.Process.Kill()
+		_ = c.Cmd.Wait()
+		cg.abandon()
+		c.result.Outcome = Started
+		return fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
+	}
+	c.tree = tree{pid: c.Process.Pid, fd: fd, cg: cg}
+	c.result.Group = c.Process.Pid
+	if cg != nil {
+		c.result.Cgroup = cg.path()
+	}
+	return nil
+}
+
+// keepMark keeps the session mark in a call whose Env was set without
+// it: the mark is how the session's guard and reclaim find the call's
+// processes once they have left every group the session knows.
+func (c *Cmd) keepMark() {
+	v, ok := os.LookupEnv(mark.Var)
+	if !ok || c.Env == nil {
+		return
+	}
+	if slices.ContainsFunc(c.Env, func(kv string) bool { return strings.HasPrefix(kv, mark.Var+"=") }) {
+		return
+	}
+	c.Env = append(slices.Clip(c.Env), mark.Var+"="+v)
+}
+
+// waitExit returns once the leader has exited (it is not reaped).
+func (t *tree) waitExit() {
+	for {
+		fds := []sys.PollFd{{Fd: int32(t.fd), Events: sys.POLLIN}}
+		if n, err := sys.Poll(fds, -1); err != nil || n > 0 {
+			if err == nil || t.exited() {
+				return
+			}
+		}
+	}
+}
+
+// exited reports whether the leader has exited, without reaping it.
+func (t *tree) exited() bool {
+	_, done, err := sys.PeekChild(t.pid, t.fd)
+	return err == nil && done
+}
+
+// signalGroup signals the leader's group while the leader is unreaped:
+// through its pidfd where the kernel can (Linux 6.9), else by number,
+// which is safe only because the leader's unreaped exit keeps the number
+// — and so the group's — from being handed out again: Wait reaps it only
+// after the end.
+func (t *tree) signalGroup(sig syscall.Signal) error {
+	err := sys.GroupSignal(t.fd, sig)
+	if !errors.Is(err, sys.ErrNoGroupSignal) {
+		return err
+	}
+	return sys.KillGroup(t.pid, sig)
+}
+
+// holders are the call's holders for the one end: the leader, its group,
+// and its cgroup.
+func (t *tree) holders() ([]end.Holder, func()) {
+	hs := []end.Holder{
+		&end.Process{PID: t.pid, Pidfd: t.fd, Child: true},
+		end.Group{PGID: t.pid, Send: t.signalGroup, Forbidden: []int{sys.Getpgrp()}},
+	}
+	done := func() {}
+	if h, release := t.cg.holder(); h != nil {
+		hs = append(hs, h)
+		done = release
+	}
+	return hs, done
+}
+
+// kill ends the whole tree with the one end routine, before the leader
+// is reaped.
+func (t *tree) kill(c *Cmd, r *Result) error {
+	t.killed = true
+	stop := c.StopSignal
+	if stop == 0 {
+		stop = syscall.SIGTERM
+	}
+	budget := c.KillBudget
+	if budget <= 0 {
+		budget = DefaultKillBudget
+	}
+	hs, done := t.holders()
+	defer done()
+	rep := end.End(hs, end.Plan{Stop: stop, Grace: c.Grace, Budget: budget})
+	r.Elapsed = rep.Elapsed
+	switch rep.Outcome {
+	case end.Empty, end.Unconfirmed:
+		return nil
+	}
+	for _, m := range rep.Survivors {
+		r.Survivors = append(r.Survivors, m.PID)
+	}
+	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
+}
+
+// release lists what the exited leader left running, while its unreaped
+// exit still holds the group's number: every PID a scan finds in the
+// group then is the group's (end.Group checks the group before and after
+// the scan). In cgroup mode the call's cgroup is listed too.
+func (t *tree) release() []int {
+	hs, done := t.holders()
+	defer done()
+	var left []int
+	for _, h := range hs[1:] {
+		ms, err := h.Live()
+		if err != nil {
+			continue
+		}
+		for _, m := range ms {
+			if m.PID != t.pid && !slices.Contains(left, m.PID) {
+				left = append(left, m.PID)
+			}
+		}
+	}
+	slices.Sort(left)
+	return left
+}
+
+// close releases the exit descriptor once the leader is reaped, and
+// removes a killed call's cgroup.
+func (t *tree) close() {
+	if t.fd >= 0 {
+		sys.Close(t.fd)
+		t.fd = -1
+	}
+	t.cg.done(t.killed)
+}
+
+// pipeHolders lists the processes other than this one that hold f's
+// pipe, or nil where that cannot be found.
+func pipeHolders(f *os.File) []int {
+	// Stat, not Fd: Fd would set the pipe blocking, and Close would no
+	// longer wake the copy that reads it.
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	pids, err := proc.PipeHolders(uint64(st.Ino))
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(pids, func(p int) bool { return p == os.Getpid() })
+}
