@@ -29,9 +29,9 @@ func InSession() (Place, bool) {
 type Call struct {
 	// Name is its directory's name in the session cgroup; Path the cgroup
 	// as /proc/PID/cgroup shows it.
-	Name, Path       string
-	ParentFD, DirFD  int
-	removed          bool
+	Name, Path      string
+	ParentFD, DirFD int
+	removed         bool
 }
 
 // MakeCall makes the call cgroup name in p (a session cgroup, see

@@ -14,7 +14,7 @@ func conflictOS(*syscall.SysProcAttr) string { return "" }
 type callCgroup struct{}
 
 func placeCall(*syscall.SysProcAttr, string) (*callCgroup, error) { return nil, nil }
-func (*callCgroup) path() string                                { return "" }
-func (*callCgroup) holder() (end.Holder, func())               { return nil, nil }
-func (*callCgroup) abandon()                                    {}
-func (*callCgroup) done(bool)                                   {}
+func (*callCgroup) path() string                                  { return "" }
+func (*callCgroup) holder() (end.Holder, func())                  { return nil, nil }
+func (*callCgroup) abandon()                                      {}
+func (*callCgroup) done(bool)                                     {}

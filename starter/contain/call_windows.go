@@ -12,10 +12,10 @@ type tree struct{}
 
 func conflict(*syscall.SysProcAttr) string { return "" }
 
-func (c *Cmd) startTree() error         { return ErrNotSupported }
-func (*tree) waitExit()                 {}
-func (*tree) exited() bool              { return true }
-func (*tree) kill(*Cmd, *Result) error  { return ErrNotSupported }
-func (*tree) release() []int            { return nil }
-func (*tree) close()                    {}
-func pipeHolders(*os.File) []int            { return nil }
+func (c *Cmd) startTree() error        { return ErrNotSupported }
+func (*tree) waitExit()                {}
+func (*tree) exited() bool             { return true }
+func (*tree) kill(*Cmd, *Result) error { return ErrNotSupported }
+func (*tree) release() []int           { return nil }
+func (*tree) close()                   {}
+func pipeHolders(*os.File) []int       { return nil }
