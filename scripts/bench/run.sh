@@ -10,6 +10,8 @@
 #   d. idle RSS and wake-ups of the starter and the guard
 #   e. 500 sessions at once: start latency, failures, PSS, threads and
 #      wake-ups per idle session
+#   f. contained calls (starter/contain): /bin/true against a plain
+#      exec.Command, and Kill of a 100-process call, in group and cgroup mode
 #
 # Run it with `make bench`. Knobs (environment):
 #   BENCH_RUNS=200        runs per row of a, b and the 100-process end (>= 200)
@@ -153,6 +155,12 @@ fi
 if [ "$MANY" -gt 0 ]; then
 	log "e. $MANY sessions at once"
 	"$h" many -bin "$BIN" -tree "$work/tree" -n "$MANY" -d 5s >>"$out"
+fi
+
+log "f. contained calls, $RUNS runs each, in group and in cgroup mode"
+"$h" calls -tree "$work/tree" -n "$RUNS" >>"$out"
+if ! "$BIN" --containment cgroup -- "$h" calls -tree "$work/tree" -n "$RUNS" >>"$out"; then
+	log "f. no cgroup mode here: the cgroup rows are missing"
 fi
 
 # The table.

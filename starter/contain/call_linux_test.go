@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,6 +362,38 @@ type engineReport struct {
 
 func init() {
 	testproc.Register("calls-engine", callsEngine)
+	testproc.Register("calls-session", callsSession)
+}
+
+// callsSession runs callsEngine (args[1:]) in a session in the mode
+// args[0], as session-starter does: a subreaper.
+func callsSession(args []string) int {
+	self, err := os.Executable()
+	if err != nil {
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
+	defer cancel()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, testproc.HelperVar+"=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, testproc.HelperVar+"=calls-engine")
+	_, err = starter.Run(ctx, starter.Options{
+		Argv:        append([]string{self}, args[1:]...),
+		Env:         env,
+		Exe:         self,
+		Containment: starter.Containment(args[0]),
+		KillBudget:  testproc.TooLong,
+		Subreaper:   true,
+	})
+	if err != nil && !strings.Contains(err.Error(), "signal: killed") {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 // callsEngine runs args[1] as a contained shell call, which prints the
@@ -381,9 +414,22 @@ func callsEngine(args []string) int {
 			pid, _ := strconv.Atoi(strings.TrimSpace(line))
 			rep.Pids = append(rep.Pids, pid)
 		}
-		if args[3] == "kill" {
+		switch args[3] {
+		case "kill":
 			_ = c.Kill()
-		} else {
+		case "hold":
+			// Report, then hold the call until this process is ended.
+			b, _ := json.Marshal(rep)
+			_ = os.WriteFile(args[0]+".tmp", b, 0o644)
+			_ = os.Rename(args[0]+".tmp", args[0])
+			select {}
+		case "die":
+			// The Engine dies mid-call: nothing of the call's may outlive
+			// the session.
+			b, _ := json.Marshal(rep)
+			_ = os.WriteFile(args[0], b, 0o644)
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		default:
 			in.Close()
 		}
 		_ = c.Wait()
@@ -398,26 +444,22 @@ func callsEngine(args []string) int {
 // runEngine runs callsEngine in a session in cgroup mode, and returns
 // its report; the session ends once the Engine exits.
 func runEngine(t *testing.T, script string, n int, end string) engineReport {
+	return runEngineIn(t, starter.ContainCgroup, script, n, end)
+}
+
+func runEngineIn(t *testing.T, mode starter.Containment, script string, n int, end string) engineReport {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	report := filepath.Join(t.TempDir(), "report")
-	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
-	defer cancel()
-	_, err = starter.Run(ctx, starter.Options{
-		Argv:        []string{self, report, script, strconv.Itoa(n), end},
-		Env:         append(os.Environ(), testproc.HelperEnv(t, "calls-engine"), "GORACE=atexit_sleep_ms=0"),
-		Exe:         self,
-		Containment: starter.ContainCgroup,
-		KillBudget:  testproc.TooLong,
-	})
+	// The session runs in a child, as session-starter runs it: a
+	// subreaper, which adopts what the Engine's death orphans.
+	cmd := testproc.HelperCommand(t, "calls-session", string(mode), report, script, strconv.Itoa(n), end)
+	_ = testproc.HelperEnv(t, "calls-engine") // the session's Engine plays it
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		if strings.Contains(err.Error(), "cgroup") {
-			t.Skipf("no cgroup mode here: %v", err)
+		if strings.Contains(string(out), "cgroup") {
+			t.Skipf("no cgroup mode here: %s", out)
 		}
-		t.Fatal(err)
+		t.Fatalf("session: %v: %s", err, out)
 	}
 	b, err := os.ReadFile(report)
 	if err != nil {
@@ -466,4 +508,70 @@ func TestReleaseInCgroupModeLeavesTheLeftoversToTheSession(t *testing.T) {
 func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && strings.Contains(string(b), "(sleep)") && !strings.Contains(string(b), ") Z ")
+}
+
+// TestAnEngineKilledMidCallLeavesNothingOfTheCall: the Engine dies of
+// SIGKILL while its call runs, with a member in the call's group and an
+// escapee of it. In cgroup mode the session cgroup holds the call's
+// cgroup; in group mode the call's own group is outside the Engine's, and
+// the session's mark is what finds it.
+func TestAnEngineKilledMidCallLeavesNothingOfTheCall(t *testing.T) {
+	for _, mode := range []starter.Containment{starter.ContainGroup, starter.ContainCgroup} {
+		t.Run(string(mode), func(t *testing.T) {
+			rep := runEngineIn(t, mode, `sleep 300 & echo $!; setsid sleep 300 & echo $!; read _`, 2, "die")
+			if len(rep.Pids) != 2 {
+				t.Fatalf("report %+v", rep)
+			}
+			for _, pid := range rep.Pids {
+				if alive(pid) {
+					t.Errorf("pid %d of the call outlived the session", pid)
+				}
+			}
+		})
+	}
+}
+
+// TestAStarterKilledMidCallLeavesNothingOfTheCall: the starter itself is
+// SIGKILLed while the Engine's call runs. The guard ends the session: in
+// cgroup mode the session cgroup with the call's below it; in group mode
+// group E, and the call's own group by the session's mark.
+func TestAStarterKilledMidCallLeavesNothingOfTheCall(t *testing.T) {
+	for _, mode := range []starter.Containment{starter.ContainGroup, starter.ContainCgroup} {
+		t.Run(string(mode), func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "report")
+			_ = testproc.HelperEnv(t, "calls-engine")
+			cmd := testproc.HelperCommand(t, "calls-session", string(mode), report,
+				`sleep 300 & echo $!; setsid sleep 300 & echo $!; read _`, "2", "hold")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+			var rep engineReport
+			testproc.Eventually(t, "the Engine's report", func() bool {
+				b, err := os.ReadFile(report)
+				return err == nil && json.Unmarshal(b, &rep) == nil
+			})
+			if rep.Err != "" || len(rep.Pids) != 2 {
+				t.Fatalf("report %+v", rep)
+			}
+			var ws []watched
+			for _, pid := range rep.Pids {
+				ws = append(ws, watch(t, pid))
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			for _, w := range ws {
+				if !w.goneWithin(testproc.TooLong) {
+					t.Errorf("pid %d of the call outlived the starter's SIGKILL", w.pid)
+				}
+			}
+			if t.Failed() {
+				t.Logf("session output: %s", out.String())
+			}
+		})
+	}
 }

@@ -124,19 +124,27 @@ func (t *tree) signalGroup(sig syscall.Signal) error {
 }
 
 // holders are the call's holders for the one end: the leader, its group,
-// and its cgroup.
+// and its cgroup. In a cgroup the group is only signalled (a stop signal
+// reaches it on kernels that cannot signal a cgroup's processes safely,
+// before 6.13): the cgroup's "populated 0", told by the kernel, shows the
+// group empty too, without a /proc scan.
 func (t *tree) holders() ([]end.Holder, func()) {
-	hs := []end.Holder{
-		&end.Process{PID: t.pid, Pidfd: t.fd, Child: true},
-		end.Group{PGID: t.pid, Send: t.signalGroup, Forbidden: []int{sys.Getpgrp()}},
-	}
+	group := end.Group{PGID: t.pid, Send: t.signalGroup, Forbidden: []int{sys.Getpgrp()}}
+	hs := []end.Holder{&end.Process{PID: t.pid, Pidfd: t.fd, Child: true}, group}
 	done := func() {}
 	if h, release := t.cg.holder(); h != nil {
-		hs = append(hs, h)
+		hs = append(hs[:1], signalOnly{group}, h)
 		done = release
 	}
 	return hs, done
 }
+
+// signalOnly is a holder that is signalled but never looked at: another
+// holder's emptiness shows its.
+type signalOnly struct{ end.Group }
+
+// Live implements [end.Holder].
+func (signalOnly) Live() ([]end.Member, error) { return nil, nil }
 
 // kill ends the whole tree with the one end routine, before the leader
 // is reaped.

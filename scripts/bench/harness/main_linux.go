@@ -25,7 +25,7 @@ const trialTimeout = 60 * time.Second
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness startup|react|end|storm|idle|many [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness startup|react|end|storm|idle|many|calls [flags]")
 		os.Exit(2)
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -47,6 +47,8 @@ func main() {
 		err = many(os.Args[2:])
 	case "firstkill":
 		err = firstKill(os.Args[2:])
+	case "calls":
+		err = calls(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
