@@ -85,6 +85,11 @@ type Result struct {
 	// the leader's unreaped exit still held the group's number (or in the
 	// call's cgroup).
 	Left []int
+	// Escaped lists, in group mode, the processes of the call found
+	// outside its group when it was ended (a setsid grandchild) — ended
+	// with it, where exit descriptors are pidfds (Linux). One whose
+	// parent had exited already is not found here; the session ends it.
+	Escaped []int
 	// PipeHolders lists the processes that still held an output pipe
 	// when the drain bound ran out and the pipe was closed.
 	PipeHolders []int

@@ -160,6 +160,16 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	}
 	hs, done := t.holders()
 	defer done()
+	if t.cg == nil {
+		esc := t.escapees()
+		defer closeAll(esc)
+		for _, p := range esc {
+			r.Escaped = append(r.Escaped, p.PID)
+			if !sys.Pidless {
+				hs = append(hs, p)
+			}
+		}
+	}
 	rep := end.End(hs, end.Plan{Stop: stop, Grace: c.Grace, Budget: budget})
 	r.Elapsed = rep.Elapsed
 	switch rep.Outcome {
@@ -191,8 +201,76 @@ func (t *tree) release() []int {
 			}
 		}
 	}
+	if t.cg == nil && len(left) > 0 {
+		esc := t.escapees()
+		closeAll(esc)
+		for _, p := range esc {
+			if !slices.Contains(left, p.PID) {
+				left = append(left, p.PID)
+			}
+		}
+	}
 	slices.Sort(left)
 	return left
+}
+
+// maxWalk bounds the processes escapees looks at.
+const maxWalk = 4096
+
+// escapees finds, in group mode, the call's processes that left its
+// group (setsid, a setpgid of their own): the descendants, in another
+// group, of the leader and of the group's members, as the process table
+// shows them now. Each is held by an exit descriptor opened after it was
+// seen and kept only if the process then still has the parent and start
+// time it was seen with — so the handle is of the process seen, not of
+// one that took its number. One whose parent exited before the walk is
+// not found: it was re-parented (to the session's subreaper, which ends
+// it with the session).
+func (t *tree) escapees() []*end.Process {
+	roots := []int{t.pid}
+	if ms, err := proc.LiveMembers(t.pid); err == nil {
+		for _, m := range ms {
+			roots = append(roots, m.PID)
+		}
+	}
+	seen := map[int]bool{}
+	var out []*end.Process
+	for len(roots) > 0 && len(seen) < maxWalk {
+		parent := roots[0]
+		roots = roots[1:]
+		if seen[parent] {
+			continue
+		}
+		seen[parent] = true
+		kids, err := proc.Children(parent)
+		if err != nil {
+			continue
+		}
+		for _, kid := range kids {
+			roots = append(roots, kid)
+			st, err := proc.ReadStat(kid)
+			if err != nil || st.Pgrp == t.pid || st.PPID != parent || !st.Live() {
+				continue
+			}
+			fd, err := sys.WatchExit(kid)
+			if err != nil {
+				continue
+			}
+			again, err := proc.ReadStat(kid)
+			if err != nil || again.StartTime != st.StartTime || again.PPID != parent {
+				sys.Close(fd)
+				continue
+			}
+			out = append(out, &end.Process{PID: kid, Pidfd: fd})
+		}
+	}
+	return out
+}
+
+func closeAll(ps []*end.Process) {
+	for _, p := range ps {
+		sys.Close(p.Pidfd)
+	}
 }
 
 // close releases the exit descriptor once the leader is reaped, and
