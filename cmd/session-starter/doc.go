@@ -535,6 +535,33 @@
 // `session_starter_noraw`, the gate and the guard are the binary started
 // again in a hidden mode — slower to start, the same rules.
 //
+// # Contained calls: an Engine's per-call commands
+//
+// A Go Engine runs each tool call's command through `contain.Command` or
+// `contain.Wrap` (package `starter/contain`; its doc is the contract)
+// instead of `os/exec`: each call gets its own process group, and in a
+// cgroup-mode session its own cgroup below the session's, born there; the
+// leader's exit is seen without reaping it, and the tree is ended (Killed:
+// a cancelled context, `Kill`) or released (the leader exited on its own:
+// what it left stays, listed, inside the session) before the leader is
+// reaped. Per call, what each way leaves (member of the call's group /
+// `setsid` grandchild):
+//
+//	| per call | cancel | leader exits, a grandchild holds stdout | the Engine SIGKILLed, under session-starter | session-starter SIGKILLed |
+//	|---|---|---|---|---|
+//	| `exec.CommandContext` (Go 1.26) | live / live (Cancel kills the leader only) | `Wait` waits for the grandchild (without `WaitDelay`) | gone / gone (the call is in the Engine's group) | gone / gone (group E; the escapee by the session mark) |
+//	| `contain.Command`, cgroup mode | gone / gone | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone |
+//	| `contain.Command`, group mode | gone / gone (the escapee found while its parent lives, and listed) | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone (by the session mark) |
+//
+// The contain rows are pinned by the tests of `starter/contain`
+// (TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped,
+// TestKillInGroupModeEndsAndReportsASetsidGrandchild,
+// TestKillInCgroupModeEndsASetsidGrandchild,
+// TestWaitReturnsWithinTheDrainBoundWhenAnEscapeeHoldsStdout,
+// TestAnEngineKilledMidCallLeavesNothingOfTheCall,
+// TestAStarterKilledMidCallLeavesNothingOfTheCall). What a contained call
+// costs is row f of `make bench`.
+//
 // # Windows
 //
 // On Windows the session is held by a job object with
