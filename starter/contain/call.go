@@ -154,6 +154,7 @@ type Cmd struct {
 	endErr   error
 	tree     tree // the platform's handle of the started tree
 	held     bool // the leader exited and its exit descriptor is idle
+	relMu    sync.Mutex
 	pipes    []*drain
 	closers  []io.Closer // child's ends of our pipes, closed after Start
 }
@@ -334,6 +335,35 @@ func (c *Cmd) Wait() error {
 		err = c.endErr
 	}
 	return err
+}
+
+// EndReleased ends what a Released call left running — the model's
+// "stop my dev server" — and returns once it has ended (or the budget ran
+// out: [ErrSurvivors]). It acts through handles kept since the release:
+// the call's cgroup in cgroup mode, and in group mode a pidfd of each
+// process listed in [Result.Left] (on macOS and FreeBSD none can be kept:
+// it returns [ErrNotSupported] there, and the session ends them). It is
+// called after Wait; a call that was not released has nothing to end.
+func (c *Cmd) EndReleased() error {
+	if !c.waited.Load() || c.result.Ending != Released {
+		return errors.New("contain: EndReleased of a call that was not released (after Wait)")
+	}
+	c.relMu.Lock()
+	defer c.relMu.Unlock()
+	return c.tree.endReleased(c)
+}
+
+// Close releases the handles a Released call keeps for [Cmd.EndReleased]
+// (descriptors: one a process it left, or the call's cgroup), ending
+// nothing: what it left stays the session's. Calls after the first do
+// nothing.
+func (c *Cmd) Close() error {
+	if c.waited.Load() && c.result.Ending == Released {
+		c.relMu.Lock()
+		defer c.relMu.Unlock()
+		c.tree.forget(false)
+	}
+	return nil
 }
 
 // Result is what the call came to; complete after Wait.

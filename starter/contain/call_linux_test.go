@@ -181,6 +181,7 @@ func TestReleaseLeavesWhatTheLeaderLeftAndListsIt(t *testing.T) {
 	if ws[0].gone() {
 		t.Fatal("a released process was ended")
 	}
+	_ = c.Close()
 }
 
 func TestEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
@@ -355,6 +356,7 @@ func TestAnEnvWithoutTheMarkKeepsTheSessionsMark(t *testing.T) {
 
 type engineReport struct {
 	Cgroup, Err string
+	EndedLeft   bool // release-end: what was left is gone after EndReleased
 	Ending      Ending
 	Pids        []int
 	Left        []int
@@ -435,6 +437,17 @@ func callsEngine(args []string) int {
 		_ = c.Wait()
 		res := c.Result()
 		rep.Cgroup, rep.Ending, rep.Left = res.Cgroup, res.Ending, res.Left
+		if args[3] == "release-end" && len(res.Left) == 1 {
+			fd, err := sys.PidfdOpen(res.Left[0])
+			if err == nil {
+				if err := c.EndReleased(); err != nil {
+					rep.Err = err.Error()
+				}
+				n, _ := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, 0)
+				rep.EndedLeft = n > 0
+				sys.Close(fd)
+			}
+		}
 	}
 	b, _ := json.Marshal(rep)
 	_ = os.WriteFile(args[0], b, 0o644)
@@ -612,5 +625,51 @@ func TestKillInGroupModeEndsAndReportsASetsidGrandchild(t *testing.T) {
 	}
 	if r := c.Result(); !slices.Equal(r.Escaped, []int{ws[1].pid}) {
 		t.Errorf("Result().Escaped = %v, want [%d]", r.Escaped, ws[1].pid)
+	}
+}
+
+// TestEndReleasedEndsWhatAReleasedCallLeft: "stop my dev server" after
+// the call that started it returned, through the pidfds kept since the
+// release (the leader is reaped: its group's number is not held any
+// more).
+func TestEndReleasedEndsWhatAReleasedCallLeft(t *testing.T) {
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if ws[0].gone() {
+		t.Fatal("released process gone before EndReleased")
+	}
+	err = c.EndReleased()
+	if sys.Pidless {
+		// Nothing could be held past the reap: said, not guessed.
+		if !errors.Is(err, ErrNotSupported) {
+			t.Fatalf("EndReleased() without pidfds = %v, want ErrNotSupported", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("EndReleased() = %v", err)
+	}
+	if !ws[0].gone() {
+		t.Fatal("EndReleased returned and the released process lives")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEndReleasedInCgroupModeEndsTheCallsCgroup: in cgroup mode the
+// call's cgroup is kept for it, and a setsid leftover is ended too.
+func TestEndReleasedInCgroupModeEndsTheCallsCgroup(t *testing.T) {
+	rep := runEngine(t, `setsid sleep 300 >/dev/null & echo $!; read _`, 1, "release-end")
+	if rep.Ending != Released || !rep.EndedLeft {
+		t.Fatalf("report %+v: want the released leftover ended by EndReleased", rep)
 	}
 }

@@ -23,6 +23,9 @@ type tree struct {
 	pid, fd int
 	cg      *callCgroup
 	killed  bool
+	// kept holds what a release left, for EndReleased: each process by
+	// a pidfd (Linux), and the call's cgroup stays open.
+	kept []*end.Process
 }
 
 // conflict names the field of a that asks for a group, session or
@@ -150,14 +153,6 @@ func (signalOnly) Live() ([]end.Member, error) { return nil, nil }
 // is reaped.
 func (t *tree) kill(c *Cmd, r *Result) error {
 	t.killed = true
-	stop := c.StopSignal
-	if stop == 0 {
-		stop = syscall.SIGTERM
-	}
-	budget := c.KillBudget
-	if budget <= 0 {
-		budget = DefaultKillBudget
-	}
 	hs, done := t.holders()
 	defer done()
 	if t.cg == nil {
@@ -170,7 +165,7 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 			}
 		}
 	}
-	rep := end.End(hs, end.Plan{Stop: stop, Grace: c.Grace, Budget: budget})
+	rep := end.End(hs, c.plan())
 	r.Elapsed = rep.Elapsed
 	switch rep.Outcome {
 	case end.Empty, end.Unconfirmed:
@@ -198,20 +193,76 @@ func (t *tree) release() []int {
 		for _, m := range ms {
 			if m.PID != t.pid && !slices.Contains(left, m.PID) {
 				left = append(left, m.PID)
+				t.keep(m.PID)
 			}
 		}
 	}
 	if t.cg == nil && len(left) > 0 {
-		esc := t.escapees()
-		closeAll(esc)
-		for _, p := range esc {
-			if !slices.Contains(left, p.PID) {
-				left = append(left, p.PID)
+		for _, p := range t.escapees() {
+			if slices.Contains(left, p.PID) || sys.Pidless {
+				sys.Close(p.Pidfd)
+				continue
 			}
+			left = append(left, p.PID)
+			t.kept = append(t.kept, p)
 		}
 	}
 	slices.Sort(left)
 	return left
+}
+
+// keep holds a released member of the call's group by a pidfd, in group
+// mode where there are pidfds: opened while the leader's unreaped exit
+// still holds the group's number, and kept only if the process is then
+// still in the group — no other process can be, so the pidfd is of the
+// member found. (In cgroup mode the cgroup holds them.)
+func (t *tree) keep(pid int) {
+	if t.cg != nil || sys.Pidless {
+		return
+	}
+	fd, err := sys.WatchExit(pid)
+	if err != nil {
+		return
+	}
+	if pg, err := sys.Getpgid(pid); err != nil || pg != t.pid {
+		sys.Close(fd)
+		return
+	}
+	t.kept = append(t.kept, &end.Process{PID: pid, Pidfd: fd})
+}
+
+// endReleased ends what a release left, through the handles kept: the
+// processes' pidfds, or the call's cgroup.
+func (t *tree) endReleased(c *Cmd) error {
+	var hs []end.Holder
+	for _, p := range t.kept {
+		hs = append(hs, p)
+	}
+	if h, release := t.cg.holder(); h != nil {
+		hs = append(hs, h)
+		defer release()
+	}
+	if len(hs) == 0 {
+		if sys.Pidless && len(c.result.Left) > 0 {
+			return fmt.Errorf("%w: without pidfds the processes a call left cannot be held after its leader was reaped; the session ends them", ErrNotSupported)
+		}
+		return nil
+	}
+	rep := end.End(hs, c.plan())
+	t.forget(true)
+	if rep.Outcome == end.Empty || rep.Outcome == end.Unconfirmed {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
+}
+
+// forget releases the handles kept for endReleased; ended says whether
+// the call's cgroup may be removed.
+func (t *tree) forget(ended bool) {
+	closeAll(t.kept)
+	t.kept = nil
+	t.cg.done(ended)
+	t.cg = nil
 }
 
 // maxWalk bounds the processes escapees looks at.
@@ -274,13 +325,29 @@ func closeAll(ps []*end.Process) {
 }
 
 // close releases the exit descriptor once the leader is reaped, and
-// removes a killed call's cgroup.
+// removes a killed call's cgroup; a released call's stays open for
+// endReleased.
 func (t *tree) close() {
 	if t.fd >= 0 {
 		sys.Close(t.fd)
 		t.fd = -1
 	}
-	t.cg.done(t.killed)
+	if t.killed {
+		t.forget(true)
+	}
+}
+
+// plan is how a call is ended.
+func (c *Cmd) plan() end.Plan {
+	stop := c.StopSignal
+	if stop == 0 {
+		stop = syscall.SIGTERM
+	}
+	budget := c.KillBudget
+	if budget <= 0 {
+		budget = DefaultKillBudget
+	}
+	return end.Plan{Stop: stop, Grace: c.Grace, Budget: budget}
 }
 
 // pipeHolders lists the processes other than this one that hold f's

@@ -19,3 +19,6 @@ func (*tree) kill(*Cmd, *Result) error { return ErrNotSupported }
 func (*tree) release() []int           { return nil }
 func (*tree) close()                   {}
 func pipeHolders(*os.File) []int       { return nil }
+
+func (*tree) endReleased(*Cmd) error { return ErrNotSupported }
+func (*tree) forget(bool)            {}
