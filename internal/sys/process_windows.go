@@ -168,3 +168,26 @@ func SetEvent(event Handle) error {
 func GenerateConsoleCtrlEvent(event uint32, pgid int) error {
 	return os.NewSyscallError("GenerateConsoleCtrlEvent", windows.GenerateConsoleCtrlEvent(event, uint32(pgid)))
 }
+
+// Access rights a contained call's leader is opened with.
+const (
+	PROCESS_SET_QUOTA      = windows.PROCESS_SET_QUOTA
+	PROCESS_TERMINATE      = windows.PROCESS_TERMINATE
+	PROCESS_SUSPEND_RESUME = windows.PROCESS_SUSPEND_RESUME
+)
+
+var procNtResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumeProcess")
+
+// ResumeProcess resumes every thread of a process created suspended
+// (NtResumeProcess, in ntdll since Windows XP): for a process whose
+// thread handle its creator did not keep (os/exec keeps none).
+func ResumeProcess(process Handle) error {
+	if err := procNtResumeProcess.Find(); err != nil {
+		return os.NewSyscallError("NtResumeProcess", err)
+	}
+	r, _, _ := procNtResumeProcess.Call(uintptr(process))
+	if r != 0 {
+		return os.NewSyscallError("NtResumeProcess", windows.NTStatus(r))
+	}
+	return nil
+}

@@ -121,3 +121,15 @@ func (j *Job) WaitEmpty(deadline time.Time, wakeable bool) (bool, error) {
 		// has no active process) or a stale wake: ask again at the top.
 	}
 }
+
+// Assign puts a process into the job (AssignProcessToJobObject). A
+// process created suspended is assigned before its first instruction.
+func (j *Job) Assign(process sys.Handle) error {
+	return sys.AssignProcessToJobObject(j.h, process)
+}
+
+// Release clears the job's kill-on-close: closing its handles then ends
+// nothing, and what it holds stays in the jobs around it.
+func (j *Job) Release() error {
+	return sys.SetJobLimitFlags(j.h, 0)
+}

@@ -1,24 +1,141 @@
 package contain
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/winjob"
 )
 
-// tree: contained calls are not built for Windows yet (a suspended spawn
-// into a kill-on-close job of the call's own is the design); Start
-// refuses with ErrNotSupported and nothing runs.
-type tree struct{}
+// tree is a started call on Windows: its leader, created suspended and
+// put into a kill-on-close job of its own before its first instruction,
+// then resumed. A job made by a process that is in a job (the session's)
+// is nested in it: the session's end ends the call's too.
+type tree struct {
+	pid    int
+	h      sys.Handle // the leader
+	job    *winjob.Job
+	killed bool
+}
 
 func conflict(*syscall.SysProcAttr) string { return "" }
 
-func (c *Cmd) startTree() error        { return ErrNotSupported }
-func (*tree) waitExit()                {}
-func (*tree) exited() bool             { return true }
-func (*tree) kill(*Cmd, *Result) error { return ErrNotSupported }
-func (*tree) release() []int           { return nil }
-func (*tree) close()                   {}
-func pipeHolders(*os.File) []int       { return nil }
+// startTree starts the leader suspended, puts it into the call's job,
+// and resumes it. A leader that cannot be put into the job is
+// terminated before it ran: NotStarted.
+func (c *Cmd) startTree() error {
+	job, err := winjob.New()
+	if err != nil {
+		return fmt.Errorf("contain: make the call's job: %w", err)
+	}
+	var attr syscall.SysProcAttr
+	if c.SysProcAttr != nil {
+		attr = *c.SysProcAttr
+	}
+	attr.CreationFlags |= sys.CREATE_SUSPENDED
+	c.SysProcAttr = &attr
+	if err := c.Cmd.Start(); err != nil {
+		job.Close()
+		return err
+	}
+	// The number is the leader's while os.Process holds its handle.
+	h, err := sys.OpenProcess(sys.SYNCHRONIZE|sys.PROCESS_QUERY_LIMITED_INFORMATION|sys.PROCESS_SET_QUOTA|
+		sys.PROCESS_TERMINATE|sys.PROCESS_SUSPEND_RESUME, c.Process.Pid)
+	if err == nil {
+		if err = job.Assign(h); err == nil {
+			err = sys.ResumeProcess(h)
+		}
+	}
+	if err != nil {
+		_ = c.Process.Kill()
+		_ = c.Cmd.Wait()
+		if h != 0 {
+			_ = sys.CloseHandle(h)
+		}
+		job.Close()
+		c.Process = nil
+		return fmt.Errorf("contain: the call's leader could not be put into its job (it was ended before it ran): %w", err)
+	}
+	c.tree = tree{pid: c.Process.Pid, h: h, job: job}
+	return nil
+}
 
-func (*tree) endReleased(*Cmd) error { return ErrNotSupported }
-func (*tree) forget(bool)            {}
+func (t *tree) waitExit() { _, _ = sys.WaitForSingleObject(t.h, sys.INFINITE) }
+
+func (t *tree) exited() bool {
+	ev, err := sys.WaitForSingleObject(t.h, 0)
+	return err == nil && ev == sys.WAIT_OBJECT_0
+}
+
+// kill ends every process of the call's job; there is no stop signal to
+// send on Windows, so the grace is not used.
+func (t *tree) kill(c *Cmd, r *Result) error {
+	t.killed = true
+	start := time.Now()
+	budget := c.KillBudget
+	if budget <= 0 {
+		budget = DefaultKillBudget
+	}
+	if err := t.job.Terminate(1); err != nil {
+		return fmt.Errorf("%w: %w", ErrSurvivors, err)
+	}
+	empty, err := t.job.WaitEmpty(start.Add(budget), false)
+	r.Elapsed = time.Since(start)
+	if err != nil || !empty {
+		r.Survivors, _ = t.job.PIDs()
+		return fmt.Errorf("%w: pids %v still in the call's job after %v (%v)", ErrSurvivors, r.Survivors, budget, err)
+	}
+	return nil
+}
+
+// release lists what the job holds besides the exited leader and clears
+// its kill-on-close, so that it stays: in the session's job, if any.
+func (t *tree) release() []int {
+	pids, _ := t.job.PIDs()
+	pids = slices.DeleteFunc(pids, func(p int) bool { return p == t.pid })
+	slices.Sort(pids)
+	return pids
+}
+
+// close releases the leader's handle, and the job of a killed call; a
+// released call keeps its job for endReleased.
+func (t *tree) close() {
+	if t.h != 0 {
+		_ = sys.CloseHandle(t.h)
+		t.h = 0
+	}
+	if t.killed && t.job != nil {
+		t.job.Close()
+		t.job = nil
+	}
+}
+
+func (t *tree) endReleased(c *Cmd) error {
+	if t.job == nil {
+		return nil
+	}
+	r := Result{}
+	err := t.kill(c, &r)
+	t.forget(true)
+	return err
+}
+
+// forget closes a released call's job; unless its processes were
+// ended, its kill-on-close is cleared first, so that closing it ends
+// nothing. (A job still open when the Engine exits is closed by the
+// system, and ends what the call left.)
+func (t *tree) forget(ended bool) {
+	if t.job != nil {
+		if !ended {
+			_ = t.job.Release()
+		}
+		t.job.Close()
+		t.job = nil
+	}
+}
+
+func pipeHolders(*os.File) []int { return nil }

@@ -7,9 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/internal/wire"
-	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -52,14 +50,6 @@ func TestRequestedOptionsKeepArgv0AndRunThisBinary(t *testing.T) {
 	}
 }
 
-// The test binary plays the hidden modes, as a Go Engine's binary does
-// with IfRequested first in main: a copy of it is an installed
-// session-starter of this protocol.
-func TestMain(m *testing.M) {
-	testproc.RunHelper()
-	starter.RunHidden(os.Args)
-	os.Exit(testproc.CheckHelpersUsed(m.Run()))
-}
 
 // TestRequestedOptionsPreferAnInstalledStarterOfThisProtocol: an
 // installed session-starter that answers the probe for this protocol

@@ -27,6 +27,7 @@
 // Each call is a tree of its own:
 //
 //   - its own process group (Unix) — the leader is started with Setpgid;
+//     on Windows its own kill-on-close job, nested in the session's;
 //   - in a session in cgroup mode (this process is an Engine whose
 //     cgroup is its session's), its own cgroup below the session cgroup,
 //     born there (CLONE_INTO_CGROUP): no instruction of the call runs
@@ -86,8 +87,8 @@
 //
 // [Result.ID], [Result.Group] and [Result.Cgroup] name the call's tree,
 // for an Engine to hand to its model, so that "stop my dev server" can
-// end that call's tree ([Cmd.Kill]) rather than a pkill that ends the
-// agent.
+// end that call's tree — [Cmd.Kill] while it runs, [Cmd.EndReleased]
+// after it was released — rather than a pkill that ends the agent.
 //
 // # Bad input
 //
@@ -113,7 +114,14 @@
 //     of a call is reported ([Result.Escaped]) but not signalled by Kill
 //     (without pidfds its number is not safe to signal): the session ends
 //     it.
-//   - Windows: not built yet; Start returns [ErrNotSupported] (NotStarted).
+//   - Windows: the call's tree is a kill-on-close job of its own (the
+//     leader created suspended, put into it, then resumed: no instruction
+//     of the call runs outside it), nested in the session's job when there
+//     is one; Kill terminates the job (there is no stop signal, so no
+//     grace); a released call's job holds what it left, and [Cmd.Close]
+//     clears the job's kill-on-close before closing it — a released
+//     call's job still open when the Engine exits is closed by the
+//     system, which ends what it held. No holder of a pipe is named.
 //   - A released call in group mode is listed by a /proc scan (every PID
 //     asked its group) made once, while the leader's exit holds the
 //     group's number; in cgroup mode the cgroup is read instead.

@@ -1,0 +1,125 @@
+package contain
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+func init() {
+	testproc.Register("win-call", winCall)
+	testproc.Register("win-sleep", func([]string) int { time.Sleep(300 * time.Second); return 0 })
+}
+
+// winCall starts a grandchild (this binary as win-sleep), prints its
+// PID, then waits for stdin to close and exits.
+func winCall([]string) int {
+	exe, _ := os.Executable()
+	child := exec.Command(exe)
+	child.Env = append(os.Environ(), testproc.HelperVar+"=win-sleep")
+	if err := child.Start(); err != nil {
+		return 1
+	}
+	os.Stdout.WriteString(strconv.Itoa(child.Process.Pid) + "\n")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	return 0
+}
+
+// held is a process the test holds by a handle, so its ID stays its own.
+type held struct {
+	pid int
+	h   sys.Handle
+}
+
+func hold(t *testing.T, pid int) held {
+	t.Helper()
+	h, err := sys.OpenProcess(sys.SYNCHRONIZE|sys.PROCESS_TERMINATE, pid)
+	if err != nil {
+		t.Fatalf("OpenProcess(%d): %v", pid, err)
+	}
+	t.Cleanup(func() {
+		_ = sys.TerminateProcess(h, 1)
+		_ = sys.CloseHandle(h)
+	})
+	return held{pid: pid, h: h}
+}
+
+func (p held) goneWithin(d time.Duration) bool {
+	ev, err := sys.WaitForSingleObject(p.h, uint32(d/time.Millisecond))
+	return err == nil && ev == sys.WAIT_OBJECT_0
+}
+
+func startWinCall(t *testing.T, ctx context.Context) (*Cmd, held, func()) {
+	t.Helper()
+	_ = testproc.HelperEnv(t, "win-sleep")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := exec.CommandContext(ctx, exe)
+	inner.Env = append(os.Environ(), testproc.HelperEnv(t, "win-call"))
+	c := Wrap(inner)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	pid, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		_ = c.Kill()
+		_ = c.Wait()
+		t.Fatalf("grandchild pid: %q, %v", line, err)
+	}
+	return c, hold(t, pid), func() { in.Close() }
+}
+
+func TestCancelOnWindowsEndsTheCallsChildAndGrandchild(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, grandchild, _ := startWinCall(t, ctx)
+	cancel()
+	_ = c.Wait()
+	if !grandchild.goneWithin(testproc.TooLong) {
+		t.Fatal("the grandchild outlived the cancel")
+	}
+	if r := c.Result(); r.Ending != Killed {
+		t.Fatalf("Result() = %+v, want Killed", r)
+	}
+}
+
+func TestReleaseOnWindowsLeavesTheGrandchildRunning(t *testing.T) {
+	c, grandchild, exit := startWinCall(t, context.Background())
+	exit()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	r := c.Result()
+	if r.Ending != Released || !slices.Contains(r.Left, grandchild.pid) {
+		t.Fatalf("Result() = %+v, want Released leaving %d", r, grandchild.pid)
+	}
+	if grandchild.goneWithin(0) {
+		t.Fatal("a released process was ended")
+	}
+	if err := c.EndReleased(); err != nil {
+		t.Fatalf("EndReleased() = %v", err)
+	}
+	if !grandchild.goneWithin(testproc.TooLong) {
+		t.Fatal("EndReleased returned and the released process lives")
+	}
+}
