@@ -50,7 +50,6 @@ func TestRequestedOptionsKeepArgv0AndRunThisBinary(t *testing.T) {
 	}
 }
 
-
 // TestRequestedOptionsPreferAnInstalledStarterOfThisProtocol: an
 // installed session-starter that answers the probe for this protocol
 // plays gate and guard. One that answers otherwise (here /bin/echo, which
