@@ -47,6 +47,7 @@ TORTURE_RUN := AtAnyMoment|TestGateSIGKILLedBeforeItsGoAhead|AReusedPID|ForkStor
 .PHONY: torture
 torture: ## Run the long fault tests and the fuzz targets (~10 min; not in CI)
 	SESSION_STARTER_TORTURE=1 $(GO) test -count=1 -timeout 60m -v -run '$(TORTURE_RUN)' ./cmd/session-starter/
+	SESSION_STARTER_TORTURE=1 $(GO) test -count=1 -timeout 20m -v -run 'ReusedNumber' ./starter/contain/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./cmd/session-starter/
 	$(GO) test -run '^$$' -fuzz '^FuzzGoAhead$$' -fuzztime 2000x ./gate/
 	$(GO) test -run '^$$' -fuzz '^FuzzFinishMessage$$' -fuzztime 2000x ./guard/
