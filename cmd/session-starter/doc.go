@@ -20,90 +20,94 @@
 // Everything from PROGRAM on is the Engine's command line, byte for byte.
 //
 //	Flags:
-//	  --ack              Write the ack line to stdout once containment exists,
-//	                     before PROGRAM runs.
-//	  --watch-parent     End the session when the process that started
-//	                     session-starter is gone. Without --parent-pid the parent
-//	                     is what getppid() returns at start.
-//	  --parent-pid P     The launcher's own PID P. If session-starter's parent at
-//	                     start is not P, the launcher is gone already and nothing
-//	                     is executed (exit 125). Implies --watch-parent.
-//	  --watch-stdin      End the session when the launcher's end of the Engine's
-//	                     standard input is gone: a pipe's last writer closed, a
-//	                     stream socket's peer shut down — what an MCP client's
-//	                     exit does, through wrapper shells and npx that
-//	                     --watch-parent cannot see past. The Engine gets
-//	                     --stdin-grace to exit by itself first. Standard input
-//	                     must be a pipe or FIFO no descriptor passed writes to, or
-//	                     a stream socket (Linux); a terminal, /dev/null, a file or
-//	                     a listening or datagram socket is a usage error (2). Data
-//	                     the Engine has not read does not end it.
-//	  --stdin-grace D    With --watch-stdin, how long D the Engine is given to
-//	                     exit by itself once its standard input hung up (its own
-//	                     status is then mirrored, nothing signalled); then the
-//	                     session ends as on any stop. (default 2s)
-//	  --control-fd N     End the session when descriptor N reaches end of input;
-//	                     data read from it is ignored. N must be a pipe or stream
-//	                     socket the launcher passed open and not close-on-exec,
-//	                     greater than 2, and not the same pipe or socket as stdin;
-//	                     no descriptor passed may write to the same pipe or FIFO,
-//	                     or be the other end of N's socket pair, since N could
-//	                     then never reach end of input. Otherwise it is a usage
-//	                     error (2). The Engine does not inherit N.
-//	  --grace D          On every end of the session, send --stop-signal and then
-//	                     SIGCONT to everything that holds the session at the same
-//	                     moment (the Engine, its group, the processes that left
-//	                     it, the session cgroup with the cgroups below it), and
-//	                     SIGKILL what is left after D. A second stop signal during
-//	                     the grace goes straight to SIGKILL. 0: SIGKILL at once.
-//	                     (default 0)
-//	  --stop-signal SIG  The signal SIG that --grace sends first: a name (TERM,
-//	                     SIGINT, usr1) or a number. (default TERM)
-//	  --timeout D        End the session D after the Engine was released; exit
-//	                     status 124 (as coreutils timeout), with a report on
-//	                     stderr. 0: no timeout. (default 0)
-//	  --status-fd N      Write JSON records for launchers on descriptor N: started
-//	                     when the Engine is released, ended last. N must be one
-//	                     the launcher passed open for writing, greater than 2. The
-//	                     Engine does not inherit N.
-//	  --containment M    Hold the session in mode M: group (the process group plus
-//	                     the subreaper sweep), cgroup (also a cgroup v2 of its
-//	                     own), or auto (cgroup where one can be made, else group).
-//	                     Where cgroup mode is asked for and impossible,
-//	                     session-starter exits 125 and nothing is executed.
-//	                     (default auto)
-//	  --kill-budget D    After the grace, send SIGKILL in rounds for up to D
-//	                     before reporting survivors (exit 125); the guard does the
-//	                     same. Must be more than 0. The whole end, grace plus kill
-//	                     budget, is one deadline, in every mode: session-starter
-//	                     exits at most grace + kill budget + 250ms after the end
-//	                     began. (default 10s)
-//	  --no-mark          Leave the session mark out of the Engine's environment.
-//	                     Without it, the session's id is added to
-//	                     SESSION_STARTER_SESSION (set to the id, or the inherited
-//	                     value extended with ":" and the id): the one change to
-//	                     the environment, by which the guard finds, after a
-//	                     SIGKILL of session-starter, the processes that left the
-//	                     Engine's group, and a nested session or contained call
-//	                     knows its session.
-//	  --log-level L      Diagnostics on stderr at level L: debug, info, warn,
-//	                     error, disabled. (default warn)
-//	  --log-format F     The diagnostics' format F: auto, json or console
-//	                     (zerolog). Failure reports are always one plain line
-//	                     "session-starter: …". (default auto)
-//	  --reclaim          Run no PROGRAM: end what dead sessions of this user left
-//	                     behind, where session-starter and its guard were
-//	                     SIGKILLed together. Reads the ledger of live sessions
-//	                     (see the manual), takes only sessions whose starter and
-//	                     guard are both shown gone, and ends each one's cgroup and
-//	                     every process that carries its mark, verified on the live
-//	                     process; prints what it ended and what it left, with the
-//	                     reason, and writes them as a JSON record to --status-fd.
-//	                     Exit 0, or 125 when something was left or refused.
-//	  --dry-run          With --reclaim: list what would be ended, and end
-//	                     nothing.
-//	  --version          Print the version and exit.
-//	  -h, --help         Print this help and exit.
+//	  --ack                  Write the ack line to stdout once containment exists,
+//	                         before PROGRAM runs.
+//	  --watch-parent         End the session when the process that started
+//	                         session-starter is gone. Without --parent-pid the
+//	                         parent is what getppid() returns at start.
+//	  --parent-pid P         The launcher's own PID P. If session-starter's parent
+//	                         at start is not P, the launcher is gone already and
+//	                         nothing is executed (exit 125). Implies
+//	                         --watch-parent.
+//	  --watch-stdin          End the session when the launcher's end of the
+//	                         Engine's standard input is gone: a pipe's last writer
+//	                         closed, a stream socket's peer shut down — what an
+//	                         MCP client's exit does, through wrapper shells and
+//	                         npx that --watch-parent cannot see past. The Engine
+//	                         gets --stdin-grace to exit by itself first. Standard
+//	                         input must be a pipe or FIFO no descriptor passed
+//	                         writes to, or a stream socket (Linux); a terminal,
+//	                         /dev/null, a file or a listening or datagram socket
+//	                         is a usage error (2). Data the Engine has not read
+//	                         does not end it.
+//	  --stdin-grace D        With --watch-stdin, how long D the Engine is given to
+//	                         exit by itself once its standard input hung up (its
+//	                         own status is then mirrored, nothing signalled); then
+//	                         the session ends as on any stop. (default 2s)
+//	  --control-fd N         End the session when descriptor N reaches end of
+//	                         input; data read from it is ignored. N must be a pipe
+//	                         or stream socket the launcher passed open and not
+//	                         close-on-exec, greater than 2, and not the same pipe
+//	                         or socket as stdin; no descriptor passed may write to
+//	                         the same pipe or FIFO, or be the other end of N's
+//	                         socket pair, since N could then never reach end of
+//	                         input. Otherwise it is a usage error (2). The Engine
+//	                         does not inherit N.
+//	  -k, --grace D          On every end of the session, send --stop-signal and
+//	                         then SIGCONT to everything that holds the session at
+//	                         the same moment (the Engine, its group, the processes
+//	                         that left it, the session cgroup with the cgroups
+//	                         below it), and SIGKILL what is left after D. A second
+//	                         stop signal during the grace goes straight to
+//	                         SIGKILL. 0: SIGKILL at once. (default 0)
+//	  -s, --stop-signal SIG  The signal SIG that --grace sends first: a name
+//	                         (TERM, SIGINT, usr1) or a number. (default TERM)
+//	  --timeout D            End the session D after the Engine was released; exit
+//	                         status 124 (as coreutils timeout), with a report on
+//	                         stderr. 0: no timeout. (default 0)
+//	  --status-fd N          Write JSON records for launchers on descriptor N:
+//	                         started when the Engine is released, ended last. N
+//	                         must be one the launcher passed open for writing,
+//	                         greater than 2. The Engine does not inherit N.
+//	  --containment M        Hold the session in mode M: group (the process group
+//	                         plus the subreaper sweep), cgroup (also a cgroup v2
+//	                         of its own), or auto (cgroup where one can be made,
+//	                         else group). Where cgroup mode is asked for and
+//	                         impossible, session-starter exits 125 and nothing is
+//	                         executed. (default auto)
+//	  --kill-budget D        After the grace, send SIGKILL in rounds for up to D
+//	                         before reporting survivors (exit 125); the guard does
+//	                         the same. Must be more than 0. The whole end, grace
+//	                         plus kill budget, is one deadline, in every mode:
+//	                         session-starter exits at most grace + kill budget +
+//	                         250ms after the end began. (default 10s)
+//	  --no-mark              Leave the session mark out of the Engine's
+//	                         environment. Without it, the session's id is added to
+//	                         SESSION_STARTER_SESSION (set to the id, or the
+//	                         inherited value extended with ":" and the id): the
+//	                         one change to the environment, by which the guard
+//	                         finds, after a SIGKILL of session-starter, the
+//	                         processes that left the Engine's group, and a nested
+//	                         session or contained call knows its session.
+//	  --log-level L          Diagnostics on stderr at level L: debug, info, warn,
+//	                         error, disabled. (default warn)
+//	  --log-format F         The diagnostics' format F: auto, json or console
+//	                         (zerolog). Failure reports are always one plain line
+//	                         "session-starter: …". (default auto)
+//	  --reclaim              Run no PROGRAM: end what dead sessions of this user
+//	                         left behind, where session-starter and its guard were
+//	                         SIGKILLed together. Reads the ledger of live sessions
+//	                         (see the manual), takes only sessions whose starter
+//	                         and guard are both shown gone, and ends each one's
+//	                         cgroup and every process that carries its mark,
+//	                         verified on the live process; prints what it ended
+//	                         and what it left, with the reason, and writes them as
+//	                         a JSON record to --status-fd. Exit 0, or 125 when
+//	                         something was left or refused.
+//	  --dry-run              With --reclaim: list what would be ended, and end
+//	                         nothing.
+//	  --version              Print the version and exit.
+//	  -h, --help             Print this help and exit.
 //
 // A duration D is read as coreutils `timeout` reads it — seconds, fractions
 // and exponents allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`,

@@ -77,12 +77,12 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"and not the same pipe or socket as stdin; no descriptor passed may write to the same pipe or FIFO, "+
 			"or be the other end of N's socket pair, since N could then never reach end of input. "+
 			"Otherwise it is a usage error (2). The Engine does not inherit N.")
-	durationVar(fs, &v.grace, "grace", 0,
+	durationVarP(fs, &v.grace, "grace", "k", 0,
 		"On every end of the session, send --stop-signal and then SIGCONT to everything that holds the session "+
 			"at the same moment (the Engine, its group, the processes that left it, the session cgroup with "+
 			"the cgroups below it), and SIGKILL what is left after `D`. A second stop signal during the grace "+
 			"goes straight to SIGKILL. 0: SIGKILL at once.")
-	fs.StringVar(&v.stopSignal, "stop-signal", "TERM",
+	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
 	durationVar(fs, &v.timeout, "timeout", 0,
 		"End the session `D` after the Engine was released; exit status 124 (as coreutils timeout), "+
