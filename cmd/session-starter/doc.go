@@ -106,6 +106,14 @@
 //	                         something was left or refused.
 //	  --dry-run              With --reclaim: list what would be ended, and end
 //	                         nothing.
+//	  --explain              Run no PROGRAM: print the mode --containment would
+//	                         give here and why (a session's own decision), whether
+//	                         a session cgroup can be made and what to do if not,
+//	                         whether the parent --watch-parent would watch is a
+//	                         shell or a package runner (npx, uvx) in front of the
+//	                         launcher, and the kernel features found; with
+//	                         PROGRAM, where PATH finds it. The other flags are
+//	                         read as for a session. Exit 0.
 //	  --version              Print the version and exit.
 //	  -h, --help             Print this help and exit.
 //
@@ -283,7 +291,19 @@
 //     (systemd is not init, or the cgroup is delegated: `trusted.delegate` or
 //     `user.delegate`); else group, with the reason at log level `info`.
 //     `--containment cgroup` where that is impossible exits 125 with the
-//     reason, and nothing is executed.
+//     reason and the fix (root, or a delegated cgroup:
+//     `systemd-run --user --scope -p Delegate=yes session-starter …`), and
+//     nothing is executed.
+//
+// `session-starter --explain [flags] [PROGRAM]` answers these questions
+// without running anything: the mode the flags give here and why (the
+// decision a session makes, a session cgroup made and removed again to
+// know), whether a session cgroup can be made and what to do if not,
+// whether the parent `--watch-parent` would watch is a shell, a package
+// runner (npx, uvx) or sudo in front of the launcher, where `PATH` finds
+// PROGRAM, and the kernel features found. One `key: value` line per
+// question (`mode`, `cgroup`, `parent`, `program`, `kernel`), indented lines
+// of why; exit 0.
 //
 // Escapes that remain in cgroup mode: a privileged Engine can move itself
 // to another cgroup (group E and the sweep still apply to it); work handed to

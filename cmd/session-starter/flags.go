@@ -21,6 +21,7 @@ type invocation struct {
 	ack             bool
 	help, version   bool
 	reclaim, dryRun bool
+	explain         bool
 	usage           string
 	logLevel        string
 	logFormat       string
@@ -117,6 +118,11 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"mark, verified on the live process; prints what it ended and what it left, with the reason, and writes "+
 			"them as a JSON record to --status-fd. Exit 0, or 125 when something was left or refused.")
 	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
+	fs.BoolVar(&inv.explain, "explain", false,
+		"Run no PROGRAM: print the mode --containment would give here and why (a session's own decision), "+
+			"whether a session cgroup can be made and what to do if not, whether the parent --watch-parent "+
+			"would watch is a shell or a package runner (npx, uvx) in front of the launcher, and the kernel "+
+			"features found; with PROGRAM, where PATH finds it. The other flags are read as for a session. Exit 0.")
 	fs.BoolVar(&inv.version, "version", false, "Print the version and exit.")
 	fs.BoolVarP(&inv.help, "help", "h", false, "Print this help and exit.")
 	return fs
@@ -153,7 +159,7 @@ func parse(args []string) (*invocation, error) {
 	// The first argument that is not a flag starts PROGRAM (pflag stops
 	// there, as SetInterspersed(false) asks); "--" is needed only for a
 	// PROGRAM whose name starts with "-".
-	if fs.NArg() == 0 {
+	if fs.NArg() == 0 && !inv.explain {
 		return nil, errors.New("missing PROGRAM")
 	}
 	if fs.Changed("parent-pid") && v.parentPID <= 0 {

@@ -41,6 +41,7 @@ func FuzzParse(f *testing.F) {
 		{"--grace", "2.34e-5d", "--timeout", "1E-1", "x"},
 		{"--timeout", "99999999999d", "x"},
 		{"-s", "KILL", "-k", "5", "x"},
+		{"--explain"},
 	} {
 		f.Add(strings.Join(seed, "\x00"))
 	}
@@ -61,6 +62,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if inv == nil {
 			t.Fatalf("parse(%q) = nil, nil", args)
+		}
+		if inv.explain && len(inv.opts.Argv) == 0 {
+			return // --explain needs no PROGRAM
 		}
 		if inv.help || inv.version {
 			if inv.usage == "" {
@@ -142,5 +146,19 @@ func TestCoreutilsTimeoutsSAndKAreStopSignalAndGrace(t *testing.T) {
 		if !strings.Contains(help.usage, want) {
 			t.Errorf("--help has no %q:\n%s", want, help.usage)
 		}
+	}
+}
+
+// TestExplainNeedsNoProgram: --explain parses the other flags as a
+// session would, with or without PROGRAM.
+func TestExplainNeedsNoProgram(t *testing.T) {
+	for _, args := range [][]string{{"--explain"}, {"--explain", "--containment", "cgroup", "--watch-parent"}, {"--explain", "npx", "-y", "x"}} {
+		inv, err := parse(args)
+		if err != nil || !inv.explain {
+			t.Errorf("parse(%q) = %+v, %v; want an explanation", args, inv, err)
+		}
+	}
+	if _, err := parse([]string{"--explain", "--containment", "box"}); err == nil {
+		t.Error("parse(--explain --containment box) = nil error, want the usage error a session gets")
 	}
 }
