@@ -32,12 +32,12 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	default:
 		fmt.Fprintf(w, "mode: %s\n  asked for: --containment %s\n", mode, c)
 	}
-	explainPlatform(w, mode)
+	cgErr := explainPlatform(w, mode)
 	explainParent(w, inv)
 	if len(inv.opts.Argv) > 0 {
 		explainProgram(w, inv.opts.Argv[0])
 	}
-	explainKernel(w)
+	explainKernel(w, cgErr)
 	return starter.Verdict{}
 }
 

@@ -22,8 +22,9 @@ const pidfsMagic = 0x50494446
 
 // explainPlatform writes the Linux questions: whether a session cgroup
 // can be made here (as --containment cgroup would try it) and what to do
-// if not, being PID 1, and the kernel features found.
-func explainPlatform(w io.Writer, mode string) {
+// if not, and being PID 1. It returns why cgroup mode is impossible, or
+// nil.
+func explainPlatform(w io.Writer, mode string) error {
 	_, _, cgErr := starter.ExplainContainment(starter.ContainCgroup)
 	if cgErr == nil {
 		fmt.Fprintln(w, "cgroup: yes")
@@ -44,13 +45,13 @@ func explainPlatform(w io.Writer, mode string) {
 	if os.Getpid() == 1 {
 		fmt.Fprintln(w, "pid1: yes\n  session-starter is PID 1: it reaps every orphan, and --watch-parent needs --parent-pid")
 	}
+	return cgErr
 }
 
 // explainKernel writes the kernel's release and each feature a session
-// uses, probed on this process.
-func explainKernel(w io.Writer) {
+// uses, probed on this process; cgErr is why cgroup mode is impossible.
+func explainKernel(w io.Writer, cgErr error) {
 	p, locErr := cgroup.Locate()
-	_, _, cgErr := starter.ExplainContainment(starter.ContainCgroup)
 	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	fmt.Fprintf(w, "kernel: %s\n", strings.TrimSpace(string(release)))
 	if sys.Pidless {

@@ -243,8 +243,23 @@ func inLocalBin(t *testing.T) []string {
 	}
 	npx := npxStandIn(t, t.TempDir())
 	return []string{unshare, "--mount", "--propagation", "private", "sh", "-c",
-		`mount -t tmpfs -o mode=755 none /usr/local/bin && cp "$0" /usr/local/bin/session-starter && cp "$1" /usr/local/bin/npx && shift && exec "$@"`,
-		binary, npx}
+		`mount -t tmpfs -o mode=755 none /usr/local/bin && ` + copyProduct("/usr/local/bin/session-starter") + ` && cp "$0" /usr/local/bin/npx && exec "$@"`,
+		npx}
+}
+
+// productComm is the product's command name: session-starter, or the
+// portable suite's product that its launcher executes.
+func productComm() string { return filepath.Base(productPath(binary)) }
+
+// copyProduct is the shell command that copies the product to dest, and
+// in the portable suite the product next to it that the launcher
+// executes (productPath).
+func copyProduct(dest string) string {
+	cp := "cp '" + binary + "' '" + dest + "'"
+	if p := productPath(binary); p != binary {
+		cp += " && cp '" + p + "' '" + productPath(dest) + "'"
+	}
+	return cp
 }
 
 // startClient starts the MCP client helper on the server s in
@@ -314,8 +329,8 @@ func TestReadmeMCPConfigsLeaveNothingWhenTheClientEnds(t *testing.T) {
 			t.Run(cfg.name+"/"+how, func(t *testing.T) {
 				mark := newMark(t)
 				c, _, comm, spawned := startClient(t, mark, s)
-				if comm != "session-starter" {
-					t.Fatalf("the client's server is %q, want session-starter", comm)
+				if comm != productComm() {
+					t.Fatalf("the client's server is %q, want %s", comm, productComm())
 				}
 				if live := marked(mark); !containsAll(live, spawned) {
 					t.Fatalf("spawned %v, live and marked %v", spawned, live)
@@ -369,8 +384,8 @@ func TestReadmeWrapperScriptExecsSessionStarter(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			mark := newMark(t)
 			c, _, comm, _ := startClient(t, mark, mcpServer{Command: script, Args: []string{"/home/me/src"}, Env: cfg.Env})
-			if comm != "session-starter" {
-				t.Fatalf("the wrapper's process runs %q, want session-starter (exec)", comm)
+			if comm != productComm() {
+				t.Fatalf("the wrapper's process runs %q, want %s (exec)", comm, productComm())
 			}
 			endClient(t, c, how)
 			noSurvivors(t, mark)
@@ -426,7 +441,10 @@ func runCIStep(t *testing.T, mark, run string) {
 
 // TestReadmeCIStepLeavesNothingWhenTheRunCancelsIt: the README's CI step,
 // cancelled as GitHub Actions cancels a step, leaves nothing of the step.
+// Its setsid daemon needs the subreaper (macOS has none: the documented
+// limit).
 func TestReadmeCIStepLeavesNothingWhenTheRunCancelsIt(t *testing.T) {
+	needsSubreaper(t)
 	mark := newMark(t)
 	runCIStep(t, mark, ciRun(t))
 	noSurvivors(t, mark)
@@ -521,9 +539,9 @@ func TestReadmeDockerEntrypointRunsAsPID1AndEndsOnDockerStop(t *testing.T) {
 	if filepath.Base(appDest) != d.copies[1][0] {
 		t.Fatalf("COPY %s %s: want the destination named as the source", d.copies[1][0], appDest)
 	}
-	setup := `mount -t tmpfs -o mode=755 none "$(dirname "$DEST_BIN")" && cp "$0" "$DEST_BIN" && ` +
-		`mount --bind "$1" "$(dirname "$DEST_APP")" && cd "$WORKDIR" && shift && exec "$@"`
-	argv := append([]string{"--pid", "--fork", "--mount-proc", "sh", "-c", setup, binary, buildContext}, append(d.entrypoint, d.commandLine...)...)
+	setup := `mount -t tmpfs -o mode=755 none "$(dirname "$DEST_BIN")" && ` + copyProduct(binDest) + ` && ` +
+		`mount --bind "$0" "$(dirname "$DEST_APP")" && cd "$WORKDIR" && exec "$@"`
+	argv := append([]string{"--pid", "--fork", "--mount-proc", "sh", "-c", setup, buildContext}, append(d.entrypoint, d.commandLine...)...)
 	cmd := exec.Command(unshare, argv...)
 	mark := newMark(t)
 	cmd.Env = append(os.Environ(), markVar+"="+mark, "DEST_BIN="+binDest, "DEST_APP="+appDest, "WORKDIR="+d.workdir)
@@ -536,7 +554,7 @@ func TestReadmeDockerEntrypointRunsAsPID1AndEndsOnDockerStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(status), "\nNSpid:\t"+strconv.Itoa(pid1)+"\t1\n") || !strings.Contains(string(status), "Name:\tsession-starter\n") {
+	if !strings.Contains(string(status), "\nNSpid:\t"+strconv.Itoa(pid1)+"\t1\n") || !strings.Contains(string(status), "Name:\t"+productComm()+"\n") {
 		t.Fatalf("unshare's child: %s; want session-starter as PID 1 of its namespace", status)
 	}
 	testproc.Eventually(t, "the app's worker and daemon must run", func() bool { return len(marked(mark)) >= 5 })
