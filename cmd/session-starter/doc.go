@@ -498,18 +498,23 @@
 // running when the step ends, fails, or is cancelled. Wrap the step:
 //
 //	# .github/workflows/…: one step
-//	run: session-starter --grace 10s --timeout 20m -- make integration-test
+//	run: session-starter --watch-parent --grace 2s --timeout 20m -- make integration-test
 //
 // `make integration-test` may start `postgres -D … &`, `chromium --headless &`
 // or a `docker-compose`-less test server in the background, even with `setsid`
-// or `nohup`: when the tests finish, time out (exit 124) or the runner cancels
-// the step (SIGTERM, SIGINT), each gets SIGTERM, then SIGKILL after 10 s, and
-// the step's exit status is that of `make`. A script that must not die with
-// its parent shell can pass `--watch-parent`. Work handed to a daemon outside
-// the step's process tree (`docker run`, `systemd-run`) was never a descendant
-// and is not ended.
+// or `nohup`: when the tests finish or time out (exit 124), each gets SIGTERM,
+// then SIGKILL after 2 s, and the step's exit status is that of `make`. A
+// cancelled run is signalled otherwise: GitHub Actions sends SIGINT, then
+// SIGTERM 7.5 s later, to the step's `bash` only, never to session-starter;
+// `bash` waits out the SIGINT and dies of the SIGTERM, and `--watch-parent`
+// ends the session then (without it the step runs on until `--timeout`).
+// `--grace 2s` fits in the 2.5 s the runner waits before it kills the tree.
+// Work handed to a daemon outside the step's process tree (`docker run`,
+// `systemd-run`) was never a descendant and is not ended. The README's
+// recipes (this step, MCP client configs, a wrapper script, a Dockerfile) are
+// run as printed by `cmd/session-starter/recipes_linux_test.go`.
 //
-// Run as the init of a PID namespace (`ENTRYPOINT ["session-starter", "--"]`),
+// Run as the init of a PID namespace (`ENTRYPOINT ["/usr/local/bin/session-starter", "--grace", "8s", "--"]`),
 // session-starter reaps every orphan of the namespace as it exits, forwards
 // signals as above, and exits 128+S when the Engine dies of signal S (the init
 // of a PID namespace cannot die of its own signal). `--watch-parent` without
