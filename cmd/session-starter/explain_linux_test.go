@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -265,5 +266,23 @@ func TestExplainNamesTheKernelFeaturesTheSessionProbes(t *testing.T) {
 	want := map[bool]string{true: "yes", false: "no"}[sys.GroupSignalSupported()]
 	if !strings.Contains(string(out), "PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9, the group signalled through a pidfd): "+want) {
 		t.Errorf("PIDFD_SIGNAL_PROCESS_GROUP: want %s:\n%s", want, out)
+	}
+}
+
+// TestExplainLeavesNoSessionCgroup: the session cgroup --explain makes to
+// know that it can is removed again.
+func TestExplainLeavesNoSessionCgroup(t *testing.T) {
+	_, own := cgroupPlace(t)
+	cmd := exec.Command(binary, "--explain")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := explainValue(t, string(out), "cgroup"); got != "yes" {
+		t.Fatalf("cgroup: %q, want yes where the test can write one:\n%s", got, out)
+	}
+	left, err := filepath.Glob(filepath.Join(own, "session-starter-"+strconv.Itoa(cmd.Process.Pid)+"-*"))
+	if err != nil || len(left) != 0 {
+		t.Fatalf("after --explain: %v, %v; want no session cgroup of it", left, err)
 	}
 }
