@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rs/zerolog"
+
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
@@ -19,38 +21,79 @@ type cgroupHold struct {
 // holdInCgroup sets up the cgroup of the session as c asks, before
 // anything is started: for ContainCgroup, and for ContainAuto where it is
 // possible, a fresh session cgroup below the starter's own (leftovers of
-// dead starters removed first). It returns the mode in effect. Where
-// ContainCgroup is impossible it fails with ExitContainment; auto falls
-// back to the process group and logs why.
+// dead starters removed first). It returns the mode in effect; auto's
+// choice, and why, is said at log level info. Where ContainCgroup is impossible it fails
+// with ExitContainment, naming the fix; auto falls back to the process
+// group.
 func (s *session) holdInCgroup(c Containment) (string, error) {
+	mode, cg, why, err := chooseContainment(c, s.log)
+	if err != nil {
+		return "", err
+	}
+	s.cg = cg
+	// Auto's choice is said at info; a mode asked for, at debug.
+	ev := s.log.Debug()
+	if c == ContainAuto || c == "" {
+		ev = s.log.Info()
+	}
+	ev = ev.Str("mode", mode).Str("containment", string(c))
+	switch {
+	case cg != nil:
+		ev.Str("cgroup", cg.Path).Msg("containment by a session cgroup")
+	case why != nil:
+		ev.Err(why).Msg("no session cgroup; containment by the process group")
+	default:
+		ev.Msg("containment by the process group, as asked")
+	}
+	return mode, nil
+}
+
+// chooseContainment is the decision of holdInCgroup, and of
+// [ExplainContainment]: the mode c gives here, with the session cgroup
+// made for it (cgroup mode), or why auto fell back to the process group,
+// or the error Run fails with.
+func chooseContainment(c Containment, log zerolog.Logger) (mode string, cg *cgroup.Session, why, err error) {
 	switch c {
 	case ContainGroup:
-		return ModeGroup, nil
+		return ModeGroup, nil, nil, nil
 	case "", ContainAuto, ContainCgroup:
 	default:
-		return "", fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+		return "", nil, nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
 	if sys.Pidless {
 		// The portable build takes macOS's path: no cgroup.
+		why := fmt.Errorf("not in the portable build: %w", errors.ErrUnsupported)
 		if c == ContainCgroup {
-			return "", fail(ExitContainment, "--containment cgroup: not in the portable build: %w", errors.ErrUnsupported)
+			return "", nil, nil, fail(ExitContainment, "--containment cgroup: %w", why)
 		}
-		return ModeGroup, nil
+		return ModeGroup, nil, why, nil
 	}
-	cg, err := s.newSessionCgroup(c != ContainCgroup)
-	if err != nil {
+	cg, why = newSessionCgroup(c != ContainCgroup, log)
+	if why != nil {
 		if c == ContainCgroup {
-			return "", fail(ExitContainment, "--containment cgroup: %w", err)
+			return "", nil, nil, fail(ExitContainment, "--containment cgroup: %w; %s", why, CgroupFix(why))
 		}
-		s.log.Info().Err(err).Msg("no session cgroup; containment by the process group")
-		return ModeGroup, nil
+		return ModeGroup, nil, why, nil
 	}
-	s.cg = cg
-	s.log.Debug().Str("cgroup", cg.Path).Msg("session cgroup")
-	return ModeCgroup, nil
+	return ModeCgroup, cg, nil, nil
 }
 
-func (s *session) newSessionCgroup(auto bool) (*cgroup.Session, error) {
+// ExplainContainment says which mode a session held as c asks would get
+// here, deciding as Run does, with nothing started: a session cgroup it
+// can make is made and removed again. why is what made auto fall back to
+// the process group; err is what Run would fail with.
+func ExplainContainment(c Containment) (mode string, why, err error) {
+	mode, cg, why, err := chooseContainment(c, zerolog.Nop())
+	if cg != nil {
+		_ = cg.Remove()
+		cg.Close()
+	}
+	return mode, why, err
+}
+
+// newSessionCgroup makes the session cgroup, or says why it cannot be
+// made (auto: not where systemd manages the starter's cgroup).
+func newSessionCgroup(auto bool, log zerolog.Logger) (*cgroup.Session, error) {
 	p, err := cgroup.Locate()
 	if err != nil {
 		return nil, err
@@ -59,9 +102,9 @@ func (s *session) newSessionCgroup(auto bool) (*cgroup.Session, error) {
 		return nil, fmt.Errorf("cgroup: %s is managed by systemd and was not delegated", p.Own)
 	}
 	if removed, err := cgroup.CleanLeftovers(p); err != nil {
-		s.log.Debug().Err(err).Msg("leftover session cgroups")
+		log.Debug().Err(err).Msg("leftover session cgroups")
 	} else if len(removed) > 0 {
-		s.log.Debug().Strs("removed", removed).Msg("leftover session cgroups of dead starters")
+		log.Debug().Strs("removed", removed).Msg("leftover session cgroups of dead starters")
 	}
 	cg, err := cgroup.Create(p)
 	if err != nil {
@@ -70,7 +113,7 @@ func (s *session) newSessionCgroup(auto bool) (*cgroup.Session, error) {
 	if err := sys.Faccessat(cg.DirFD, "cgroup.kill", sys.W_OK, 0); err != nil {
 		_ = cg.Remove()
 		cg.Close()
-		return nil, fmt.Errorf("cgroup: %s has no writable cgroup.kill (Linux 5.14): %w", cg.Path, err)
+		return nil, fmt.Errorf("cgroup: %s has %w: %w", cg.Path, errNoCgroupKill, err)
 	}
 	return cg, nil
 }

@@ -33,17 +33,32 @@ type cgroupHold struct{}
 // reaper on FreeBSD, with Options.Subreaper). --containment cgroup
 // cannot be had here.
 func (s *session) holdInCgroup(c Containment) (string, error) {
+	mode, _, err := chooseContainment(c, s.subreaper != nil)
+	return mode, err
+}
+
+// chooseContainment is the decision of holdInCgroup and of
+// [ExplainContainment]; reaper says the starter is the reaper of the
+// Engine's tree.
+func chooseContainment(c Containment, reaper bool) (mode string, why, err error) {
 	switch c {
 	case "", ContainAuto, ContainGroup:
 	case ContainCgroup:
-		return "", fail(ExitContainment, "--containment cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+		return "", nil, fail(ExitContainment, "--containment cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 	default:
-		return "", fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+		return "", nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
-	if s.subreaper != nil {
-		return ModeReaper, nil
+	if reaper {
+		return ModeReaper, nil, nil
 	}
-	return ModeGroup, nil
+	return ModeGroup, nil, nil
+}
+
+// ExplainContainment says which mode a session held as c asks would get
+// here, deciding as Run does (a reaper where the starter can be one),
+// with nothing started. why is always nil: there is no fallback.
+func ExplainContainment(c Containment) (mode string, why, err error) {
+	return chooseContainment(c, CanAdoptOrphans)
 }
 
 // procsFD returns 0: the gate joins no cgroup.

@@ -85,13 +85,23 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return res, err
 }
 
+// ExplainContainment says which mode a session held as c asks would get
+// here, deciding as Run does: a job, for auto; any other mode is a usage
+// error. why is always nil: there is no fallback.
+func ExplainContainment(c Containment) (mode string, why, err error) {
+	if c != "" && c != ContainAuto {
+		return "", nil, fail(ExitUsage, "--containment %s: Linux only; Windows holds the session in a job", c)
+	}
+	return ModeJob, nil, nil
+}
+
 func run(ctx context.Context, o Options) (Result, error) {
 	log := o.Logger
 	if len(o.Argv) == 0 {
 		return Result{}, fail(ExitUsage, "no PROGRAM given")
 	}
-	if o.Containment != "" && o.Containment != ContainAuto {
-		return Result{}, fail(ExitUsage, "--containment %s: Linux only; Windows holds the session in a job", o.Containment)
+	if _, _, err := ExplainContainment(o.Containment); err != nil {
+		return Result{}, err
 	}
 	budget := o.KillBudget
 	if budget <= 0 {

@@ -20,90 +20,102 @@
 // Everything from PROGRAM on is the Engine's command line, byte for byte.
 //
 //	Flags:
-//	  --ack              Write the ack line to stdout once containment exists,
-//	                     before PROGRAM runs.
-//	  --watch-parent     End the session when the process that started
-//	                     session-starter is gone. Without --parent-pid the parent
-//	                     is what getppid() returns at start.
-//	  --parent-pid P     The launcher's own PID P. If session-starter's parent at
-//	                     start is not P, the launcher is gone already and nothing
-//	                     is executed (exit 125). Implies --watch-parent.
-//	  --watch-stdin      End the session when the launcher's end of the Engine's
-//	                     standard input is gone: a pipe's last writer closed, a
-//	                     stream socket's peer shut down — what an MCP client's
-//	                     exit does, through wrapper shells and npx that
-//	                     --watch-parent cannot see past. The Engine gets
-//	                     --stdin-grace to exit by itself first. Standard input
-//	                     must be a pipe or FIFO no descriptor passed writes to, or
-//	                     a stream socket (Linux); a terminal, /dev/null, a file or
-//	                     a listening or datagram socket is a usage error (2). Data
-//	                     the Engine has not read does not end it.
-//	  --stdin-grace D    With --watch-stdin, how long D the Engine is given to
-//	                     exit by itself once its standard input hung up (its own
-//	                     status is then mirrored, nothing signalled); then the
-//	                     session ends as on any stop. (default 2s)
-//	  --control-fd N     End the session when descriptor N reaches end of input;
-//	                     data read from it is ignored. N must be a pipe or stream
-//	                     socket the launcher passed open and not close-on-exec,
-//	                     greater than 2, and not the same pipe or socket as stdin;
-//	                     no descriptor passed may write to the same pipe or FIFO,
-//	                     or be the other end of N's socket pair, since N could
-//	                     then never reach end of input. Otherwise it is a usage
-//	                     error (2). The Engine does not inherit N.
-//	  --grace D          On every end of the session, send --stop-signal and then
-//	                     SIGCONT to everything that holds the session at the same
-//	                     moment (the Engine, its group, the processes that left
-//	                     it, the session cgroup with the cgroups below it), and
-//	                     SIGKILL what is left after D. A second stop signal during
-//	                     the grace goes straight to SIGKILL. 0: SIGKILL at once.
-//	                     (default 0)
-//	  --stop-signal SIG  The signal SIG that --grace sends first: a name (TERM,
-//	                     SIGINT, usr1) or a number. (default TERM)
-//	  --timeout D        End the session D after the Engine was released; exit
-//	                     status 124 (as coreutils timeout), with a report on
-//	                     stderr. 0: no timeout. (default 0)
-//	  --status-fd N      Write JSON records for launchers on descriptor N: started
-//	                     when the Engine is released, ended last. N must be one
-//	                     the launcher passed open for writing, greater than 2. The
-//	                     Engine does not inherit N.
-//	  --containment M    Hold the session in mode M: group (the process group plus
-//	                     the subreaper sweep), cgroup (also a cgroup v2 of its
-//	                     own), or auto (cgroup where one can be made, else group).
-//	                     Where cgroup mode is asked for and impossible,
-//	                     session-starter exits 125 and nothing is executed.
-//	                     (default auto)
-//	  --kill-budget D    After the grace, send SIGKILL in rounds for up to D
-//	                     before reporting survivors (exit 125); the guard does the
-//	                     same. Must be more than 0. The whole end, grace plus kill
-//	                     budget, is one deadline, in every mode: session-starter
-//	                     exits at most grace + kill budget + 250ms after the end
-//	                     began. (default 10s)
-//	  --no-mark          Leave the session mark out of the Engine's environment.
-//	                     Without it, the session's id is added to
-//	                     SESSION_STARTER_SESSION (set to the id, or the inherited
-//	                     value extended with ":" and the id): the one change to
-//	                     the environment, by which the guard finds, after a
-//	                     SIGKILL of session-starter, the processes that left the
-//	                     Engine's group, and a nested session or contained call
-//	                     knows its session.
-//	  --log-level L      Diagnostics on stderr at level L: debug, info, warn,
-//	                     error, disabled. (default warn)
-//	  --log-format F     The diagnostics' format F: auto, json or console
-//	                     (zerolog). Failure reports are always one plain line
-//	                     "session-starter: …". (default auto)
-//	  --reclaim          Run no PROGRAM: end what dead sessions of this user left
-//	                     behind, where session-starter and its guard were
-//	                     SIGKILLed together. Reads the ledger of live sessions
-//	                     (see the manual), takes only sessions whose starter and
-//	                     guard are both shown gone, and ends each one's cgroup and
-//	                     every process that carries its mark, verified on the live
-//	                     process; prints what it ended and what it left, with the
-//	                     reason, and writes them as a JSON record to --status-fd.
-//	                     Exit 0, or 125 when something was left or refused.
-//	  --dry-run          With --reclaim: list what would be ended, and end
-//	                     nothing.
-//	  --version          Print the version and exit.
-//	  -h, --help         Print this help and exit.
+//	  --ack                  Write the ack line to stdout once containment exists,
+//	                         before PROGRAM runs.
+//	  --watch-parent         End the session when the process that started
+//	                         session-starter is gone. Without --parent-pid the
+//	                         parent is what getppid() returns at start.
+//	  --parent-pid P         The launcher's own PID P. If session-starter's parent
+//	                         at start is not P, the launcher is gone already and
+//	                         nothing is executed (exit 125). Implies
+//	                         --watch-parent.
+//	  --watch-stdin          End the session when the launcher's end of the
+//	                         Engine's standard input is gone: a pipe's last writer
+//	                         closed, a stream socket's peer shut down — what an
+//	                         MCP client's exit does, through wrapper shells and
+//	                         npx that --watch-parent cannot see past. The Engine
+//	                         gets --stdin-grace to exit by itself first. Standard
+//	                         input must be a pipe or FIFO no descriptor passed
+//	                         writes to, or a stream socket (Linux); a terminal,
+//	                         /dev/null, a file or a listening or datagram socket
+//	                         is a usage error (2). Data the Engine has not read
+//	                         does not end it.
+//	  --stdin-grace D        With --watch-stdin, how long D the Engine is given to
+//	                         exit by itself once its standard input hung up (its
+//	                         own status is then mirrored, nothing signalled); then
+//	                         the session ends as on any stop. (default 2s)
+//	  --control-fd N         End the session when descriptor N reaches end of
+//	                         input; data read from it is ignored. N must be a pipe
+//	                         or stream socket the launcher passed open and not
+//	                         close-on-exec, greater than 2, and not the same pipe
+//	                         or socket as stdin; no descriptor passed may write to
+//	                         the same pipe or FIFO, or be the other end of N's
+//	                         socket pair, since N could then never reach end of
+//	                         input. Otherwise it is a usage error (2). The Engine
+//	                         does not inherit N.
+//	  -k, --grace D          On every end of the session, send --stop-signal and
+//	                         then SIGCONT to everything that holds the session at
+//	                         the same moment (the Engine, its group, the processes
+//	                         that left it, the session cgroup with the cgroups
+//	                         below it), and SIGKILL what is left after D. A second
+//	                         stop signal during the grace goes straight to
+//	                         SIGKILL. 0: SIGKILL at once. (default 0)
+//	  -s, --stop-signal SIG  The signal SIG that --grace sends first: a name
+//	                         (TERM, SIGINT, usr1) or a number. (default TERM)
+//	  --timeout D            End the session D after the Engine was released; exit
+//	                         status 124 (as coreutils timeout), with a report on
+//	                         stderr. 0: no timeout. (default 0)
+//	  --status-fd N          Write JSON records for launchers on descriptor N:
+//	                         started when the Engine is released, ended last. N
+//	                         must be one the launcher passed open for writing,
+//	                         greater than 2. The Engine does not inherit N.
+//	  --containment M        Hold the session in mode M: group (the process group
+//	                         plus the subreaper sweep), cgroup (also a cgroup v2
+//	                         of its own), or auto (cgroup where one can be made,
+//	                         else group). Where cgroup mode is asked for and
+//	                         impossible, session-starter exits 125 and nothing is
+//	                         executed. (default auto)
+//	  --kill-budget D        After the grace, send SIGKILL in rounds for up to D
+//	                         before reporting survivors (exit 125); the guard does
+//	                         the same. Must be more than 0. The whole end, grace
+//	                         plus kill budget, is one deadline, in every mode:
+//	                         session-starter exits at most grace + kill budget +
+//	                         250ms after the end began. (default 10s)
+//	  --no-mark              Leave the session mark out of the Engine's
+//	                         environment. Without it, the session's id is added to
+//	                         SESSION_STARTER_SESSION (set to the id, or the
+//	                         inherited value extended with ":" and the id): the
+//	                         one change to the environment, by which the guard
+//	                         finds, after a SIGKILL of session-starter, the
+//	                         processes that left the Engine's group, and a nested
+//	                         session or contained call knows its session.
+//	  --log-level L          Diagnostics on stderr at level L: debug, info, warn,
+//	                         error, disabled. (default warn)
+//	  --log-format F         The diagnostics' format F: auto, json or console
+//	                         (zerolog). Failure reports are always one plain line
+//	                         "session-starter: …". (default auto)
+//	  --reclaim              Run no PROGRAM: end what dead sessions of this user
+//	                         left behind, where session-starter and its guard were
+//	                         SIGKILLed together. Reads the ledger of live sessions
+//	                         (see the manual), takes only sessions whose starter
+//	                         and guard are both shown gone, and ends each one's
+//	                         cgroup and every process that carries its mark,
+//	                         verified on the live process; prints what it ended
+//	                         and what it left, with the reason, and writes them as
+//	                         a JSON record to --status-fd. Exit 0, or 125 when
+//	                         something was left or refused.
+//	  --dry-run              With --reclaim: list what would be ended, and end
+//	                         nothing.
+//	  --explain              Run no PROGRAM: print the mode --containment would
+//	                         give here and why (a session's own decision), whether
+//	                         a session cgroup can be made and what to do if not,
+//	                         whether the parent --watch-parent would watch is a
+//	                         shell or a package runner (npx, uvx) in front of the
+//	                         launcher, and the kernel features found; with
+//	                         PROGRAM, where PATH finds it. The other flags are
+//	                         read as for a session. Exit 0.
+//	  --version              Print the version and exit.
+//	  -h, --help             Print this help and exit.
 //
 // A duration D is read as coreutils `timeout` reads it — seconds, fractions
 // and exponents allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`,
@@ -279,7 +291,19 @@
 //     (systemd is not init, or the cgroup is delegated: `trusted.delegate` or
 //     `user.delegate`); else group, with the reason at log level `info`.
 //     `--containment cgroup` where that is impossible exits 125 with the
-//     reason, and nothing is executed.
+//     reason and the fix (root, or a delegated cgroup:
+//     `systemd-run --user --scope -p Delegate=yes session-starter …`), and
+//     nothing is executed.
+//
+// `session-starter --explain [flags] [PROGRAM]` answers these questions
+// without running anything: the mode the flags give here and why (the
+// decision a session makes, a session cgroup made and removed again to
+// know), whether a session cgroup can be made and what to do if not,
+// whether the parent `--watch-parent` would watch is a shell, a package
+// runner (npx, uvx) or sudo in front of the launcher, where `PATH` finds
+// PROGRAM, and the kernel features found. One `key: value` line per
+// question (`mode`, `cgroup`, `parent`, `program`, `kernel`), indented lines
+// of why; exit 0.
 //
 // Escapes that remain in cgroup mode: a privileged Engine can move itself
 // to another cgroup (group E and the sweep still apply to it); work handed to
@@ -474,18 +498,23 @@
 // running when the step ends, fails, or is cancelled. Wrap the step:
 //
 //	# .github/workflows/…: one step
-//	run: session-starter --grace 10s --timeout 20m -- make integration-test
+//	run: session-starter --watch-parent --grace 2s --timeout 20m -- make integration-test
 //
 // `make integration-test` may start `postgres -D … &`, `chromium --headless &`
 // or a `docker-compose`-less test server in the background, even with `setsid`
-// or `nohup`: when the tests finish, time out (exit 124) or the runner cancels
-// the step (SIGTERM, SIGINT), each gets SIGTERM, then SIGKILL after 10 s, and
-// the step's exit status is that of `make`. A script that must not die with
-// its parent shell can pass `--watch-parent`. Work handed to a daemon outside
-// the step's process tree (`docker run`, `systemd-run`) was never a descendant
-// and is not ended.
+// or `nohup`: when the tests finish or time out (exit 124), each gets SIGTERM,
+// then SIGKILL after 2 s, and the step's exit status is that of `make`. A
+// cancelled run is signalled otherwise: GitHub Actions sends SIGINT, then
+// SIGTERM 7.5 s later, to the step's `bash` only, never to session-starter;
+// `bash` waits out the SIGINT and dies of the SIGTERM, and `--watch-parent`
+// ends the session then (without it the step runs on until `--timeout`).
+// `--grace 2s` fits in the 2.5 s the runner waits before it kills the tree.
+// Work handed to a daemon outside the step's process tree (`docker run`,
+// `systemd-run`) was never a descendant and is not ended. The README's
+// recipes (this step, MCP client configs, a wrapper script, a Dockerfile) are
+// run as printed by `cmd/session-starter/recipes_linux_test.go`.
 //
-// Run as the init of a PID namespace (`ENTRYPOINT ["session-starter", "--"]`),
+// Run as the init of a PID namespace (`ENTRYPOINT ["/usr/local/bin/session-starter", "--grace", "8s", "--"]`),
 // session-starter reaps every orphan of the namespace as it exits, forwards
 // signals as above, and exits 128+S when the Engine dies of signal S (the init
 // of a PID namespace cannot die of its own signal). `--watch-parent` without

@@ -132,7 +132,7 @@ func TestHelpListsEveryFlagWithoutPflagsNoise(t *testing.T) {
 	if strings.Contains(inv.usage, "[=") {
 		t.Errorf("--help shows pflag's [=value] noise:\n%s", inv.usage)
 	}
-	for _, want := range []string{"\n  --ack ", "\n  --parent-pid P ", "\n  --grace D ", "\n  -h, --help ", "(default 10s)", "(default TERM)"} {
+	for _, want := range []string{"\n  --ack ", "\n  --parent-pid P ", "\n  -k, --grace D ", "\n  -h, --help ", "(default 10s)", "(default TERM)"} {
 		if !strings.Contains(inv.usage, want) {
 			t.Errorf("--help has no %q:\n%s", want, inv.usage)
 		}

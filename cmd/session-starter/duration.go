@@ -27,6 +27,11 @@ func (d *durationValue) Type() string   { return "duration" }
 // durationVar defines a duration flag read by [launch.ParseDuration],
 // with value as its default.
 func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	durationVarP(fs, p, name, "", value, usage)
+}
+
+// durationVarP is durationVar with a one-letter shorthand.
+func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, shorthand string, value time.Duration, usage string) {
 	*p = value
-	fs.Var((*durationValue)(p), name, usage)
+	fs.VarP((*durationValue)(p), name, shorthand, usage)
 }

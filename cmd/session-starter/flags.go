@@ -21,6 +21,7 @@ type invocation struct {
 	ack             bool
 	help, version   bool
 	reclaim, dryRun bool
+	explain         bool
 	usage           string
 	logLevel        string
 	logFormat       string
@@ -77,12 +78,12 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"and not the same pipe or socket as stdin; no descriptor passed may write to the same pipe or FIFO, "+
 			"or be the other end of N's socket pair, since N could then never reach end of input. "+
 			"Otherwise it is a usage error (2). The Engine does not inherit N.")
-	durationVar(fs, &v.grace, "grace", 0,
+	durationVarP(fs, &v.grace, "grace", "k", 0,
 		"On every end of the session, send --stop-signal and then SIGCONT to everything that holds the session "+
 			"at the same moment (the Engine, its group, the processes that left it, the session cgroup with "+
 			"the cgroups below it), and SIGKILL what is left after `D`. A second stop signal during the grace "+
 			"goes straight to SIGKILL. 0: SIGKILL at once.")
-	fs.StringVar(&v.stopSignal, "stop-signal", "TERM",
+	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
 	durationVar(fs, &v.timeout, "timeout", 0,
 		"End the session `D` after the Engine was released; exit status 124 (as coreutils timeout), "+
@@ -117,6 +118,11 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"mark, verified on the live process; prints what it ended and what it left, with the reason, and writes "+
 			"them as a JSON record to --status-fd. Exit 0, or 125 when something was left or refused.")
 	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
+	fs.BoolVar(&inv.explain, "explain", false,
+		"Run no PROGRAM: print the mode --containment would give here and why (a session's own decision), "+
+			"whether a session cgroup can be made and what to do if not, whether the parent --watch-parent "+
+			"would watch is a shell or a package runner (npx, uvx) in front of the launcher, and the kernel "+
+			"features found; with PROGRAM, where PATH finds it. The other flags are read as for a session. Exit 0.")
 	fs.BoolVar(&inv.version, "version", false, "Print the version and exit.")
 	fs.BoolVarP(&inv.help, "help", "h", false, "Print this help and exit.")
 	return fs
@@ -153,7 +159,7 @@ func parse(args []string) (*invocation, error) {
 	// The first argument that is not a flag starts PROGRAM (pflag stops
 	// there, as SetInterspersed(false) asks); "--" is needed only for a
 	// PROGRAM whose name starts with "-".
-	if fs.NArg() == 0 {
+	if fs.NArg() == 0 && !inv.explain {
 		return nil, errors.New("missing PROGRAM")
 	}
 	if fs.Changed("parent-pid") && v.parentPID <= 0 {

@@ -40,6 +40,8 @@ func FuzzParse(f *testing.F) {
 		{"--timeout", "1e3", "x"},
 		{"--grace", "2.34e-5d", "--timeout", "1E-1", "x"},
 		{"--timeout", "99999999999d", "x"},
+		{"-s", "KILL", "-k", "5", "x"},
+		{"--explain"},
 	} {
 		f.Add(strings.Join(seed, "\x00"))
 	}
@@ -60,6 +62,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if inv == nil {
 			t.Fatalf("parse(%q) = nil, nil", args)
+		}
+		if inv.explain && len(inv.opts.Argv) == 0 {
+			return // --explain needs no PROGRAM
 		}
 		if inv.help || inv.version {
 			if inv.usage == "" {
@@ -109,5 +114,51 @@ func TestVersionNamesTheReleaseTheCommitTheGoReleaseAndTheProtocol(t *testing.T)
 		if got := buildVersion(); got != tt.want {
 			t.Errorf("buildVersion() with version %q, commit %q = %q, want %q", tt.version, tt.commit, got, tt.want)
 		}
+	}
+}
+
+// TestCoreutilsTimeoutsSAndKAreStopSignalAndGrace: -s SIG and -k D, as
+// `timeout -s INT -k 5` users type them (also -sINT, -k5s, -s=INT), are
+// --stop-signal and --grace.
+func TestCoreutilsTimeoutsSAndKAreStopSignalAndGrace(t *testing.T) {
+	long, err := parse([]string{"--stop-signal", "INT", "--grace", "5", "--", "make", "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-s", "INT", "-k", "5", "--", "make", "test"},
+		{"-sINT", "-k5s", "make", "test"},
+		{"-s=INT", "-k=5", "make", "test"},
+		{"-k", "5", "--stop-signal", "2", "make", "test"},
+	} {
+		inv, err := parse(args)
+		if err != nil {
+			t.Errorf("parse(%q) = %v", args, err)
+			continue
+		}
+		if inv.opts.StopSignal != long.opts.StopSignal || inv.opts.Grace != long.opts.Grace || !slices.Equal(inv.opts.Argv, long.opts.Argv) {
+			t.Errorf("parse(%q): stop signal %v, grace %v, argv %q; want %v, %v, %q", args,
+				inv.opts.StopSignal, inv.opts.Grace, inv.opts.Argv, long.opts.StopSignal, long.opts.Grace, long.opts.Argv)
+		}
+	}
+	help, _ := parse([]string{"--help"})
+	for _, want := range []string{"\n  -k, --grace D ", "\n  -s, --stop-signal SIG "} {
+		if !strings.Contains(help.usage, want) {
+			t.Errorf("--help has no %q:\n%s", want, help.usage)
+		}
+	}
+}
+
+// TestExplainNeedsNoProgram: --explain parses the other flags as a
+// session would, with or without PROGRAM.
+func TestExplainNeedsNoProgram(t *testing.T) {
+	for _, args := range [][]string{{"--explain"}, {"--explain", "--containment", "cgroup", "--watch-parent"}, {"--explain", "npx", "-y", "x"}} {
+		inv, err := parse(args)
+		if err != nil || !inv.explain {
+			t.Errorf("parse(%q) = %+v, %v; want an explanation", args, inv, err)
+		}
+	}
+	if _, err := parse([]string{"--explain", "--containment", "box"}); err == nil {
+		t.Error("parse(--explain --containment box) = nil error, want the usage error a session gets")
 	}
 }

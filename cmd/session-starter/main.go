@@ -72,6 +72,9 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 		fmt.Fprintln(stdout, "session-starter", buildVersion())
 		return starter.Verdict{}
 	}
+	if inv.explain {
+		return explain(inv, stdout)
+	}
 	inv.opts.Logger, err = newLogger(inv.logLevel, inv.logFormat, stderr)
 	if err != nil {
 		return usageError(stderr, err.Error())

@@ -1,0 +1,25 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"github.com/session-starter/session-starter/starter"
+)
+
+// lookProgram finds program as a session does (starter.Resolve), with
+// the status a session would exit with where it is not there.
+func lookProgram(program string) (string, int, error) {
+	path, pathSet := os.LookupEnv("PATH")
+	found, err := starter.Resolve(program, path, pathSet)
+	if errors.Is(err, syscall.ENOENT) {
+		return "", starter.ExitNotFound, err
+	}
+	if err != nil {
+		return "", starter.ExitCannotExecute, err
+	}
+	return found, 0, nil
+}

@@ -1,0 +1,26 @@
+package starter
+
+import (
+	"errors"
+	"runtime"
+)
+
+// errNoCgroupKill is why cgroup mode is impossible on a kernel before
+// Linux 5.14.
+var errNoCgroupKill = errors.New("no writable cgroup.kill (Linux 5.14)")
+
+// CgroupFix says what makes cgroup mode possible where why, the reason
+// [ExplainContainment] gives or the error Run fails with, made it
+// impossible.
+func CgroupFix(why error) string {
+	switch {
+	case errors.Is(why, errors.ErrUnsupported) && runtime.GOOS == "linux":
+		return "build session-starter without -tags portable"
+	case errors.Is(why, errors.ErrUnsupported):
+		return "cgroups are Linux's; here the session is held by its process group"
+	case errors.Is(why, errNoCgroupKill):
+		return "cgroup mode needs cgroup.kill, Linux 5.14 or later"
+	}
+	return "cgroup mode needs a cgroup v2 directory it may write: start session-starter as root, " +
+		"or in a cgroup delegated to its user (systemd-run --user --scope -p Delegate=yes session-starter …)"
+}

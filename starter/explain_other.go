@@ -1,0 +1,11 @@
+//go:build !linux && !windows && !darwin && !freebsd
+
+package starter
+
+import "errors"
+
+// ExplainContainment fails as Run does here: sessions are not supported
+// on this platform.
+func ExplainContainment(Containment) (mode string, why, err error) {
+	return "", nil, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
+}
