@@ -3,8 +3,8 @@
 // it, and misuses the types must refuse (@ts-expect-error fails the
 // compile when the line is accepted).
 
-import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound } from 'session-starter';
-import type { EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
+import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear } from 'session-starter';
+import type { CallResult, EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
 
 async function main(): Promise<void> {
   const options: LaunchOptions = { grace: 2000, stopSignal: 'TERM', timeout: 60000, killBudget: 5000, containment: 'group', stderr: 'ignore' };
@@ -41,6 +41,12 @@ async function main(): Promise<void> {
   await launch('engine', [1]);
   // @ts-expect-error the status is read-only
   s.pid = 3;
+
+  const r: CallResult = await call('sh', ['-c', 'true'], { timeout: 1000, input: 'x' });
+  const retry: boolean = r.outcome === notStarted;
+  console.log(retry, r.stdout.length, r.exitCode, r.ended?.reason, r.timedOut, started, unclear);
+  // @ts-expect-error call() captures stderr itself
+  await call('engine', { stderr: 'ignore' });
 }
 
 void main;

@@ -6,7 +6,9 @@ once the ack line was read within a bound: the Engine's stdin and stdout,
 the status records, ``stop()`` and the mirrored status. It mirrors the Go
 package starter/launch; see ``_session.py`` for its guarantees.
 ``parse_ack()``, ``parse_record()``, ``read_records()`` and
-``read_ended()`` read the ack line and the status records.
+``read_ended()`` read the ack line and the status records. ``call()`` runs
+one command (an Engine's per-call command) as a session of its own and
+returns its output and whether it may be retried (``_call.py``).
 
 The session-starter wheel installs the static binary into the environment's
 scripts directory (``bin/`` of a venv, ``Scripts\\`` on Windows), as ruff's
@@ -29,25 +31,31 @@ import sysconfig
 from typing import List, Optional, Tuple
 
 from ._aio import AsyncSession, launch_async
+from ._call import NOT_STARTED, STARTED, UNCLEAR, CallResult, call
 from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, parse_ack, parse_record, read_ended, read_records
 from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
 
 __all__ = [
     "AsyncSession",
     "BinaryNotFoundError",
+    "CallResult",
     "DEFAULT_ACK_TIMEOUT",
     "DEFAULT_KILL_BUDGET",
     "Ended",
     "LaunchError",
+    "NOT_STARTED",
     "Other",
     "Record",
     "RecordError",
+    "STARTED",
     "Session",
     "StarterExit",
     "Started",
     "Survivor",
+    "UNCLEAR",
     "__version__",
     "binary_path",
+    "call",
     "end_bound",
     "launch",
     "launch_async",

@@ -223,6 +223,40 @@ export function launch(cmd: string, args?: readonly string[], options?: LaunchOp
 export function launch(cmd: string, options?: LaunchOptions): Promise<Session>;
 
 /** The longest a session's end takes, from the stop to session-starter's exit: grace + kill budget (0: 10 s) + 250 ms. */
+/** What call() resolves with; only outcome 'not-started' may be retried. */
+export interface CallResult {
+  /** 'not-started': provably nothing was executed; 'started'; 'unclear': whether it ran cannot be known. */
+  outcome: 'not-started' | 'started' | 'unclear';
+  /** The command's status as session-starter mirrored it; null when there was no session. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** The ended record, or null (no session, or session-starter ended without one). */
+  ended: EndedRecord | null;
+  /** The LaunchError when there was no session. */
+  error: LaunchError | null;
+  /** True when the session was ended by its timeout (exit status 124). */
+  timedOut: boolean;
+}
+
+export interface CallOptions extends Omit<LaunchOptions, 'stderr' | 'status'> {
+  /** Written to the command's stdin, which is then closed. */
+  input?: string | Buffer;
+}
+
+/**
+ * Runs one command (an Engine's per-call command) as a session of its own
+ * and resolves once every process of it has ended: what it left running is
+ * ended with it, and its output pipes reach end of file. Never rejects for
+ * the command's failure.
+ */
+export function call(cmd: string, args?: readonly string[], options?: CallOptions): Promise<CallResult>;
+export function call(cmd: string, options?: CallOptions): Promise<CallResult>;
+export const notStarted: 'not-started';
+export const started: 'started';
+export const unclear: 'unclear';
+
 export function endBound(graceMs?: number, killBudgetMs?: number): number;
 export const defaultAckTimeoutMs: number;
 export const defaultKillBudgetMs: number;
