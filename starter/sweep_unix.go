@@ -39,19 +39,51 @@ func (e *escapees) Kind() end.Kind { return end.KindEscapees }
 // SIGCHLD, through the plan.
 func (e *escapees) Notify() (int, int16) { return -1, 0 }
 
-// Signal implements [end.Holder]. End signals group E just before the
-// escapees: a child still in E got that signal (group E's members at the
-// moment of the group signal all get it), and is not signalled again
-// one by one in the same round.
+// Signal implements [end.Holder].
 func (e *escapees) Signal(sig syscall.Signal) error {
-	inE := 0
-	if e.s.groupSent == sig {
-		inE = e.s.group.PGID
-	}
-	e.s.groupSent = 0
+	return e.SignalOnce(sig, end.NewReached())
+}
+
+// SignalOnce implements [end.OnceHolder]. End signals group E before the
+// escapees: a child still in E got that signal (group E's members at the
+// moment of the group signal all get it), and is not signalled again one
+// by one; nor is any other child r has. The leaders of their own groups
+// are signalled first, each group as a whole, so that a member adopted
+// too is left out after.
+func (e *escapees) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 	pids, err := e.s.adopted()
+	var kids []adoptedChild
 	for _, pid := range pids {
-		e.s.signalAdopted(pid, sig, e.forbidden, inE)
+		if c, ok := e.s.openAdopted(pid, e.forbidden); ok {
+			kids = append(kids, c)
+		}
+	}
+	defer func() {
+		for _, c := range kids {
+			sys.Close(c.fd)
+		}
+	}()
+	slices.SortStableFunc(kids, func(a, b adoptedChild) int {
+		if a.leads == b.leads {
+			return 0
+		}
+		if a.leads {
+			return -1
+		}
+		return 1
+	})
+	for _, c := range kids {
+		if r.Has(c.pid, c.pgrp) {
+			continue
+		}
+		group, err := c.send(sig)
+		switch {
+		case err == nil && group:
+			r.Group(c.pid)
+		case err == nil:
+			r.Process(c.pid)
+		}
+		e.s.log.Debug().Int("pid", c.pid).Int("pgid", c.pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("adopted child signalled")
 	}
 	return err
 }
@@ -75,36 +107,43 @@ func (e *escapees) Live() ([]end.Member, error) {
 	return out, nil
 }
 
-// signalAdopted sends sig to the adopted child pid, or to the group it
-// leads, unless it is a member of group signalled (0: none), which got
-// sig already.
-func (s *session) signalAdopted(pid int, sig syscall.Signal, forbidden []int, signalled int) {
-	if signalled > 0 {
-		// The child's group from /proc before the pidfd: a child in the
-		// signalled group is skipped, and no other is signalled here
-		// without the check below.
-		if st, err := proc.ReadStat(pid); err == nil && st.Pgrp == signalled {
-			return
-		}
-	}
+// adoptedChild is an adopted child opened for signalling: its pidfd,
+// opened while it is this process's unreaped child (nobody else reaps
+// the starter's children, so the PID names it alone), its group, and
+// whether it leads that group and the group may be signalled as a whole.
+type adoptedChild struct {
+	pid, fd, pgrp int
+	leads         bool
+}
+
+// openAdopted opens the adopted child pid, checking that it is still this
+// process's child; ok is false when it is not (nothing is signalled on a
+// guess) or cannot be opened. A child leading a group that must never be
+// signalled (forbidden) is signalled alone.
+func (s *session) openAdopted(pid int, forbidden []int) (c adoptedChild, ok bool) {
 	fd, err := sys.WatchExit(pid)
 	if err != nil {
-		return
+		return c, false
 	}
-	defer sys.Close(fd)
 	st, err := proc.ReadStat(pid)
 	if err != nil || st.PPID != os.Getpid() {
-		return // not our child: nothing is signalled on a guess
+		sys.Close(fd)
+		return c, false
 	}
-	send := func(sig syscall.Signal) error { return sys.SignalChild(pid, fd, sig) }
-	if st.Pgrp == pid && !slices.Contains(forbidden, pid) {
-		send = func(sig syscall.Signal) error { return sys.GroupSignal(fd, sig) }
+	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid)}, true
+}
+
+// send sends sig to the group the child leads, or where that cannot be
+// (no group signal on this kernel, or not a group to signal) to the child
+// alone; group says which.
+func (c adoptedChild) send(sig syscall.Signal) (group bool, err error) {
+	if c.leads {
+		err := sys.GroupSignal(c.fd, sig)
+		if !errors.Is(err, sys.ErrNoGroupSignal) {
+			return true, err
+		}
 	}
-	err = send(sig)
-	if errors.Is(err, sys.ErrNoGroupSignal) {
-		err = sys.SignalChild(pid, fd, sig)
-	}
-	s.log.Debug().Int("pid", pid).Int("pgid", st.Pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("adopted child signalled")
+	return false, sys.SignalChild(c.pid, c.fd, sig)
 }
 
 // neverSweep lists the process groups the sweep must never signal as a

@@ -53,7 +53,8 @@
 //	  --grace D          On every end of the session, send --stop-signal and then
 //	                     SIGCONT to everything that holds the session at the same
 //	                     moment (the Engine, its group, the processes that left
-//	                     it, the session cgroup with the cgroups below it), and
+//	                     it, the session cgroup with the cgroups below it), each
+//	                     live process once however many of those hold it, and
 //	                     SIGKILL what is left after D. A second stop signal during
 //	                     the grace goes straight to SIGKILL. 0: SIGKILL at once.
 //	                     (default 0)

@@ -11,7 +11,9 @@
 //  1. the deadline is the start + the grace (when there is one) + the
 //     kill budget, one for the whole end;
 //  2. with a grace, the stop signal and then SIGCONT go to every holder
-//     at the same moment, and End waits until all are empty, the grace is
+//     at the same moment — group E first, and each live process once:
+//     the holders after it leave out what a signal has reached ([Reached],
+//     [OnceHolder]) — and End waits until all are empty, the grace is
 //     over, or a second stop signal hurries it;
 //  3. SIGKILL goes to every holder at the same moment (the broadest —
 //     the cgroup, group E — first), again each round

@@ -3,6 +3,7 @@
 package end
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"slices"
@@ -126,12 +127,15 @@ func End(holders []Holder, p Plan) Report {
 	}
 
 	if p.graceful() {
-		signalAll(hs, p.Stop, &r)
-		signalAll(hs, syscall.SIGCONT, &r)
+		// One record per signal for the whole grace: each live process
+		// gets the stop signal once, however many holders hold it.
+		stop, cont := send{p.Stop, NewReached()}, send{syscall.SIGCONT, NewReached()}
+		signalAll(hs, stop, &r)
+		signalAll(hs, cont, &r)
 		graceUntil := start.Add(p.Grace)
 		look := FirstLook
 		for {
-			if settled(hs, &r, false, p.Stop, syscall.SIGCONT) {
+			if settled(hs, &r, false, stop, cont) {
 				r.Graceful = true
 				return done(Empty)
 			}
@@ -147,22 +151,25 @@ func End(holders []Holder, p Plan) Report {
 	round := FirstRound
 	var nextRound time.Time
 	look := FirstLook
+	var kill send
 	for {
 		now := time.Now()
 		if !now.Before(nextRound) {
-			if signalAll(hs, syscall.SIGKILL, &r) {
+			// A fresh record each round: SIGKILL is sent again each round.
+			kill = send{syscall.SIGKILL, NewReached()}
+			if signalAll(hs, kill, &r) {
 				r.Rounds++
 			}
 			nextRound, round = now.Add(round), min(2*round, MaxRound)
 			look = FirstLook
 		}
-		if settled(hs, &r, false, syscall.SIGKILL) {
+		if settled(hs, &r, false, kill) {
 			return done(Empty)
 		}
 		now = time.Now()
 		if !now.Before(deadline) {
 			// Every holder is looked at for the report, scanners too.
-			if settled(hs, &r, true, syscall.SIGKILL) {
+			if settled(hs, &r, true, kill) {
 				return done(Empty)
 			}
 			return done(r.atDeadline(hs))
@@ -210,30 +217,71 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 	return Unconfirmed
 }
 
-// signalAll sends sig to every holder not yet empty or refused, last to
-// first, and reports whether it reached at least one.
-func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
+// send is one signal of a phase of the end, with what it has reached in
+// that phase.
+type send struct {
+	sig     syscall.Signal
+	reached *Reached
+}
+
+// signalAll sends s to every holder not yet empty or refused, and reports
+// whether it reached at least one. SIGKILL goes to them last to first,
+// the broadest first (cgroup.kill reaches the whole cgroup at once).
+// Another signal goes to the process groups first, then to the others last
+// to first: a group signal reaches every member at the same moment, and
+// the holders after it leave those members out ([OnceHolder]), so that no
+// process gets it twice.
+func signalAll(hs []*held, s send, r *Report) bool {
+	order := slices.Clone(hs)
+	slices.Reverse(order)
+	if s.sig != syscall.SIGKILL {
+		slices.SortStableFunc(order, func(a, b *held) int {
+			return cmp.Compare(rank(a), rank(b))
+		})
+	}
 	reached := false
-	for _, h := range slices.Backward(hs) {
+	for _, h := range order {
 		if h.empty || h.refused {
 			continue
 		}
-		err := h.Signal(sig)
-		switch {
-		case err == nil:
+		if signalOne(h, s, r) {
 			reached = true
-			if sig == syscall.SIGKILL {
-				h.signalled = true
-			}
-		case errors.Is(err, sys.ErrGone):
-			h.empty = true
-		case errors.Is(err, ErrRefused):
-			h.refused, r.Err = true, err
-		default:
-			h.err = err
 		}
 	}
 	return reached
+}
+
+// rank puts process groups before the other holders.
+func rank(h *held) int {
+	if h.Kind() == KindGroup {
+		return 0
+	}
+	return 1
+}
+
+// signalOne sends s to h, leaving out what s reached already where h can,
+// and reports whether it reached h.
+func signalOne(h *held, s send, r *Report) bool {
+	var err error
+	if o, ok := h.Holder.(OnceHolder); ok && s.reached != nil {
+		err = o.SignalOnce(s.sig, s.reached)
+	} else {
+		err = h.Signal(s.sig)
+	}
+	switch {
+	case err == nil:
+		if s.sig == syscall.SIGKILL {
+			h.signalled = true
+		}
+		return true
+	case errors.Is(err, sys.ErrGone):
+		h.empty = true
+	case errors.Is(err, ErrRefused):
+		h.refused, r.Err = true, err
+	default:
+		h.err = err
+	}
+	return false
 }
 
 // Scanner is implemented by a holder whose look is a walk of every
@@ -283,11 +331,11 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 // it loses its parent) and the marked processes (a member that forked a
 // daemon before its SIGKILL), so one seen empty before the rest of the
 // session ended may hold a new process now; once every other holder is
-// empty no more can come. Such a holder is sent sigs at once (the phase's signals:
-// it got none since it gained the orphan), and the end goes on. The other
+// empty no more can come. Such a holder is sent the phase's signals at once (it got
+// none since it gained the orphan; what they reached already is left out), and the end goes on. The other
 // holders cannot gain a live process once empty, and are not looked at
 // again.
-func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
+func settled(hs []*held, r *Report, full bool, sends ...send) bool {
 	if !lookAll(hs, r, full) {
 		return false
 	}
@@ -301,8 +349,8 @@ func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
 	if lookAll(hs, r, full) {
 		return true
 	}
-	for _, sig := range sigs {
-		signalAll(slices.DeleteFunc(again, func(h *held) bool { return h.empty }), sig, r)
+	for _, s := range sends {
+		signalAll(slices.DeleteFunc(again, func(h *held) bool { return h.empty }), s, r)
 	}
 	return false
 }
