@@ -44,26 +44,42 @@ func (e *escapees) Signal(sig syscall.Signal) error {
 	return e.SignalOnce(sig, end.NewReached())
 }
 
+// maxWalk bounds the processes one signal of the escapees opens at once:
+// the adopted children and, below them, their descendants. A tree wider
+// than that (the 2,047 of a 10-level binary fork tree fit) is reached
+// further at the next look or round, as its adopted part dies.
+const maxWalk = 4096
+
 // SignalOnce implements [end.OnceHolder]. End signals group E before the
 // escapees: a child still in E got that signal (group E's members at the
 // moment of the group signal all get it), and is not signalled again one
-// by one; nor is any other child r has. The leaders of their own groups
+// by one; nor is any other process r has. The leaders of their own groups
 // are signalled first, each group as a whole, so that a member adopted
 // too is left out after.
+//
+// The signal goes to the descendants of the adopted children too, found
+// in /proc/PID/task/*/children top-down, each opened as a pidfd and
+// checked to be its parent's child (Linux; elsewhere a descendant is
+// reached once it is adopted). SIGKILL stops the tree first: each process
+// is sent SIGSTOP before its children are listed, so that it can neither
+// fork (a fork with a signal pending is restarted) nor reap while the walk
+// goes on, and a storm's number stays pinned; then every process of the
+// tree gets SIGKILL, and SIGCONT (what SIGKILL did not end is not left
+// stopped).
 func (e *escapees) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 	pids, err := e.s.adopted()
-	var kids []adoptedChild
+	var tree []adoptedChild
 	for _, pid := range pids {
 		if c, ok := e.s.openAdopted(pid, e.forbidden); ok {
-			kids = append(kids, c)
+			tree = append(tree, c)
 		}
 	}
 	defer func() {
-		for _, c := range kids {
+		for _, c := range tree {
 			sys.Close(c.fd)
 		}
 	}()
-	slices.SortStableFunc(kids, func(a, b adoptedChild) int {
+	slices.SortStableFunc(tree, func(a, b adoptedChild) int {
 		if a.leads == b.leads {
 			return 0
 		}
@@ -72,20 +88,63 @@ func (e *escapees) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 		}
 		return 1
 	})
-	for _, c := range kids {
-		if r.Has(c.pid, c.pgrp) {
+	first := sig
+	if sig == syscall.SIGKILL {
+		first = syscall.SIGSTOP
+	}
+	stopped := map[int]bool{}
+	for i := 0; i < len(tree); i++ {
+		c := tree[i]
+		if !r.Has(c.pid, c.pgrp) {
+			if first == syscall.SIGSTOP {
+				if _, err := c.send(first); err == nil {
+					stopped[c.pid] = true
+				}
+			} else {
+				e.sent(c, sig, r)
+			}
+		}
+		if len(tree) >= maxWalk {
 			continue
 		}
-		group, err := c.send(sig)
-		switch {
-		case err == nil && group:
-			r.Group(c.pid)
-		case err == nil:
-			r.Process(c.pid)
+		kids, err := childrenOfProcess(c.pid)
+		if err != nil {
+			continue
 		}
-		e.s.log.Debug().Int("pid", c.pid).Int("pgid", c.pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("adopted child signalled")
+		for _, kid := range kids {
+			if len(tree) >= maxWalk {
+				break
+			}
+			if d, ok := openDescendant(kid, c.pid, e.forbidden); ok {
+				tree = append(tree, d)
+			}
+		}
+	}
+	if first == syscall.SIGSTOP {
+		for _, c := range tree {
+			if !r.Has(c.pid, c.pgrp) {
+				e.sent(c, sig, r)
+			}
+		}
+		for _, c := range tree {
+			if stopped[c.pid] {
+				_, _ = c.send(syscall.SIGCONT)
+			}
+		}
 	}
 	return err
+}
+
+// sent sends sig to c, and records in r what it reached.
+func (e *escapees) sent(c adoptedChild, sig syscall.Signal, r *end.Reached) {
+	group, err := c.send(sig)
+	switch {
+	case err == nil && group:
+		r.Group(c.pid)
+	case err == nil:
+		r.Process(c.pid)
+	}
+	e.s.log.Debug().Int("pid", c.pid).Int("pgid", c.pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
 }
 
 // Live implements [end.Holder]. A failed listing of the children is an
@@ -107,13 +166,15 @@ func (e *escapees) Live() ([]end.Member, error) {
 	return out, nil
 }
 
-// adoptedChild is an adopted child opened for signalling: its pidfd,
-// opened while it is this process's unreaped child (nobody else reaps
-// the starter's children, so the PID names it alone), its group, and
-// whether it leads that group and the group may be signalled as a whole.
+// adoptedChild is an adopted child, or one of its descendants, opened
+// for signalling: its pidfd (for an adopted child, opened while it is
+// this process's unreaped child: nobody else reaps the starter's
+// children, so the PID names it alone), its group, whether it leads that
+// group and the group may be signalled as a whole, and whether it is this
+// process's child.
 type adoptedChild struct {
 	pid, fd, pgrp int
-	leads         bool
+	leads, child  bool
 }
 
 // openAdopted opens the adopted child pid, checking that it is still this
@@ -130,7 +191,7 @@ func (s *session) openAdopted(pid int, forbidden []int) (c adoptedChild, ok bool
 		sys.Close(fd)
 		return c, false
 	}
-	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid)}, true
+	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid), child: true}, true
 }
 
 // send sends sig to the group the child leads, or where that cannot be
@@ -143,7 +204,10 @@ func (c adoptedChild) send(sig syscall.Signal) (group bool, err error) {
 			return true, err
 		}
 	}
-	return false, sys.SignalChild(c.pid, c.fd, sig)
+	if c.child {
+		return false, sys.SignalChild(c.pid, c.fd, sig)
+	}
+	return false, signalDescendant(c.fd, sig)
 }
 
 // neverSweep lists the process groups the sweep must never signal as a

@@ -266,3 +266,46 @@ func TestTheStopSignalLeavesOutWhatAGroupSignalReached(t *testing.T) {
 		t.Fatalf("End() = %+v after %v, want %v", r, log, want)
 	}
 }
+
+// adopting is a script of escapees that is an OnceHolder: SignalOnce
+// signals (logs) only when one of its live members is not in r yet.
+type adopting struct{ *script }
+
+func (a adopting) SignalOnce(sig syscall.Signal, r *Reached) error {
+	live, _ := a.live()
+	for _, m := range live {
+		if !r.Has(m.PID, m.PID) {
+			r.Process(m.PID)
+			return a.Signal(sig)
+		}
+	}
+	return nil
+}
+
+// TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt: an escapee
+// adopted after the first round of SIGKILL is sent SIGKILL as soon as a
+// look finds it, before the second round.
+func TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt(t *testing.T) {
+	var log []string
+	looks := 0
+	esc := adopting{&script{name: "escapees", kind: KindEscapees, log: &log}}
+	esc.live = func() ([]Member, error) {
+		looks++
+		if looks > 3 && !slices.Contains(log, "escapees:KILL") {
+			return []Member{{Stat: proc.Stat{PID: 77}}}, nil
+		}
+		return nil, nil
+	}
+	group := untilKilled("group", KindGroup, 5, &log)
+	group.live = func() ([]Member, error) {
+		if slices.Contains(log, "escapees:KILL") {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 5}}}, nil // holds the end open
+	}
+	r := End([]Holder{esc, group}, Plan{Budget: 2 * time.Second})
+	want := []string{"group:KILL", "escapees:KILL"}
+	if r.Outcome != Empty || !slices.Equal(log, want) {
+		t.Fatalf("End() = %+v after %v, want %v: the orphan killed before the second round", r, log, want)
+	}
+}

@@ -139,6 +139,7 @@ func End(holders []Holder, p Plan) Report {
 				r.Graceful = true
 				return done(Empty)
 			}
+			eager(hs, &r, stop, cont)
 			now := time.Now()
 			if w.hurried() || !now.Before(graceUntil) {
 				break
@@ -166,6 +167,7 @@ func End(holders []Holder, p Plan) Report {
 		if settled(hs, &r, false, kill) {
 			return done(Empty)
 		}
+		eager(hs, &r, kill)
 		now = time.Now()
 		if !now.Before(deadline) {
 			// Every holder is looked at for the report, scanners too.
@@ -284,6 +286,48 @@ func signalOne(h *held, s send, r *Report) bool {
 	return false
 }
 
+// gains reports whether h holds processes that are adopted as the rest of
+// the session dies: the adopted escapees, the marked processes.
+func gains(h *held) bool {
+	return h.Kind() == KindEscapees || h.Kind() == KindMarked
+}
+
+// relooked reports whether h is looked at again after it was seen empty:
+// a holder that gains processes as others die and whose look is cheap
+// (the adopted escapees: one read of this process's children), so that
+// an orphan adopted while the rest of the session dies is found at the
+// next look, and signalled then (eager).
+func relooked(h *held) bool {
+	_, costly := h.Holder.(Scanner)
+	return gains(h) && !costly
+}
+
+// eager sends the phase's signals at once to each holder that gains
+// processes as others die (adopted escapees) and whose last look found
+// live ones: an orphan adopted between two rounds is signalled at the
+// look that finds it — after each SIGCHLD, and at every backoff — not a
+// round later, so that a chain of escapees, each adopted when the one
+// above it dies, ends at the pace of its deaths. Only a holder that
+// leaves out what the phase reached already ([OnceHolder]) is signalled
+// so, each look sending only to what is new; a scanner is left to the
+// rounds.
+func eager(hs []*held, r *Report, sends ...send) {
+	for _, h := range hs {
+		if h.empty || h.refused || len(h.last) == 0 || !gains(h) {
+			continue
+		}
+		if _, costly := h.Holder.(Scanner); costly {
+			continue
+		}
+		if _, ok := h.Holder.(OnceHolder); !ok {
+			continue
+		}
+		for _, s := range sends {
+			signalOne(h, s, r)
+		}
+	}
+}
+
 // Scanner is implemented by a holder whose look is a walk of every
 // process on the machine (a group's /proc scan, the session mark's):
 // tens of milliseconds with thousands of processes, and hundreds of ends
@@ -297,13 +341,13 @@ type Scanner interface{ Scans() }
 // Scans marks Group as a [Scanner].
 func (Group) Scans() {}
 
-// lookAll looks at every holder not yet shown empty, and reports whether
-// all are now empty (or refused). Unless full, a scanner behind a holder
+// lookAll looks at every holder not yet shown empty (and again at those
+// relooked), and reports whether all are now empty (or refused). Unless full, a scanner behind a holder
 // that is not empty is not looked at, and counts as not empty.
 func lookAll(hs []*held, r *Report, full bool) bool {
 	all := true
 	for _, h := range hs {
-		if h.empty || h.refused {
+		if h.refused || (h.empty && !relooked(h)) {
 			continue
 		}
 		if _, costly := h.Holder.(Scanner); costly && !all && !full {
@@ -312,12 +356,12 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 		live, err := h.Live()
 		switch {
 		case err != nil:
-			h.last, h.err = nil, err
+			h.empty, h.last, h.err = false, nil, err
 			all = false
 		case len(live) == 0:
 			h.empty, h.last = true, nil
 		default:
-			h.last = live
+			h.empty, h.last = false, live
 			r.Seen[h.Kind()] = max(r.Seen[h.Kind()], len(live))
 			all = false
 		}
