@@ -99,7 +99,10 @@ const createTries = 8
 
 // Create cleans no leftovers (see [CleanLeftovers]) and makes a fresh
 // session cgroup in p.Dir. It checks that p.Dir is a cgroup2 directory
-// before it writes anything.
+// before it writes anything. A failure after the mkdir that is not a
+// cleaner's doing (EMFILE at the cgroup's directory or its cgroup.events)
+// removes the cgroup it made and is returned naming that error, never
+// taken for a name taken.
 //
 // The session holds an exclusive flock on the cgroup's directory for as
 // long as a descriptor of it is open — in the starter and in the guard,
@@ -135,7 +138,7 @@ func Create(p Place) (*Session, error) {
 		if err != nil {
 			_ = sys.Unlinkat(parent, name, sys.AT_REMOVEDIR)
 			sys.Close(parent)
-			return nil, err
+			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
 		}
 		return &Session{Name: name, Path: path.Join(p.Own, name), Dir: path.Join(p.Dir, name), ParentFD: parent, DirFD: dir, ID: id}, nil
 	}
@@ -160,20 +163,30 @@ func lockNew(parent int, name string) (int, uint64, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return -1, 0, errTaken
 		}
-		return -1, 0, fmt.Errorf("cgroup: %w", err)
+		return -1, 0, err
 	}
 	in, err := sys.Fstat(dir)
 	if err != nil {
 		sys.Close(dir)
-		return -1, 0, fmt.Errorf("cgroup: %w", err)
+		return -1, 0, err
 	}
-	if named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW); err != nil || named.Ino != in.Ino {
+	named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW)
+	if err != nil && !errors.Is(err, syscall.ENOENT) {
+		sys.Close(dir)
+		return -1, 0, err
+	}
+	if err != nil || named.Ino != in.Ino {
 		sys.Close(dir)
 		return -1, 0, errTaken
 	}
 	if _, err := Populated(dir); err != nil {
-		sys.Close(dir) // removed: its files answer ENODEV
-		return -1, 0, errTaken
+		sys.Close(dir)
+		if errors.Is(err, syscall.ENODEV) {
+			return -1, 0, errTaken // removed: its files answer ENODEV
+		}
+		// Any other failure (EMFILE above all) is this process's, not a
+		// cleaner's: Create removes the cgroup and says why.
+		return -1, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	return dir, in.Ino, nil
 }
