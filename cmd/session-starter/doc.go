@@ -292,6 +292,10 @@
 //     can be made and written, and systemd does not manage the starter's cgroup
 //     (systemd is not init, or the cgroup is delegated: `trusted.delegate` or
 //     `user.delegate`); else group, with the reason at log level `info`.
+//     A session cgroup that comes out `domain invalid` (the starter's cgroup
+//     is part of a threaded subtree: threaded, or the root of one beside its
+//     processes), which no process could join, is removed and is such a
+//     reason (`TestInAThreadedCgroupAutoFallsBackAndCgroupRefusesSayingWhy`).
 //     `--containment cgroup` where that is impossible exits 125 with the
 //     reason, and nothing is executed.
 //

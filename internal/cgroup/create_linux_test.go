@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"strconv"
 	"strings"
 	"syscall"
@@ -109,4 +110,44 @@ func emfileChild(spec string) {
 	fmt.Println("create: ok")
 	_ = s.Remove()
 	s.Close()
+}
+
+// threadedPlace makes, in the test's cgroup, a cgroup "t" with a threaded
+// child "c", and returns the place c is: a cgroup made in it comes out
+// "domain invalid".
+func threadedPlace(t *testing.T) Place {
+	t.Helper()
+	p := testPlace(t)
+	c := path.Join(p.Dir, "t", "c")
+	if err := os.MkdirAll(c, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path.Join(c, "cgroup.type"), []byte("threaded"), 0); err != nil {
+		t.Skipf("cannot make a threaded cgroup: %v", err)
+	}
+	return Place{Dir: c, Own: path.Join(p.Own, "t", "c")}
+}
+
+// TestCreateInAThreadedSubtreeSaysSoAndLeavesNoCgroup: a cgroup made below
+// a threaded one is "domain invalid" and could not be joined (EOPNOTSUPP);
+// Create removes it and returns ErrNotDomain, naming the types.
+func TestCreateInAThreadedSubtreeSaysSoAndLeavesNoCgroup(t *testing.T) {
+	p := threadedPlace(t)
+	s, err := Create(p)
+	if err == nil {
+		s.Close()
+		t.Fatalf("Create(%s) made %s, want ErrNotDomain", p.Dir, s.Path)
+	}
+	if !errors.Is(err, ErrNotDomain) || !strings.Contains(err.Error(), `"domain invalid"`) || !strings.Contains(err.Error(), `"threaded"`) {
+		t.Fatalf("Create(%s) = %v, want ErrNotDomain naming domain invalid and threaded", p.Dir, err)
+	}
+	entries, err := os.ReadDir(p.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, _, _, ok := ParseName(e.Name()); ok {
+			t.Errorf("session cgroup %s left behind", e.Name())
+		}
+	}
 }
