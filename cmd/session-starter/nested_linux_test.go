@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/testproc"
@@ -117,5 +118,28 @@ func TestASetsidForkStormOfEscapeesEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantExit(t, s.wait(), 7, s.stderr)
+	noSurvivors(t, mark)
+}
+
+// TestTheGracesStopSignalReachesEveryGenerationOfAChainOfEscapees: each
+// level of a 30-deep chain of setsid escapees dies of the stop signal
+// (they are sleeps), as soon as it is adopted or found below one that
+// was: the end is graceful, with no round of SIGKILL, long before the
+// grace is over, and the Engine's death by the stop signal is mirrored.
+func TestTheGracesStopSignalReachesEveryGenerationOfAChainOfEscapees(t *testing.T) {
+	needsSubreaper(t)
+	const depth = 30
+	mark := newMark(t)
+	s := start(t, mark, []string{"--containment", "group", "--ack", "--grace", "10m", "--log-level", "info", "--log-format", "json", "--",
+		"sh", "-c", setsidChain, "sh", strconv.Itoa(depth - 1)})
+	s.ack()
+	if l := s.line(); l != "bottom" {
+		t.Fatalf("the chain said %q, want bottom", l)
+	}
+	s.signal(syscall.SIGTERM)
+	wantSignal(t, s.wait(), syscall.SIGTERM, s.stderr)
+	if rec := endRecord(t, s.stderr.String()); rec.KillRounds != 0 || rec.Survivors != 0 {
+		t.Fatalf("session end = %+v, want no round of SIGKILL and no survivor", rec)
+	}
 	noSurvivors(t, mark)
 }

@@ -93,6 +93,7 @@ type held struct {
 	deaf           bool // its descriptor was closed: looked at after a backoff
 	signalled      bool // a SIGKILL reached it
 	last           []Member
+	eagerly        map[int]bool // the members eager sent to: only a new one is sent to again
 	err            error
 }
 
@@ -309,8 +310,9 @@ func relooked(h *held) bool {
 // round later, so that a chain of escapees, each adopted when the one
 // above it dies, ends at the pace of its deaths. Only a holder that
 // leaves out what the phase reached already ([OnceHolder]) is signalled
-// so, each look sending only to what is new; a scanner is left to the
-// rounds.
+// so, and only when the look found a member it had not found before (a
+// long grace over an escapee that ignores the stop signal does not walk
+// its tree at every look); a scanner is left to the rounds.
 func eager(hs []*held, r *Report, sends ...send) {
 	for _, h := range hs {
 		if h.empty || h.refused || len(h.last) == 0 || !gains(h) {
@@ -321,6 +323,18 @@ func eager(hs []*held, r *Report, sends ...send) {
 		}
 		if _, ok := h.Holder.(OnceHolder); !ok {
 			continue
+		}
+		if h.eagerly == nil {
+			h.eagerly = map[int]bool{}
+		}
+		fresh := false
+		for _, m := range h.last {
+			if !h.eagerly[m.PID] {
+				fresh, h.eagerly[m.PID] = true, true
+			}
+		}
+		if !fresh {
+			continue // nothing adopted since: the rounds go on
 		}
 		for _, s := range sends {
 			signalOne(h, s, r)
