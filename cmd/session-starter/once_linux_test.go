@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -38,7 +39,7 @@ func init() {
 func blockThenExec(args []string) int {
 	runtime.LockOSThread() // the mask and the exec on one thread
 	var set unix.Sigset_t
-	set.Val[(countedStop-1)/64] |= 1 << ((countedStop - 1) % 64)
+	set.Val[(countedStop-1)/bits.UintSize] |= 1 << ((countedStop - 1) % bits.UintSize) // words of the machine's size
 	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "block:", err)
 		return 3
@@ -66,7 +67,7 @@ func countStops([]string) int {
 		return 3
 	}
 	var set unix.Sigset_t
-	set.Val[(countedStop-1)/64] |= 1 << ((countedStop - 1) % 64)
+	set.Val[(countedStop-1)/bits.UintSize] |= 1 << ((countedStop - 1) % bits.UintSize) // words of the machine's size
 	fd, err := unix.Signalfd(-1, &set, unix.SFD_CLOEXEC)
 	if err != nil {
 		fmt.Println("signalfd:", err)
