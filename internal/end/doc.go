@@ -19,7 +19,9 @@
 //     the cgroup, group E — first), again each round
 //     (the first after 50 ms, doubling up to 500 ms: a process forked
 //     while the first SIGKILL was on its way gets the next), until all
-//     are empty or the deadline has passed;
+//     are empty or the deadline has passed; the adopted escapees are
+//     looked at at every look, and one adopted since is signalled at once,
+//     not at the next round;
 //  4. one [Report]: [Empty], [Unconfirmed], [Survivors] or [Refused], with
 //     the live members of the last look at each holder.
 //

@@ -103,7 +103,12 @@ type held struct {
 // the group they were members of. Each signal goes to them in the reverse
 // order, the broadest first: one group or cgroup signal reaches every
 // member at once, before the Engine's death makes its children orphans
-// that the narrower holders would otherwise signal one by one.
+// that the narrower holders would otherwise signal one by one. A signal
+// other than SIGKILL goes to the process groups first, and a holder that
+// is an [OnceHolder] leaves out what it reached already: each live process
+// gets the grace's stop signal once. The adopted escapees are looked at
+// at every look, and one found since the last is signalled then, not at
+// the next round.
 func End(holders []Holder, p Plan) Report {
 	start := time.Now()
 	deadline := p.Deadline(start)
