@@ -176,10 +176,9 @@ type session struct {
 	group      end.Group
 
 	// watch and end
-	execRead  bool  // the gate's exec report has been read
-	execErr   error // what it said
-	deadline  time.Time
-	groupSent syscall.Signal // group E got this signal in the current round of the end
+	execRead bool  // the gate's exec report has been read
+	execErr  error // what it said
+	deadline time.Time
 }
 
 // prepare checks the request and takes what the session needs of this
@@ -744,16 +743,6 @@ func (s *session) signalGroup(sig syscall.Signal) error {
 type settledGroup struct {
 	end.Group
 	s *session
-}
-
-// Signal implements [end.Holder], and records a signal that reached the
-// group for the escapees, signalled next in the same round.
-func (g settledGroup) Signal(sig syscall.Signal) error {
-	err := g.Group.Signal(sig)
-	if err == nil {
-		g.s.groupSent = sig
-	}
-	return err
 }
 
 func (g settledGroup) Live() ([]end.Member, error) {

@@ -57,8 +57,9 @@
 //	                         then SIGCONT to everything that holds the session at
 //	                         the same moment (the Engine, its group, the processes
 //	                         that left it, the session cgroup with the cgroups
-//	                         below it), and SIGKILL what is left after D. A second
-//	                         stop signal during the grace goes straight to
+//	                         below it), each live process once however many of
+//	                         those hold it, and SIGKILL what is left after D. A
+//	                         second stop signal during the grace goes straight to
 //	                         SIGKILL. 0: SIGKILL at once. (default 0)
 //	  -s, --stop-signal SIG  The signal SIG that --grace sends first: a name
 //	                         (TERM, SIGINT, usr1) or a number. (default TERM)
@@ -197,7 +198,9 @@
 // left it and were adopted (and the groups they lead), and in cgroup mode the
 // session cgroup with every cgroup below it. One deadline for the whole end:
 // grace + kill budget. With a grace, the stop signal and SIGCONT go to every
-// holder at the same moment; then SIGKILL to every holder at the same moment,
+// holder at the same moment, group E first, and to each live process once
+// however many holders hold it (`TestTheEngineGetsTheGracesStopSignalOnce`);
+// then SIGKILL to every holder at the same moment,
 // again after 50 ms, doubling up to 500 ms, until all are empty or the
 // deadline; then one outcome (`empty`, `unconfirmed`, `survivors`, `refused`)
 // and one survivor list. Between looks the end sleeps in poll on what the
@@ -206,6 +209,17 @@
 // (250 µs doubling to 20 ms). The Engine is reaped by one owner, within the
 // deadline: an Engine that cannot be killed (frozen) is reported, not waited
 // for.
+//
+// Escapees of escapees. The adopted escapees are looked at again at every look
+// (each SIGCHLD, each backoff), and one adopted since is signalled at the look
+// that finds it, not at the next round. The signal reaches their descendants
+// too, found top-down in `/proc/PID/task/*/children`, each opened as a pidfd
+// and checked to be its parent's child; SIGKILL stops that tree first
+// (SIGSTOP, top-down: a stopped process can neither fork nor reap), then kills
+// it, then continues what is left. So a chain of `setsid` escapees 30 deep, a
+// tree of 2,047 and a `setsid` fork storm held at 60 tasks end in one go
+// (`TestANestedChainOfSetsidEscapeesEndsWithinTheBudget`,
+// `TestASetsidForkStormOfEscapeesEnds`; `scripts/bench/escapee-tree.sh`).
 //
 // PROGRAM is executed only after the guard is armed on E, so there is no moment at
 // which the Engine runs and nothing would end it. Every signal to E goes through a
@@ -290,6 +304,10 @@
 //     can be made and written, and systemd does not manage the starter's cgroup
 //     (systemd is not init, or the cgroup is delegated: `trusted.delegate` or
 //     `user.delegate`); else group, with the reason at log level `info`.
+//     A session cgroup that comes out `domain invalid` (the starter's cgroup
+//     is part of a threaded subtree: threaded, or the root of one beside its
+//     processes), which no process could join, is removed and is such a
+//     reason (`TestInAThreadedCgroupAutoFallsBackAndCgroupRefusesSayingWhy`).
 //     `--containment cgroup` where that is impossible exits 125 with the
 //     reason and the fix (root, or a delegated cgroup:
 //     `systemd-run --user --scope -p Delegate=yes session-starter …`), and
@@ -834,6 +852,13 @@
 //   - `members_seen` is a lower bound: it counts the live members one look at
 //     group E or the session cgroup found after the first signal, not the
 //     members before it, and is 0 when the end was confirmed without a scan.
+//   - Storms of escapees. Where there are no `/proc/PID/task/*/children`
+//     files or no pidfds (FreeBSD, the portable build), the descendants
+//     of an adopted escapee are signalled only once they are adopted in turn,
+//     one generation per look, and a fork storm of escapees may outlast the
+//     kill budget: its survivors are listed and the exit is 125. On Linux a
+//     tree of more than 4,096 processes below the adopted escapees is reached
+//     over several looks.
 //   - macOS and FreeBSD. macOS has no subreaper: a process that left group E
 //     outlives the session; on FreeBSD the reaper ends it. On both, the guard
 //     cannot end such a process once the starter is SIGKILLed.

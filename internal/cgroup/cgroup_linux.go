@@ -99,7 +99,10 @@ const createTries = 8
 
 // Create cleans no leftovers (see [CleanLeftovers]) and makes a fresh
 // session cgroup in p.Dir. It checks that p.Dir is a cgroup2 directory
-// before it writes anything.
+// before it writes anything. A failure after the mkdir that is not a
+// cleaner's doing (EMFILE at the cgroup's directory or its cgroup.events)
+// removes the cgroup it made and is returned naming that error, never
+// taken for a name taken.
 //
 // The session holds an exclusive flock on the cgroup's directory for as
 // long as a descriptor of it is open — in the starter and in the guard,
@@ -135,7 +138,13 @@ func Create(p Place) (*Session, error) {
 		if err != nil {
 			_ = sys.Unlinkat(parent, name, sys.AT_REMOVEDIR)
 			sys.Close(parent)
-			return nil, err
+			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
+		}
+		if err := holdsProcesses(parent, dir, p.Own); err != nil {
+			sys.Close(dir)
+			_ = sys.Unlinkat(parent, name, sys.AT_REMOVEDIR)
+			sys.Close(parent)
+			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
 		}
 		return &Session{Name: name, Path: path.Join(p.Own, name), Dir: path.Join(p.Dir, name), ParentFD: parent, DirFD: dir, ID: id}, nil
 	}
@@ -144,6 +153,47 @@ func Create(p Place) (*Session, error) {
 }
 
 var errTaken = errors.New("cgroup: taken by a cleaner")
+
+// ErrNotDomain is wrapped by the error of [Create] when the new cgroup
+// came out of a type that cannot hold a process ("domain invalid"): the
+// starter's cgroup is part of a threaded subtree (it is threaded, or the
+// root of one: threaded controllers, or threaded children, beside its
+// processes). Joining such a cgroup fails with EOPNOTSUPP; Create removes
+// it and says so instead.
+var ErrNotDomain = errors.New("a cgroup made here cannot hold a process")
+
+// holdsProcesses checks, by its cgroup.type, that the new cgroup dir is a
+// domain, which processes can join. A kernel without the file (before
+// Linux 4.14) has no threaded cgroups: every cgroup is a domain.
+func holdsProcesses(parent, dir int, own string) error {
+	typ, err := cgroupType(dir)
+	if errors.Is(err, syscall.ENOENT) || (err == nil && typ == "domain") {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ptyp, err := cgroupType(parent)
+	if err != nil {
+		ptyp = "unknown: " + err.Error()
+	}
+	return fmt.Errorf("%w: it came out %q, below the starter's cgroup %s, which is %q (a threaded subtree)", ErrNotDomain, typ, own, ptyp)
+}
+
+// cgroupType reads cgroup.type of the cgroup dirfd names.
+func cgroupType(dirfd int) (string, error) {
+	fd, err := sys.OpenAt(dirfd, "cgroup.type", sys.O_RDONLY)
+	if err != nil {
+		return "", err
+	}
+	defer sys.Close(fd)
+	var buf [64]byte
+	n, err := sys.Pread(fd, buf[:], 0)
+	if err != nil {
+		return "", fmt.Errorf("cgroup.type: %w", err)
+	}
+	return strings.TrimSpace(string(buf[:n])), nil
+}
 
 // lockNew opens and locks the fresh cgroup name, and checks that it is
 // still the one in parent (a cleaner may have removed it in between).
@@ -160,20 +210,30 @@ func lockNew(parent int, name string) (int, uint64, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return -1, 0, errTaken
 		}
-		return -1, 0, fmt.Errorf("cgroup: %w", err)
+		return -1, 0, err
 	}
 	in, err := sys.Fstat(dir)
 	if err != nil {
 		sys.Close(dir)
-		return -1, 0, fmt.Errorf("cgroup: %w", err)
+		return -1, 0, err
 	}
-	if named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW); err != nil || named.Ino != in.Ino {
+	named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW)
+	if err != nil && !errors.Is(err, syscall.ENOENT) {
+		sys.Close(dir)
+		return -1, 0, err
+	}
+	if err != nil || named.Ino != in.Ino {
 		sys.Close(dir)
 		return -1, 0, errTaken
 	}
 	if _, err := Populated(dir); err != nil {
-		sys.Close(dir) // removed: its files answer ENODEV
-		return -1, 0, errTaken
+		sys.Close(dir)
+		if errors.Is(err, syscall.ENODEV) {
+			return -1, 0, errTaken // removed: its files answer ENODEV
+		}
+		// Any other failure (EMFILE above all) is this process's, not a
+		// cleaner's: Create removes the cgroup and says why.
+		return -1, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	return dir, in.Ino, nil
 }

@@ -58,7 +58,13 @@ func (h *Holder) Kind() end.Kind { return end.KindCgroup }
 func (h *Holder) Notify() (int, int16) { return h.events, sys.POLLPRI }
 
 // Signal implements [end.Holder].
-func (h *Holder) Signal(sig syscall.Signal) error {
+func (h *Holder) Signal(sig syscall.Signal) error { return h.SignalOnce(sig, nil) }
+
+// SignalOnce implements [end.OnceHolder]: a signal other than SIGKILL
+// leaves out the processes r has (group E, signalled as a whole before
+// the cgroup, holds the Engine and its group's members), and r then has
+// each process it reached. SIGKILL is cgroup.kill whatever r holds.
+func (h *Holder) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 	if sig == syscall.SIGKILL {
 		err := Kill(h.dir)
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENODEV) {
@@ -76,7 +82,7 @@ func (h *Holder) Signal(sig syscall.Signal) error {
 	}
 	var first error
 	for _, pid := range pids {
-		err := signalIn(pid, ids, sig)
+		err := signalIn(pid, ids, sig, r)
 		if errors.Is(err, ErrNoPidfdInfo) {
 			return err
 		}
@@ -119,8 +125,11 @@ func (h *Holder) Live() ([]end.Member, error) {
 var ErrNoPidfdInfo = errors.New("cgroup: PIDFD_GET_INFO with PIDFD_INFO_CGROUPID unsupported (Linux 6.13)")
 
 // signalIn signals pid through a pidfd, if the pidfd shows it in one of
-// the cgroups ids.
-func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal) error {
+// the cgroups ids and r (when not nil) has not reached it, and records it
+// in r. Its group is read from /proc once the pidfd showed it ours; a
+// wrong read (the process gone meanwhile) only leaves out a process the
+// pidfd could not have signalled.
+func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal, r *end.Reached) error {
 	fd, err := sys.PidfdOpen(pid)
 	if err != nil {
 		return err
@@ -139,7 +148,21 @@ func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal) error {
 	if !ok || !ids[id] {
 		return nil // not ours (any more): nothing is signalled on a guess
 	}
-	return sys.PidfdSignal(fd, sig)
+	if r == nil {
+		return sys.PidfdSignal(fd, sig)
+	}
+	pgrp := 0
+	if st, err := proc.ReadStat(pid); err == nil {
+		pgrp = st.Pgrp
+	}
+	if r.Has(pid, pgrp) {
+		return nil
+	}
+	err = sys.PidfdSignal(fd, sig)
+	if err == nil {
+		r.Process(pid)
+	}
+	return err
 }
 
 // walk calls visit with the id (the directory's inode number, which is

@@ -11,13 +11,17 @@
 //  1. the deadline is the start + the grace (when there is one) + the
 //     kill budget, one for the whole end;
 //  2. with a grace, the stop signal and then SIGCONT go to every holder
-//     at the same moment, and End waits until all are empty, the grace is
+//     at the same moment — group E first, and each live process once:
+//     the holders after it leave out what a signal has reached ([Reached],
+//     [OnceHolder]) — and End waits until all are empty, the grace is
 //     over, or a second stop signal hurries it;
 //  3. SIGKILL goes to every holder at the same moment (the broadest —
 //     the cgroup, group E — first), again each round
 //     (the first after 50 ms, doubling up to 500 ms: a process forked
 //     while the first SIGKILL was on its way gets the next), until all
-//     are empty or the deadline has passed;
+//     are empty or the deadline has passed; the adopted escapees are
+//     looked at at every look, and one adopted since is signalled at once,
+//     not at the next round;
 //  4. one [Report]: [Empty], [Unconfirmed], [Survivors] or [Refused], with
 //     the live members of the last look at each holder.
 //

@@ -54,9 +54,10 @@ func never(name string, pid int, log *[]string) *script {
 	}}
 }
 
-// TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL: each
-// signal reaches the broadest holders first (the cgroup, the group), then
-// the escapees and the Engine.
+// TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL: SIGKILL
+// reaches the broadest holders first (the cgroup, the group), then the
+// escapees and the Engine; the other signals reach the group first, whose
+// members the holders after it can then leave out.
 func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.T) {
 	var log []string
 	hs := []Holder{
@@ -67,8 +68,8 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 	}
 	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: testproc.TooLong})
 	want := []string{
-		"cgroup:TERM", "group:TERM", "escapees:TERM", "engine:TERM",
-		"cgroup:CONT", "group:CONT", "escapees:CONT", "engine:CONT",
+		"group:TERM", "cgroup:TERM", "escapees:TERM", "engine:TERM",
+		"group:CONT", "cgroup:CONT", "escapees:CONT", "engine:CONT",
 		"cgroup:KILL", "group:KILL", "escapees:KILL", "engine:KILL",
 	}
 	if !slices.Equal(log, want) {
@@ -228,5 +229,83 @@ func TestAScannerIsLookedAtForTheReportAtTheDeadline(t *testing.T) {
 	r := End([]Holder{engine, group}, Plan{Budget: 100 * time.Millisecond})
 	if r.Outcome != Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 {
 		t.Fatalf("End() = %+v, want both holders' members as survivors", r)
+	}
+}
+
+// once is a script that is an OnceHolder for the process pid of group
+// pgrp (a group holder when pid is 0): it leaves itself out when r has it.
+type once struct {
+	*script
+	pid, pgrp int
+}
+
+func (o once) SignalOnce(sig syscall.Signal, r *Reached) error {
+	if (o.pid == 0 && r.HasGroup(o.pgrp)) || (o.pid != 0 && r.Has(o.pid, o.pgrp)) {
+		return nil
+	}
+	err := o.Signal(sig)
+	if o.pid == 0 {
+		r.Group(o.pgrp)
+	} else {
+		r.Process(o.pid)
+	}
+	return err
+}
+
+// TestTheStopSignalLeavesOutWhatAGroupSignalReached: the group is
+// signalled first, and a holder of one of its members then leaves it out,
+// SIGKILL too within a round; a holder of a process outside it does not.
+func TestTheStopSignalLeavesOutWhatAGroupSignalReached(t *testing.T) {
+	var log []string
+	group := once{untilKilled("group", KindGroup, 7, &log), 0, 7}
+	engine := once{&script{name: "engine", kind: KindEngine, log: &log, live: group.live}, 7, 7} // a member
+	stray := once{untilKilled("stray", KindEscapees, 8, &log), 8, 8}
+	r := End([]Holder{engine, stray, group}, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: testproc.TooLong})
+	want := []string{"group:TERM", "stray:TERM", "group:CONT", "stray:CONT", "group:KILL", "stray:KILL"}
+	if r.Outcome != Empty || !slices.Equal(log, want) {
+		t.Fatalf("End() = %+v after %v, want %v", r, log, want)
+	}
+}
+
+// adopting is a script of escapees that is an OnceHolder: SignalOnce
+// signals (logs) only when one of its live members is not in r yet.
+type adopting struct{ *script }
+
+func (a adopting) SignalOnce(sig syscall.Signal, r *Reached) error {
+	live, _ := a.live()
+	for _, m := range live {
+		if !r.Has(m.PID, m.PID) {
+			r.Process(m.PID)
+			return a.Signal(sig)
+		}
+	}
+	return nil
+}
+
+// TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt: an escapee
+// adopted after the first round of SIGKILL is sent SIGKILL as soon as a
+// look finds it, before the second round.
+func TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt(t *testing.T) {
+	var log []string
+	looks := 0
+	esc := adopting{&script{name: "escapees", kind: KindEscapees, log: &log}}
+	esc.live = func() ([]Member, error) {
+		looks++
+		if looks > 3 && !slices.Contains(log, "escapees:KILL") {
+			return []Member{{Stat: proc.Stat{PID: 77}}}, nil
+		}
+		return nil, nil
+	}
+	group := untilKilled("group", KindGroup, 5, &log)
+	group.live = func() ([]Member, error) {
+		if slices.Contains(log, "escapees:KILL") {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 5}}}, nil // holds the end open
+	}
+	r := End([]Holder{esc, group}, Plan{Budget: 2 * time.Second})
+	want := []string{"group:KILL", "escapees:KILL"}
+	if r.Outcome != Empty || !slices.Equal(log, want) {
+		t.Fatalf("End() = %+v after %v, want %v: the orphan killed before the second round", r, log, want)
 	}
 }

@@ -3,6 +3,7 @@
 package end
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"slices"
@@ -92,6 +93,7 @@ type held struct {
 	deaf           bool // its descriptor was closed: looked at after a backoff
 	signalled      bool // a SIGKILL reached it
 	last           []Member
+	eagerly        map[int]bool // the members eager sent to: only a new one is sent to again
 	err            error
 }
 
@@ -101,7 +103,12 @@ type held struct {
 // the group they were members of. Each signal goes to them in the reverse
 // order, the broadest first: one group or cgroup signal reaches every
 // member at once, before the Engine's death makes its children orphans
-// that the narrower holders would otherwise signal one by one.
+// that the narrower holders would otherwise signal one by one. A signal
+// other than SIGKILL goes to the process groups first, and a holder that
+// is an [OnceHolder] leaves out what it reached already: each live process
+// gets the grace's stop signal once. The adopted escapees are looked at
+// at every look, and one found since the last is signalled then, not at
+// the next round.
 func End(holders []Holder, p Plan) Report {
 	start := time.Now()
 	deadline := p.Deadline(start)
@@ -126,15 +133,19 @@ func End(holders []Holder, p Plan) Report {
 	}
 
 	if p.graceful() {
-		signalAll(hs, p.Stop, &r)
-		signalAll(hs, syscall.SIGCONT, &r)
+		// One record per signal for the whole grace: each live process
+		// gets the stop signal once, however many holders hold it.
+		stop, cont := send{p.Stop, NewReached()}, send{syscall.SIGCONT, NewReached()}
+		signalAll(hs, stop, &r)
+		signalAll(hs, cont, &r)
 		graceUntil := start.Add(p.Grace)
 		look := FirstLook
 		for {
-			if settled(hs, &r, false, p.Stop, syscall.SIGCONT) {
+			if settled(hs, &r, false, stop, cont) {
 				r.Graceful = true
 				return done(Empty)
 			}
+			eager(hs, &r, stop, cont)
 			now := time.Now()
 			if w.hurried() || !now.Before(graceUntil) {
 				break
@@ -147,22 +158,26 @@ func End(holders []Holder, p Plan) Report {
 	round := FirstRound
 	var nextRound time.Time
 	look := FirstLook
+	var kill send
 	for {
 		now := time.Now()
 		if !now.Before(nextRound) {
-			if signalAll(hs, syscall.SIGKILL, &r) {
+			// A fresh record each round: SIGKILL is sent again each round.
+			kill = send{syscall.SIGKILL, NewReached()}
+			if signalAll(hs, kill, &r) {
 				r.Rounds++
 			}
 			nextRound, round = now.Add(round), min(2*round, MaxRound)
 			look = FirstLook
 		}
-		if settled(hs, &r, false, syscall.SIGKILL) {
+		if settled(hs, &r, false, kill) {
 			return done(Empty)
 		}
+		eager(hs, &r, kill)
 		now = time.Now()
 		if !now.Before(deadline) {
 			// Every holder is looked at for the report, scanners too.
-			if settled(hs, &r, true, syscall.SIGKILL) {
+			if settled(hs, &r, true, kill) {
 				return done(Empty)
 			}
 			return done(r.atDeadline(hs))
@@ -210,30 +225,126 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 	return Unconfirmed
 }
 
-// signalAll sends sig to every holder not yet empty or refused, last to
-// first, and reports whether it reached at least one.
-func signalAll(hs []*held, sig syscall.Signal, r *Report) bool {
+// send is one signal of a phase of the end, with what it has reached in
+// that phase.
+type send struct {
+	sig     syscall.Signal
+	reached *Reached
+}
+
+// signalAll sends s to every holder not yet empty or refused, and reports
+// whether it reached at least one. SIGKILL goes to them last to first,
+// the broadest first (cgroup.kill reaches the whole cgroup at once).
+// Another signal goes to the process groups first, then to the others last
+// to first: a group signal reaches every member at the same moment, and
+// the holders after it leave those members out ([OnceHolder]), so that no
+// process gets it twice.
+func signalAll(hs []*held, s send, r *Report) bool {
+	order := slices.Clone(hs)
+	slices.Reverse(order)
+	if s.sig != syscall.SIGKILL {
+		slices.SortStableFunc(order, func(a, b *held) int {
+			return cmp.Compare(rank(a), rank(b))
+		})
+	}
 	reached := false
-	for _, h := range slices.Backward(hs) {
+	for _, h := range order {
 		if h.empty || h.refused {
 			continue
 		}
-		err := h.Signal(sig)
-		switch {
-		case err == nil:
+		if signalOne(h, s, r) {
 			reached = true
-			if sig == syscall.SIGKILL {
-				h.signalled = true
-			}
-		case errors.Is(err, sys.ErrGone):
-			h.empty = true
-		case errors.Is(err, ErrRefused):
-			h.refused, r.Err = true, err
-		default:
-			h.err = err
 		}
 	}
 	return reached
+}
+
+// rank puts process groups before the other holders.
+func rank(h *held) int {
+	if h.Kind() == KindGroup {
+		return 0
+	}
+	return 1
+}
+
+// signalOne sends s to h, leaving out what s reached already where h can,
+// and reports whether it reached h.
+func signalOne(h *held, s send, r *Report) bool {
+	var err error
+	if o, ok := h.Holder.(OnceHolder); ok && s.reached != nil {
+		err = o.SignalOnce(s.sig, s.reached)
+	} else {
+		err = h.Signal(s.sig)
+	}
+	switch {
+	case err == nil:
+		if s.sig == syscall.SIGKILL {
+			h.signalled = true
+		}
+		return true
+	case errors.Is(err, sys.ErrGone):
+		h.empty = true
+	case errors.Is(err, ErrRefused):
+		h.refused, r.Err = true, err
+	default:
+		h.err = err
+	}
+	return false
+}
+
+// gains reports whether h holds processes that are adopted as the rest of
+// the session dies: the adopted escapees, the marked processes.
+func gains(h *held) bool {
+	return h.Kind() == KindEscapees || h.Kind() == KindMarked
+}
+
+// relooked reports whether h is looked at again after it was seen empty:
+// a holder that gains processes as others die and whose look is cheap
+// (the adopted escapees: one read of this process's children), so that
+// an orphan adopted while the rest of the session dies is found at the
+// next look, and signalled then (eager).
+func relooked(h *held) bool {
+	_, costly := h.Holder.(Scanner)
+	return gains(h) && !costly
+}
+
+// eager sends the phase's signals at once to each holder that gains
+// processes as others die (adopted escapees) and whose last look found
+// live ones: an orphan adopted between two rounds is signalled at the
+// look that finds it — after each SIGCHLD, and at every backoff — not a
+// round later, so that a chain of escapees, each adopted when the one
+// above it dies, ends at the pace of its deaths. Only a holder that
+// leaves out what the phase reached already ([OnceHolder]) is signalled
+// so, and only when the look found a member it had not found before (a
+// long grace over an escapee that ignores the stop signal does not walk
+// its tree at every look); a scanner is left to the rounds.
+func eager(hs []*held, r *Report, sends ...send) {
+	for _, h := range hs {
+		if h.empty || h.refused || len(h.last) == 0 || !gains(h) {
+			continue
+		}
+		if _, costly := h.Holder.(Scanner); costly {
+			continue
+		}
+		if _, ok := h.Holder.(OnceHolder); !ok {
+			continue
+		}
+		if h.eagerly == nil {
+			h.eagerly = map[int]bool{}
+		}
+		fresh := false
+		for _, m := range h.last {
+			if !h.eagerly[m.PID] {
+				fresh, h.eagerly[m.PID] = true, true
+			}
+		}
+		if !fresh {
+			continue // nothing adopted since: the rounds go on
+		}
+		for _, s := range sends {
+			signalOne(h, s, r)
+		}
+	}
 }
 
 // Scanner is implemented by a holder whose look is a walk of every
@@ -249,13 +360,13 @@ type Scanner interface{ Scans() }
 // Scans marks Group as a [Scanner].
 func (Group) Scans() {}
 
-// lookAll looks at every holder not yet shown empty, and reports whether
-// all are now empty (or refused). Unless full, a scanner behind a holder
+// lookAll looks at every holder not yet shown empty (and again at those
+// relooked), and reports whether all are now empty (or refused). Unless full, a scanner behind a holder
 // that is not empty is not looked at, and counts as not empty.
 func lookAll(hs []*held, r *Report, full bool) bool {
 	all := true
 	for _, h := range hs {
-		if h.empty || h.refused {
+		if h.refused || (h.empty && !relooked(h)) {
 			continue
 		}
 		if _, costly := h.Holder.(Scanner); costly && !all && !full {
@@ -264,12 +375,12 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 		live, err := h.Live()
 		switch {
 		case err != nil:
-			h.last, h.err = nil, err
+			h.empty, h.last, h.err = false, nil, err
 			all = false
 		case len(live) == 0:
 			h.empty, h.last = true, nil
 		default:
-			h.last = live
+			h.empty, h.last = false, live
 			r.Seen[h.Kind()] = max(r.Seen[h.Kind()], len(live))
 			all = false
 		}
@@ -283,11 +394,11 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 // it loses its parent) and the marked processes (a member that forked a
 // daemon before its SIGKILL), so one seen empty before the rest of the
 // session ended may hold a new process now; once every other holder is
-// empty no more can come. Such a holder is sent sigs at once (the phase's signals:
-// it got none since it gained the orphan), and the end goes on. The other
+// empty no more can come. Such a holder is sent the phase's signals at once (it got
+// none since it gained the orphan; what they reached already is left out), and the end goes on. The other
 // holders cannot gain a live process once empty, and are not looked at
 // again.
-func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
+func settled(hs []*held, r *Report, full bool, sends ...send) bool {
 	if !lookAll(hs, r, full) {
 		return false
 	}
@@ -301,8 +412,8 @@ func settled(hs []*held, r *Report, full bool, sigs ...syscall.Signal) bool {
 	if lookAll(hs, r, full) {
 		return true
 	}
-	for _, sig := range sigs {
-		signalAll(slices.DeleteFunc(again, func(h *held) bool { return h.empty }), sig, r)
+	for _, s := range sends {
+		signalAll(slices.DeleteFunc(again, func(h *held) bool { return h.empty }), s, r)
 	}
 	return false
 }

@@ -59,6 +59,29 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	return sys.SignalWatched(p.PID, p.Pidfd, sig)
 }
 
+// SignalOnce implements [OnceHolder]: the process is left out when r has
+// it, as itself or as a member of a group signalled as a whole (the
+// Engine leads group E). Its group is read from /proc by number; a wrong
+// read (the process gone, its number reused) can only leave it out of a
+// signal it had no use for, as the signal itself goes through the pidfd.
+func (p *Process) SignalOnce(sig syscall.Signal, r *Reached) error {
+	if p.reaped {
+		return sys.ErrGone
+	}
+	pgrp := 0
+	if st, err := proc.ReadStat(p.PID); err == nil {
+		pgrp = st.Pgrp
+	}
+	if r.Has(p.PID, pgrp) {
+		return nil
+	}
+	err := p.Signal(sig)
+	if err == nil {
+		r.Process(p.PID)
+	}
+	return err
+}
+
 // Notify implements [Holder]: a pidfd is readable once its process has
 // exited.
 func (p *Process) Notify() (int, int16) { return p.Pidfd, sys.POLLIN }
@@ -172,6 +195,19 @@ func (g Group) Signal(sig syscall.Signal) error {
 	err := g.Send(sig)
 	if errors.Is(err, sys.ErrNoGroupSignal) {
 		return fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	return err
+}
+
+// SignalOnce implements [OnceHolder]: the group is signalled as a whole
+// unless r has it already, and then r has it.
+func (g Group) SignalOnce(sig syscall.Signal, r *Reached) error {
+	if r.HasGroup(g.PGID) {
+		return nil
+	}
+	err := g.Signal(sig)
+	if err == nil {
+		r.Group(g.PGID)
 	}
 	return err
 }

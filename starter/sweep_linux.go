@@ -1,0 +1,68 @@
+package starter
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// childrenOfProcess lists the children of every thread of pid, from
+// /proc/PID/task/*/children. A thread that ended meanwhile had none left.
+func childrenOfProcess(pid int) ([]int, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for field := range strings.FieldsSeq(string(b)) {
+			if kid, err := strconv.Atoi(field); err == nil {
+				out = append(out, kid)
+			}
+		}
+	}
+	return out, nil
+}
+
+// openDescendant opens pid, listed as a child of parent, through a pidfd,
+// and keeps it only if /proc shows parent as its parent while the pidfd
+// shows it unreaped before and after that read: a process that held the
+// number all along is the one /proc described, a child of parent, and so
+// of the session. The portable build, which signals by number only,
+// opens none (a descendant is not its child: its number is not pinned).
+func openDescendant(pid, parent int, forbidden []int) (adoptedChild, bool) {
+	if sys.Pidless {
+		return adoptedChild{}, false
+	}
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		return adoptedChild{}, false
+	}
+	st, err := proc.ReadStat(pid)
+	if err != nil || st.PPID != parent || !unreaped(fd) {
+		sys.Close(fd)
+		return adoptedChild{}, false
+	}
+	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid)}, true
+}
+
+// unreaped reports whether the process of pidfd still holds its number:
+// signal 0 succeeds (a zombie included) or is refused for permission.
+func unreaped(fd int) bool {
+	err := sys.PidfdSignal(fd, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// signalDescendant signals a process opened by openDescendant.
+func signalDescendant(fd int, sig syscall.Signal) error { return sys.PidfdSignal(fd, sig) }
