@@ -70,12 +70,18 @@ func kinds(t *testing.T, test func(t *testing.T, k kind)) {
 
 func arm(t *testing.T, leader *testproc.Child, k kind) *Guard {
 	t.Helper()
+	return armReleasing(t, leader, k, false)
+}
+
+// armReleasing is arm with Spec.Release.
+func armReleasing(t *testing.T, leader *testproc.Child, k kind, release bool) *Guard {
+	t.Helper()
 	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second, ReExec: k.reExec})
+	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second, ReExec: k.reExec, Release: release})
 	if err != nil {
 		t.Fatalf("Arm: %v", err)
 	}
@@ -333,4 +339,47 @@ func anonymousKiB(t *testing.T, pid int) int {
 	}
 	t.Fatalf("no Anonymous line in smaps_rollup of %d", pid)
 	return 0
+}
+
+// TestUnderReleaseAFinishAfterTheEnginesExitLeavesTheGroup: a guard
+// armed for a session that may be released (--release-on-exit) obeys the
+// finish once the Engine (the leader) has exited, though a member of its
+// group lives: what the Engine left is the enclosing session's.
+func TestUnderReleaseAFinishAfterTheEnginesExitLeavesTheGroup(t *testing.T) {
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := armReleasing(t, leader, k, true)
+		if err := sys.PidfdSignal(leader.Pidfd, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		testproc.Eventually(t, "the leader must have exited", func() bool { return leader.Exited(0) })
+		if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+			t.Fatal(err)
+		}
+		if st := awaitGuardExit(t, g); !st.Exited || st.Code != exitDone {
+			t.Fatalf("guard ended with %v after a finish, want exit %d", st, exitDone)
+		}
+		if !live(member) {
+			t.Fatal("the guard ended what a released session left")
+		}
+		_ = syscall.Kill(member, syscall.SIGKILL) // our group's member, live: the number is its own
+	})
+}
+
+// TestUnderReleaseAFinishWhileTheEngineLivesIsNotObeyed: the release is
+// for the Engine's own exit only; a finish before it (a same-user Engine
+// writing into the pipe) keeps the guard guarding, and the starter's loss
+// ends the whole group.
+func TestUnderReleaseAFinishWhileTheEngineLivesIsNotObeyed(t *testing.T) {
+	kinds(t, func(t *testing.T, k kind) {
+		leader, member := group(t)
+		g := armReleasing(t, leader, k, true)
+		if err := sys.WriteAll(g.finW, wire.Encode(wire.Finish, leader.PID)); err != nil {
+			t.Fatal(err)
+		}
+		if !live(member) || leader.Exited(0) {
+			t.Fatal("the group was signalled while the starter lives")
+		}
+		starterGone(t, g, leader, member)
+	})
 }

@@ -58,7 +58,24 @@ type Spec struct {
 	// ReExec asks for the guard as Exe started again in the hidden mode
 	// where a raw child of this process would be used (Linux).
 	ReExec bool
+	// Release says the starter may release the session when the Engine
+	// exits on its own (--release-on-exit): a finish is then obeyed once
+	// the Engine has exited, whatever group E and the session cgroup
+	// still hold — what the Engine left is the enclosing session's to
+	// end. A finish before the Engine's exit is not obeyed, as always.
+	Release bool
 }
+
+// releaseArg is the guard's command-line argument for [Spec.Release].
+func (spec Spec) releaseArg() string {
+	if spec.Release {
+		return releaseWord
+	}
+	return "-"
+}
+
+// releaseWord is releaseArg's "yes".
+const releaseWord = "release"
 
 // markArg is the guard's command-line argument for the mark: "ID@SINCE",
 // or "-" for none.
@@ -139,7 +156,7 @@ func Spawn(spec Spec) (*Guard, error) {
 		cgArg = spec.CgroupName
 		files = append(files, uintptr(spec.Cgroup), uintptr(spec.CgroupParent))
 	}
-	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), ttyArg, cgArg, spec.markArg()}
+	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), ttyArg, cgArg, spec.markArg(), spec.releaseArg()}
 	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
 	sys.Close(finR)
 	sys.Close(armW)
@@ -302,7 +319,7 @@ func Main(args []string) {
 	// ends the guard. The guard executes nothing, so ignoring them here
 	// reaches no Engine.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	pgid, budget, ttyGroup, cgName, markArg, ok := parseArgs(args)
+	pgid, budget, ttyGroup, cgName, markArg, release, ok := parseArgs(args)
 	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
 	if sys.Pidless {
 		fds = []int{fdFinish, fdArmed}
@@ -355,7 +372,7 @@ func Main(args []string) {
 		endSession(ending, budget, ttyGroup, cgName, p)
 	}
 	sys.Close(fdArmed)
-	if finished(pgid, func() bool { return empty(holders) }) {
+	if finished(pgid, obeys(holders, release)) {
 		p.end()
 		os.Exit(exitDone)
 	}
@@ -401,7 +418,7 @@ func verifyMain(args []string) {
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400)
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	mode, pgid, num, ttyGroup, cgName, markArg, ok := parseVerifyArgs(args)
+	mode, pgid, num, ttyGroup, cgName, markArg, release, ok := parseVerifyArgs(args)
 	if !ok {
 		// Not the porch's: nothing here can be trusted to name the session.
 		os.Exit(exitRefused)
@@ -418,7 +435,7 @@ func verifyMain(args []string) {
 	}
 	ending := append(slices.Clone(holders), markHolders(markArg)...)
 	if mode == verifyFinish {
-		if empty(holders) || finished(pgid, func() bool { return empty(holders) }) {
+		if obeys(holders, release)() || finished(pgid, obeys(holders, release)) {
 			os.Exit(exitDone)
 		}
 		endSession(ending, time.Duration(num), ttyGroup, cgName, nil)
@@ -427,20 +444,47 @@ func verifyMain(args []string) {
 }
 
 // parseVerifyArgs reads verifyMain's command line.
-func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName, markArg string, ok bool) {
-	if len(args) != 8 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", 0, 0, 0, "", "", false
+func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName, markArg string, release, ok bool) {
+	if len(args) != 9 || (args[2] != verifyFinish && args[2] != verifyGone) {
+		return "", 0, 0, 0, "", "", false, false
 	}
 	pgid, err1 := strconv.Atoi(args[3])
 	num, err2 := strconv.ParseInt(args[4], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || num < 0 {
-		return "", 0, 0, 0, "", "", false
+		return "", 0, 0, 0, "", "", false, false
 	}
 	ttyGroup, cgName, ok = parseTail(args[5], args[6])
-	if !ok || !validMark(args[7]) {
-		return "", 0, 0, 0, "", "", false
+	release, relOK := parseRelease(args[8])
+	if !ok || !validMark(args[7]) || !relOK {
+		return "", 0, 0, 0, "", "", false, false
 	}
-	return args[2], pgid, num, ttyGroup, cgName, args[7], true
+	return args[2], pgid, num, ttyGroup, cgName, args[7], release, true
+}
+
+// parseRelease reads [Spec.releaseArg].
+func parseRelease(arg string) (release, ok bool) {
+	switch arg {
+	case releaseWord:
+		return true, true
+	case "-":
+		return false, true
+	}
+	return false, false
+}
+
+// obeys is when a finish is obeyed: the holders are empty, or, where the
+// starter may release the session, the Engine (holders[0]) has exited.
+func obeys(holders []end.Holder, release bool) func() bool {
+	return func() bool {
+		if empty(holders) {
+			return true
+		}
+		if !release {
+			return false
+		}
+		live, err := holders[0].Live()
+		return err == nil && len(live) == 0
+	}
 }
 
 func check(pgid int) int {
@@ -551,21 +595,23 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 
 // parseArgs reads the guard's command line: Arg, PGID, the budget in
 // nanoseconds, the terminal's group ("-" for none), the session cgroup's
-// name ("-") and the mark (markArg: "-" for none).
-func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName, markArg string, ok bool) {
-	if len(args) != 7 || args[1] != Arg {
-		return 0, 0, 0, "", "", false
+// name ("-"), the mark (markArg: "-" for none) and the release
+// (releaseArg: "-" for none).
+func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName, markArg string, release, ok bool) {
+	if len(args) != 8 || args[1] != Arg {
+		return 0, 0, 0, "", "", false, false
 	}
 	pgid, err1 := strconv.Atoi(args[2])
 	ns, err2 := strconv.ParseInt(args[3], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
-		return 0, 0, 0, "", "", false
+		return 0, 0, 0, "", "", false, false
 	}
 	ttyGroup, cgName, ok = parseTail(args[4], args[5])
-	if !ok || !validMark(args[6]) {
-		return 0, 0, 0, "", "", false
+	release, relOK := parseRelease(args[7])
+	if !ok || !validMark(args[6]) || !relOK {
+		return 0, 0, 0, "", "", false, false
 	}
-	return pgid, time.Duration(ns), ttyGroup, cgName, args[6], true
+	return pgid, time.Duration(ns), ttyGroup, cgName, args[6], release, true
 }
 
 // parseTail reads the terminal's group and the cgroup's name of a guard's

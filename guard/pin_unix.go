@@ -45,12 +45,17 @@ func pinGroup(pgid int) (*pin, int) {
 	if err != nil {
 		return nil, refusedNoGroupSignal
 	}
-	defer sys.Close(null)
 	lifeR, lifeW, err := sys.Pipe()
 	if err != nil {
+		sys.Close(null)
 		return nil, refusedNoGroupSignal
 	}
 	pid, pidfd, err := spawnPin(pgid, lifeR, null)
+	// Closed now, not deferred: where the gate's slot starts closed
+	// (sys.Pidless), null may hold that very number, and the watch below
+	// is put there — a deferred close would close the watch. The watch
+	// may get the number itself, as the lowest free one.
+	sys.Close(null)
 	sys.Close(lifeR)
 	if err != nil {
 		sys.Close(lifeW)
@@ -64,7 +69,7 @@ func pinGroup(pgid int) (*pin, int) {
 		// process but the gate (or, once it executed, the Engine); if it
 		// is gone, the gate exited before the join counted.
 		fd, err := sys.WatchExit(pgid)
-		if err == nil {
+		if err == nil && fd != fdGate {
 			err = sys.Dup2(fd, fdGate)
 			sys.Close(fd)
 		}

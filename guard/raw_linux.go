@@ -57,8 +57,8 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		Codes:    rawfork.Refusals{InGroup: refusedInGroup, GroupGone: refusedGroupGone, NoGroupSignal: refusedNoGroupSignal, Setup: refusedSetup, NoCgroup: refusedNoCgroup},
 		ExitDone: exitDone, ExitRefused: exitRefused,
 		FirstRound: end.FirstRound, MaxRound: end.MaxRound, FirstLook: end.FirstLook, MaxLook: end.MaxLook,
-		Strikes: strikes,
-		Env:     guardEnv(),
+		Strikes: strikes, Release: spec.Release,
+		Env: guardEnv(),
 	}
 	for i := range ps.From {
 		ps.From[i] = -1
@@ -78,7 +78,7 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		ttyArg = strconv.Itoa(spec.TTYGroup)
 	}
 	for mode, name := range []string{verifyFinish, verifyGone} {
-		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg()}
+		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg(), spec.releaseArg()}
 	}
 	ps.NumArg = 4
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)

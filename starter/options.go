@@ -50,6 +50,17 @@ type Options struct {
 	// number alone), and how a nested session or a contained call knows it
 	// runs under a session. With NoMark those are off.
 	NoMark bool
+	// ReleaseOnExit ends nothing when the Engine exits on its own: what
+	// it left running stays, listed in [End.Released] (Outcome
+	// [Released]), for the enclosing session to end, and the guard is
+	// told to let it be. Every other end (a stop signal, the parent's
+	// loss, the control descriptor, the timeout) ends the whole session
+	// as always. It needs an enclosing session — the session mark
+	// inherited in the Engine's environment — so that nothing released
+	// outlives every session; without one, Run refuses (a usage error).
+	// This is the form of a contained call for an Engine in any language:
+	// one session per call, nested in the Engine's. Not on Windows.
+	ReleaseOnExit bool
 	// WatchParent ends the session when the parent process is gone.
 	WatchParent bool
 	// ParentPID is the launcher's PID; nonzero implies WatchParent, and a

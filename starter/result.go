@@ -41,9 +41,9 @@ func (s Status) String() string {
 // was needed: nothing had been started.
 type Outcome int
 
-// The outcomes of an end. Only Empty and Unconfirmed let session-starter
-// mirror the Engine's status; Survivors and Refused make it exit
-// [ExitContainment].
+// The outcomes of an end. Empty, Unconfirmed and Released let
+// session-starter mirror the Engine's status; Survivors and Refused make
+// it exit [ExitContainment].
 const (
 	// Empty: no holder has a live process, and each has shown it.
 	Empty Outcome = iota + 1
@@ -54,6 +54,10 @@ const (
 	Survivors
 	// Refused: signalling a holder was not safe, so it was not signalled.
 	Refused
+	// Released: the Engine exited on its own under ReleaseOnExit, and
+	// nothing was signalled: what it left is in End.Released, inside the
+	// enclosing session. It mirrors the Engine's status.
+	Released
 )
 
 // String is the outcome as the status record and the logs name it:
@@ -68,6 +72,8 @@ func (o Outcome) String() string {
 		return "survivors"
 	case Refused:
 		return "refused"
+	case Released:
+		return "released"
 	}
 	return fmt.Sprintf("outcome(%d)", int(o))
 }
@@ -112,6 +118,10 @@ type End struct {
 	Err error
 	// Elapsed is the time the end took.
 	Elapsed time.Duration
+	// Released lists, when Outcome is Released, the live processes the
+	// Engine left (group E's members, the adopted escapees, the session
+	// cgroup's), found as it exited; they stay.
+	Released []int
 }
 
 // maxDescribed bounds the survivors a description names one by one; the

@@ -92,6 +92,11 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	reason, sig, st := s.watch()
 	res.Reason, res.Signal, res.Engine = reason, sig, statusOf(st)
+	if reason == ReasonEngineExit && s.o.ReleaseOnExit {
+		s.log.Debug().Msg("releasing what the Engine left")
+		res.End = s.releaseLeft()
+		return s.collect(res)
+	}
 	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
 	res.End = s.end(s.plan())
 	return s.collect(res)
@@ -224,6 +229,11 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		s.mark, s.env = &id, mark.Extend(s.env, id)
 	}
 
+	if o.ReleaseOnExit {
+		if v, ok := lookupEnv(env, mark.Var); !ok || v == "" {
+			return nil, fail(ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
+		}
+	}
 	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
 		return nil, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
@@ -408,7 +418,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.CanSignalGroup()}
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
-	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total()}
+	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total(), Release: s.o.ReleaseOnExit}
 	if s.mark != nil && mark.Supported {
 		// The session began with the gate: every process that carries
 		// the mark started after it. The gate is our unreaped child: its
@@ -596,6 +606,33 @@ func (s *session) end(plan end.Plan) End {
 	return endOf(r)
 }
 
+// releaseLeft is the end of a session whose Engine exited on its own
+// under ReleaseOnExit: nothing is signalled, and what the Engine left
+// running — group E's live members, the adopted escapees, the session
+// cgroup's processes — is listed and stays, inside the enclosing session.
+// The session cgroup is not removed (it still holds them); the guard,
+// told that the starter may release, obeys the finish once the Engine has
+// exited. The deadline bounds what follows, as an end's does.
+func (s *session) releaseLeft() End {
+	start := time.Now()
+	s.deadline = start.Add(s.budget)
+	var left []int
+	for _, h := range s.holders() {
+		ms, err := h.Live()
+		if err != nil {
+			continue
+		}
+		for _, m := range ms {
+			if !slices.Contains(left, m.PID) {
+				left = append(left, m.PID)
+			}
+		}
+	}
+	slices.Sort(left)
+	s.stdin.close()
+	return End{Outcome: Released, Released: left, Elapsed: time.Since(start)}
+}
+
 // untilDeadline is the time left for what follows the end: until the
 // deadline, plus [launch.EndSlack]. The guard's exit after finish and the
 // Engine's reap are immediate once the holders are empty; nothing after
@@ -641,7 +678,7 @@ func (s *session) collect(res Result) (Result, error) {
 		if res.Reason != ReasonEngineExit {
 			res.Engine = statusOf(st)
 		}
-	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed:
+	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed || res.End.Outcome == Released:
 		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)
 	}
 	if failure != nil {

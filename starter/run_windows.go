@@ -107,6 +107,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if budget <= 0 {
 		budget = launch.DefaultKillBudget
 	}
+	if o.ReleaseOnExit {
+		return Result{}, fail(ExitUsage, "--release-on-exit: not supported on Windows")
+	}
 	env := o.Env
 	if env == nil {
 		env = os.Environ()

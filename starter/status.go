@@ -29,6 +29,7 @@ func ended(res Result, err error) launch.StatusEnded {
 		rec.Outcome = res.End.Outcome.String()
 	}
 	rec.EscapeesSeen = res.End.EscapeesSeen
+	rec.Released = res.End.Released
 	for _, m := range res.End.Survivors {
 		rec.Survivors = append(rec.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: m.State, Comm: m.Comm})
 	}

@@ -90,6 +90,14 @@
 //	                         finds, after a SIGKILL of session-starter, the
 //	                         processes that left the Engine's group, and a nested
 //	                         session or contained call knows its session.
+//	  --release-on-exit      When the Engine exits on its own, end nothing: what
+//	                         it left running stays, for the enclosing session to
+//	                         end, and the ended record lists it (outcome
+//	                         released). Every other end of the session ends
+//	                         everything, as always. Needs an enclosing session
+//	                         (SESSION_STARTER_SESSION in the environment), else it
+//	                         is a usage error: this is the form of one tool call
+//	                         as a session, nested in the Engine's. Not on Windows.
 //	  --log-level L          Diagnostics on stderr at level L: debug, info, warn,
 //	                         error, disabled. (default warn)
 //	  --log-format F         The diagnostics' format F: auto, json or console
@@ -599,6 +607,21 @@
 //	| `exec.CommandContext` (Go 1.26) | live / live (Cancel kills the leader only) | `Wait` waits for the grandchild (without `WaitDelay`) | gone / gone (the call is in the Engine's group) | gone / gone (group E; the escapee by the session mark) |
 //	| `contain.Command`, cgroup mode | gone / gone | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone |
 //	| `contain.Command`, group mode | gone / gone (the escapee found while its parent lives, and listed) | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone (by the session mark) |
+//
+// An Engine in any language gets the same per call from the command line:
+// each call is a session of its own, nested in the Engine's —
+// `session-starter --timeout 30s --status-fd 3 -- sh -c '…'`, or the Node
+// and Python packages' `call()`. When the call's leader exits, its session
+// ends what it left; with `--release-on-exit` that stays instead, listed
+// in the `ended` record (`outcome: released`, `released: [PIDs]`), for the
+// enclosing session (the Engine's) to end — the flag is refused without
+// one, and the guard, told so at arming, obeys the finish once the Engine
+// has exited (a finish before that is refused, as always). The record's
+// `executed` is the retry signal: only `false` in a complete record means
+// nothing ran; no record (a SIGKILLed starter) means it cannot be known.
+// (TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession,
+// TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL,
+// TestExecutedIsTheRetrySignalOfACompleteRecord.)
 //
 // The contain rows are pinned by the tests of `starter/contain`
 // (TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped,

@@ -29,18 +29,19 @@ type invocation struct {
 
 // flagValues is where the flags' values go.
 type flagValues struct {
-	watchParent bool
-	parentPID   int
-	controlFD   int
-	statusFD    int
-	budget      time.Duration
-	grace       time.Duration
-	stopSignal  string
-	timeout     time.Duration
-	containment string
-	noMark      bool
-	watchStdin  bool
-	stdinGrace  time.Duration
+	watchParent   bool
+	parentPID     int
+	controlFD     int
+	statusFD      int
+	budget        time.Duration
+	grace         time.Duration
+	stopSignal    string
+	timeout       time.Duration
+	containment   string
+	noMark        bool
+	releaseOnExit bool
+	watchStdin    bool
+	stdinGrace    time.Duration
 }
 
 // newFlagSet defines session-starter's flags, in the order --help and the
@@ -107,6 +108,11 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			launch.SessionVar+" (set to the id, or the inherited value extended with \":\" and the id): the one "+
 			"change to the environment, by which the guard finds, after a SIGKILL of session-starter, the "+
 			"processes that left the Engine's group, and a nested session or contained call knows its session.")
+	fs.BoolVar(&v.releaseOnExit, "release-on-exit", false,
+		"When the Engine exits on its own, end nothing: what it left running stays, for the enclosing session "+
+			"to end, and the ended record lists it (outcome released). Every other end of the session ends "+
+			"everything, as always. Needs an enclosing session ("+launch.SessionVar+" in the environment), else "+
+			"it is a usage error: this is the form of one tool call as a session, nested in the Engine's. Not on Windows.")
 	fs.StringVar(&inv.logLevel, "log-level", "warn",
 		"Diagnostics on stderr at level `L`: debug, info, warn, error, disabled.")
 	fs.StringVar(&inv.logFormat, "log-format", "auto",
@@ -195,19 +201,20 @@ func parse(args []string) (*invocation, error) {
 		return nil, err
 	}
 	inv.opts = starter.Options{
-		Containment: mode,
-		Argv:        fs.Args(),
-		WatchParent: v.watchParent,
-		ParentPID:   v.parentPID,
-		ControlFD:   v.controlFD,
-		StatusFD:    v.statusFD,
-		KillBudget:  v.budget,
-		Grace:       v.grace,
-		StopSignal:  sig,
-		Timeout:     v.timeout,
-		NoMark:      v.noMark,
-		WatchStdin:  v.watchStdin,
-		StdinGrace:  v.stdinGrace,
+		Containment:   mode,
+		Argv:          fs.Args(),
+		WatchParent:   v.watchParent,
+		ParentPID:     v.parentPID,
+		ControlFD:     v.controlFD,
+		StatusFD:      v.statusFD,
+		KillBudget:    v.budget,
+		Grace:         v.grace,
+		StopSignal:    sig,
+		Timeout:       v.timeout,
+		NoMark:        v.noMark,
+		ReleaseOnExit: v.releaseOnExit,
+		WatchStdin:    v.watchStdin,
+		StdinGrace:    v.stdinGrace,
 	}
 	return inv, nil
 }

@@ -88,8 +88,11 @@ type StatusEnded struct {
 	Signal     *string `json:"signal"`
 	CoreDumped bool    `json:"core_dumped,omitempty"`
 	// Outcome of the session's end: empty, unconfirmed, survivors,
-	// refused.
+	// refused, released.
 	Outcome string `json:"outcome,omitempty"`
+	// Released lists, with outcome released (--release-on-exit), the
+	// processes the Engine left running, which stay.
+	Released []int `json:"released,omitempty"`
 	// MembersSeen is the largest number of live members one look at the
 	// Engine's group or session cgroup found: a lower bound of what was
 	// ended.

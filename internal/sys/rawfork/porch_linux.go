@@ -44,7 +44,7 @@ type porchChild struct {
 	firstRound, maxRound        int64
 	firstLook, maxLook          int64
 	strikes                     uintptr
-	cgroup                      bool
+	cgroup, release             bool
 	cgKill, cgEvents            int32
 	exitDone, exitRefused       uintptr
 	inGroup, groupGone, noSig   uintptr
@@ -131,6 +131,7 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	c.strikes = uintptr(spec.Strikes)
 	c.cgroup = spec.From[SlotCgroup] >= 0
 	c.cgKill, c.cgEvents = -1, -1
+	c.release = spec.Release
 	c.exitDone, c.exitRefused = uintptr(spec.ExitDone), uintptr(spec.ExitRefused)
 	c.inGroup, c.groupGone, c.noSig = uintptr(spec.Codes.InGroup), uintptr(spec.Codes.GroupGone), uintptr(spec.Codes.NoGroupSignal)
 	c.setup, c.noCgroup = uintptr(spec.Codes.Setup), uintptr(spec.Codes.NoCgroup)
@@ -195,10 +196,11 @@ func porchMain(c *porchChild) {
 	porchShed(c)
 	if porchArm(c) {
 		// A finish is obeyed at once only when the cheap test shows the
-		// session empty; else the guard proper looks (a zombie left in
+		// session empty (or, where the starter may release it, the
+		// Engine exited); else the guard proper looks (a zombie left in
 		// E); if it cannot be executed, the porch keeps guarding.
 		for porchWait(c) {
-			if porchEmpty(c) {
+			if porchEmpty(c) || c.release && porchEngineExited(c) {
 				exit(c.exitDone)
 			}
 			if !c.tried {

@@ -87,6 +87,10 @@ type PorchSpec struct {
 	// Strikes is how many SIGKILL rounds the porch sends before it
 	// executes the guard proper.
 	Strikes int
+	// Release says the starter may release the session: a finish is
+	// then obeyed once the Engine has exited, whatever group E and the
+	// session cgroup still hold.
+	Release bool
 	// Argv[mode] is the guard proper's command line for each verify
 	// mode; the number at Argv[mode][NumArg] ("" in the spec) is filled
 	// in by the porch: the budget for VerifyFinish, the deadline (as

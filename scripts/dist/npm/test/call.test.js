@@ -67,3 +67,15 @@ test('a session that ends without its ended record is unclear', async () => {
   const r = await h.bounded('call()', call('true', { binary: h.fakeStarter(`printf '%s\\n' '${ack}'; exit 0`) }));
   assert.equal(r.outcome, unclear);
 });
+
+test('releaseOnExit without an enclosing session is not started', () =>
+  h.withMark(async (mark) => {
+    const env = h.markedEnv(mark);
+    delete env.SESSION_STARTER_SESSION;
+    const marker = path.join(h.tempDir(), 'ran');
+    const r = await h.bounded('call()', call('touch', [marker], { env, releaseOnExit: true }));
+    assert.equal(r.outcome, notStarted);
+    assert.equal(r.exitCode, 2);
+    assert.match(r.error.stderr, /enclosing session/);
+    assert.equal(fs.existsSync(marker), false);
+  }));

@@ -81,6 +81,7 @@ def call(
     env: Optional[Mapping[str, str]] = None,
     cwd: Optional[str] = None,
     binary: Optional[str] = None,
+    release_on_exit: bool = False,
     extra_flags: Sequence[str] = (),
 ) -> CallResult:
     """Run argv as a session of its own and return its CallResult once every process of it has ended.
@@ -88,10 +89,15 @@ def call(
     ``input`` is written to the command's stdin, which is then closed;
     stdout and stderr are captured whole. ``timeout`` (seconds; 0: none)
     ends the whole tree after that long (returncode 124), with ``grace``
-    and ``stop_signal`` first. It never raises for the command's failure:
-    a session that could not be made comes back as a result with
-    ``error`` set.
+    and ``stop_signal`` first. ``release_on_exit`` keeps what the command
+    left running when it exits on its own (a dev server it started), for
+    the enclosing session to end (--release-on-exit: it needs one, else
+    the result is not-started with a usage error). It never raises for the
+    command's failure: a session that could not be made comes back as a
+    result with ``error`` set.
     """
+    if release_on_exit:
+        extra_flags = ["--release-on-exit", *extra_flags]
     err = _Sink()
     try:
         s = launch(

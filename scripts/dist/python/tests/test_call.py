@@ -39,6 +39,15 @@ class CallTest(SessionTest):
             self.assertEqual(r.outcome, ss.NOT_STARTED)
             self.assertFalse(os.path.exists(marker))
 
+    def test_release_on_exit_without_an_enclosing_session_is_not_started(self):
+        env = {k: v for k, v in self.env.items() if k != "SESSION_STARTER_SESSION"}
+        with tempfile.TemporaryDirectory() as d:
+            marker = os.path.join(d, "ran")
+            r = ss.call(["touch", marker], env=env, release_on_exit=True)
+            self.assertEqual((r.outcome, r.returncode), (ss.NOT_STARTED, 2))
+            self.assertIn("enclosing session", r.error.stderr)
+            self.assertFalse(os.path.exists(marker))
+
     def test_a_starter_sigkilled_before_its_ack_is_unclear(self):
         """No ack, no record: whether it ran cannot be known, so it is never retried."""
         bin = self.fake_starter("kill -9 $$")

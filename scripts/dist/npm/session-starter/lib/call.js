@@ -53,8 +53,10 @@ function collect(stream) {
  * failure: a session that could not be made resolves with error set.
  * Options: those of launch() (timeout, grace, stopSignal, killBudget,
  * containment, env, cwd, binary, extraFlags, signal; stderr and status are
- * call()'s), and input (a string or Buffer written to the command's stdin,
- * which is then closed).
+ * call()'s), input (a string or Buffer written to the command's stdin,
+ * which is then closed) and releaseOnExit (what the command left running
+ * when it exits on its own stays, for the enclosing session to end:
+ * --release-on-exit, which needs one).
  */
 async function call(cmd, args, options) {
   if (!Array.isArray(args) && options === undefined) {
@@ -64,6 +66,10 @@ async function call(cmd, args, options) {
   options = { ...(options ?? {}) };
   const input = options.input;
   delete options.input;
+  if (options.releaseOnExit) {
+    options.extraFlags = ['--release-on-exit', ...(options.extraFlags ?? [])];
+  }
+  delete options.releaseOnExit;
   const stderrChunks = [];
   options.stderr = { write: (c) => stderrChunks.push(Buffer.from(c)) };
   options.status = true;

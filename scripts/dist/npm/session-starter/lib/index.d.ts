@@ -243,6 +243,8 @@ export interface CallResult {
 export interface CallOptions extends Omit<LaunchOptions, 'stderr' | 'status'> {
   /** Written to the command's stdin, which is then closed. */
   input?: string | Buffer;
+  /** --release-on-exit: what the command left running when it exits on its own stays, for the enclosing session to end (it needs one, else a usage error: not-started). */
+  releaseOnExit?: boolean;
 }
 
 /**
