@@ -117,6 +117,7 @@ class Ended:
     signal: Optional[str] = None
     core_dumped: bool = False
     outcome: Optional[str] = None
+    released: Optional[List[int]] = None
     members_seen: int = 0
     escapees_seen: int = 0
     kill_rounds: int = 0
@@ -143,6 +144,10 @@ Record = Union[Started, Ended, Other]
 
 def _is_int(v: Any) -> bool:
     return type(v) is int
+
+
+def _is_int_list(v: Any) -> bool:
+    return isinstance(v, list) and all(_is_int(e) for e in v)
 
 
 def _is_number(v: Any) -> bool:
@@ -179,6 +184,7 @@ _ENDED = {
     "signal": (_is_str, None),
     "core_dumped": (_is_bool, False),
     "outcome": (_is_str, None),
+    "released": (_is_int_list, None),
     "members_seen": (_is_int, 0),
     "escapees_seen": (_is_int, 0),
     "kill_rounds": (_is_int, 0),

@@ -121,8 +121,10 @@ export interface EndedRecord {
   /** The name of the signal the Engine died of ('KILL'), or null. */
   signal: string | null;
   coreDumped: boolean;
-  /** empty, unconfirmed, survivors, refused. */
+  /** empty, unconfirmed, survivors, refused, released. */
   outcome?: string;
+  /** With outcome released (--release-on-exit): the PIDs of what the Engine left running, which stay. */
+  released?: number[];
   membersSeen: number;
   escapeesSeen: number;
   killRounds: number;

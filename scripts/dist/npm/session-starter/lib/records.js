@@ -80,6 +80,8 @@ const kinds = {
   stringOrNull: { zero: null, ok: (v) => typeof v === 'string' },
   // An optional string: left out of the record where the JSON has none.
   optString: { zero: undefined, ok: (v) => typeof v === 'string' },
+  // An optional list of integers (PIDs): left out where the JSON has none.
+  optIntList: { zero: undefined, ok: (v) => Array.isArray(v) && v.every((e) => Number.isInteger(e)) },
 };
 
 // The fields of each record: JSON name → [property, kind]. Kinds that are
@@ -112,6 +114,7 @@ const endedFields = {
   signal: ['signal', 'stringOrNull'],
   core_dumped: ['coreDumped', 'bool'],
   outcome: ['outcome', 'optString'],
+  released: ['released', 'optIntList'],
   members_seen: ['membersSeen', 'int'],
   escapees_seen: ['escapeesSeen', 'int'],
   kill_rounds: ['killRounds', 'int'],
