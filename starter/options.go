@@ -3,6 +3,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -122,6 +123,14 @@ type Options struct {
 	// instead of undoing it (each signal it stops notifying is a round
 	// trip to the runtime's signal thread).
 	Exits bool
+	// Stops, when set (on Linux, macOS and FreeBSD), is the channel of
+	// [CatchStops], which the caller notified before calling Run: Run
+	// takes the signals on it as its stop signals, a signal that came
+	// before Run included, instead of notifying its own, and leaves that
+	// notification as it is. Without it Run notifies the stop signals
+	// itself as it starts, before it starts anything, and undoes that at
+	// the end (unless Exits).
+	Stops chan os.Signal
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
 	Containment Containment
@@ -302,6 +311,11 @@ func (r Result) Verdict() Verdict {
 			return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal)}
 		}
 		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Why())}
+	}
+	if r.Reason == ReasonSignal && diesOfStop(r.Signal) {
+		// A signal the Go runtime would have crashed on: the session
+		// was ended as on any stop, and now this process dies of it.
+		return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal), Report: strings.Join(notes, "; ")}
 	}
 	if r.Reason == ReasonTimeout {
 		notes = append(notes, fmt.Sprintf("timed out after %v; the session was ended", r.Timeout))

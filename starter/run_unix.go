@@ -152,6 +152,7 @@ type session struct {
 	engineFiles []int
 	ctl         *control
 	sigCh       chan os.Signal // stop signals
+	ownStops    bool           // sigCh was notified by Run, not by the caller (Options.Stops)
 	fwdCh       chan os.Signal // signals forwarded to the group
 	chldCh      chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
 	notified    chan struct{}  // closed once the channels above are notified
@@ -298,25 +299,21 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	return s, nil
 }
 
-// notify starts catching the stop signals, the forwarded ones and
-// SIGCHLD. Each signal Notify enables is a round trip to the runtime's
-// signal thread (tens of microseconds each); they go on while prepare and
-// contain do the rest of the setup, and release waits for them
-// (s.notified) before the ack and the go-ahead. A stop signal that comes
-// before that ends this process by the runtime's default: nothing was
-// executed, the gate exits without executing once its starter is gone,
-// and the guard, if it was started, ends what there is. SIGHUP and SIGINT
-// left ignored by the launcher stay ignored: notifying them would replace
-// the ignore, here and in the Engine.
+// notify takes the stop signals, then starts catching the forwarded ones
+// and SIGCHLD. The stop signals are caught before anything is started:
+// on Options.Stops, caught by the caller before Run, or notified here and
+// now, so that from the gate's start on no stop signal meets the Go
+// runtime's default (a traceback and exit status 2 for SIGQUIT, exit
+// status 2 for any as PID 1). The others are each a round trip to the
+// runtime's signal thread (tens of microseconds each); they go on while
+// prepare and contain do the rest of the setup, and release waits for
+// them (s.notified) before the ack and the go-ahead: until then the
+// Engine does not run, and a forwarded signal has no one to reach.
 func (s *session) notify(o Options) {
-	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
-	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if !signal.Ignored(sig) {
-			stops = append(stops, sig)
-		}
+	if s.sigCh = o.Stops; s.sigCh == nil {
+		s.sigCh, s.ownStops = CatchStops(), true
 	}
 	// Buffered: signal.Notify drops a signal when the channel is full.
-	s.sigCh = make(chan os.Signal, 8)
 	s.fwdCh = make(chan os.Signal, 16)
 	if o.Subreaper || o.Terminal || os.Getpid() == 1 {
 		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
@@ -328,7 +325,6 @@ func (s *session) notify(o Options) {
 	s.notified = make(chan struct{})
 	go func() {
 		defer close(s.notified)
-		signal.Notify(s.sigCh, stops...)
 		signal.Notify(s.fwdCh, Forwarded...)
 		if s.chldCh != nil {
 			signal.Notify(s.chldCh, syscall.SIGCHLD)
@@ -452,7 +448,7 @@ func (s *session) markString() string {
 // release writes the ack and gives the go-ahead, unless a stop came
 // during setup.
 func (s *session) release(res *Result) error {
-	<-s.notified // from here a stop signal is this process's to handle
+	<-s.notified // the forwarded signals and SIGCHLD are caught from here
 	if s.o.Ack != nil {
 		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
 			return fail(ExitContainment, "write ack: %w", err)
@@ -690,10 +686,13 @@ func (s *session) close() {
 	if s.notified != nil {
 		<-s.notified
 		if !s.o.Exits {
-			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.sigCh} {
+			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh} {
 				if ch != nil {
 					signal.Stop(ch)
 				}
+			}
+			if s.ownStops {
+				signal.Stop(s.sigCh)
 			}
 		}
 	}

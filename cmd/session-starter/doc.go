@@ -406,14 +406,14 @@
 //
 //	| signal | what it does |
 //	|---|---|
-//	| SIGTERM, SIGINT, SIGHUP, SIGQUIT | end the session (a stop); a second one during `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
+//	| SIGTERM, SIGINT, SIGHUP | end the session (a stop); a second one during `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
 //	| SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM | forwarded to the Engine's group, as tini and dumb-init do |
 //	| SIGCHLD | watched: adopted orphans are reaped as they exit, the Engine's job-control stops are followed at a terminal, a stopped guard is continued |
 //	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |
 //	| SIGKILL | ends session-starter; the guard ends the session (group E, the cgroup, the processes that carry the session's mark) |
 //	| SIGSTOP | stops session-starter only; the session runs, and its end waits for SIGCONT (the guard is not stopped) |
 //	| SIGTSTP, SIGTTIN, SIGTTOU | stop session-starter only; the Engine runs on (a limit: `session-starter -- cmd \| cat` at a terminal says "Stopped" while the Engine keeps running) |
-//	| SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | the Go runtime's: session-starter exits 2 with a traceback, without ending the session first (a limit); the guard then ends it as after a SIGKILL |
+//	| SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | end the session as a stop does, then session-starter dies of that signal (no traceback, no core; 128+S as PID 1), as it would have without a session; the Engine's status is in the `ended` record (`TestFatalSignalsEndTheSessionThenTheStarterDiesOfThem`) |
 //	| SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGPROF, SIGURG, the real-time signals 35 and up | nothing: the Go runtime's handler drops them |
 //
 // Signals the launcher blocked. The signal mask the Engine starts with is
@@ -424,6 +424,20 @@
 // synchronous ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and the
 // C library's 32 to 34. Those reach the Engine unblocked, as they reach
 // any child a Go program starts with os/exec.
+//
+// Every stop signal is caught from the first thing `main` does, before
+// the command line is read and before anything is started, so that none
+// meets the Go runtime's own handling (a traceback and exit status 2 for
+// SIGQUIT; exit status 2 for any as PID 1), and exit status 2 means a
+// usage error only (`TestAStopSignalAtTheFirstChildIsNeverExit2`,
+// `TestAsPID1AStopSignalAtTheFirstChildExits128PlusS`). What no Go
+// program can close is the time before `main`, while the Go runtime
+// starts and the packages initialize (a millisecond, more on a loaded
+// machine): a signal then meets the runtime's handler — SIGQUIT and the
+// others of the fatal row give a traceback and exit status 2, SIGTERM,
+// SIGINT and SIGHUP the death by that signal (exit status 2 as PID 1) —
+// and nothing was started. Before the runtime's handlers exist the
+// signal's default action applies, and the launcher sees death by it.
 //
 // A stop signal before the go-ahead means nothing was executed, and
 // session-starter dies of that signal; after it, the group is ended and the

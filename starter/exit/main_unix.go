@@ -5,6 +5,8 @@ package exit
 import (
 	"context"
 	"os"
+	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,7 +26,11 @@ import (
 // Standard error is kept for those reports, unless it is the same pipe or
 // socket as standard output: then it goes to /dev/null at the release too,
 // and later reports are lost to the launcher.
+//
+// Main catches the stop signals first (see [CatchStops]), unless the
+// process did already, and a stop signal that came before is its first.
 func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
+	o.Stops = CatchStops()
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)
 	if err != nil {
 		return Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()})
@@ -49,6 +55,35 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	o.Exits = true
 	res, err := starter.Run(ctx, o)
 	return Write(starter.VerdictOf(res, err))
+}
+
+// stops is the channel of the stop signals, caught once per process.
+var stops = sync.OnceValue(starter.CatchStops)
+
+// CatchStops catches the signals that end a session ([starter.CatchStops])
+// once for the whole process and returns the channel. A session starter
+// calls it first thing in main, after the hidden modes: from then on a
+// stop signal (SIGTERM, SIGQUIT, …) is the session's, even one that comes
+// while the command line is read, and none meets the Go runtime's
+// default — a traceback and exit status 2 for SIGQUIT, exit status 2 for
+// any as PID 1 of a PID namespace; exit status 2 means a usage error and
+// nothing else. Main calls it too. A process that then holds no session
+// calls [Uncatch].
+func CatchStops() chan os.Signal { return stops() }
+
+// Uncatch gives the stop signals back to their default handling, for a
+// process that caught them with [CatchStops] and then holds no session
+// (help, version, a usage error, --reclaim). A stop signal that came in
+// between ends the process now, by that signal.
+func Uncatch() {
+	ch := stops()
+	signal.Stop(ch)
+	select {
+	case sig := <-ch:
+		s := sig.(syscall.Signal)
+		Apply(starter.Verdict{Signal: s, Code: 128 + int(s)})
+	default:
+	}
 }
 
 // sameStream reports whether a and b are the same pipe or socket. Only
