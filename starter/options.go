@@ -121,7 +121,9 @@ type Options struct {
 	// Exits says that the process exits as soon as Run returns, as
 	// session-starter does: Run then leaves its signal handling in place
 	// instead of undoing it (each signal it stops notifying is a round
-	// trip to the runtime's signal thread).
+	// trip to the runtime's signal thread), and the launcher's
+	// descriptors close-on-exec (the process's end may have closed them
+	// at the release: package starter/exit).
 	Exits bool
 	// Stops, when set (on Linux, macOS and FreeBSD), is the channel of
 	// [CatchStops], which the caller notified before calling Run: Run

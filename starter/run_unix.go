@@ -654,7 +654,8 @@ func (s *session) collect(res Result) (Result, error) {
 // close undoes what the session took, in one order: the terminal, the
 // launcher's exit descriptor, the gate's descriptors, the session cgroup, the
 // adopted children that exited, the signal handling, the subreaper
-// setting, the launcher's descriptor flags and the control descriptor.
+// setting, the launcher's descriptor flags (unless Exits) and the
+// control descriptor.
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
@@ -699,8 +700,13 @@ func (s *session) close() {
 	if s.subreaper != nil {
 		s.subreaper()
 	}
-	for _, fd := range s.inherited {
-		_ = sys.ClearCloseOnExec(fd)
+	if !s.o.Exits {
+		// A process that exits right after has no later exec to pass
+		// them to, and its end may have closed them (package
+		// starter/exit): their numbers may name descriptors of ours.
+		for _, fd := range s.inherited {
+			_ = sys.ClearCloseOnExec(fd)
+		}
 	}
 	if s.ctl != nil {
 		s.ctl.close()

@@ -869,7 +869,10 @@
 //     documented limit).
 //   - The launcher reads EOF when the Engine's tree closes stdout —
 //     `TestLauncherReadsEOFWhileTheTreeRunsAfterClosingStdout`,
-//     `TestLauncherReadsEOFWithStderrMergedIntoStdout`.
+//     `TestLauncherReadsEOFWithStderrMergedIntoStdout`; and on any other
+//     pipe it passed (all but `--control-fd` and `--status-fd`, which
+//     session-starter closes as the Engine is released) —
+//     `TestAPipePassedAsFD5ReadsEOFWhenTheEngineClosesItsCopy`.
 //   - Bad input: a clear error, nothing runs —
 //     `TestBadInputIsAUsageErrorAndNothingRuns` (marker file),
 //     `TestBadStatusDescriptorIsAUsageError`, `FuzzParse`.
@@ -878,7 +881,9 @@
 //     `TestParentPIDOfAGoneLauncherRunsNothing`.
 //   - Helpers pin nothing —
 //     `TestInheritedDescriptorReachesTheEngineAndNothingElse` (the guard's
-//     descriptors and cwd).
+//     descriptors and cwd); session-starter itself moves to `/` once the
+//     Engine runs, and the guard works there from its start —
+//     `TestTheStarterAndTheGuardWorkInTheRootOnceTheEngineRuns`.
 //   - /proc of another PID namespace is refused —
 //     `TestNoAckAndNothingExecutedWhenProcIsAnotherNamespace`.
 //   - Before Linux 6.9: the starter's kill(-E) while the Engine is pinned, the

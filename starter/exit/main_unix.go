@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -40,12 +41,25 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	if ack {
 		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, launch.Ack(pid, mode)) }
 	}
+	// Listed before Run opens anything of its own: every descriptor the
+	// Go runtime or this process opens is close-on-exec.
+	passed := passedFDs(o.ControlFD, o.StatusFD)
 	o.Released = func() {
 		_ = sys.Dup2(null, 0)
 		_ = sys.Dup2(null, 1)
 		if merged {
 			_ = sys.Dup2(null, 2)
 		}
+		// The Engine has its copies of the launcher's descriptors and its
+		// working directory since the gate's fork: this process holds
+		// neither, so that the launcher reads end of file on a pipe it
+		// passed once the Engine's tree has closed it, and no mount the
+		// launcher wants to unmount stays busy for the session's sake
+		// (the guard works in / from its start).
+		for _, fd := range passed {
+			_ = sys.Close(fd)
+		}
+		_ = os.Chdir("/")
 	}
 	// session-starter starts no other children: every other child it
 	// has is an orphan of the Engine's tree, adopted as a subreaper (a
@@ -84,6 +98,27 @@ func Uncatch() {
 		Apply(starter.Verdict{Signal: s, Code: 128 + int(s)})
 	default:
 	}
+}
+
+// passedFDs lists the descriptors ≥ 3 the launcher passed (open and not
+// close-on-exec), less the control and status descriptors, which the
+// session reads and writes to its end. A listing that fails lists none:
+// they then stay open until this process exits, as before.
+func passedFDs(control, status int) []int {
+	open, err := proc.OpenFDs()
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, fd := range open {
+		if fd < 3 || fd == control || fd == status {
+			continue
+		}
+		if cloexec, err := sys.CloseOnExec(fd); err == nil && !cloexec {
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // sameStream reports whether a and b are the same pipe or socket. Only
