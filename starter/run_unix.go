@@ -154,6 +154,7 @@ type session struct {
 	sigCh       chan os.Signal // stop signals
 	ownStops    bool           // sigCh was notified by Run, not by the caller (Options.Stops)
 	fwdCh       chan os.Signal // signals forwarded to the group
+	jobCh       chan os.Signal // job-control stops (TSTP, TTIN, TTOU): the group is stopped too
 	chldCh      chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
 	notified    chan struct{}  // closed once the channels above are notified
 	stopSig     syscall.Signal
@@ -315,6 +316,15 @@ func (s *session) notify(o Options) {
 	}
 	// Buffered: signal.Notify drops a signal when the channel is full.
 	s.fwdCh = make(chan os.Signal, 16)
+	s.jobCh = make(chan os.Signal, 4)
+	var jobStops []os.Signal
+	for _, sig := range JobStops {
+		// Left ignored by the launcher, it stays ignored, here and in
+		// the Engine.
+		if !signal.Ignored(sig) {
+			jobStops = append(jobStops, sig)
+		}
+	}
 	if o.Subreaper || o.Terminal || os.Getpid() == 1 {
 		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
 		// namespace, as tini and dumb-init are) are reaped as they exit:
@@ -326,6 +336,9 @@ func (s *session) notify(o Options) {
 	go func() {
 		defer close(s.notified)
 		signal.Notify(s.fwdCh, Forwarded...)
+		if len(jobStops) > 0 {
+			signal.Notify(s.jobCh, jobStops...)
+		}
 		if s.chldCh != nil {
 			signal.Notify(s.chldCh, syscall.SIGCHLD)
 		}
@@ -687,7 +700,7 @@ func (s *session) close() {
 	if s.notified != nil {
 		<-s.notified
 		if !s.o.Exits {
-			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh} {
+			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.jobCh} {
 				if ch != nil {
 					signal.Stop(ch)
 				}
@@ -767,6 +780,13 @@ func (g settledGroup) Live() ([]end.Member, error) {
 	}
 	return g.Group.Live()
 }
+
+// JobStops lists the job-control stop signals. Sent to the starter, each
+// is passed on to the Engine's group, and then the starter stops itself
+// (SIGSTOP), so that the launcher or the shell sees its job stopped and
+// the Engine stopped with it; continued, the starter continues the group
+// (SIGCONT), as dumb-init does. The guard is never stopped by them.
+var JobStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU}
 
 // Forwarded lists the signals the starter passes on to the Engine's
 // group, as tini and dumb-init do; they do not end the session.

@@ -412,7 +412,7 @@
 //	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |
 //	| SIGKILL | ends session-starter; the guard ends the session (group E, the cgroup, the processes that carry the session's mark) |
 //	| SIGSTOP | stops session-starter only; the session runs, and its end waits for SIGCONT (the guard is not stopped) |
-//	| SIGTSTP, SIGTTIN, SIGTTOU | stop session-starter only; the Engine runs on (a limit: `session-starter -- cmd \| cat` at a terminal says "Stopped" while the Engine keeps running) |
+//	| SIGTSTP, SIGTTIN, SIGTTOU | passed on to the Engine's group, then session-starter stops itself (SIGSTOP), so that the job shows stopped with its Engine (Ctrl-Z on `session-starter -- cmd \| cat`); continued, session-starter continues the group (SIGCONT), as dumb-init does; the guard is not stopped. Left ignored by the launcher, they stay ignored (`TestAJobStopOfTheStarterStopsTheEnginesGroupAndContinuesIt`) |
 //	| SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | end the session as a stop does, then session-starter dies of that signal (no traceback, no core; 128+S as PID 1), as it would have without a session; the Engine's status is in the `ended` record (`TestFatalSignalsEndTheSessionThenTheStarterDiesOfThem`) |
 //	| SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGPROF, SIGURG, the real-time signals 35 and up | nothing: the Go runtime's handler drops them |
 //
@@ -476,7 +476,10 @@
 // not get the terminal (a job started with `&`), an Engine stopped by SIGTTIN or
 // SIGTTOU (it read the terminal, or changed its settings) is followed the same
 // way: the shell shows the job stopped, and `fg` gives the Engine the terminal.
-// Only the Engine's own stops are seen, as a shell sees only its children's. At the end session-starter takes
+// Only the Engine's own stops are seen, as a shell sees only its children's;
+// where session-starter's group keeps the terminal (`session-starter -- cmd
+// | cat`), Ctrl-Z stops session-starter, which stops the Engine's group
+// first (see Signals). At the end session-starter takes
 // the terminal back before it exits, and if session-starter is SIGKILLed the
 // guard gives the terminal back to session-starter's group after ending the
 // Engine's. Tested in a real pseudo-terminal under tmux

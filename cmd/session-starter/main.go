@@ -53,7 +53,8 @@ SIGINT, SIGHUP or SIGQUIT arrives — every process of the group is ended
 (SIGKILL, after --stop-signal and --grace if given), and session-starter
 exits with the Engine's status (or dies of the Engine's signal; after
 SIGQUIT, of SIGQUIT). SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT and SIGALRM are
-forwarded to the group.
+forwarded to the group; SIGTSTP, SIGTTIN and SIGTTOU stop the group, then
+session-starter.
 
 Exit statuses of its own: 2 usage error, 124 --timeout fired, 125
 containment failed or members survived, 126 PROGRAM cannot be executed,
