@@ -38,7 +38,10 @@ type Options struct {
 	Path string
 	// Env is the Engine's environment; nil means this process's own.
 	// [launch.RequestEnv] is removed from it either way, and the session
-	// mark is added (see NoMark).
+	// mark is added (see NoMark). On Linux, a LISTEN_PID that names this
+	// process (socket activation) is set to the Engine's PID by the raw
+	// gate, and LISTEN_PIDFDID, if present, to the inode number of the
+	// Engine's pidfd.
 	Env []string
 	// NoMark leaves the session mark out of the Engine's environment.
 	// Without it every session adds its id, 32 hexadecimal digits, to

@@ -405,7 +405,9 @@ func (s *session) startGateAndGuard(res *Result) error {
 	if err != nil {
 		return fail(ExitContainment, "%w", err)
 	}
-	s.gate, err = gate.Spawn(gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs, CgroupDir: s.cgroupDir()})
+	gs := gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs, CgroupDir: s.cgroupDir()}
+	gs.ListenPID, gs.ListenPIDFDID = listenFor(s.env)
+	s.gate, err = gate.Spawn(gs)
 	if procs > 0 {
 		sys.Close(procs)
 	}
@@ -418,22 +420,22 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.CanSignalGroup()}
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
-	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total()}
+	gds := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total()}
 	if s.mark != nil && mark.Supported {
 		// The session began with the gate: every process that carries
 		// the mark started after it. The gate is our unreaped child: its
 		// PID names it alone.
 		if st, err := proc.ReadStat(s.gate.PID); err == nil {
-			gs.Mark, gs.MarkSince = s.mark.String(), st.StartTime
+			gds.Mark, gds.MarkSince = s.mark.String(), st.StartTime
 		} else {
 			s.log.Debug().Err(err).Msg("no start time of the gate: the guard ends no marked process")
 		}
 	}
 	if s.tty != nil {
-		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
+		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}
-	s.guardCgroup(&gs)
-	s.guard, err = guard.Spawn(gs)
+	s.guardCgroup(&gds)
+	s.guard, err = guard.Spawn(gds)
 	if err != nil {
 		s.guard = nil
 		return fail(ExitContainment, "%w", err)

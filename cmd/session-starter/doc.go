@@ -293,8 +293,8 @@
 // to the id, or the inherited value (an enclosing session's) extended with
 // `:` and the id, so that it lists the sessions a process belongs to,
 // outermost first. That is the one change to the environment a direct
-// launch would give; `--no-mark` leaves it out (and turns off what needs
-// it). The `started` status record carries the id (`session`). Every
+// launch would give, but for socket activation (below); `--no-mark` leaves
+// it out (and turns off what needs it). The `started` status record carries the id (`session`). Every
 // descendant of the Engine inherits it unless it scrubs its environment.
 //
 // The mark is for discovery, never for a signal on its own. Once the
@@ -311,6 +311,23 @@
 // signalled. macOS and FreeBSD, and the portable build, verify no mark (no
 // handle that outlives the reading of a process): there the mark only
 // tells a nested session or a contained call that it runs under a session.
+//
+// # Socket activation
+//
+// A service manager that starts session-starter in place of a
+// socket-activated Engine (systemd, catatonit's users) sets `LISTEN_PID` to
+// session-starter's PID, and an Engine that checks it (sd_listen_fds(3))
+// would take its sockets as not its own. So, only when `LISTEN_PID` names
+// session-starter itself, the gate sets it to its own PID, which the Engine
+// keeps, and `LISTEN_PIDFDID`, where present, to the pidfs inode number of
+// a pidfd of it (Linux 6.9); `LISTEN_FDS` and the descriptors from 3 on
+// reach the Engine as they are. A `LISTEN_PID` that names another process
+// is left as it is, and so is `LISTEN_PIDFDID` then. This is the second
+// exception to the Engine's environment being the launcher's, present only
+// in that case (`TestASocketActivatedEngineFindsItsSocketsItsOwn`,
+// `TestALISTEN_PIDOfAnotherProcessIsLeftAsItIs`). Only the raw gate of the
+// normal Linux build rewrites them; the re-executed gate (the portable
+// build, kernels before 5.9 without `close_range`) leaves them as they are.
 //
 // # The ledger and --reclaim
 //
