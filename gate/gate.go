@@ -50,6 +50,12 @@ type Spec struct {
 	// the raw gate is then made inside it (Linux 5.7) rather than moved
 	// there, and writes CgroupProcs only where that is refused.
 	CgroupDir int
+	// ListenPID, when > 0, is 1 + the index in Env of a LISTEN_PID entry
+	// for the raw gate to set to its own PID, which the Engine keeps
+	// (socket activation); ListenPIDFDID likewise names LISTEN_PIDFDID,
+	// set to the pidfs inode number of the Engine's pidfd. The
+	// re-executed gate leaves both as they are.
+	ListenPID, ListenPIDFDID int
 	// ReExec asks for the gate as Exe started again in the hidden mode
 	// where a raw child of this process would be used (Linux).
 	ReExec bool

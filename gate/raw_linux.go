@@ -36,6 +36,7 @@ func spawnRaw(spec Spec) (*Gate, error) {
 		Path: spec.Path, Shell: shell, Argv: spec.Argv, Env: spec.Env, Comm: Comm, Files: spec.Files,
 		CgroupProcs: spec.CgroupProcs, CgroupDir: spec.CgroupDir, IntoRefused: intoCgroupKills.Load(),
 		Complaint: "session-starter: gate: join the session cgroup: errno ",
+		ListenPID: spec.ListenPID, ListenPIDFDID: spec.ListenPIDFDID,
 	}
 	if orig, ok := rlimit.Original(); ok && orig.Max > 0 && orig.Cur < orig.Max-1 {
 		// The runtime raised the soft limit to hard-1 (package syscall's

@@ -18,7 +18,7 @@ pkg=github.com/session-starter/session-starter/internal/sys/rawfork
 # The functions a child may run: everything reachable from gateMain and
 # porchMain must be one of these.
 allow=(
-  gateMain gateJoin gateHandOn gateReady gateAwaitGo gateExec
+  gateMain gateJoin gateHandOn gateListen gateReady gateAwaitGo gateExec
   porchMain porchShed porchShedLine porchDropUpTo porchHex porchSkipField
   porchArm porchSlots porchIgnore porchRefuse porchWait porchLine
   porchTakeFinish porchEmpty porchEngineExited porchCgroupEmpty

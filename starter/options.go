@@ -3,6 +3,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -37,7 +38,10 @@ type Options struct {
 	Path string
 	// Env is the Engine's environment; nil means this process's own.
 	// [launch.RequestEnv] is removed from it either way, and the session
-	// mark is added (see NoMark).
+	// mark is added (see NoMark). On Linux, a LISTEN_PID that names this
+	// process (socket activation) is set to the Engine's PID by the raw
+	// gate, and LISTEN_PIDFDID, if present, to the inode number of the
+	// Engine's pidfd.
 	Env []string
 	// NoMark leaves the session mark out of the Engine's environment.
 	// Without it every session adds its id, 32 hexadecimal digits, to
@@ -131,8 +135,18 @@ type Options struct {
 	// Exits says that the process exits as soon as Run returns, as
 	// session-starter does: Run then leaves its signal handling in place
 	// instead of undoing it (each signal it stops notifying is a round
-	// trip to the runtime's signal thread).
+	// trip to the runtime's signal thread), and the launcher's
+	// descriptors close-on-exec (the process's end may have closed them
+	// at the release: package starter/exit).
 	Exits bool
+	// Stops, when set (on Linux, macOS and FreeBSD), is the channel of
+	// [CatchStops], which the caller notified before calling Run: Run
+	// takes the signals on it as its stop signals, a signal that came
+	// before Run included, instead of notifying its own, and leaves that
+	// notification as it is. Without it Run notifies the stop signals
+	// itself as it starts, before it starts anything, and undoes that at
+	// the end (unless Exits).
+	Stops chan os.Signal
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
 	Containment Containment
@@ -313,6 +327,11 @@ func (r Result) Verdict() Verdict {
 			return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal)}
 		}
 		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Why())}
+	}
+	if r.Reason == ReasonSignal && diesOfStop(r.Signal) {
+		// A signal the Go runtime would have crashed on: the session
+		// was ended as on any stop, and now this process dies of it.
+		return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal), Report: strings.Join(notes, "; ")}
 	}
 	if r.Reason == ReasonTimeout {
 		notes = append(notes, fmt.Sprintf("timed out after %v; the session was ended", r.Timeout))

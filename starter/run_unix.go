@@ -157,7 +157,9 @@ type session struct {
 	engineFiles []int
 	ctl         *control
 	sigCh       chan os.Signal // stop signals
+	ownStops    bool           // sigCh was notified by Run, not by the caller (Options.Stops)
 	fwdCh       chan os.Signal // signals forwarded to the group
+	jobCh       chan os.Signal // job-control stops (TSTP, TTIN, TTOU): the group is stopped too
 	chldCh      chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
 	notified    chan struct{}  // closed once the channels above are notified
 	stopSig     syscall.Signal
@@ -307,26 +309,31 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	return s, nil
 }
 
-// notify starts catching the stop signals, the forwarded ones and
-// SIGCHLD. Each signal Notify enables is a round trip to the runtime's
-// signal thread (tens of microseconds each); they go on while prepare and
-// contain do the rest of the setup, and release waits for them
-// (s.notified) before the ack and the go-ahead. A stop signal that comes
-// before that ends this process by the runtime's default: nothing was
-// executed, the gate exits without executing once its starter is gone,
-// and the guard, if it was started, ends what there is. SIGHUP and SIGINT
-// left ignored by the launcher stay ignored: notifying them would replace
-// the ignore, here and in the Engine.
+// notify takes the stop signals, then starts catching the forwarded ones
+// and SIGCHLD. The stop signals are caught before anything is started:
+// on Options.Stops, caught by the caller before Run, or notified here and
+// now, so that from the gate's start on no stop signal meets the Go
+// runtime's default (a traceback and exit status 2 for SIGQUIT, exit
+// status 2 for any as PID 1). The others are each a round trip to the
+// runtime's signal thread (tens of microseconds each); they go on while
+// prepare and contain do the rest of the setup, and release waits for
+// them (s.notified) before the ack and the go-ahead: until then the
+// Engine does not run, and a forwarded signal has no one to reach.
 func (s *session) notify(o Options) {
-	stops := []os.Signal{syscall.SIGTERM, syscall.SIGQUIT}
-	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if !signal.Ignored(sig) {
-			stops = append(stops, sig)
-		}
+	if s.sigCh = o.Stops; s.sigCh == nil {
+		s.sigCh, s.ownStops = CatchStops(), true
 	}
 	// Buffered: signal.Notify drops a signal when the channel is full.
-	s.sigCh = make(chan os.Signal, 8)
 	s.fwdCh = make(chan os.Signal, 16)
+	s.jobCh = make(chan os.Signal, 4)
+	var jobStops []os.Signal
+	for _, sig := range JobStops {
+		// Left ignored by the launcher, it stays ignored, here and in
+		// the Engine.
+		if !signal.Ignored(sig) {
+			jobStops = append(jobStops, sig)
+		}
+	}
 	if o.Subreaper || o.Terminal || os.Getpid() == 1 {
 		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
 		// namespace, as tini and dumb-init are) are reaped as they exit:
@@ -337,8 +344,10 @@ func (s *session) notify(o Options) {
 	s.notified = make(chan struct{})
 	go func() {
 		defer close(s.notified)
-		signal.Notify(s.sigCh, stops...)
 		signal.Notify(s.fwdCh, Forwarded...)
+		if len(jobStops) > 0 {
+			signal.Notify(s.jobCh, jobStops...)
+		}
 		if s.chldCh != nil {
 			signal.Notify(s.chldCh, syscall.SIGCHLD)
 		}
@@ -405,7 +414,9 @@ func (s *session) startGateAndGuard(res *Result) error {
 	if err != nil {
 		return fail(ExitContainment, "%w", err)
 	}
-	s.gate, err = gate.Spawn(gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs, CgroupDir: s.cgroupDir()})
+	gs := gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs, CgroupDir: s.cgroupDir()}
+	gs.ListenPID, gs.ListenPIDFDID = listenFor(s.env)
+	s.gate, err = gate.Spawn(gs)
 	if procs > 0 {
 		sys.Close(procs)
 	}
@@ -418,22 +429,22 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.CanSignalGroup()}
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
-	gs := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total(), Release: s.o.ReleaseOnExit}
+	gds := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total(), Release: s.o.ReleaseOnExit}
 	if s.mark != nil && mark.Supported {
 		// The session began with the gate: every process that carries
 		// the mark started after it. The gate is our unreaped child: its
 		// PID names it alone.
 		if st, err := proc.ReadStat(s.gate.PID); err == nil {
-			gs.Mark, gs.MarkSince = s.mark.String(), st.StartTime
+			gds.Mark, gds.MarkSince = s.mark.String(), st.StartTime
 		} else {
 			s.log.Debug().Err(err).Msg("no start time of the gate: the guard ends no marked process")
 		}
 	}
 	if s.tty != nil {
-		gs.TTY, gs.TTYGroup = s.tty.fd, s.tty.own
+		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}
-	s.guardCgroup(&gs)
-	s.guard, err = guard.Spawn(gs)
+	s.guardCgroup(&gds)
+	s.guard, err = guard.Spawn(gds)
 	if err != nil {
 		s.guard = nil
 		return fail(ExitContainment, "%w", err)
@@ -461,7 +472,7 @@ func (s *session) markString() string {
 // release writes the ack and gives the go-ahead, unless a stop came
 // during setup.
 func (s *session) release(res *Result) error {
-	<-s.notified // from here a stop signal is this process's to handle
+	<-s.notified // the forwarded signals and SIGCHLD are caught from here
 	if s.o.Ack != nil {
 		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
 			return fail(ExitContainment, "write ack: %w", err)
@@ -694,7 +705,8 @@ func (s *session) collect(res Result) (Result, error) {
 // close undoes what the session took, in one order: the terminal, the
 // launcher's exit descriptor, the gate's descriptors, the session cgroup, the
 // adopted children that exited, the signal handling, the subreaper
-// setting, the launcher's descriptor flags and the control descriptor.
+// setting, the launcher's descriptor flags (unless Exits) and the
+// control descriptor.
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
@@ -726,18 +738,26 @@ func (s *session) close() {
 	if s.notified != nil {
 		<-s.notified
 		if !s.o.Exits {
-			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.sigCh} {
+			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.jobCh} {
 				if ch != nil {
 					signal.Stop(ch)
 				}
+			}
+			if s.ownStops {
+				signal.Stop(s.sigCh)
 			}
 		}
 	}
 	if s.subreaper != nil {
 		s.subreaper()
 	}
-	for _, fd := range s.inherited {
-		_ = sys.ClearCloseOnExec(fd)
+	if !s.o.Exits {
+		// A process that exits right after has no later exec to pass
+		// them to, and its end may have closed them (package
+		// starter/exit): their numbers may name descriptors of ours.
+		for _, fd := range s.inherited {
+			_ = sys.ClearCloseOnExec(fd)
+		}
 	}
 	if s.ctl != nil {
 		s.ctl.close()
@@ -788,6 +808,13 @@ func (g settledGroup) Live() ([]end.Member, error) {
 	}
 	return g.Group.Live()
 }
+
+// JobStops lists the job-control stop signals. Sent to the starter, each
+// is passed on to the Engine's group, and then the starter stops itself
+// (SIGSTOP), so that the launcher or the shell sees its job stopped and
+// the Engine stopped with it; continued, the starter continues the group
+// (SIGCONT), as dumb-init does. The guard is never stopped by them.
+var JobStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU}
 
 // Forwarded lists the signals the starter passes on to the Engine's
 // group, as tini and dumb-init do; they do not end the session.

@@ -95,6 +95,13 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 		case sig := <-s.fwdCh:
 			s.forward(sig.(syscall.Signal))
 			continue
+		case sig := <-s.jobCh:
+			// Sent to this process (by kill, or by Ctrl-Z where this
+			// process's group has the terminal): the Engine's group stops
+			// with it.
+			s.forward(sig.(syscall.Signal))
+			s.followStop()
+			continue
 		case <-s.chldCh:
 			// Without adopting, any other child of this process is the
 			// caller's to reap.
@@ -205,18 +212,23 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	return "", 0
 }
 
-// followStop follows a job-control stop of the Engine (Ctrl-Z): it takes
-// the terminal back and stops this process too, so that the shell sees its
-// job stopped; when continued (fg), it gives the terminal back to the
-// Engine's group if it got it, and continues that group.
+// followStop follows a job-control stop of the Engine (Ctrl-Z) or of this
+// process: it takes the terminal back, if it has one, and stops this
+// process too, so that the shell sees its job stopped; when continued
+// (fg), it gives the terminal back to the Engine's group if it got it, and
+// continues that group. The group is continued before anything else, so
+// that its stop, once continued, is no longer reported (engineStopped):
+// one stop is followed once.
 func (s *session) followStop() {
-	s.log.Debug().Msg("the Engine stopped; stopping too")
-	if err := s.tty.takeBack(); err != nil {
-		s.log.Warn().Err(err).Msg("take the terminal back")
+	s.log.Debug().Msg("stopping with the Engine")
+	if s.tty != nil {
+		if err := s.tty.takeBack(); err != nil {
+			s.log.Warn().Err(err).Msg("take the terminal back")
+		}
 	}
 	stopSelf()
 	// Continued. With fg the shell gave us the terminal: pass it on.
-	if s.tty.foreground() {
+	if s.tty != nil && s.tty.foreground() {
 		if err := s.tty.give(s.gate.PID); err != nil {
 			s.log.Warn().Err(err).Msg("give the terminal to the Engine")
 		}

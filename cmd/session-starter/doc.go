@@ -343,8 +343,8 @@
 // to the id, or the inherited value (an enclosing session's) extended with
 // `:` and the id, so that it lists the sessions a process belongs to,
 // outermost first. That is the one change to the environment a direct
-// launch would give; `--no-mark` leaves it out (and turns off what needs
-// it). The `started` status record carries the id (`session`). Every
+// launch would give, but for socket activation (below); `--no-mark` leaves
+// it out (and turns off what needs it). The `started` status record carries the id (`session`). Every
 // descendant of the Engine inherits it unless it scrubs its environment.
 //
 // The mark is for discovery, never for a signal on its own. Once the
@@ -361,6 +361,23 @@
 // signalled. macOS and FreeBSD, and the portable build, verify no mark (no
 // handle that outlives the reading of a process): there the mark only
 // tells a nested session or a contained call that it runs under a session.
+//
+// # Socket activation
+//
+// A service manager that starts session-starter in place of a
+// socket-activated Engine (systemd, catatonit's users) sets `LISTEN_PID` to
+// session-starter's PID, and an Engine that checks it (sd_listen_fds(3))
+// would take its sockets as not its own. So, only when `LISTEN_PID` names
+// session-starter itself, the gate sets it to its own PID, which the Engine
+// keeps, and `LISTEN_PIDFDID`, where present, to the pidfs inode number of
+// a pidfd of it (Linux 6.9); `LISTEN_FDS` and the descriptors from 3 on
+// reach the Engine as they are. A `LISTEN_PID` that names another process
+// is left as it is, and so is `LISTEN_PIDFDID` then. This is the second
+// exception to the Engine's environment being the launcher's, present only
+// in that case (`TestASocketActivatedEngineFindsItsSocketsItsOwn`,
+// `TestALISTEN_PIDOfAnotherProcessIsLeftAsItIs`). Only the raw gate of the
+// normal Linux build rewrites them; the re-executed gate (the portable
+// build, kernels before 5.9 without `close_range`) leaves them as they are.
 //
 // # The ledger and --reclaim
 //
@@ -456,14 +473,14 @@
 //
 //	| signal | what it does |
 //	|---|---|
-//	| SIGTERM, SIGINT, SIGHUP, SIGQUIT | end the session (a stop); a second one during `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
+//	| SIGTERM, SIGINT, SIGHUP | end the session (a stop); a second one during `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
 //	| SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM | forwarded to the Engine's group, as tini and dumb-init do |
 //	| SIGCHLD | watched: adopted orphans are reaped as they exit, the Engine's job-control stops are followed at a terminal, a stopped guard is continued |
 //	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |
 //	| SIGKILL | ends session-starter; the guard ends the session (group E, the cgroup, the processes that carry the session's mark) |
 //	| SIGSTOP | stops session-starter only; the session runs, and its end waits for SIGCONT (the guard is not stopped) |
-//	| SIGTSTP, SIGTTIN, SIGTTOU | stop session-starter only; the Engine runs on (a limit: `session-starter -- cmd \| cat` at a terminal says "Stopped" while the Engine keeps running) |
-//	| SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | the Go runtime's: session-starter exits 2 with a traceback, without ending the session first (a limit); the guard then ends it as after a SIGKILL |
+//	| SIGTSTP, SIGTTIN, SIGTTOU | passed on to the Engine's group, then session-starter stops itself (SIGSTOP), so that the job shows stopped with its Engine (Ctrl-Z on `session-starter -- cmd \| cat`); continued, session-starter continues the group (SIGCONT), as dumb-init does; the guard is not stopped. Left ignored by the launcher, they stay ignored (`TestAJobStopOfTheStarterStopsTheEnginesGroupAndContinuesIt`) |
+//	| SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | end the session as a stop does, then session-starter dies of that signal (no traceback, no core; 128+S as PID 1), as it would have without a session; the Engine's status is in the `ended` record (`TestFatalSignalsEndTheSessionThenTheStarterDiesOfThem`) |
 //	| SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGPROF, SIGURG, the real-time signals 35 and up | nothing: the Go runtime's handler drops them |
 //
 // Signals the launcher blocked. The signal mask the Engine starts with is
@@ -474,6 +491,20 @@
 // synchronous ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) and the
 // C library's 32 to 34. Those reach the Engine unblocked, as they reach
 // any child a Go program starts with os/exec.
+//
+// Every stop signal is caught from the first thing `main` does, before
+// the command line is read and before anything is started, so that none
+// meets the Go runtime's own handling (a traceback and exit status 2 for
+// SIGQUIT; exit status 2 for any as PID 1), and exit status 2 means a
+// usage error only (`TestAStopSignalAtTheFirstChildIsNeverExit2`,
+// `TestAsPID1AStopSignalAtTheFirstChildExits128PlusS`). What no Go
+// program can close is the time before `main`, while the Go runtime
+// starts and the packages initialize (a millisecond, more on a loaded
+// machine): a signal then meets the runtime's handler — SIGQUIT and the
+// others of the fatal row give a traceback and exit status 2, SIGTERM,
+// SIGINT and SIGHUP the death by that signal (exit status 2 as PID 1) —
+// and nothing was started. Before the runtime's handlers exist the
+// signal's default action applies, and the launcher sees death by it.
 //
 // A stop signal before the go-ahead means nothing was executed, and
 // session-starter dies of that signal; after it, the group is ended and the
@@ -512,7 +543,10 @@
 // not get the terminal (a job started with `&`), an Engine stopped by SIGTTIN or
 // SIGTTOU (it read the terminal, or changed its settings) is followed the same
 // way: the shell shows the job stopped, and `fg` gives the Engine the terminal.
-// Only the Engine's own stops are seen, as a shell sees only its children's. At the end session-starter takes
+// Only the Engine's own stops are seen, as a shell sees only its children's;
+// where session-starter's group keeps the terminal (`session-starter -- cmd
+// | cat`), Ctrl-Z stops session-starter, which stops the Engine's group
+// first (see Signals). At the end session-starter takes
 // the terminal back before it exits, and if session-starter is SIGKILLed the
 // guard gives the terminal back to session-starter's group after ending the
 // Engine's. Tested in a real pseudo-terminal under tmux
@@ -959,7 +993,10 @@
 //     documented limit).
 //   - The launcher reads EOF when the Engine's tree closes stdout —
 //     `TestLauncherReadsEOFWhileTheTreeRunsAfterClosingStdout`,
-//     `TestLauncherReadsEOFWithStderrMergedIntoStdout`.
+//     `TestLauncherReadsEOFWithStderrMergedIntoStdout`; and on any other
+//     pipe it passed (all but `--control-fd` and `--status-fd`, which
+//     session-starter closes as the Engine is released) —
+//     `TestAPipePassedAsFD5ReadsEOFWhenTheEngineClosesItsCopy`.
 //   - Bad input: a clear error, nothing runs —
 //     `TestBadInputIsAUsageErrorAndNothingRuns` (marker file),
 //     `TestBadStatusDescriptorIsAUsageError`, `FuzzParse`.
@@ -968,7 +1005,9 @@
 //     `TestParentPIDOfAGoneLauncherRunsNothing`.
 //   - Helpers pin nothing —
 //     `TestInheritedDescriptorReachesTheEngineAndNothingElse` (the guard's
-//     descriptors and cwd).
+//     descriptors and cwd); session-starter itself moves to `/` once the
+//     Engine runs, and the guard works there from its start —
+//     `TestTheStarterAndTheGuardWorkInTheRootOnceTheEngineRuns`.
 //   - /proc of another PID namespace is refused —
 //     `TestNoAckAndNothingExecutedWhenProcIsAnotherNamespace`.
 //   - Before Linux 6.9: the starter's kill(-E) while the Engine is pinned, the

@@ -28,6 +28,10 @@ var version, commit = "", ""
 func main() {
 	// The hidden modes come first: their command lines are not ours.
 	starter.RunHidden(os.Args)
+	// Then the stop signals, before anything else: from here none meets
+	// the Go runtime's default handling (exit status 2, which means a
+	// usage error only).
+	exit.CatchStops()
 	// A diagnostic that cannot be written is dropped: zerolog's default
 	// is to say so on os.Stderr, whose EPIPE would kill the process.
 	zerolog.ErrorHandler = func(error) {}
@@ -47,8 +51,10 @@ session ends — the Engine exits, the launcher is gone (--watch-parent), the
 control descriptor reaches end of input, --timeout passes, or SIGTERM,
 SIGINT, SIGHUP or SIGQUIT arrives — every process of the group is ended
 (SIGKILL, after --stop-signal and --grace if given), and session-starter
-exits with the Engine's status (or dies of the Engine's signal). SIGUSR1,
-SIGUSR2, SIGWINCH, SIGCONT and SIGALRM are forwarded to the group.
+exits with the Engine's status (or dies of the Engine's signal; after
+SIGQUIT, of SIGQUIT). SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT and SIGALRM are
+forwarded to the group; SIGTSTP, SIGTTIN and SIGTTOU stop the group, then
+session-starter.
 
 Exit statuses of its own: 2 usage error, 124 --timeout fired, 125
 containment failed or members survived, 126 PROGRAM cannot be executed,
@@ -62,13 +68,16 @@ Flags:
 func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 	inv, err := parse(args)
 	if err != nil {
+		exit.Uncatch()
 		return usageError(stderr, err.Error())
 	}
 	switch {
 	case inv.help:
+		exit.Uncatch()
 		fmt.Fprint(stdout, inv.usage)
 		return starter.Verdict{}
 	case inv.version:
+		exit.Uncatch()
 		fmt.Fprintln(stdout, "session-starter", buildVersion())
 		return starter.Verdict{}
 	}
@@ -77,9 +86,11 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 	}
 	inv.opts.Logger, err = newLogger(inv.logLevel, inv.logFormat, stderr)
 	if err != nil {
+		exit.Uncatch()
 		return usageError(stderr, err.Error())
 	}
 	if inv.reclaim {
+		exit.Uncatch()
 		return reclaim(inv, stdout, stderr)
 	}
 	return exit.Main(context.Background(), inv.opts, inv.ack)

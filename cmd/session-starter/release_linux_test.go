@@ -1,150 +1,92 @@
 package main
 
 import (
-	"fmt"
+	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
+	"time"
 
-	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
-// innerCall is the outer Engine's script: it runs one call as an inner
-// session with --release-on-exit (flags before it), whose Engine leaves a
-// sleep and prints its PID, then says how the inner session exited and
-// waits for the test. The inner ended record goes to $REC.
-func innerCall(flags, engine string) string {
-	return fmt.Sprintf(`"$BIN" --release-on-exit %s --status-fd 3 -- sh -c '%s' 3>"$REC"; echo "inner $?"; read _; exit 0`, flags, engine)
-}
-
-// heldPID opens a pidfd of pid, a live process of the test's session
-// (its session holds it: the number is its own), and closes it at the
-// end of the test.
-func heldPID(t *testing.T, line string) (int, int) {
-	t.Helper()
-	pid, err := strconv.Atoi(line)
-	if err != nil {
-		t.Fatalf("not a pid: %q", line)
-	}
-	fd, err := sys.PidfdOpen(pid)
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	t.Cleanup(func() { sys.Close(fd) })
-	return pid, fd
-}
-
-func exitedWithin(fd int, _ any) bool {
-	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, testproc.TooLong)
-	return err == nil && n > 0
-}
-
-// endedIn returns the ended record in the status file path.
-func endedIn(t *testing.T, path string) map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
+// TestAPipePassedAsFD5ReadsEOFWhenTheEngineClosesItsCopy: the starter
+// releases the descriptors the launcher passed once the Engine has them,
+// so the launcher reads end of file on such a pipe while the session
+// still runs; the status and control descriptors stay the starter's.
+func TestAPipePassedAsFD5ReadsEOFWhenTheEngineClosesItsCopy(t *testing.T) {
+	mark := newMark(t)
+	status, statusW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	return endedRecord(t, f)
-}
-
-// TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession: one
-// call as a session nested in the Engine's: its Engine exits on its own,
-// and what it left runs on (listed in the record, outcome released) until
-// the enclosing session ends it.
-func TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession(t *testing.T) {
-	for _, mode := range []string{"group", "cgroup"} {
-		t.Run(mode, func(t *testing.T) {
-			if mode == "cgroup" && portable {
-				t.Skip("no cgroup mode in the portable build")
-			}
-			mark := newMark(t)
-			rec := filepath.Join(t.TempDir(), "rec")
-			cmd := exec.Command(binary, "--", "sh", "-c", innerCall("--containment "+mode, `sleep 300 >/dev/null & echo $!; exit 7`))
-			cmd.Env = append(os.Environ(), markVar+"="+mark, "BIN="+binary, "REC="+rec)
-			s := startCmd(t, mark, cmd)
-			pid, fd := heldPID(t, s.line())
-			if l := s.line(); l != "inner 7" {
-				t.Fatalf("outer Engine said %q, want the inner status 7 mirrored; stderr: %s", l, s.stderr)
-			}
-			if exitedWithin0(fd) {
-				t.Fatal("the inner session ended what its Engine left")
-			}
-			ended := endedIn(t, rec)
-			released, _ := ended["released"].([]any)
-			if ended["outcome"] != "released" || !slices.Contains(released, any(float64(pid))) {
-				t.Fatalf("inner ended record %v: want outcome released listing %d", ended, pid)
-			}
-			s.in.Close() // the outer Engine exits: its session ends the leftover
-			wantExit(t, s.wait(), 0, s.stderr)
-			if !exitedWithin(fd, nil) {
-				t.Fatal("the enclosing session left the released process")
-			}
-			noSurvivors(t, mark)
-		})
+	defer status.Close()
+	ctlR, ctl, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func exitedWithin0(fd int) bool {
-	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, 0)
-	return err == nil && n > 0
-}
-
-// TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL: only the
-// Engine's own exit releases: a stop signal to the inner starter ends its
-// whole session, and so does its guard after a SIGKILL of it.
-func TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		t.Run(sys.SignalName(sig), func(t *testing.T) {
-			mark := newMark(t)
-			rec := filepath.Join(t.TempDir(), "rec")
-			script := `"$BIN" --release-on-exit --containment group --status-fd 3 -- sh -c 'sleep 300 >/dev/null & echo $!; exec sleep 300' 3>"$REC" & echo $!; wait; echo inner $?; read _`
-			cmd := exec.Command(binary, "--", "sh", "-c", script)
-			cmd.Env = append(os.Environ(), markVar+"="+mark, "BIN="+binary, "REC="+rec)
-			s := startCmd(t, mark, cmd)
-			_, starterFD := heldPID(t, s.line())
-			_, leftFD := heldPID(t, s.line())
-			if err := sys.PidfdSignal(starterFD, sig); err != nil {
-				t.Fatal(err)
-			}
-			if !exitedWithin(leftFD, nil) {
-				t.Fatalf("after %v of the inner starter, what its Engine left lives", sig)
-			}
-			if l := s.line(); !strings.HasPrefix(l, "inner ") {
-				t.Fatalf("outer Engine said %q, want the inner status", l)
-			}
-			if sig == syscall.SIGTERM {
-				if ended := endedIn(t, rec); ended["outcome"] != "empty" || ended["released"] != nil {
-					t.Fatalf("inner ended record %v: want the whole session ended", ended)
-				}
-			}
-			s.in.Close()
-			_ = s.wait()
-			noSurvivors(t, mark)
-		})
+	defer ctl.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer r.Close()
+	s := start(t, mark, []string{"--status-fd", "3", "--control-fd", "4", "--", "sh", "-c", `exec 5>&-; echo closed; read x; exit 6`},
+		withExtraFiles(statusW, ctlR, w))
+	statusW.Close()
+	ctlR.Close()
+	w.Close()
+	if got := s.line(); got != "closed" {
+		t.Fatalf("Engine said %q, want closed", got)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(r)
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(testproc.TooLong):
+		t.Fatalf("no end of file on the pipe passed as fd 5 within %v, though the Engine closed its copy", testproc.TooLong)
+	}
+	if s.cmd.ProcessState != nil {
+		t.Fatal("the session was over before the end of file, want it still running")
+	}
+	if _, err := s.in.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 6, s.stderr)
+	recs := statusRecords(t, status)
+	if len(recs) != 2 || recs[1]["event"] != "ended" {
+		t.Fatalf("status records = %v, want started and ended", recs)
+	}
+	noSurvivors(t, mark)
 }
 
-// TestReleaseOnExitNeedsAnEnclosingSession: without the session mark in
-// its environment there is no session to end what it would release: a
-// usage error, and nothing runs.
-func TestReleaseOnExitNeedsAnEnclosingSession(t *testing.T) {
+// TestTheStarterAndTheGuardWorkInTheRootOnceTheEngineRuns: the Engine
+// keeps the launcher's working directory; the starter and the guard hold
+// none that the launcher may want to unmount.
+func TestTheStarterAndTheGuardWorkInTheRootOnceTheEngineRuns(t *testing.T) {
+	mark := newMark(t)
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "--release-on-exit", "--", "touch", filepath.Join(dir, "ran"))
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SESSION_STARTER_SESSION=") })
-	out, _ := cmd.CombinedOutput()
-	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "needs an enclosing session") {
-		t.Fatalf("exit %d, %q; want a usage error naming the enclosing session", cmd.ProcessState.ExitCode(), out)
+	s := start(t, mark, []string{"--ack", "--", "sh", "-c", `pwd; read x`}, withDir(dir))
+	s.ack()
+	if got := s.line(); got != dir {
+		t.Fatalf("the Engine works in %q, want the launcher's %q", got, dir)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
-		t.Fatal("the Engine ran")
+	guard := guardOf(t, s.cmd.Process.Pid)
+	for who, p := range map[string]int{"starter": s.cmd.Process.Pid, "guard": guard} {
+		testproc.Eventually(t, "the "+who+"'s working directory must be /", func() bool {
+			cwd, err := os.Readlink("/proc/" + strconv.Itoa(p) + "/cwd")
+			return err == nil && cwd == "/"
+		})
 	}
+	if _, err := s.in.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 0, s.stderr)
+	noSurvivors(t, mark)
 }

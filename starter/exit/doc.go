@@ -2,7 +2,8 @@
 // a launcher started in place of its Engine. [Main] holds the session
 // with [starter.Run] and does what only a whole process may do around
 // it: the ack line on standard output, the release of its own standard
-// input and output once the Engine runs, and each failure report as one
+// input and output, of the launcher's other descriptors and of its
+// working directory once the Engine runs, and each failure report as one
 // plain line "session-starter: …" on standard error. [Apply] then ends
 // the process as the session's [starter.Verdict] says: death by the
 // Engine's signal where it can be mirrored, else an exit status. The
@@ -26,7 +27,12 @@
 // the Engine is released, and on Unix its standard error too when that
 // is the same pipe or socket as standard output
 // (TestLauncherReadsEOFWhileTheTreeRunsAfterClosingStdout,
-// TestLauncherReadsEOFWithStderrMergedIntoStdout). A report that cannot
+// TestLauncherReadsEOFWithStderrMergedIntoStdout). On Unix the same holds
+// for every other descriptor the launcher passed, but the control and
+// status descriptors: Main closes them as the Engine is released
+// (TestAPipePassedAsFD5ReadsEOFWhenTheEngineClosesItsCopy), and moves
+// this process to / then, so that it keeps no mount busy, as the guard
+// does from its start (TestTheStarterAndTheGuardWorkInTheRootOnceTheEngineRuns). A report that cannot
 // be written — a launcher that closed the pipe — costs the report, never
 // the exit status (TestAClosedStderrCostsTheReportsNotTheSession), and a
 // launcher that does not read its end of the pipe holds the exit at most

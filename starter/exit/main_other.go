@@ -31,3 +31,9 @@ func Apply(v starter.Verdict) {
 	}
 	os.Exit(v.Code)
 }
+
+// CatchStops returns nil: no session here has stop signals.
+func CatchStops() chan os.Signal { return nil }
+
+// Uncatch does nothing here (see [CatchStops]).
+func Uncatch() {}

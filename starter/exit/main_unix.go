@@ -5,9 +5,12 @@ package exit
 import (
 	"context"
 	"os"
+	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -24,7 +27,11 @@ import (
 // Standard error is kept for those reports, unless it is the same pipe or
 // socket as standard output: then it goes to /dev/null at the release too,
 // and later reports are lost to the launcher.
+//
+// Main catches the stop signals first (see [CatchStops]), unless the
+// process did already, and a stop signal that came before is its first.
 func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
+	o.Stops = CatchStops()
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)
 	if err != nil {
 		return Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()})
@@ -34,12 +41,25 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	if ack {
 		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, launch.Ack(pid, mode)) }
 	}
+	// Listed before Run opens anything of its own: every descriptor the
+	// Go runtime or this process opens is close-on-exec.
+	passed := passedFDs(o.ControlFD, o.StatusFD)
 	o.Released = func() {
 		_ = sys.Dup2(null, 0)
 		_ = sys.Dup2(null, 1)
 		if merged {
 			_ = sys.Dup2(null, 2)
 		}
+		// The Engine has its copies of the launcher's descriptors and its
+		// working directory since the gate's fork: this process holds
+		// neither, so that the launcher reads end of file on a pipe it
+		// passed once the Engine's tree has closed it, and no mount the
+		// launcher wants to unmount stays busy for the session's sake
+		// (the guard works in / from its start).
+		for _, fd := range passed {
+			_ = sys.Close(fd)
+		}
+		_ = os.Chdir("/")
 	}
 	// session-starter starts no other children: every other child it
 	// has is an orphan of the Engine's tree, adopted as a subreaper (a
@@ -49,6 +69,56 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	o.Exits = true
 	res, err := starter.Run(ctx, o)
 	return Write(starter.VerdictOf(res, err))
+}
+
+// stops is the channel of the stop signals, caught once per process.
+var stops = sync.OnceValue(starter.CatchStops)
+
+// CatchStops catches the signals that end a session ([starter.CatchStops])
+// once for the whole process and returns the channel. A session starter
+// calls it first thing in main, after the hidden modes: from then on a
+// stop signal (SIGTERM, SIGQUIT, …) is the session's, even one that comes
+// while the command line is read, and none meets the Go runtime's
+// default — a traceback and exit status 2 for SIGQUIT, exit status 2 for
+// any as PID 1 of a PID namespace; exit status 2 means a usage error and
+// nothing else. Main calls it too. A process that then holds no session
+// calls [Uncatch].
+func CatchStops() chan os.Signal { return stops() }
+
+// Uncatch gives the stop signals back to their default handling, for a
+// process that caught them with [CatchStops] and then holds no session
+// (help, version, a usage error, --reclaim). A stop signal that came in
+// between ends the process now, by that signal.
+func Uncatch() {
+	ch := stops()
+	signal.Stop(ch)
+	select {
+	case sig := <-ch:
+		s := sig.(syscall.Signal)
+		Apply(starter.Verdict{Signal: s, Code: 128 + int(s)})
+	default:
+	}
+}
+
+// passedFDs lists the descriptors ≥ 3 the launcher passed (open and not
+// close-on-exec), less the control and status descriptors, which the
+// session reads and writes to its end. A listing that fails lists none:
+// they then stay open until this process exits, as before.
+func passedFDs(control, status int) []int {
+	open, err := proc.OpenFDs()
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, fd := range open {
+		if fd < 3 || fd == control || fd == status {
+			continue
+		}
+		if cloexec, err := sys.CloseOnExec(fd); err == nil && !cloexec {
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // sameStream reports whether a and b are the same pipe or socket. Only

@@ -62,3 +62,10 @@ func Write(v starter.Verdict) starter.Verdict {
 func Apply(v starter.Verdict) {
 	os.Exit(v.Code)
 }
+
+// CatchStops returns nil: on Windows a session catches its console
+// events itself.
+func CatchStops() chan os.Signal { return nil }
+
+// Uncatch does nothing on Windows (see [CatchStops]).
+func Uncatch() {}

@@ -45,7 +45,13 @@ type gateChild struct {
 	failedLen      uintptr
 	zero           [1]byte // "0", for cgroup.procs
 
+	// LISTEN_PID= and LISTEN_PIDFDID= (their lengths; 0: not patched),
+	// each completed with a number and a NUL by the child.
+	listenPID, listenFDID       line
+	listenPIDLen, listenFDIDLen uintptr
+
 	// Scratch.
+	st          unix.Stat_t
 	pid, n, e   uintptr
 	cur         rlimit.Limit
 	msg, digits line
@@ -80,6 +86,17 @@ func StartGate(spec GateSpec) (Gate, error) {
 	c.goLen = uintptr(copy(c.goAhead[:], wire.Go+" "))
 	c.failedLen = uintptr(copy(c.failed[:], wire.ExecFailed+" "))
 	c.zero[0] = '0'
+	if c.envv != nil {
+		env := unsafe.Slice(c.envv, len(spec.Env))
+		if i := spec.ListenPID - 1; i >= 0 && i < len(env) {
+			c.listenPIDLen = uintptr(copy(c.listenPID[:], "LISTEN_PID="))
+			env[i] = &c.listenPID[0]
+		}
+		if i := spec.ListenPIDFDID - 1; i >= 0 && i < len(env) {
+			c.listenFDIDLen = uintptr(copy(c.listenFDID[:], "LISTEN_PIDFDID="))
+			env[i] = &c.listenFDID[0]
+		}
+	}
 	files := make([]int32, 0, len(spec.Files))
 	for _, fd := range spec.Files {
 		files = append(files, int32(fd))
@@ -194,6 +211,7 @@ func gateMain(c *gateChild) {
 	// starter is gone, or reach the Engine.
 	keepOnly(c.keep, c.nkeep)
 	gateHandOn(c)
+	gateListen(c)
 	gateReady(c)
 	gateAwaitGo(c)
 	gateExec(c)
@@ -228,6 +246,35 @@ func gateHandOn(c *gateChild) {
 			exit(gateNotReleased)
 		}
 	}
+}
+
+// gateListen completes the socket-activation variables the parent asked
+// to patch: LISTEN_PID with this process's PID, which the Engine keeps,
+// and LISTEN_PIDFDID with the inode number of a pidfd of it (pidfs:
+// Linux 6.9), the same for the Engine. A pidfd that cannot be had ends
+// the gate without an exec: a variable left naming the starter would
+// tell the Engine its sockets are not its own.
+//
+//go:nosplit
+//go:norace
+func gateListen(c *gateChild) {
+	if c.listenPIDLen > 0 {
+		putNum(&c.listenPID, c.listenPIDLen, c.pid, 0, &c.digits)
+	}
+	if c.listenFDIDLen == 0 {
+		return
+	}
+	fd, e := rawSyscall6(unix.SYS_PIDFD_OPEN, c.pid, 0, 0, 0, 0, 0)
+	if e != 0 {
+		exit(gateNotReleased)
+	}
+	// Sound: st is in the arena.
+	_, e = rawSyscall6(unix.SYS_FSTAT, fd, uintptr(unsafe.Pointer(&c.st)), 0, 0, 0, 0)
+	rawSyscall6(unix.SYS_CLOSE, fd, 0, 0, 0, 0, 0)
+	if e != 0 {
+		exit(gateNotReleased)
+	}
+	putNum(&c.listenFDID, c.listenFDIDLen, uintptr(c.st.Ino), 0, &c.digits)
 }
 
 // gateReady says "ready PID" and builds the one go-ahead it obeys, "go

@@ -29,6 +29,13 @@ type GateSpec struct {
 	// execve, provided Raised (what package syscall set) is in force.
 	Restore      bool
 	Orig, Raised rlimit.Limit
+	// ListenPID, when > 0, is 1 + the index in Env of the entry
+	// LISTEN_PID, which the gate replaces with LISTEN_PID=<its own PID>,
+	// the Engine's; ListenPIDFDID likewise names LISTEN_PIDFDID, replaced
+	// with the pidfs inode number of the gate's pidfd, the Engine's
+	// (Linux 6.9). Both are patched in the child's own copy of the arena,
+	// in a line of room reserved for them.
+	ListenPID, ListenPIDFDID int
 }
 
 // Gate is a started raw gate: it says "ready PID" on the read end RepR,

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+// innerCall is the outer Engine's script: it runs one call as an inner
+// session with --release-on-exit (flags before it), whose Engine leaves a
+// sleep and prints its PID, then says how the inner session exited and
+// waits for the test. The inner ended record goes to $REC.
+func innerCall(flags, engine string) string {
+	return fmt.Sprintf(`"$BIN" --release-on-exit %s --status-fd 3 -- sh -c '%s' 3>"$REC"; echo "inner $?"; read _; exit 0`, flags, engine)
+}
+
+// heldPID opens a pidfd of pid, a live process of the test's session
+// (its session holds it: the number is its own), and closes it at the
+// end of the test.
+func heldPID(t *testing.T, line string) (int, int) {
+	t.Helper()
+	pid, err := strconv.Atoi(line)
+	if err != nil {
+		t.Fatalf("not a pid: %q", line)
+	}
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	t.Cleanup(func() { sys.Close(fd) })
+	return pid, fd
+}
+
+func exitedWithin(fd int, _ any) bool {
+	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, testproc.TooLong)
+	return err == nil && n > 0
+}
+
+// endedIn returns the ended record in the status file path.
+func endedIn(t *testing.T, path string) map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return endedRecord(t, f)
+}
+
+// TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession: one
+// call as a session nested in the Engine's: its Engine exits on its own,
+// and what it left runs on (listed in the record, outcome released) until
+// the enclosing session ends it.
+func TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession(t *testing.T) {
+	for _, mode := range []string{"group", "cgroup"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "cgroup" && portable {
+				t.Skip("no cgroup mode in the portable build")
+			}
+			mark := newMark(t)
+			rec := filepath.Join(t.TempDir(), "rec")
+			cmd := exec.Command(binary, "--", "sh", "-c", innerCall("--containment "+mode, `sleep 300 >/dev/null & echo $!; exit 7`))
+			cmd.Env = append(os.Environ(), markVar+"="+mark, "BIN="+binary, "REC="+rec)
+			s := startCmd(t, mark, cmd)
+			pid, fd := heldPID(t, s.line())
+			if l := s.line(); l != "inner 7" {
+				t.Fatalf("outer Engine said %q, want the inner status 7 mirrored; stderr: %s", l, s.stderr)
+			}
+			if exitedWithin0(fd) {
+				t.Fatal("the inner session ended what its Engine left")
+			}
+			ended := endedIn(t, rec)
+			released, _ := ended["released"].([]any)
+			if ended["outcome"] != "released" || !slices.Contains(released, any(float64(pid))) {
+				t.Fatalf("inner ended record %v: want outcome released listing %d", ended, pid)
+			}
+			s.in.Close() // the outer Engine exits: its session ends the leftover
+			wantExit(t, s.wait(), 0, s.stderr)
+			if !exitedWithin(fd, nil) {
+				t.Fatal("the enclosing session left the released process")
+			}
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+func exitedWithin0(fd int) bool {
+	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, 0)
+	return err == nil && n > 0
+}
+
+// TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL: only the
+// Engine's own exit releases: a stop signal to the inner starter ends its
+// whole session, and so does its guard after a SIGKILL of it.
+func TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sys.SignalName(sig), func(t *testing.T) {
+			mark := newMark(t)
+			rec := filepath.Join(t.TempDir(), "rec")
+			script := `"$BIN" --release-on-exit --containment group --status-fd 3 -- sh -c 'sleep 300 >/dev/null & echo $!; exec sleep 300' 3>"$REC" & echo $!; wait; echo inner $?; read _`
+			cmd := exec.Command(binary, "--", "sh", "-c", script)
+			cmd.Env = append(os.Environ(), markVar+"="+mark, "BIN="+binary, "REC="+rec)
+			s := startCmd(t, mark, cmd)
+			_, starterFD := heldPID(t, s.line())
+			_, leftFD := heldPID(t, s.line())
+			if err := sys.PidfdSignal(starterFD, sig); err != nil {
+				t.Fatal(err)
+			}
+			if !exitedWithin(leftFD, nil) {
+				t.Fatalf("after %v of the inner starter, what its Engine left lives", sig)
+			}
+			if l := s.line(); !strings.HasPrefix(l, "inner ") {
+				t.Fatalf("outer Engine said %q, want the inner status", l)
+			}
+			if sig == syscall.SIGTERM {
+				if ended := endedIn(t, rec); ended["outcome"] != "empty" || ended["released"] != nil {
+					t.Fatalf("inner ended record %v: want the whole session ended", ended)
+				}
+			}
+			s.in.Close()
+			_ = s.wait()
+			noSurvivors(t, mark)
+		})
+	}
+}
+
+// TestReleaseOnExitNeedsAnEnclosingSession: without the session mark in
+// its environment there is no session to end what it would release: a
+// usage error, and nothing runs.
+func TestReleaseOnExitNeedsAnEnclosingSession(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "--release-on-exit", "--", "touch", filepath.Join(dir, "ran"))
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SESSION_STARTER_SESSION=") })
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "needs an enclosing session") {
+		t.Fatalf("exit %d, %q; want a usage error naming the enclosing session", cmd.ProcessState.ExitCode(), out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the Engine ran")
+	}
+}
