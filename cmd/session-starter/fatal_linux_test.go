@@ -143,3 +143,24 @@ func TestAsPID1AStopSignalAtTheFirstChildExits128PlusS(t *testing.T) {
 		noSurvivors(t, mark)
 	}
 }
+
+// TestTheRequestedFormCatchesAStopSignalFromItsFirstChild: a Go Engine
+// asked to contain itself is a session starter from the request on: its
+// first child (the installed session-starter asked its protocol) comes
+// after the stop signals are caught, so SIGQUIT then is a stop, never the
+// Go runtime's exit 2 with a traceback.
+func TestTheRequestedFormCatchesAStopSignalFromItsFirstChild(t *testing.T) {
+	engine := goEngine(t)
+	const trials = 5
+	for i := range trials {
+		mark := newMark(t)
+		s := startGoEngine(t, mark, engine, filepath.Dir(binary), true, 0)
+		firstChild(t, s.cmd.Process.Pid)
+		s.signal(syscall.SIGQUIT)
+		ws := s.wait()
+		if ws.Exited() && ws.ExitStatus() == 2 || strings.Contains(s.stderr.String(), "goroutine") {
+			t.Fatalf("trial %d: the requested form ended with %s and stderr %q, want no exit 2 and no traceback", i+1, statusString(ws), s.stderr)
+		}
+		noSurvivors(t, mark)
+	}
+}

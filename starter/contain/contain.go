@@ -75,8 +75,13 @@ func IfRequested() {
 	if v != requestValue {
 		return
 	}
+	// From here this process is a session starter: a stop signal is the
+	// session's, even one that comes while the installed starter is
+	// asked its protocol, and none meets the Go runtime's default (exit 2).
+	exit.CatchStops()
 	o, err := requestedOptions(os.Args)
 	if err != nil {
+		exit.Uncatch()
 		// Through report: a closed stderr costs the report, not a death
 		// by SIGPIPE.
 		exit.Apply(exit.Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()}))
