@@ -867,6 +867,12 @@
 //     nothing ends its tree (`TestAnEngineThatKillsTheGuardAndTheStarterEscapes`
 //     pins this). That needs a boundary the Engine cannot cross: another user, a
 //     PID namespace, a cgroup it cannot write.
+//   - The grace's stop signal goes out once, at the start of the end: a
+//     process forked into the session after it (the next child of a shell
+//     loop that forks before its trap runs, as in `while :; do sleep 600 &
+//     wait $!; done`) does not get it, and is ended by the SIGKILL at the
+//     grace's end. An Engine that must end within the grace waits on its
+//     children without forking new ones once it has the signal.
 //   - The Engine cannot call `setsid()`. It leads its own process group, and
 //     the kernel refuses `setsid()` to a group leader (EPERM), unlike a child of
 //     most SDKs. A program that needs a new session forks first and calls
