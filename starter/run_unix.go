@@ -232,6 +232,11 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	}
 
 	if o.ReleaseOnExit {
+		if !CanAdoptOrphans {
+			// What the Engine left would be re-parented to init when it
+			// and this process exit, outside every session.
+			return nil, fail(ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")
+		}
 		if v, ok := lookupEnv(env, mark.Var); !ok || v == "" {
 			return nil, fail(ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
 		}

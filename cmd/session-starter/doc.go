@@ -97,7 +97,9 @@
 //	                         everything, as always. Needs an enclosing session
 //	                         (SESSION_STARTER_SESSION in the environment), else it
 //	                         is a usage error: this is the form of one tool call
-//	                         as a session, nested in the Engine's. Not on Windows.
+//	                         as a session, nested in the Engine's. Not on Windows
+//	                         or macOS (no subreaper: what it released would leave
+//	                         every session).
 //	  --log-level L          Diagnostics on stderr at level L: debug, info, warn,
 //	                         error, disabled. (default warn)
 //	  --log-format F         The diagnostics' format F: auto, json or console

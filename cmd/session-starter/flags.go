@@ -112,7 +112,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"When the Engine exits on its own, end nothing: what it left running stays, for the enclosing session "+
 			"to end, and the ended record lists it (outcome released). Every other end of the session ends "+
 			"everything, as always. Needs an enclosing session ("+launch.SessionVar+" in the environment), else "+
-			"it is a usage error: this is the form of one tool call as a session, nested in the Engine's. Not on Windows.")
+			"it is a usage error: this is the form of one tool call as a session, nested in the Engine's. Not on Windows or macOS (no subreaper: what it released would leave every session).")
 	fs.StringVar(&inv.logLevel, "log-level", "warn",
 		"Diagnostics on stderr at level `L`: debug, info, warn, error, disabled.")
 	fs.StringVar(&inv.logFormat, "log-format", "auto",

@@ -61,11 +61,11 @@ func endedIn(t *testing.T, path string) map[string]any {
 // and what it left runs on (listed in the record, outcome released) until
 // the enclosing session ends it.
 func TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession(t *testing.T) {
+	if portable {
+		t.Skip("the portable build, as macOS, has no subreaper: --release-on-exit is refused (TestReleaseOnExitIsRefusedWithoutASubreaper)")
+	}
 	for _, mode := range []string{"group", "cgroup"} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == "cgroup" && portable {
-				t.Skip("no cgroup mode in the portable build")
-			}
 			mark := newMark(t)
 			rec := filepath.Join(t.TempDir(), "rec")
 			cmd := exec.Command(binary, "--", "sh", "-c", innerCall("--containment "+mode, `sleep 300 >/dev/null & echo $!; exit 7`))
@@ -102,6 +102,9 @@ func exitedWithin0(fd int) bool {
 // Engine's own exit releases: a stop signal to the inner starter ends its
 // whole session, and so does its guard after a SIGKILL of it.
 func TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL(t *testing.T) {
+	if portable {
+		t.Skip("refused in the portable build (TestReleaseOnExitIsRefusedWithoutASubreaper)")
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sys.SignalName(sig), func(t *testing.T) {
 			mark := newMark(t)
@@ -137,12 +140,34 @@ func TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL(t *testing.T) {
 // its environment there is no session to end what it would release: a
 // usage error, and nothing runs.
 func TestReleaseOnExitNeedsAnEnclosingSession(t *testing.T) {
+	if portable {
+		t.Skip("refused in the portable build whatever the environment (TestReleaseOnExitIsRefusedWithoutASubreaper)")
+	}
 	dir := t.TempDir()
 	cmd := exec.Command(binary, "--release-on-exit", "--", "touch", filepath.Join(dir, "ran"))
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SESSION_STARTER_SESSION=") })
 	out, _ := cmd.CombinedOutput()
 	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "needs an enclosing session") {
 		t.Fatalf("exit %d, %q; want a usage error naming the enclosing session", cmd.ProcessState.ExitCode(), out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the Engine ran")
+	}
+}
+
+// TestReleaseOnExitIsRefusedWithoutASubreaper: where orphans cannot be
+// adopted (macOS, the portable build), what a release left would be
+// re-parented to init, outside every session: a usage error, nothing runs.
+func TestReleaseOnExitIsRefusedWithoutASubreaper(t *testing.T) {
+	if !portable {
+		t.Skip("this build has the subreaper")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "--release-on-exit", "--", "touch", filepath.Join(dir, "ran"))
+	cmd.Env = append(os.Environ(), "SESSION_STARTER_SESSION=0123456789abcdef0123456789abcdef")
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "no subreaper") {
+		t.Fatalf("exit %d, %q; want a usage error naming the missing subreaper", cmd.ProcessState.ExitCode(), out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Fatal("the Engine ran")
