@@ -285,7 +285,7 @@ func (c *Cmd) watch() {
 		case <-c.killc:
 			kill = true
 		default:
-			kill = c.EndOnExit
+			kill = c.EndOnExit || !c.tree.canRelease()
 		}
 	}
 	if kill {

@@ -164,6 +164,7 @@ func TestGraceSendsTheStopSignalToTheWholeGroupFirst(t *testing.T) {
 }
 
 func TestReleaseLeavesWhatTheLeaderLeftAndListsIt(t *testing.T) {
+	needsRelease(t)
 	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
 	in, err := c.StdinPipe()
 	if err != nil {
@@ -209,6 +210,7 @@ func TestEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
 // up on the pipe after the bound and names the holder. (A pipe held by a
 // member of the group would be closed by the end itself.)
 func TestWaitReturnsWithinTheDrainBoundWhenAnEscapeeHoldsStdout(t *testing.T) {
+	needsRelease(t)
 	var out bytes.Buffer
 	c := Command(context.Background(), "sh", "-c", `setsid sleep 300 & echo $! >"$1"; echo started`, "-", filepath.Join(t.TempDir(), "pid"))
 	c.Stdout = &out
@@ -633,6 +635,7 @@ func TestKillInGroupModeEndsAndReportsASetsidGrandchild(t *testing.T) {
 // release (the leader is reaped: its group's number is not held any
 // more).
 func TestEndReleasedEndsWhatAReleasedCallLeft(t *testing.T) {
+	needsRelease(t)
 	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
 	in, err := c.StdinPipe()
 	if err != nil {
@@ -671,5 +674,36 @@ func TestEndReleasedInCgroupModeEndsTheCallsCgroup(t *testing.T) {
 	rep := runEngine(t, `setsid sleep 300 >/dev/null & echo $!; read _`, 1, "release-end")
 	if rep.Ending != Released || !rep.EndedLeft {
 		t.Fatalf("report %+v: want the released leftover ended by EndReleased", rep)
+	}
+}
+
+// needsRelease skips a test of releasing where there is none: without a
+// subreaper a leader's exit ends its tree (TestWithoutASubreaperALeadersExitEndsItsTree).
+func needsRelease(t *testing.T) {
+	t.Helper()
+	if !starter.CanAdoptOrphans {
+		t.Skip("no subreaper in this build: a leader's exit ends its tree, nothing is released")
+	}
+}
+
+// TestWithoutASubreaperALeadersExitEndsItsTree: where orphans would go to
+// init (macOS, the portable build), what a leader left cannot stay inside
+// the session, so its exit ends it, as with EndOnExit.
+func TestWithoutASubreaperALeadersExitEndsItsTree(t *testing.T) {
+	if starter.CanAdoptOrphans {
+		t.Skip("this build has the subreaper: the leader's exit releases")
+	}
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	if r := c.Result(); r.Ending != Killed || !ws[0].gone() {
+		t.Fatalf("Result() = %+v, left alive %v; want Killed and nothing left", r, !ws[0].gone())
 	}
 }

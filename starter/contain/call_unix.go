@@ -14,6 +14,7 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter"
 )
 
 // tree is a started call on Unix: its leader, held through its exit
@@ -125,6 +126,13 @@ func (t *tree) signalGroup(sig syscall.Signal) error {
 	}
 	return sys.KillGroup(t.pid, sig)
 }
+
+// canRelease reports whether what a leader left can stay inside the
+// session once the leader has exited: held by the call's cgroup, or
+// re-parented to the session's subreaper. Without either (macOS, the
+// portable build, in group mode) the leader's orphans go to init, outside
+// every session, so the leader's exit ends the tree instead.
+func (t *tree) canRelease() bool { return t.cg != nil || starter.CanAdoptOrphans }
 
 // holders are the call's holders for the one end: the leader, its group,
 // and its cgroup. In a cgroup the group is only signalled (a stop signal

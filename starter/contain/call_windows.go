@@ -64,6 +64,10 @@ func (c *Cmd) startTree() error {
 	return nil
 }
 
+// canRelease: a released call's job is nested in the session's, which
+// ends what it holds.
+func (*tree) canRelease() bool { return true }
+
 func (t *tree) waitExit() { _, _ = sys.WaitForSingleObject(t.h, sys.INFINITE) }
 
 func (t *tree) exited() bool {

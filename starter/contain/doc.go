@@ -109,6 +109,10 @@
 //     running: nothing else holds them (a helper process that parents
 //     the calls is the planned answer). Run the Engine under
 //     session-starter.
+//   - Where orphans cannot be adopted (macOS, the portable build) and
+//     there is no call cgroup, the leader's exit ends its tree as with
+//     EndOnExit: released processes would be re-parented to init,
+//     outside every session.
 //   - macOS and FreeBSD: the guard finds no marked process, so a
 //     group-mode call outlives a SIGKILL of the starter; and an escapee
 //     of a call is reported ([Result.Escaped]) but not signalled by Kill
