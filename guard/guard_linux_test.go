@@ -275,7 +275,7 @@ func TestGuardEndsTheGroupAfterTheLeaderWasReaped(t *testing.T) {
 func TestArmRefusesAGroupThatIsGone(t *testing.T) {
 	kinds(t, func(t *testing.T, k kind) {
 		leader, _ := group(t)
-		if err := unix.PidfdSendSignal(leader.Pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != nil {
+		if err := leader.KillGroup(); err != nil {
 			t.Fatal(err)
 		}
 		leader.Wait(t)
