@@ -122,7 +122,7 @@ func armedOnAnEndedGroup(t *testing.T, k kind) (*testproc.Child, *Guard) {
 	t.Helper()
 	leader, member := group(t)
 	g := arm(t, leader, k)
-	if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
+	if err := leader.KillGroup(); err != nil {
 		t.Fatal(err)
 	}
 	testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
