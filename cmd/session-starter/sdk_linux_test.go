@@ -397,11 +397,21 @@ func TestGoLauncherSIGKILLedLeavesNoSurvivor(t *testing.T) {
 	noSurvivors(t, mark)
 }
 
-// goEngine returns a fresh copy of testdata/goengine, built once per run,
-// in a directory of its own, where its init.log is written.
+// goEngineVar names a build of testdata/goengine made already, which
+// goEngine copies instead of building one (scripts/vm/kernels builds it on
+// the host).
+const goEngineVar = "SESSION_STARTER_TEST_GOENGINE"
+
+// goEngine returns a fresh copy of testdata/goengine, built once per run
+// (or $SESSION_STARTER_TEST_GOENGINE), in a directory of its own, where
+// its init.log is written.
 func goEngine(t *testing.T) string {
 	t.Helper()
 	goEngineOnce.Do(func() {
+		if src := os.Getenv(goEngineVar); src != "" && !portable && os.Getenv(gcflagsVar) == "" {
+			goEngineBuilt = src // built already, as the product is (productVar)
+			return
+		}
 		goEngineBuilt = filepath.Join(filepath.Dir(binary), "goengine-build", "goengine")
 		build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", goEngineBuilt, "./testdata/goengine")...)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
