@@ -255,8 +255,8 @@
 //     stop signal reaches the Engine, group E and the adopted escapees, not
 //     the rest of the cgroup (`cgroup.kill` still reaches all).
 //
-// Only 6.18 was tested for real; the older paths are tested by emulation on
-// it.
+// Tested on real kernels: 6.18, and Debian's 6.1, 6.12 and 7.3 booted under
+// QEMU (`make test-kernels`); what older kernels lack is tested by emulation.
 //
 // # Containment modes
 //
