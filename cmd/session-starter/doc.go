@@ -282,12 +282,13 @@
 //     (`clone3` with `CLONE_INTO_CGROUP`, Linux 5.7); the re-executed gate,
 //     and the raw one where `clone3` is refused, write their own PID to the
 //     session cgroup's `cgroup.procs` (a descriptor handed to them) before
-//     they report ready. Linux (seen on 6.12 and 6.18) SIGKILLs a child born
-//     with `CLONE_INTO_CGROUP` when the `cgroup.kill` count of its cgroup
-//     differs from that of its parent's, so a starter whose own cgroup ever
-//     saw `cgroup.kill` loses such a gate before it runs: the starter then
-//     starts the gate once more, joining by `cgroup.procs`, and so does every
-//     later gate of that process (nothing was executed; it costs one fork).
+//     they report ready. Linux (seen on 6.12 and 6.18, not on 6.1 or 7.3)
+//     SIGKILLs a child born with `CLONE_INTO_CGROUP` when the `cgroup.kill`
+//     count of its cgroup differs from that of its parent's, so a starter
+//     whose own cgroup ever saw `cgroup.kill` loses such a gate before it
+//     runs: the starter then starts the gate once more, joining by
+//     `cgroup.procs`, and so does every later gate of that process (nothing
+//     was executed; it costs one fork).
 //     The starter reads `/proc/GATE/cgroup` before the guard is relied on.
 //     Everything the Engine starts is born in it, `setsid` and double forks
 //     included.
