@@ -19,7 +19,7 @@ CROSS_LINUX_GOARCH := arm64 386
 # session: their files without the 64-bit procctl and kinfo_proc must keep
 # compiling. go vet type-checks each, tests included.
 CROSS_VET := darwin/arm64 freebsd/arm64 freebsd/386 freebsd/arm
-SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh) .ci/run
+SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh) scripts/vm/run scripts/vm/kernels .ci/run
 
 .DEFAULT_GOAL := help
 
@@ -69,6 +69,20 @@ test-windows: ## Run the Windows tests under Wine (installs wine64 and mingw-w64
 .PHONY: test-portable
 test-portable: ## Run the session suite against the portable build (macOS's code paths, on Linux)
 	$(GO) test -tags portable -count=1 -timeout 15m ./cmd/session-starter/ ./gate/ ./guard/ ./starter/... ./internal/...
+
+# The kernel-dependent packages' tests (the session suite, the gate's,
+# the guard's, the starter's and the internal packages') on real Debian
+# kernels: 6.1 (bookworm, this machine's own sources), 6.12
+# (bookworm-backports) and 7.x (trixie-backports), each booted once under
+# QEMU by scripts/vm/run, with the test binaries built here. Needs root;
+# installs qemu-system-x86 and fetches the kernels with apt where missing.
+# About 10 minutes a kernel under TCG. KERNELS picks the suites ("host" is
+# this machine's own). CI runs a subset of it (scripts/vm/kernels --ci).
+KERNELS ?= host bookworm-backports trixie-backports
+
+.PHONY: test-kernels
+test-kernels: ## Run the kernel-dependent tests on Linux 6.1, 6.12 and 7.x, each booted under QEMU (root; ~30 min)
+	GO=$(GO) bash scripts/vm/kernels $(KERNELS)
 
 # staticcheck runs every check but ST1003 (no ALL_CAPS or underscores in
 # names): internal/sys re-exports x/sys/unix names as they are spelled

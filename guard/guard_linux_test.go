@@ -122,7 +122,7 @@ func armedOnAnEndedGroup(t *testing.T, k kind) (*testproc.Child, *Guard) {
 	t.Helper()
 	leader, member := group(t)
 	g := arm(t, leader, k)
-	if err := sys.PidfdSignalGroup(leader.Pidfd, syscall.SIGKILL); err != nil {
+	if err := leader.KillGroup(); err != nil {
 		t.Fatal(err)
 	}
 	testproc.Eventually(t, "the group must be dead", func() bool { return !live(member) && leader.Exited(0) })
@@ -275,7 +275,7 @@ func TestGuardEndsTheGroupAfterTheLeaderWasReaped(t *testing.T) {
 func TestArmRefusesAGroupThatIsGone(t *testing.T) {
 	kinds(t, func(t *testing.T, k kind) {
 		leader, _ := group(t)
-		if err := unix.PidfdSendSignal(leader.Pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP); err != nil {
+		if err := leader.KillGroup(); err != nil {
 			t.Fatal(err)
 		}
 		leader.Wait(t)

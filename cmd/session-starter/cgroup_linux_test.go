@@ -172,17 +172,31 @@ func TestCgroupModeKillsAnEscapeeIgnoringTheStopSignalAfterTheGrace(t *testing.T
 
 // TestCgroupModeGraceLetsMembersEndOnTheStopSignal: an escapee that exits
 // on SIGTERM gets it, one by one through its pidfd, before any SIGKILL.
+// Before Linux 6.13 no pidfd shows a process's cgroup, so the stop signal
+// reaches only the Engine, group E and the adopted escapees (the limit the
+// README states): the escapee, the Engine's child until the Engine dies,
+// may or may not be one of those by then; the grace is short there, and
+// cgroup.kill ends it all the same.
 func TestCgroupModeGraceLetsMembersEndOnTheStopSignal(t *testing.T) {
 	mark := newMark(t)
 	dirOut := t.TempDir()
-	s, pid, dir := startCgroup(t, mark, []string{"--grace", "30s", "--", "sh", "-c",
+	each, grace := pidfdShowsCgroup(t), "30s"
+	if !each {
+		grace = "1s"
+	}
+	s, pid, dir := startCgroup(t, mark, []string{"--grace", grace, "--", "sh", "-c",
 		`setsid sh -c 'trap "echo term > ` + dirOut + `/got; exit 0" TERM; echo $$; while :; do sleep 0.1; done' & read x`})
 	escaped(t, s, pid)
 	s.signal(syscall.SIGTERM)
 	s.wait()
 	noSurvivors(t, mark)
 	gone(t, dir)
-	if b, err := os.ReadFile(dirOut + "/got"); err != nil || string(b) != "term\n" {
+	b, err := os.ReadFile(dirOut + "/got")
+	switch {
+	case err == nil && string(b) == "term\n":
+	case !each && errors.Is(err, os.ErrNotExist):
+		t.Log("before Linux 6.13: the escapee was not signalled before the SIGKILL")
+	default:
 		t.Fatalf("the escapee's TERM trap wrote %q, %v; want term", b, err)
 	}
 }
@@ -308,10 +322,10 @@ func TestContainmentFlag(t *testing.T) {
 // TestASessionStartedFromACgroupThatSawCgroupKillRuns: a starter whose
 // own cgroup once saw cgroup.kill (written while it was empty) starts
 // sessions in cgroup mode as anywhere else, though the kernel may SIGKILL
-// a child born there with CLONE_INTO_CGROUP (seen on Linux 6.12 and 6.18:
-// the session cgroup's kill count differs from that of the parent's
-// cgroup). Three sessions in a row from one such cgroup: each runs its
-// Engine and mirrors its status.
+// a child born there with CLONE_INTO_CGROUP (seen on Linux 6.12 and 6.18,
+// not on 6.1 or 7.3: the session cgroup's kill count differs from that of
+// the parent's cgroup), so either gate may run. Three sessions in a row
+// from one such cgroup: each runs its Engine and mirrors its status.
 func TestASessionStartedFromACgroupThatSawCgroupKillRuns(t *testing.T) {
 	_, own := cgroupPlace(t)
 	dir, err := os.MkdirTemp(own, "test-killed-")

@@ -257,8 +257,8 @@
 //     stop signal reaches the Engine, group E and the adopted escapees, not
 //     the rest of the cgroup (`cgroup.kill` still reaches all).
 //
-// Only 6.18 was tested for real; the older paths are tested by emulation on
-// it.
+// Tested on real kernels: 6.18, and Debian's 6.1, 6.12 and 7.3 booted under
+// QEMU (`make test-kernels`); what older kernels lack is tested by emulation.
 //
 // # Containment modes
 //
@@ -284,12 +284,13 @@
 //     (`clone3` with `CLONE_INTO_CGROUP`, Linux 5.7); the re-executed gate,
 //     and the raw one where `clone3` is refused, write their own PID to the
 //     session cgroup's `cgroup.procs` (a descriptor handed to them) before
-//     they report ready. Linux (seen on 6.12 and 6.18) SIGKILLs a child born
-//     with `CLONE_INTO_CGROUP` when the `cgroup.kill` count of its cgroup
-//     differs from that of its parent's, so a starter whose own cgroup ever
-//     saw `cgroup.kill` loses such a gate before it runs: the starter then
-//     starts the gate once more, joining by `cgroup.procs`, and so does every
-//     later gate of that process (nothing was executed; it costs one fork).
+//     they report ready. Linux (seen on 6.12 and 6.18, not on 6.1 or 7.3)
+//     SIGKILLs a child born with `CLONE_INTO_CGROUP` when the `cgroup.kill`
+//     count of its cgroup differs from that of its parent's, so a starter
+//     whose own cgroup ever saw `cgroup.kill` loses such a gate before it
+//     runs: the starter then starts the gate once more, joining by
+//     `cgroup.procs`, and so does every later gate of that process (nothing
+//     was executed; it costs one fork).
 //     The starter reads `/proc/GATE/cgroup` before the guard is relied on.
 //     Everything the Engine starts is born in it, `setsid` and double forks
 //     included.

@@ -5,6 +5,7 @@ package main
 // under one deadline, in the starter and in the guard.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -69,16 +70,27 @@ func TestAnEngineThatLeftItsGroupIsEndedByTheGuardWhenTheStarterIsKilled(t *test
 	})
 }
 
+// freezerRoot is where a cgroup v1 freezer is mounted, where there is one.
+const freezerRoot = "/sys/fs/cgroup/freezer"
+
+// needFreezer skips a test where no cgroup v1 freezer can be written:
+// called before the test starts a session, so that no session is left to
+// end at the skip (a cgroup2-only machine, scripts/vm/run's guests).
+func needFreezer(t *testing.T) {
+	t.Helper()
+	if syscall.Access(freezerRoot, 2) != nil {
+		t.Skip("no writable cgroup v1 freezer")
+	}
+}
+
 // freeze puts pid into a fresh cgroup v1 freezer cgroup and freezes it:
 // a frozen process stays alive, in uninterruptible sleep, with SIGKILL
 // pending, until it is thawed. Cleanup thaws it (the pending SIGKILL then
 // ends it) and removes the freezer cgroup.
 func freeze(t *testing.T, pid int) (thaw func()) {
 	t.Helper()
-	const root = "/sys/fs/cgroup/freezer"
-	if syscall.Access(root, 2) != nil {
-		t.Skip("no writable cgroup v1 freezer")
-	}
+	const root = freezerRoot
+	needFreezer(t)
 	dir := path.Join(root, fmt.Sprintf("session-starter-test-%d-%d", os.Getpid(), pid))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skipf("no cgroup v1 freezer: %v", err)
@@ -118,6 +130,7 @@ func TestAnUnkillableEngineEndsTheSessionAfterTheGracePlusTheKillBudget(t *testi
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to freeze a process")
 	}
+	needFreezer(t)
 	modes(t, func(t *testing.T, mode string) {
 		const grace, budget = time.Second, 2 * time.Second
 		mark := newMark(t)
@@ -197,7 +210,9 @@ func TestAnEscapeeGetsTheStopSignalAtTheSameMomentAsTheEnginesGroup(t *testing.T
 
 // In cgroup mode the stop signal reaches the processes of the cgroups
 // below the session cgroup too: here one that also left group E and is
-// the Engine's child (so neither group E nor the sweep reaches it).
+// the Engine's child (so neither group E nor the sweep reaches it). Before
+// Linux 6.13, where no pidfd shows a process's cgroup, it does not (the
+// limit the README states): that process gets only the SIGKILL.
 func TestTheStopSignalReachesACgroupBelowTheSessionCgroup(t *testing.T) {
 	mount, _ := cgroupPlace(t)
 	mark := newMark(t)
@@ -205,17 +220,29 @@ func TestTheStopSignalReachesACgroupBelowTheSessionCgroup(t *testing.T) {
 	engine := `cg=$(sed -n 's/^0:://p' /proc/self/cgroup); mkdir "$M$cg/sub" && ` +
 		`setsid sh -c 'echo $$ > "$0/cgroup.procs"; trap "echo term > \"$F\"; exit 0" TERM; echo ready; while :; do sleep 1; done' "$M$cg/sub" & ` +
 		`trap "" TERM; exec sleep 600`
-	s := start(t, mark, []string{"--containment", "cgroup", "--ack", "--grace", "10m", "--", "sh", "-c", engine},
+	// Before 6.13 a short grace ends it: a second stop signal sent at
+	// once could merge with the first, and nothing there shows that the
+	// first was handled.
+	each, grace := pidfdShowsCgroup(t), "10m"
+	if !each {
+		grace = "1s"
+	}
+	s := start(t, mark, []string{"--containment", "cgroup", "--ack", "--grace", grace, "--", "sh", "-c", engine},
 		func(c *exec.Cmd) { c.Env = append(c.Env, "F="+file, "M="+mount) })
 	s.ack()
 	if l := s.line(); l != "ready" {
 		t.Fatalf("the process in the child cgroup said %q, want ready; stderr: %s", l, s.stderr)
 	}
 	s.signal(syscall.SIGTERM)
-	awaitTerm(t, file)
-	s.signal(syscall.SIGTERM)
+	if each {
+		awaitTerm(t, file)
+		s.signal(syscall.SIGTERM) // a second stop signal ends the grace
+	}
 	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
 	noSurvivors(t, mark)
+	if _, err := os.Stat(file); !each && !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("before Linux 6.13 the process below the session cgroup got the stop signal (%v), want only the SIGKILL", err)
+	}
 }
 
 // A same-user Engine can open the guard's end of its pipe through /proc
@@ -329,6 +356,8 @@ else echo "gone"; fi`
 // longer spared: the sweep ends it with the session.
 func TestAProcessThatGotTheEnginesNumberBackIsEndedWithTheSession(t *testing.T) {
 	needsSubreaper(t)
+	needsPidMaxPerNamespace(t)
+	skipUnderEmulator(t, "a reused number within three tries of 1,000 forks cannot be counted on")
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		skipUnlessCI(t, "unshare is not installed")

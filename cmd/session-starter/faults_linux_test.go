@@ -392,6 +392,7 @@ type fdSummary struct {
 // every way — and compares its descriptor table before and after; no
 // child (zombie or not) may be left.
 func TestAThousandSessionsInOneProcessLeakNoDescriptorAndNoZombie(t *testing.T) {
+	skipUnderEmulator(t, "a thousand sessions take most of an hour")
 	mark := newMark(t)
 	n := trials(1000, 5000)
 	cmd := helperCommand(t, mark, "run-loop", strconv.Itoa(n))

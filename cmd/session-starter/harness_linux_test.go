@@ -63,10 +63,7 @@ func TestMain(m *testing.M) {
 		// builds it, with the raw children linked under -N -l.
 		buildFlags = append(buildFlags, "-gcflags="+gc)
 	}
-	build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", productPath(binary), ".")...)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := buildProduct(); err != nil {
 		fmt.Fprintln(os.Stderr, "build session-starter:", err)
 		os.Exit(1)
 	}
@@ -78,6 +75,27 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(dir)
 	// The tests must leave no goroutine behind (helpers exit above).
 	os.Exit(testproc.CheckGoroutinesEnded(code))
+}
+
+// productVar names a product binary built already, which TestMain copies
+// instead of building one (scripts/vm/kernels builds it on the host, not
+// under the emulator). Only the native build takes it.
+const productVar = "SESSION_STARTER_TEST_PRODUCT"
+
+// buildProduct puts the product at productPath(binary): a copy of
+// $SESSION_STARTER_TEST_PRODUCT where that is set, else a fresh build.
+func buildProduct() error {
+	if src := os.Getenv(productVar); src != "" && !portable && os.Getenv(gcflagsVar) == "" {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(productPath(binary), b, 0o755)
+	}
+	build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", productPath(binary), ".")...)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	return build.Run()
 }
 
 // helperCommand runs the test binary as helper name.

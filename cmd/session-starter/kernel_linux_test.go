@@ -16,6 +16,7 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -282,5 +283,67 @@ func TestWhereTheGuardProperCannotBeExecutedThePorchEndsTheTree(t *testing.T) {
 			noSurvivors(t, mark)
 			awaitExit(t, guard, "the porch must exit once the tree is ended")
 		})
+	}
+}
+
+// The running kernel's features, for the tests whose expectation depends
+// on them (scripts/vm/run runs the suite on older kernels too).
+
+// guardPins reports whether the product's guard pins group E with a child
+// of its own: where the kernel cannot signal a group through a pidfd
+// (before Linux 6.9), and always in the portable build.
+func guardPins() bool { return !sys.CanSignalGroup() }
+
+// pidfdShowsCgroup reports whether the kernel tells a process's cgroup
+// through its pidfd (PIDFD_GET_INFO with PIDFD_INFO_CGROUPID, Linux
+// 6.13): only then does cgroup mode's --grace signal every member of the
+// session cgroup.
+func pidfdShowsCgroup(t *testing.T) bool {
+	t.Helper()
+	fd, err := sys.PidfdOpen(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close(fd)
+	_, ok, err := sys.PidfdCgroupID(fd)
+	return err == nil && ok
+}
+
+// kernelAtLeast reports whether the running kernel's release is major.minor
+// or later.
+func kernelAtLeast(t *testing.T, major, minor int) bool {
+	t.Helper()
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("kernel release %q: %v", u.Release[:], err)
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
+// vmVar is set by scripts/vm/run in its guest, a kernel booted under an
+// emulator that forks 20 to 45 times slower than the host.
+const vmVar = "SESSION_STARTER_TEST_VM"
+
+// skipUnderEmulator skips a test whose outcome depends on the machine's
+// speed (a rate, a deadline) when it runs in scripts/vm/run's guest.
+func skipUnderEmulator(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv(vmVar) == "1" {
+		t.Skipf("under scripts/vm/run's emulated CPU (%s=1), %s", vmVar, why)
+	}
+}
+
+// needsPidMaxPerNamespace skips a test that sets pid_max in a PID
+// namespace of its own where that would set the whole machine's: pid_max
+// is per namespace only from Linux 6.14, and before, the write from a
+// child namespace goes to the one global limit.
+func needsPidMaxPerNamespace(t *testing.T) {
+	t.Helper()
+	if !kernelAtLeast(t, 6, 14) {
+		t.Skip("pid_max is per PID namespace only from Linux 6.14; here setting it would lower the whole machine's")
 	}
 }

@@ -325,10 +325,12 @@ func TestInheritedDescriptorReachesTheEngineAndNothingElse(t *testing.T) {
 		t.Fatalf("Engine's descriptors = %v, want %v", got, want)
 	}
 	guard := guardOf(t, s.cmd.Process.Pid)
-	// The portable build's guard pins E (no pidfd group signal): it holds
-	// the pin's pidfd and the write end of the pin's standard input too.
+	// Where the kernel cannot signal a group through a pidfd (before
+	// Linux 6.9, and always in the portable build) the guard pins E: it
+	// holds the pin's pidfd and the write end of the pin's standard input
+	// too.
 	pinFDs := map[string]bool{}
-	if portable {
+	if guardPins() {
 		for _, pin := range childrenOf(guard) {
 			pinFDs["anon_inode:[pidfd]"] = true
 			pinFDs[fdTable(t, pin)[0]] = true

@@ -104,6 +104,7 @@ func TestAForkStormIsEmptyWhenTheStarterExits(t *testing.T) {
 // TestAGroupOfThousandsOfSleepersEndsWithinTheBudget: 5,000 members
 // (10,000 under make torture) end within the default kill budget.
 func TestAGroupOfThousandsOfSleepersEndsWithinTheBudget(t *testing.T) {
+	skipUnderEmulator(t, "thousands of forks do not fit in the test's bounds, nor their end in the default kill budget")
 	needPerl(t)
 	width := trials(5000, 10000)
 	mark := newMark(t)

@@ -292,7 +292,7 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 		// portable build's, or before Linux 6.9) carries its hidden-mode
 		// argument from its start and its name only once its runtime runs.
 		arg := guard.Comm
-		if portable {
+		if !rawGuard() {
 			arg = guard.Arg
 		}
 		if role == roleGate {

@@ -97,8 +97,12 @@ func startLeader(t *testing.T, w *os.File, argv ...string) *leader {
 	l := &leader{pid: pid, pidfd: pidfd}
 	t.Cleanup(func() {
 		// SAFETY: the pidfd names the group this leader led and no other,
-		// whatever became of its number.
-		_ = sys.PidfdSignalGroup(l.pidfd, syscall.SIGKILL)
+		// whatever became of its number; before Linux 6.9 the number
+		// does, while the leader is unreaped.
+		err := sys.PidfdSignalGroup(l.pidfd, syscall.SIGKILL)
+		if errors.Is(err, sys.ErrNoGroupSignal) && !l.reaped {
+			_ = syscall.Kill(-l.pid, syscall.SIGKILL)
+		}
 		if !l.reaped {
 			_, _ = sys.ReapWithin(l.pidfd, testproc.TooLong)
 		}

@@ -37,13 +37,23 @@ func StartLeaderWithStdout(t testing.TB, out *os.File, argv ...string) *Child {
 	}
 	c := &Child{PID: pid, Pidfd: pidfd}
 	t.Cleanup(func() {
-		// The leader is our unreaped child: its zombie keeps the group
-		// number ours until the Reap below.
-		_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+		_ = c.KillGroup()
 		c.Wait(t)
 		unix.Close(pidfd)
 	})
 	return c
+}
+
+// KillGroup SIGKILLs the group the child leads, through its pidfd, or
+// before Linux 6.9, which cannot signal a group through a pidfd, by its
+// number. Call it only while the child is unreaped: its zombie keeps the
+// group number the test's.
+func (c *Child) KillGroup() error {
+	err := unix.PidfdSendSignal(c.Pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+	if err == unix.EINVAL {
+		err = unix.Kill(-c.PID, unix.SIGKILL)
+	}
+	return err
 }
 
 // Wait reaps the child, waiting at most TooLong, and returns its status;
