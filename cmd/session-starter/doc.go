@@ -1031,6 +1031,11 @@
 //     `TestAThousandSessionsInOneProcessLeakNoDescriptorAndNoZombie`.
 //   - Grace, stop signal, timeout, forwarding, terminal, PID 1 —
 //     `stop_linux_test.go`, `tty_linux_test.go`.
+//   - A launcher that does not drain stderr: each diagnostic and the final
+//     report is written only while the pipe has room, after a wait of at
+//     most 100 ms, and dropped after it, so a full pipe never holds the
+//     session or its exit (`TestAnUndrainedStderrDoesNotHoldTheExit`, at
+//     `--log-level debug` too); the `ended` record says what the report did.
 //   - Unusual launchers and habits: a closed stderr, a control descriptor that
 //     could never end, a terminal with stdout redirected or a job in the
 //     background, a command line at ARG_MAX, a script without `#!`, PROGRAM

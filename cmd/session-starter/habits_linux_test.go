@@ -393,51 +393,56 @@ func TestAnEngineThatKillsTheGuardAndTheStarterEscapes(t *testing.T) {
 
 // TestAnUndrainedStderrDoesNotHoldTheExit: a launcher that reads its end
 // of standard error only later (here: never, the pipe full) does not keep
-// session-starter alive after the session ended: its final report is
-// dropped after a short wait, and the exit status is what it would be.
+// session-starter alive, during the session or after its end: its final
+// report, and each diagnostic (debug: a dozen lines), is dropped after a
+// short wait, and the exit status is what it would be.
 func TestAnUndrainedStderrDoesNotHoldTheExit(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct{ name, level string }{{"the final report", "warn"}, {"diagnostics", "debug"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close()
+			// Fill the pipe: writes fail with EAGAIN once it is full. (Fd,
+			// once: each call of it makes the descriptor blocking again.)
+			fd := int(w.Fd())
+			if err := unix.SetNonblock(fd, true); err != nil {
+				t.Fatal(err)
+			}
+			chunk := make([]byte, 4096)
+			for {
+				if _, err := unix.Write(fd, chunk); err != nil {
+					break
+				}
+			}
+			if err := unix.SetNonblock(fd, false); err != nil {
+				t.Fatal(err)
+			}
+			mark := newMark(t)
+			cmd := exec.Command(binary, "--log-level", tt.level, "--timeout", "0.1", "--", "sleep", "600")
+			cmd.Env = append(os.Environ(), markVar+"="+mark)
+			cmd.Stderr = w
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 124 {
+					t.Fatalf("session-starter: %v, want exit 124 (the timeout)", err)
+				}
+			case <-time.After(testproc.TooLong):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("session-starter still ran %v after its session's end: what it wrote to a full stderr held it", testproc.TooLong)
+			}
+			noSurvivors(t, mark)
+		})
 	}
-	defer r.Close()
-	defer w.Close()
-	// Fill the pipe: writes fail with EAGAIN once it is full. (Fd, once:
-	// each call of it makes the descriptor blocking again.)
-	fd := int(w.Fd())
-	if err := unix.SetNonblock(fd, true); err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 4096)
-	for {
-		if _, err := unix.Write(fd, chunk); err != nil {
-			break
-		}
-	}
-	if err := unix.SetNonblock(fd, false); err != nil {
-		t.Fatal(err)
-	}
-	mark := newMark(t)
-	cmd := exec.Command(binary, "--timeout", "0.1", "--", "sleep", "600")
-	cmd.Env = append(os.Environ(), markVar+"="+mark)
-	cmd.Stderr = w
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 124 {
-			t.Fatalf("session-starter: %v, want exit 124 (the timeout)", err)
-		}
-	case <-time.After(testproc.TooLong):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("session-starter still ran %v after its session's end: its report to a full stderr held it", testproc.TooLong)
-	}
-	noSurvivors(t, mark)
 }
 
 // TestAFIFOWhoseWriterClosedBeforeTheStartEndsTheSession: the launcher

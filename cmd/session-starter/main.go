@@ -106,18 +106,22 @@ func newLogger(level, format string, w io.Writer) (zerolog.Logger, error) {
 	if err != nil || level == "" {
 		return zerolog.Nop(), fmt.Errorf("--log-level %q: want debug, info, warn, error or disabled", level)
 	}
+	// The process's standard error takes each diagnostic only while it
+	// has room (exit.Diagnostics): an undrained pipe never blocks the
+	// session on a log line.
+	out := diagnosticsTo(w)
 	switch format {
 	case "json":
 	case "console":
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+		out = zerolog.ConsoleWriter{Out: out, TimeFormat: time.RFC3339}
 	case "auto":
 		if isTerminal(w) {
-			w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+			out = zerolog.ConsoleWriter{Out: out, TimeFormat: time.RFC3339}
 		}
 	default:
 		return zerolog.Nop(), errors.New("--log-format: want auto, json or console")
 	}
-	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+	return zerolog.New(out).Level(lvl).With().Timestamp().Logger(), nil
 }
 
 // buildVersion is what --version prints after the name: the version,

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/exit"
 )
 
 // fdWriter writes to a descriptor with plain write(2) calls. A write of an
@@ -24,3 +25,12 @@ func (w fdWriter) Write(p []byte) (int, error) {
 
 // stdio returns the writers for standard output and standard error.
 func stdio() (stdout, stderr io.Writer) { return fdWriter(1), fdWriter(2) }
+
+// diagnosticsTo is where the diagnostics written for w go: for a
+// descriptor of this process, only while it has room (exit.Diagnostics).
+func diagnosticsTo(w io.Writer) io.Writer {
+	if fd, ok := w.(fdWriter); ok {
+		return exit.Diagnostics(int(fd))
+	}
+	return w
+}

@@ -5,6 +5,7 @@ package exit
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/session-starter/session-starter/starter"
@@ -37,3 +38,7 @@ func CatchStops() chan os.Signal { return nil }
 
 // Uncatch does nothing here (see [CatchStops]).
 func Uncatch() {}
+
+// Diagnostics is standard error itself here: its pipes cannot be polled
+// for room.
+func Diagnostics(int) io.Writer { return os.Stderr }

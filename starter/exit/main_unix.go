@@ -4,6 +4,7 @@ package exit
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
@@ -157,20 +158,23 @@ const pipeChunk = 4096
 
 // writeReport writes p to fd in chunks, each only once poll shows fd
 // writable, for at most within in all; a raw write, so that a closed
-// pipe gives EPIPE, not death.
-func writeReport(fd int, p []byte, within time.Duration) {
+// pipe gives EPIPE, not death. It returns how much it wrote.
+func writeReport(fd int, p []byte, within time.Duration) int {
 	deadline := time.Now().Add(within)
+	written := 0
 	for len(p) > 0 {
 		fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLOUT}}
 		if n, err := sys.Poll(fds, max(time.Until(deadline), 0)); err != nil || n == 0 || fds[0].Revents&sys.POLLOUT == 0 {
-			return
+			return written
 		}
 		chunk := p[:min(len(p), pipeChunk)]
 		if sys.WriteAll(fd, chunk) != nil {
-			return
+			return written
 		}
+		written += len(chunk)
 		p = p[len(chunk):]
 	}
+	return written
 }
 
 // Apply ends the process as v says: death by v.Signal (with no core file
@@ -182,4 +186,29 @@ func Apply(v starter.Verdict) {
 		sys.Die(v.Signal)
 	}
 	os.Exit(v.Code)
+}
+
+// Diagnostics returns the writer for the process's diagnostics on fd
+// (standard error): each one is written as a report is, only while poll
+// shows room, for at most a short wait, and dropped after it — so that a
+// launcher that does not drain its end of the pipe never blocks the
+// session, or its end, on a log line. Once one was dropped, the next ones
+// wait for no room until one goes through again.
+func Diagnostics(fd int) io.Writer { return &diagnostics{fd: fd} }
+
+type diagnostics struct {
+	mu      sync.Mutex
+	fd      int
+	dropped bool
+}
+
+func (d *diagnostics) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	wait := reportWait
+	if d.dropped {
+		wait = 0
+	}
+	d.dropped = writeReport(d.fd, p, wait) < len(p)
+	return len(p), nil
 }

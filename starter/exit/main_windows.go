@@ -2,6 +2,7 @@ package exit
 
 import (
 	"context"
+	"io"
 	"os"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -69,3 +70,7 @@ func CatchStops() chan os.Signal { return nil }
 
 // Uncatch does nothing on Windows (see [CatchStops]).
 func Uncatch() {}
+
+// Diagnostics is standard error itself here: its pipes cannot be polled
+// for room.
+func Diagnostics(int) io.Writer { return os.Stderr }
