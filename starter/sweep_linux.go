@@ -2,38 +2,15 @@ package starter
 
 import (
 	"errors"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// childrenOfProcess lists the children of every thread of pid, from
-// /proc/PID/task/*/children. A thread that ended meanwhile had none left.
-func childrenOfProcess(pid int) ([]int, error) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for field := range strings.FieldsSeq(string(b)) {
-			if kid, err := strconv.Atoi(field); err == nil {
-				out = append(out, kid)
-			}
-		}
-	}
-	return out, nil
-}
+// childrenOfProcess lists the children of every thread of pid.
+func childrenOfProcess(pid int) ([]int, error) { return proc.Children(pid) }
 
 // openDescendant opens pid, listed as a child of parent, through a pidfd,
 // and keeps it only if /proc shows parent as its parent while the pidfd
