@@ -632,19 +632,7 @@ func (s *session) end(plan end.Plan) End {
 func (s *session) releaseLeft() End {
 	start := time.Now()
 	s.deadline = start.Add(s.budget)
-	var left []int
-	for _, h := range s.holders() {
-		ms, err := h.Live()
-		if err != nil {
-			continue
-		}
-		for _, m := range ms {
-			if !slices.Contains(left, m.PID) {
-				left = append(left, m.PID)
-			}
-		}
-	}
-	slices.Sort(left)
+	left := end.LivePIDs(s.holders())
 	s.stdin.close()
 	return End{Outcome: Released, Released: left, Elapsed: time.Since(start)}
 }

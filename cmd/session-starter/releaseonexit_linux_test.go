@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
@@ -40,8 +41,9 @@ func heldPID(t *testing.T, line string) (int, int) {
 	return pid, fd
 }
 
-func exitedWithin(fd int, _ any) bool {
-	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, testproc.TooLong)
+// exitedWithin reports whether the process of pidfd fd exits within d.
+func exitedWithin(fd int, d time.Duration) bool {
+	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, d)
 	return err == nil && n > 0
 }
 
@@ -75,7 +77,7 @@ func TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession(t *testing.T)
 			if l := s.line(); l != "inner 7" {
 				t.Fatalf("outer Engine said %q, want the inner status 7 mirrored; stderr: %s", l, s.stderr)
 			}
-			if exitedWithin0(fd) {
+			if exitedWithin(fd, 0) {
 				t.Fatal("the inner session ended what its Engine left")
 			}
 			ended := endedIn(t, rec)
@@ -85,17 +87,12 @@ func TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession(t *testing.T)
 			}
 			s.in.Close() // the outer Engine exits: its session ends the leftover
 			wantExit(t, s.wait(), 0, s.stderr)
-			if !exitedWithin(fd, nil) {
+			if !exitedWithin(fd, testproc.TooLong) {
 				t.Fatal("the enclosing session left the released process")
 			}
 			noSurvivors(t, mark)
 		})
 	}
-}
-
-func exitedWithin0(fd int) bool {
-	n, err := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, 0)
-	return err == nil && n > 0
 }
 
 // TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL: only the
@@ -118,7 +115,7 @@ func TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL(t *testing.T) {
 			if err := sys.PidfdSignal(starterFD, sig); err != nil {
 				t.Fatal(err)
 			}
-			if !exitedWithin(leftFD, nil) {
+			if !exitedWithin(leftFD, testproc.TooLong) {
 				t.Fatalf("after %v of the inner starter, what its Engine left lives", sig)
 			}
 			if l := s.line(); !strings.HasPrefix(l, "inner ") {

@@ -309,3 +309,17 @@ func TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt(t *testing.T) 
 		t.Fatalf("End() = %+v after %v, want %v: the orphan killed before the second round", r, log, want)
 	}
 }
+
+// TestLivePIDsListsEachLiveProcessOnceAndSignalsNothing: a process two
+// holders hold is listed once, and stays running.
+func TestLivePIDsListsEachLiveProcessOnceAndSignalsNothing(t *testing.T) {
+	leader := testproc.StartLeader(t, "/bin/sleep", "600")
+	p := &Process{PID: leader.PID, Pidfd: leader.Pidfd, Child: true}
+	g := Group{PGID: leader.PID, Send: PidfdGroupSend(leader.Pidfd)}
+	if got := LivePIDs([]Holder{p, g}); !slices.Equal(got, []int{leader.PID}) {
+		t.Fatalf("LivePIDs = %v, want [%d]", got, leader.PID)
+	}
+	if leader.Exited(0) {
+		t.Fatal("LivePIDs signalled the process")
+	}
+}

@@ -544,3 +544,23 @@ func (w *waker) close() {
 	sys.Close(w.r)
 	sys.Close(w.w)
 }
+
+// LivePIDs lists, once each and in order, the live processes the holders
+// show now; a holder that cannot be observed this time adds none. It
+// signals nothing: for a report of what the holders hold.
+func LivePIDs(holders []Holder) []int {
+	var out []int
+	for _, h := range holders {
+		ms, err := h.Live()
+		if err != nil {
+			continue
+		}
+		for _, m := range ms {
+			if !slices.Contains(out, m.PID) {
+				out = append(out, m.PID)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

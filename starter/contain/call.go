@@ -144,8 +144,7 @@ type Cmd struct {
 	EndOnExit bool
 
 	err      error // refused by Wrap or Command: Start returns it
-	id       string
-	startErr bool // Start was called
+	called   bool  // Start was called
 	killc    chan struct{}
 	killOnce sync.Once
 	done     chan struct{} // closed when the tree has ended or been released
@@ -184,8 +183,7 @@ func Command(ctx context.Context, name string, arg ...string) *Cmd {
 // anything runs.
 func Wrap(c *exec.Cmd) *Cmd {
 	w := &Cmd{Cmd: c, killc: make(chan struct{}), done: make(chan struct{})}
-	w.id = "call-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(calls.Add(1), 10)
-	w.result.ID = w.id
+	w.result.ID = "call-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(calls.Add(1), 10)
 	switch {
 	case c == nil:
 		w.err = errors.New("contain: Wrap of a nil *exec.Cmd")
@@ -215,7 +213,7 @@ func Wrap(c *exec.Cmd) *Cmd {
 }
 
 // ID names the call (also [Result.ID]).
-func (c *Cmd) ID() string { return c.id }
+func (c *Cmd) ID() string { return c.result.ID }
 
 // Start starts the call's leader in a tree of its own (see the package
 // doc). A Start error means NotStarted: nothing was executed.
@@ -223,13 +221,13 @@ func (c *Cmd) Start() error {
 	if c.err != nil {
 		return c.err
 	}
-	if c.startErr {
+	if c.called {
 		return errors.New("contain: Start called twice")
 	}
 	if c.Process != nil {
 		return errInner
 	}
-	c.startErr = true
+	c.called = true
 	if err := c.Cmd.Err; err != nil {
 		return err
 	}
@@ -257,7 +255,7 @@ func (c *Cmd) Start() error {
 // the budget ran out: [ErrSurvivors]); Wait then reaps the leader. After
 // a Release it ends nothing: what was released is the session's.
 func (c *Cmd) Kill() error {
-	if !c.startErr || c.result.Outcome != Started {
+	if !c.called || c.result.Outcome != Started {
 		return errors.New("contain: Kill of a call that was not started")
 	}
 	c.requestKill()
@@ -311,10 +309,10 @@ func (c *Cmd) watch() {
 // [exec.ErrWaitDelay] naming its holders ([Result.PipeHolders]). A Kill
 // that left survivors wraps [ErrSurvivors].
 func (c *Cmd) Wait() error {
-	if c.Cmd != nil && c.Process != nil && !c.startErr {
+	if c.Cmd != nil && c.Process != nil && !c.called {
 		return errInner
 	}
-	if !c.startErr || c.result.Outcome != Started {
+	if !c.called || c.result.Outcome != Started {
 		return errors.New("contain: Wait of a call that was not started")
 	}
 	if c.waited.Swap(true) {

@@ -30,20 +30,20 @@ type callCgroup struct{ c *cgroup.Call }
 // is not refused. Elsewhere (group mode, not in a session, a session
 // cgroup this process may not write) the call has its group only, inside
 // whatever holds this process.
-func placeCall(attr *syscall.SysProcAttr, id string) (*callCgroup, error) {
+func placeCall(attr *syscall.SysProcAttr, id string) *callCgroup {
 	if _, ok := os.LookupEnv(mark.Var); !ok {
-		return nil, nil
+		return nil
 	}
 	p, ok := cgroup.InSession()
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	c, err := cgroup.MakeCall(p, id)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	attr.UseCgroupFD, attr.CgroupFD = true, c.DirFD
-	return &callCgroup{c: c}, nil
+	return &callCgroup{c: c}
 }
 
 func (cg *callCgroup) path() string { return cg.c.Path }

@@ -182,6 +182,11 @@ func TestReleaseLeavesWhatTheLeaderLeftAndListsIt(t *testing.T) {
 	if ws[0].gone() {
 		t.Fatal("a released process was ended")
 	}
+	// Kill ends nothing after a release: what was released is the
+	// session's (EndReleased ends it).
+	if err := c.Kill(); err != nil || ws[0].gone() {
+		t.Fatalf("Kill() after the release = %v, released process gone %v; want nil and it running", err, ws[0].gone())
+	}
 	_ = c.Close()
 }
 

@@ -13,8 +13,8 @@ func conflictOS(*syscall.SysProcAttr) string { return "" }
 // callCgroup: there are no cgroups here; a call has its group.
 type callCgroup struct{}
 
-func placeCall(*syscall.SysProcAttr, string) (*callCgroup, error) { return nil, nil }
-func (*callCgroup) path() string                                  { return "" }
-func (*callCgroup) holder() (end.Holder, func())                  { return nil, nil }
-func (*callCgroup) abandon()                                      {}
-func (*callCgroup) done(bool)                                     {}
+func placeCall(*syscall.SysProcAttr, string) *callCgroup { return nil }
+func (*callCgroup) path() string                         { return "" }
+func (*callCgroup) holder() (end.Holder, func())         { return nil, nil }
+func (*callCgroup) abandon()                             {}
+func (*callCgroup) done(bool)                            {}

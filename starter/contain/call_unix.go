@@ -54,10 +54,7 @@ func (c *Cmd) startTree() error {
 	}
 	attr.Setpgid, attr.Pgid = true, 0
 	c.keepMark()
-	cg, err := placeCall(&attr, c.id)
-	if err != nil {
-		return err
-	}
+	cg := placeCall(&attr, c.result.ID)
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
 	if err := c.Cmd.Start(); err != nil {
@@ -192,18 +189,10 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 func (t *tree) release() []int {
 	hs, done := t.holders()
 	defer done()
-	var left []int
-	for _, h := range hs[1:] {
-		ms, err := h.Live()
-		if err != nil {
-			continue
-		}
-		for _, m := range ms {
-			if m.PID != t.pid && !slices.Contains(left, m.PID) {
-				left = append(left, m.PID)
-				t.keep(m.PID)
-			}
-		}
+	// The leader's exit is unreaped: it is no live member.
+	left := end.LivePIDs(hs[1:])
+	for _, pid := range left {
+		t.keep(pid)
 	}
 	if t.cg == nil && len(left) > 0 {
 		for _, p := range t.escapees() {

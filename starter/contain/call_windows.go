@@ -96,8 +96,8 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	return nil
 }
 
-// release lists what the job holds besides the exited leader and clears
-// its kill-on-close, so that it stays: in the session's job, if any.
+// release lists what the job holds besides the exited leader; the job
+// keeps it until Close clears its kill-on-close (or EndReleased ends it).
 func (t *tree) release() []int {
 	pids, _ := t.job.PIDs()
 	pids = slices.DeleteFunc(pids, func(p int) bool { return p == t.pid })
