@@ -510,16 +510,19 @@ func readDockerfile(t *testing.T) dockerfile {
 
 // serveScript is the app of the Dockerfile: a worker, a daemon that
 // leaves the group, and a server that ends on SIGTERM, saying so. It
-// waits on one child, not in a loop: a loop that forks its next child
-// between the stop signal and its trap would leave that child, which
-// never got the signal, to the SIGKILL at the grace's end (a limit the
-// manual states), and the test would time the app's race.
+// forks everything before it says ready, and then only waits: a child
+// forked between the stop signal and the trap (the next one of a loop,
+// or one forked after "ready") never gets the signal and waits for the
+// SIGKILL at the grace's end — a limit the manual states — and the test
+// would time the app's race, not session-starter.
 const serveScript = `#!/bin/sh
 sleep 600 &
 setsid sleep 600 &
 trap 'echo "serve: got TERM"; exit 0' TERM
+sleep 600 &
+last=$!
 echo ready
-sleep 600 & wait $!
+wait $last
 `
 
 // TestReadmeDockerEntrypointRunsAsPID1AndEndsOnDockerStop: ENTRYPOINT
