@@ -101,9 +101,14 @@ async function noneLeft(mark) {
       return left.length === 0;
     });
   } catch (err) {
+    // Each one's command line, and its parent, group and session from
+    // /proc/PID/stat: who it belonged to is the first question a leak asks.
     const names = left.map((pid) => {
       try {
-        return `${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ')}`;
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim();
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+        const [, ppid, pgid, sid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return `${pid} (${cmdline}; ppid ${ppid}, pgid ${pgid}, sid ${sid})`;
       } catch {
         return String(pid);
       }
@@ -122,13 +127,36 @@ async function noneLeft(mark) {
 }
 
 // withMark runs fn(mark) and then checks that nothing of the mark is left.
+// A failure of fn is the one reported: what it left is cleaned up, and
+// named after it, never in its place.
 async function withMark(fn) {
   const mark = newMark();
+  let result;
   try {
-    return await fn(mark);
-  } finally {
-    await noneLeft(mark);
+    result = await fn(mark);
+  } catch (err) {
+    try {
+      await noneLeft(mark);
+    } catch (leftErr) {
+      err.message += `; then ${leftErr.message}`;
+    }
+    throw err;
   }
+  await noneLeft(mark);
+  return result;
+}
+
+// alive says whether process pid runs (is not a zombie), by its
+// /proc/PID/stat: unlike its environment, which reads empty while it
+// execs, the stat is there for the whole of its life.
+function alive(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
 // tempDir makes a directory removed at the end of the process.
@@ -194,6 +222,7 @@ function fixture(name) {
 }
 
 module.exports = {
+  alive,
   sessionStarter,
   markVar,
   tooLong,
