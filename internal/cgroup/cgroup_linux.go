@@ -343,6 +343,9 @@ func (s *Session) Remove() error {
 	return err
 }
 
+// Removed reports whether [Session.Remove] removed the session cgroup.
+func (s *Session) Removed() bool { return s.removed }
+
 // Close releases the descriptors of the session; it does not remove it.
 func (s *Session) Close() {
 	for _, fd := range []*int{&s.DirFD, &s.ParentFD} {
@@ -407,7 +410,8 @@ func CleanLeftovers(p Place) ([]string, error) {
 	defer sys.Close(parent)
 	var removed []string
 	for _, e := range entries {
-		pid, start, _, ok := ParseName(e.Name())
+		// A session cgroup, or a supervisor leaf (see [Enable]).
+		pid, start, _, ok := ParseName(strings.TrimSuffix(e.Name(), SupervisorSuffix))
 		if !ok || !e.IsDir() {
 			continue
 		}

@@ -12,9 +12,14 @@
 // enabled below it, so moving a process into it never meets the "no
 // internal processes" rule of delegated v2 trees. Nested sessions nest.
 //
+// Limits ([Limits], [Session.SetLimits]) need their controllers enabled
+// in the cgroup where the session cgroup is made ([Enable]); a memory
+// limit needs that cgroup to hold no process, and [Enable] moves this
+// process into a leaf of its own there when it is the only one.
+//
 // Guarantee: a session cgroup is removed only by the session that made it,
 // by its guard, or by [CleanLeftovers] once it is empty and no process
-// with the PID and start time of its name lives. Concurrent sessions never
+// with the PID and start time of its name lives (a supervisor leaf, too). Concurrent sessions never
 // remove each other's cgroups.
 //
 // Failure rule: every call returns an error naming the syscall and path;

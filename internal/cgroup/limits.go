@@ -1,0 +1,155 @@
+package cgroup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ErrNotDelegated is wrapped by the error of [Enable] when a controller a
+// limit needs is not offered to the cgroup where session cgroups are made
+// (it is not in its cgroup.controllers: the cgroup above did not enable
+// it, or did not delegate it).
+var ErrNotDelegated = errors.New("controller not available")
+
+// ErrShared is wrapped by the error of [Enable] when the cgroup where
+// session cgroups are made holds processes other than this one: cgroup
+// v2 lets a cgroup hold processes or enable controllers for its children,
+// not both (the "no internal processes" rule; the root cgroup is exempt).
+var ErrShared = errors.New("the cgroup holds other processes")
+
+// Limits are the bounds a session cgroup is given; a zero field sets no
+// bound of its kind.
+type Limits struct {
+	// Tasks is pids.max: the live tasks of the cgroup, threads included.
+	Tasks int64
+	// Memory is memory.max in bytes. With it, Swap is memory.swap.max
+	// in bytes (0: no swap).
+	Memory, Swap int64
+	// CPU is cpu.max in CPUs: 1.5 is one and a half CPUs' time per
+	// period.
+	CPU float64
+}
+
+// Any reports whether l sets a bound.
+func (l Limits) Any() bool { return l.Tasks > 0 || l.Memory > 0 || l.CPU > 0 }
+
+// Controllers lists the cgroup v2 controllers l needs, in the order the
+// kernel lists them.
+func (l Limits) Controllers() []string {
+	var c []string
+	if l.CPU > 0 {
+		c = append(c, "cpu")
+	}
+	if l.Memory > 0 {
+		c = append(c, "memory")
+	}
+	if l.Tasks > 0 {
+		c = append(c, "pids")
+	}
+	return c
+}
+
+// CPUPeriod is the period of cpu.max, in microseconds: the kernel's
+// default, 100 ms. A quota below MinCPUQuota of it is refused by the
+// kernel (EINVAL).
+const (
+	CPUPeriod   = 100000
+	MinCPUQuota = 1000
+)
+
+// MinCPU is the smallest CPU bound cpu.max takes: MinCPUQuota of
+// CPUPeriod.
+const MinCPU = float64(MinCPUQuota) / CPUPeriod
+
+// cpuMax is what cpu.max is given for cpus CPUs: the quota and the period
+// in microseconds.
+func cpuMax(cpus float64) string {
+	return strconv.FormatInt(int64(math.Round(cpus*CPUPeriod)), 10) + " " + strconv.Itoa(CPUPeriod)
+}
+
+// write is one file of a limit: its name, what is written, and what a
+// read of it must then give.
+type write struct {
+	file, value, want string
+}
+
+// writes lists the files l writes, each with the value a read must give
+// back: memory sizes are kept by the kernel in whole pages, rounded down.
+func (l Limits) writes(page int64) []write {
+	var w []write
+	if l.Tasks > 0 {
+		n := strconv.FormatInt(l.Tasks, 10)
+		w = append(w, write{"pids.max", n, n})
+	}
+	if l.Memory > 0 {
+		for _, f := range []struct {
+			file string
+			n    int64
+		}{{"memory.max", l.Memory}, {"memory.swap.max", l.Swap}} {
+			w = append(w, write{f.file, strconv.FormatInt(f.n, 10), strconv.FormatInt(f.n/page*page, 10)})
+		}
+	}
+	if l.CPU > 0 {
+		v := cpuMax(l.CPU)
+		w = append(w, write{"cpu.max", v, v})
+	}
+	return w
+}
+
+// flatKeyed reads key from a cgroup file of "key value" lines
+// (cpu.stat, memory.events, pids.events); ok is false when the key is
+// not there or its value is not a number.
+func flatKeyed(b []byte, key string) (int64, bool) {
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		k, v, found := bytes.Cut(line, []byte(" "))
+		if !found || string(k) != key {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// words splits a space-separated cgroup file (cgroup.controllers,
+// cgroup.subtree_control).
+func words(b []byte) []string { return strings.Fields(string(b)) }
+
+// Usage is what a session cgroup's counters say of the whole tree,
+// exited processes included; a nil field is one its cgroup has no
+// counter for (no such controller enabled for it, or a kernel without
+// the file).
+type Usage struct {
+	// CPU is cpu.stat's usage_usec, user and system time together, in
+	// microseconds: kept by the cgroup core, with or without the cpu
+	// controller.
+	CPU *int64
+	// MemoryPeak is memory.peak in bytes (Linux 5.19, memory controller).
+	MemoryPeak *int64
+	// TasksPeak is pids.peak (Linux 6.1, pids controller).
+	TasksPeak *int64
+	// OOMKills is memory.events' oom_kill: the processes the kernel's
+	// OOM killer ended in the cgroup or below it (memory controller).
+	OOMKills *int64
+	// ForksRefused is pids.events' max: the forks refused because
+	// pids.max was reached (pids controller).
+	ForksRefused *int64
+}
+
+// String lays u out for a log line.
+func (u Usage) String() string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		v    *int64
+	}{{"cpu_usec", u.CPU}, {"memory_peak", u.MemoryPeak}, {"tasks_peak", u.TasksPeak}, {"oom_kills", u.OOMKills}, {"forks_refused", u.ForksRefused}} {
+		if f.v != nil {
+			parts = append(parts, fmt.Sprintf("%s=%d", f.name, *f.v))
+		}
+	}
+	return strings.Join(parts, " ")
+}

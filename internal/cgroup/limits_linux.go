@@ -1,0 +1,318 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// SupervisorSuffix ends the name of the leaf cgroup this process moves
+// itself into (see [Enable]): the name of a session cgroup ([Name]) with
+// this suffix.
+const SupervisorSuffix = ".supervisor"
+
+// moved is set while this process lives in a supervisor leaf of its own
+// making: a second [Enable] that would move it is refused.
+var moved atomic.Bool
+
+// Supervisor is the leaf cgroup this process moved itself into so that
+// its cgroup could enable controllers for the session cgroups below it.
+type Supervisor struct {
+	// Name is the leaf's name in the cgroup it left; Path the leaf as
+	// /proc/PID/cgroup shows it.
+	Name, Path string
+	parentFD   int      // the cgroup it left
+	enabled    []string // the controllers Enable turned on there
+}
+
+// PlaceAt is the place of the cgroup at dir, an absolute directory of the
+// cgroup2 mount, as [Locate] gives this process's own: where
+// --cgroup-parent asks session cgroups to be made.
+func PlaceAt(dir string) (Place, error) {
+	if !path.IsAbs(dir) {
+		return Place{}, fmt.Errorf("cgroup: %s: not an absolute path", dir)
+	}
+	own, err := Locate()
+	if err != nil {
+		return Place{}, err
+	}
+	dir = path.Clean(dir)
+	rel, ok := strings.CutPrefix(dir, own.Mount.Point)
+	if !ok || (rel != "" && rel[0] != '/') {
+		return Place{}, fmt.Errorf("cgroup: %s is not below the cgroup2 mount at %s", dir, own.Mount.Point)
+	}
+	fd, err := openDir(sys.AT_FDCWD, dir)
+	if err != nil {
+		return Place{}, fmt.Errorf("cgroup: %s: %w", dir, err)
+	}
+	sys.Close(fd)
+	return Place{Mount: own.Mount, Own: path.Join(own.Mount.Root, rel), Dir: dir}, nil
+}
+
+// Enable makes the controllers need available to the cgroups made in p:
+// each must be in p's cgroup.controllers (else [ErrNotDelegated]), and is
+// written to its cgroup.subtree_control unless it is there already. The
+// kernel lets a cgroup that holds processes turn on threaded controllers
+// (pids, cpu) for its children, but not domain ones (memory): the "no
+// internal processes" rule. When it refuses for that (EBUSY) and self is
+// set — p is this process's own cgroup — and p holds no process but this
+// one, this process first moves itself (every thread: cgroup.procs) into
+// a leaf cgroup of p of its own, named as a session cgroup plus
+// [SupervisorSuffix], which is returned for [Supervisor.Restore]; a
+// process born after that (the guard) is born there. Other processes in p
+// make it fail with [ErrShared], naming them; so does a p given by the
+// caller (self unset) that holds any.
+//
+// Nothing is moved or enabled when it fails: a leaf made is removed again
+// and this process put back.
+func Enable(p Place, need []string, self bool) (*Supervisor, error) {
+	dir, err := openDir(sys.AT_FDCWD, p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			sys.Close(dir)
+		}
+	}()
+	avail, err := readFile(dir, "cgroup.controllers")
+	if err != nil {
+		return nil, err
+	}
+	var absent []string
+	for _, c := range need {
+		if !slices.Contains(words(avail), c) {
+			absent = append(absent, c)
+		}
+	}
+	if len(absent) > 0 {
+		return nil, fmt.Errorf("%w: %s in %s (its cgroup.controllers: %q)", ErrNotDelegated, strings.Join(absent, ", "), p.Own, strings.TrimSpace(string(avail)))
+	}
+	on, err := readFile(dir, "cgroup.subtree_control")
+	if err != nil {
+		return nil, err
+	}
+	var todo []string
+	for _, c := range need {
+		if !slices.Contains(words(on), c) {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil
+	}
+	err = enableIn(dir, todo, "+")
+	if err == nil {
+		// The root cgroup (exempt from the rule), or a cgroup of the
+		// caller's with no process: other sessions may rely on them, and
+		// nothing here turns them off again.
+		return nil, nil
+	}
+	if !errors.Is(err, syscall.EBUSY) {
+		return nil, fmt.Errorf("cgroup: enable %s in %s: %w", strings.Join(todo, ", "), p.Own, err)
+	}
+	if err := onlyThisProcess(dir, p.Own, self); err != nil {
+		return nil, err
+	}
+	if !moved.CompareAndSwap(false, true) {
+		return nil, fmt.Errorf("cgroup: %s: this process moved itself into a supervisor cgroup for another session already; make the sessions' cgroups in a cgroup with no process", p.Own)
+	}
+	sup, err := moveSelf(dir, p)
+	if err != nil {
+		moved.Store(false)
+		return nil, err
+	}
+	keep = true // sup owns dir now
+	if err := enableIn(dir, todo, "+"); err != nil {
+		err = fmt.Errorf("cgroup: enable %s in %s after moving into %s: %w", strings.Join(todo, ", "), p.Own, sup.Name, err)
+		return nil, errors.Join(err, sup.Restore())
+	}
+	sup.enabled = todo
+	return sup, nil
+}
+
+// onlyThisProcess checks that the cgroup dir holds no process but this
+// one (and, unless self, not this one either).
+func onlyThisProcess(dir int, own string, self bool) error {
+	pids, err := Procs(dir)
+	if err != nil {
+		return fmt.Errorf("cgroup: %s: %w", own, err)
+	}
+	others := slices.DeleteFunc(pids, func(pid int) bool { return self && pid == os.Getpid() })
+	if len(others) == 0 {
+		return nil
+	}
+	named := make([]string, 0, min(len(others), 8))
+	for _, pid := range others[:min(len(others), 8)] {
+		comm := "?"
+		if st, err := proc.ReadStat(pid); err == nil {
+			comm = st.Comm
+		}
+		named = append(named, fmt.Sprintf("%d (%s)", pid, comm))
+	}
+	more := ""
+	if len(others) > len(named) {
+		more = fmt.Sprintf(" and %d more", len(others)-len(named))
+	}
+	return fmt.Errorf("%w: %s holds %s%s", ErrShared, own, strings.Join(named, ", "), more)
+}
+
+// moveSelf makes a supervisor leaf in the cgroup dir (at p) and moves
+// this process into it.
+func moveSelf(dir int, p Place) (*Supervisor, error) {
+	st, err := proc.ReadStat(os.Getpid())
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %w", err)
+	}
+	name := Name(os.Getpid(), st.StartTime, seq.Add(1)) + SupervisorSuffix
+	if err := sys.Mkdirat(dir, name, 0o755); err != nil {
+		return nil, &os.PathError{Op: "mkdir", Path: path.Join(p.Dir, name), Err: err}
+	}
+	sup := &Supervisor{Name: name, Path: path.Join(p.Own, name), parentFD: dir}
+	if err := joinSelf(dir, name); err != nil {
+		_ = sys.Unlinkat(dir, name, sys.AT_REMOVEDIR)
+		return nil, fmt.Errorf("cgroup: move into %s: %w", sup.Path, err)
+	}
+	return sup, nil
+}
+
+// joinSelf writes this process's PID to the cgroup.procs of the cgroup
+// name in dir ("." for dir itself): every thread of it moves.
+func joinSelf(dir int, name string) error {
+	fd, err := sys.OpenAt(dir, path.Join(name, "cgroup.procs"), sys.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	defer sys.Close(fd)
+	return sys.WriteAll(fd, []byte(strconv.Itoa(os.Getpid())))
+}
+
+// enableIn writes sign (+ or -) and each controller of cs to the
+// cgroup.subtree_control of dir, in one write: the kernel applies all or
+// none.
+func enableIn(dir int, cs []string, sign string) error {
+	fd, err := sys.OpenAt(dir, "cgroup.subtree_control", sys.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	defer sys.Close(fd)
+	return sys.WriteAll(fd, []byte(sign+strings.Join(cs, " "+sign)))
+}
+
+// Restore undoes what [Enable] did, as far as it can: it turns the
+// controllers it enabled off again, moves this process back into the
+// cgroup it left and removes the leaf. Each step needs the one before:
+// controllers stay on while a cgroup below uses them (a session cgroup
+// left with survivors), and the leaf stays while a process is in it (a
+// guard that has not exited yet); [CleanLeftovers] removes it later. It
+// returns what it could not undo.
+func (s *Supervisor) Restore() error {
+	if s == nil || s.parentFD < 0 {
+		return nil
+	}
+	defer func() {
+		sys.Close(s.parentFD)
+		s.parentFD = -1
+		moved.Store(false)
+	}()
+	if len(s.enabled) > 0 {
+		if err := enableIn(s.parentFD, s.enabled, "-"); err != nil {
+			return fmt.Errorf("cgroup: turn %s off again: %w", strings.Join(s.enabled, ", "), err)
+		}
+	}
+	if err := joinSelf(s.parentFD, "."); err != nil {
+		return fmt.Errorf("cgroup: move back out of %s: %w", s.Path, err)
+	}
+	if err := sys.Unlinkat(s.parentFD, s.Name, sys.AT_REMOVEDIR); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return &os.PathError{Op: "rmdir", Path: s.Path, Err: err}
+	}
+	return nil
+}
+
+// SetLimits writes l to the session cgroup and reads each file back: a
+// file that is not there (its controller is not enabled for the cgroup),
+// a write the kernel refuses and a value read back that is not the one
+// asked for (rounded down to whole pages for memory) are errors, naming
+// the file.
+func (s *Session) SetLimits(l Limits) error {
+	page := int64(os.Getpagesize())
+	for _, w := range l.writes(page) {
+		fd, err := sys.OpenAt(s.DirFD, w.file, sys.O_RDWR)
+		if errors.Is(err, syscall.ENOENT) {
+			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", s.Path, w.file)
+		}
+		if err != nil {
+			return fmt.Errorf("cgroup %s: %s: %w", s.Path, w.file, err)
+		}
+		err = sys.WriteAll(fd, []byte(w.value))
+		var buf [64]byte
+		n := 0
+		if err == nil {
+			n, err = sys.Pread(fd, buf[:], 0)
+		}
+		sys.Close(fd)
+		if err != nil {
+			return fmt.Errorf("cgroup %s: write %q to %s: %w", s.Path, w.value, w.file, err)
+		}
+		if got := strings.TrimSpace(string(buf[:n])); got != w.want {
+			return fmt.Errorf("cgroup %s: %s reads %q after %q was written, want %q", s.Path, w.file, got, w.value, w.want)
+		}
+	}
+	return nil
+}
+
+// ReadUsage reads the session cgroup's counters (see [Usage]); a counter
+// it cannot read is left nil.
+func (s *Session) ReadUsage() Usage {
+	var u Usage
+	get := func(file, key string) *int64 {
+		b, err := readFile(s.DirFD, file)
+		if err != nil {
+			return nil
+		}
+		var n int64
+		var ok bool
+		if key == "" {
+			n, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			ok = err == nil
+		} else {
+			n, ok = flatKeyed(b, key)
+		}
+		if !ok {
+			return nil
+		}
+		return &n
+	}
+	u.CPU = get("cpu.stat", "usage_usec")
+	u.MemoryPeak = get("memory.peak", "")
+	u.TasksPeak = get("pids.peak", "")
+	u.OOMKills = get("memory.events", "oom_kill")
+	u.ForksRefused = get("pids.events", "max")
+	return u
+}
+
+// readFile reads the file name of the cgroup directory dir whole (the
+// cgroup files read here are small).
+func readFile(dir int, name string) ([]byte, error) {
+	fd, err := sys.OpenAt(dir, name, sys.O_RDONLY)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %s: %w", name, err)
+	}
+	defer sys.Close(fd)
+	buf := make([]byte, 4096)
+	n, err := sys.Pread(fd, buf, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %s: %w", name, err)
+	}
+	return buf[:n], nil
+}
