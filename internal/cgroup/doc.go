@@ -19,8 +19,8 @@
 //
 // Guarantee: a session cgroup is removed only by the session that made it,
 // by its guard, or by [CleanLeftovers] once it is empty and no process
-// with the PID and start time of its name lives (a supervisor leaf, too). Concurrent sessions never
-// remove each other's cgroups.
+// with the PID and start time of its name lives (a supervisor leaf,
+// too). Concurrent sessions never remove each other's cgroups.
 //
 // Failure rule: every call returns an error naming the syscall and path;
 // nothing is skipped silently. [Holder] reports the cgroup empty only when

@@ -104,7 +104,8 @@ func ReapChildWithin(pid, fd int, d time.Duration) (WaitStatus, error) {
 		opts = 0
 	}
 	var ws unix.WaitStatus
-	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, opts, nil) })
+	var ru unix.Rusage
+	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, opts, &ru) })
 	if err != nil {
 		return WaitStatus{}, named("wait4", err)
 	}
@@ -114,7 +115,9 @@ func ReapChildWithin(pid, fd int, d time.Duration) (WaitStatus, error) {
 	exits.Lock()
 	delete(exits.m, fd)
 	exits.Unlock()
-	return waitStatus(syscall.WaitStatus(ws)), nil
+	st := waitStatus(syscall.WaitStatus(ws))
+	st.CPU = cpuOf(&ru)
+	return st, nil
 }
 
 // waitStatus reads a wait(2) status.

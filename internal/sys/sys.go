@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 )
 
 var (
@@ -28,6 +29,9 @@ type WaitStatus struct {
 	Signal syscall.Signal
 	// CoreDumped is set when the child dumped core.
 	CoreDumped bool
+	// CPU is the user and system time the reap reported (its rusage):
+	// the child's own, and that of the descendants it reaped itself.
+	CPU time.Duration
 }
 
 func (s WaitStatus) String() string {

@@ -66,13 +66,17 @@ var deadlyHere = []syscall.Signal{syscall.SIGEMT}
 // (golang.org/x/sys/unix does not name it there).
 const sigUnblock = 2
 
-// Wait4 waits for the child pid as wait4(pid, options) does (WNOHANG),
-// retrying EINTR, and returns the PID it reports: 0, with WNOHANG, while
-// the child has not changed state. The status is not kept.
-func Wait4(pid, options int) (int, error) {
+// ReapIfExited reaps the child pid if it has exited, without waiting
+// (wait4 WNOHANG), and returns the CPU time its reap reported (see
+// [WaitStatus.CPU]).
+func ReapIfExited(pid int) (time.Duration, bool, error) {
 	var ws unix.WaitStatus
-	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, options, nil) })
-	return got, named("wait4", err)
+	var ru unix.Rusage
+	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, unix.WNOHANG, &ru) })
+	if err != nil || got != pid {
+		return 0, false, named("wait4", err)
+	}
+	return cpuOf(&ru), true, nil
 }
 
 // SignalSelf sends sig to this process (kill(getpid())).

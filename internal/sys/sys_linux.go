@@ -117,14 +117,17 @@ func reapWithin(fd int, d time.Duration, idtype, id int) (WaitStatus, error) {
 	pause := 100 * time.Microsecond
 	for {
 		var info unix.Siginfo
+		var ru unix.Rusage
 		_, err := ignoringEINTR(func() (struct{}, error) {
-			return struct{}{}, unix.Waitid(idtype, id, &info, unix.WEXITED|unix.WNOHANG, nil)
+			return struct{}{}, unix.Waitid(idtype, id, &info, unix.WEXITED|unix.WNOHANG, &ru)
 		})
 		if err != nil {
 			return WaitStatus{}, named("waitid", err)
 		}
 		if info.Signo != 0 {
-			return statusOf(&info), nil
+			st := statusOf(&info)
+			st.CPU = cpuOf(&ru)
+			return st, nil
 		}
 		left := time.Until(deadline)
 		if fds[0].Revents == 0 || left <= 0 {
@@ -329,6 +332,24 @@ func Waitid(pid, options int) (bool, error) {
 		return false, named("waitid", err)
 	}
 	return info.Signo != 0, nil
+}
+
+// ReapIfExited reaps the child pid if it has exited, without waiting
+// (waitid(P_PID, pid, WEXITED|WNOHANG)), and returns the CPU time its reap
+// reported (see [WaitStatus.CPU]).
+func ReapIfExited(pid int) (time.Duration, bool, error) {
+	var info unix.Siginfo
+	var ru unix.Rusage
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG, &ru)
+	})
+	if err != nil {
+		return 0, false, named("waitid", err)
+	}
+	if info.Signo == 0 {
+		return 0, false, nil
+	}
+	return cpuOf(&ru), true, nil
 }
 
 // ChildSubreaper reports whether this process is a child subreaper

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -324,4 +325,9 @@ func MonotonicNanos() int64 {
 	var ts unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	return ts.Nano()
+}
+
+// cpuOf is the user and system time of a reap's rusage.
+func cpuOf(ru *unix.Rusage) time.Duration {
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
