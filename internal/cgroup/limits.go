@@ -115,10 +115,6 @@ func flatKeyed(b []byte, key string) (int64, bool) {
 	return 0, false
 }
 
-// words splits a space-separated cgroup file (cgroup.controllers,
-// cgroup.subtree_control).
-func words(b []byte) []string { return strings.Fields(string(b)) }
-
 // Usage is what a session cgroup's counters say of the whole tree,
 // exited processes included; a nil field is one its cgroup has no
 // counter for (no such controller enabled for it, or a kernel without

@@ -60,17 +60,20 @@ func PlaceAt(dir string) (Place, error) {
 
 // Enable makes the controllers need available to the cgroups made in p:
 // each must be in p's cgroup.controllers (else [ErrNotDelegated]), and is
-// written to its cgroup.subtree_control unless it is there already. The
-// kernel lets a cgroup that holds processes turn on threaded controllers
-// (pids, cpu) for its children, but not domain ones (memory): the "no
-// internal processes" rule. When it refuses for that (EBUSY) and self is
-// set — p is this process's own cgroup — and p holds no process but this
-// one, this process first moves itself (every thread: cgroup.procs) into
-// a leaf cgroup of p of its own, named as a session cgroup plus
-// [SupervisorSuffix], which is returned for [Supervisor.Restore]; a
-// process born after that (the guard) is born there. Other processes in p
-// make it fail with [ErrShared], naming them; so does a p given by the
-// caller (self unset) that holds any.
+// written to its cgroup.subtree_control unless it is there already.
+//
+// A cgroup other than the root may do that only while it holds no
+// process: the "no internal processes" rule refuses the memory controller
+// (EBUSY), and the threaded ones (pids, cpu), which it accepts, turn the
+// cgroup into the root of a threaded subtree, below which a new cgroup
+// comes out "domain invalid" and can hold no process (measured on Linux
+// 6.1). So where p holds processes and self is set — p is this process's
+// own cgroup — and this process is the only one, it first moves itself
+// (every thread: cgroup.procs) into a leaf cgroup of p of its own, named
+// as a session cgroup plus [SupervisorSuffix], which is returned for
+// [Supervisor.Restore]; a process born after that (the guard) is born
+// there. Other processes in p make it fail with [ErrShared], naming them;
+// so does a p given by the caller (self unset) that holds any.
 //
 // Nothing is moved or enabled when it fails: a leaf made is removed again
 // and this process put back.
@@ -111,43 +114,55 @@ func Enable(p Place, need []string, self bool) (*Supervisor, error) {
 	if len(todo) == 0 {
 		return nil, nil
 	}
-	err = enableIn(dir, todo, "+")
-	if err == nil {
-		// The root cgroup (exempt from the rule), or a cgroup of the
-		// caller's with no process: other sessions may rely on them, and
-		// nothing here turns them off again.
-		return nil, nil
+	var sup *Supervisor
+	if root, err := isRoot(dir); err != nil {
+		return nil, fmt.Errorf("cgroup: %s: %w", p.Own, err)
+	} else if !root {
+		pids, err := Procs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("cgroup: %s: %w", p.Own, err)
+		}
+		if len(pids) > 0 {
+			if err := onlyThisProcess(pids, p.Own, self); err != nil {
+				return nil, err
+			}
+			if !moved.CompareAndSwap(false, true) {
+				return nil, fmt.Errorf("cgroup: %s: this process moved itself into a supervisor cgroup for another session already; make the sessions' cgroups in a cgroup with no process", p.Own)
+			}
+			if sup, err = moveSelf(dir, p); err != nil {
+				moved.Store(false)
+				return nil, err
+			}
+			keep = true // sup owns dir now
+		}
 	}
-	if !errors.Is(err, syscall.EBUSY) {
-		return nil, fmt.Errorf("cgroup: enable %s in %s: %w", strings.Join(todo, ", "), p.Own, err)
-	}
-	if err := onlyThisProcess(dir, p.Own, self); err != nil {
-		return nil, err
-	}
-	if !moved.CompareAndSwap(false, true) {
-		return nil, fmt.Errorf("cgroup: %s: this process moved itself into a supervisor cgroup for another session already; make the sessions' cgroups in a cgroup with no process", p.Own)
-	}
-	sup, err := moveSelf(dir, p)
-	if err != nil {
-		moved.Store(false)
-		return nil, err
-	}
-	keep = true // sup owns dir now
 	if err := enableIn(dir, todo, "+"); err != nil {
-		err = fmt.Errorf("cgroup: enable %s in %s after moving into %s: %w", strings.Join(todo, ", "), p.Own, sup.Name, err)
+		err = fmt.Errorf("cgroup: enable %s in %s: %w", strings.Join(todo, ", "), p.Own, err)
 		return nil, errors.Join(err, sup.Restore())
 	}
-	sup.enabled = todo
+	if sup != nil {
+		sup.enabled = todo
+	}
+	// Without a move: the root cgroup, or a cgroup of the caller's with
+	// no process. Other sessions may rely on what was enabled there, and
+	// nothing here turns it off again.
 	return sup, nil
 }
 
-// onlyThisProcess checks that the cgroup dir holds no process but this
-// one (and, unless self, not this one either).
-func onlyThisProcess(dir int, own string, self bool) error {
-	pids, err := Procs(dir)
-	if err != nil {
-		return fmt.Errorf("cgroup: %s: %w", own, err)
+// isRoot reports whether dir is the root cgroup of the hierarchy, which
+// the no-internal-processes rule exempts: the one cgroup without a
+// cgroup.type (Linux 4.14, before which nothing is threaded).
+func isRoot(dir int) (bool, error) {
+	_, err := sys.Fstatat(dir, "cgroup.type", 0)
+	if errors.Is(err, syscall.ENOENT) {
+		return true, nil
 	}
+	return false, err
+}
+
+// onlyThisProcess checks that pids, the processes of the cgroup own,
+// are none but this one (and, unless self, not this one either).
+func onlyThisProcess(pids []int, own string, self bool) error {
 	others := slices.DeleteFunc(pids, func(pid int) bool { return self && pid == os.Getpid() })
 	if len(others) == 0 {
 		return nil
@@ -300,6 +315,10 @@ func (s *Session) ReadUsage() Usage {
 	u.ForksRefused = get("pids.events", "max")
 	return u
 }
+
+// words splits a space-separated cgroup file (cgroup.controllers,
+// cgroup.subtree_control).
+func words(b []byte) []string { return strings.Fields(string(b)) }
 
 // readFile reads the file name of the cgroup directory dir whole (the
 // cgroup files read here are small).

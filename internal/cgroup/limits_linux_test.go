@@ -142,21 +142,24 @@ func TestEnableMovesALoneProcessIntoASupervisorLeafAndRestoreMovesItBack(t *test
 	}
 }
 
-// TestEnableTurnsThreadedControllersOnBesideTheProcesses: pids and cpu
-// are threaded controllers, which the kernel lets a cgroup that holds
-// processes enable for its children; nothing moves.
-func TestEnableTurnsThreadedControllersOnBesideTheProcesses(t *testing.T) {
+// TestEnableMovesTheCallerForAThreadedControllerToo: pids and cpu, which
+// the kernel would enable beside the caller, would make its cgroup the
+// root of a threaded subtree whose new children hold no process: the
+// caller moves out first for them as for memory.
+func TestEnableMovesTheCallerForAThreadedControllerToo(t *testing.T) {
 	for _, ctl := range []string{"pids", "cpu"} {
 		t.Run(ctl, func(t *testing.T) {
 			p := testPlace(t)
 			offered(t, p, ctl)
-			sleeper(t, p.Dir, false)
 			got := runEnableChild(t, p, ctl)
 			if e, ok := got["enable"]; ok {
-				t.Fatalf("Enable(%s) beside a sleep: %s", ctl, e)
+				t.Fatalf("Enable(%s): %s", ctl, e)
 			}
-			if got["supervisor"] != "none" || got["cgroup"] != p.Own || !slices.Contains(strings.Fields(got["subtree"]), ctl) {
-				t.Errorf("Enable(%s): supervisor %q, in %q, subtree_control %q; want none, still in %s, %s on", ctl, got["supervisor"], got["cgroup"], got["subtree"], p.Own, ctl)
+			if !strings.HasSuffix(got["supervisor"], SupervisorSuffix) || got["cgroup"] != got["supervisor"] {
+				t.Errorf("Enable(%s): supervisor %q, the caller in %q; want it moved into its leaf", ctl, got["supervisor"], got["cgroup"])
+			}
+			if typ, _ := os.ReadFile(path.Join(p.Dir, "cgroup.type")); strings.TrimSpace(string(typ)) != "domain" {
+				t.Errorf("%s is %q after Enable(%s), want still a domain", p.Own, typ, ctl)
 			}
 		})
 	}
@@ -164,7 +167,7 @@ func TestEnableTurnsThreadedControllersOnBesideTheProcesses(t *testing.T) {
 
 func TestEnableRefusesACgroupThatHoldsAnotherProcessNamingIt(t *testing.T) {
 	p := testPlace(t)
-	const ctl = "memory"
+	const ctl = "pids"
 	offered(t, p, ctl)
 	other := sleeper(t, p.Dir, false)
 	got := runEnableChild(t, p, ctl)

@@ -118,6 +118,7 @@ func (l *leader) reap(t *testing.T) sys.WaitStatus {
 	if err != nil {
 		t.Fatalf("Reap(%d) = %v", l.pid, err)
 	}
+	ws.CPU = 0 // how it ended is what the tests compare
 	return ws
 }
 

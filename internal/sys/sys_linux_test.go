@@ -163,7 +163,27 @@ func (c *child) reap(t *testing.T) WaitStatus {
 	if err != nil {
 		t.Fatalf("Reap(pid %d) = %v", c.pid, err)
 	}
+	ws.CPU = 0 // how it ended is compared; the CPU time has its own test
 	return ws
+}
+
+// TestAReapReportsTheCPUTimeOfTheChildAndOfWhatItReaped: a shell that
+// waits for a grandchild burning CPU is reaped with the grandchild's time
+// in its rusage.
+func TestAReapReportsTheCPUTimeOfTheChildAndOfWhatItReaped(t *testing.T) {
+	c := startChild(t, "", 0, 0, "/bin/sh", "-c", `sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' & wait`)
+	ws, err := ReapWithin(c.pidfd, testproc.TooLong)
+	c.reaped = true
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.CPU < 50*time.Millisecond {
+		t.Errorf("CPU of a shell that waited for 300,000 loops of a child: %v, want at least 50ms", ws.CPU)
+	}
+	cpu, reaped, err := ReapIfExited(c.pid)
+	if err == nil || reaped || cpu != 0 {
+		t.Errorf("ReapIfExited of a child reaped already = %v, %v, %v; want an error", cpu, reaped, err)
+	}
 }
 
 // TestAReapOfATracedChildWaitsForItsTracer: a traced child (strace -f)
