@@ -3,6 +3,8 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -16,6 +18,14 @@ import (
 type cgroupHold struct {
 	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
 	cgHolder *cgroup.Holder
+	// sup is the leaf this process moved itself into for the limits'
+	// controllers, or nil.
+	sup *cgroup.Supervisor
+}
+
+// cgroupLimits is l as package cgroup takes it.
+func cgroupLimits(l Limits) cgroup.Limits {
+	return cgroup.Limits{Tasks: int64(l.MaxTasks), Memory: l.MaxMemory, Swap: l.MaxSwap, CPU: l.MaxCPU}
 }
 
 // holdInCgroup sets up the cgroup of the session as c asks, before
@@ -26,11 +36,14 @@ type cgroupHold struct {
 // with ExitContainment, naming the fix; auto falls back to the process
 // group.
 func (s *session) holdInCgroup(c Containment) (string, error) {
-	mode, cg, why, err := chooseContainment(c, s.log)
+	mode, cg, sup, why, err := chooseContainment(c, s.o.Limits, s.o.CgroupParent, s.log)
 	if err != nil {
 		return "", err
 	}
-	s.cg = cg
+	s.cg, s.sup = cg, sup
+	if sup != nil {
+		s.log.Info().Str("cgroup", sup.Path).Msg("moved into a supervisor cgroup of its own, so that its cgroup can give the session cgroup the limits' controllers")
+	}
 	// Auto's choice is said at info; a mode asked for, at debug.
 	ev := s.log.Debug()
 	if c == ContainAuto || c == "" {
@@ -50,32 +63,60 @@ func (s *session) holdInCgroup(c Containment) (string, error) {
 
 // chooseContainment is the decision of holdInCgroup, and of
 // [ExplainContainment]: the mode c gives here, with the session cgroup
-// made for it (cgroup mode), or why auto fell back to the process group,
-// or the error Run fails with.
-func chooseContainment(c Containment, log zerolog.Logger) (mode string, cg *cgroup.Session, why, err error) {
+// made for it (cgroup mode) in parent (or below this process's own
+// cgroup) and the supervisor leaf this process moved into for lim's
+// controllers, or why auto fell back to the process group, or the error
+// Run fails with. Limits and a parent make cgroup mode required.
+func chooseContainment(c Containment, lim Limits, parent string, log zerolog.Logger) (mode string, cg *cgroup.Session, sup *cgroup.Supervisor, why, err error) {
+	required := c == ContainCgroup || lim.Any() || parent != ""
 	switch c {
 	case ContainGroup:
-		return ModeGroup, nil, nil, nil
+		if required {
+			return "", nil, nil, nil, fail(ExitUsage, "%s needs cgroup mode, and --containment group was asked for", limitsFlags(lim, parent))
+		}
+		return ModeGroup, nil, nil, nil, nil
 	case "", ContainAuto, ContainCgroup:
 	default:
-		return "", nil, nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+		return "", nil, nil, nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
 	if sys.Pidless {
 		// The portable build takes macOS's path: no cgroup.
 		why := fmt.Errorf("not in the portable build: %w", errors.ErrUnsupported)
-		if c == ContainCgroup {
-			return "", nil, nil, fail(ExitContainment, "--containment cgroup: %w", why)
+		if required {
+			return "", nil, nil, nil, fail(ExitContainment, "%s: %w", cgroupAsk(c, lim, parent), why)
 		}
-		return ModeGroup, nil, why, nil
+		return ModeGroup, nil, nil, why, nil
 	}
-	cg, why = newSessionCgroup(c != ContainCgroup, log)
+	cg, sup, why = newSessionCgroup(!required, lim, parent, log)
 	if why != nil {
-		if c == ContainCgroup {
-			return "", nil, nil, fail(ExitContainment, "--containment cgroup: %w; %s", why, CgroupFix(why))
+		if required {
+			return "", nil, nil, nil, fail(ExitContainment, "%s: %w; %s", cgroupAsk(c, lim, parent), why, CgroupFix(why))
 		}
-		return ModeGroup, nil, why, nil
+		return ModeGroup, nil, nil, why, nil
 	}
-	return ModeCgroup, cg, nil, nil
+	return ModeCgroup, cg, sup, nil, nil
+}
+
+// cgroupAsk names what made cgroup mode required, for an error.
+func cgroupAsk(c Containment, lim Limits, parent string) string {
+	if c == ContainCgroup && !lim.Any() && parent == "" {
+		return "--containment cgroup"
+	}
+	return limitsFlags(lim, parent)
+}
+
+// limitsFlags names the flags of lim and parent that were given.
+func limitsFlags(lim Limits, parent string) string {
+	var f []string
+	for _, x := range []struct {
+		name string
+		set  bool
+	}{{"--max-tasks", lim.MaxTasks > 0}, {"--max-memory", lim.MaxMemory > 0}, {"--max-cpu", lim.MaxCPU > 0}, {"--cgroup-parent", parent != ""}} {
+		if x.set {
+			f = append(f, x.name)
+		}
+	}
+	return strings.Join(f, ", ")
 }
 
 // ExplainContainment says which mode a session held as c asks would get
@@ -83,7 +124,7 @@ func chooseContainment(c Containment, log zerolog.Logger) (mode string, cg *cgro
 // can make is made and removed again. why is what made auto fall back to
 // the process group; err is what Run would fail with.
 func ExplainContainment(c Containment) (mode string, why, err error) {
-	mode, cg, why, err := chooseContainment(c, zerolog.Nop())
+	mode, cg, _, why, err := chooseContainment(c, Limits{}, "", zerolog.Nop())
 	if cg != nil {
 		_ = cg.Remove()
 		cg.Close()
@@ -91,15 +132,29 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 	return mode, why, err
 }
 
-// newSessionCgroup makes the session cgroup, or says why it cannot be
-// made (auto: not where systemd manages the starter's cgroup).
-func newSessionCgroup(auto bool, log zerolog.Logger) (*cgroup.Session, error) {
-	p, err := cgroup.Locate()
+// newSessionCgroup makes the session cgroup, in parent or below this
+// process's own cgroup, with lim's controllers available to it; or says
+// why it cannot be made (auto: not where systemd manages the starter's
+// cgroup).
+func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) (*cgroup.Session, *cgroup.Supervisor, error) {
+	var p cgroup.Place
+	var err error
+	if parent != "" {
+		p, err = cgroup.PlaceAt(parent)
+	} else {
+		p, err = cgroup.Locate()
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if auto && p.ManagedBySystemd() {
-		return nil, fmt.Errorf("cgroup: %s is managed by systemd and was not delegated", p.Own)
+		return nil, nil, fmt.Errorf("cgroup: %s is managed by systemd and was not delegated", p.Own)
+	}
+	var sup *cgroup.Supervisor
+	if need := cgroupLimits(lim).Controllers(); len(need) > 0 {
+		if sup, err = cgroup.Enable(p, need, parent == ""); err != nil {
+			return nil, nil, err
+		}
 	}
 	if removed, err := cgroup.CleanLeftovers(p); err != nil {
 		log.Debug().Err(err).Msg("leftover session cgroups")
@@ -107,15 +162,17 @@ func newSessionCgroup(auto bool, log zerolog.Logger) (*cgroup.Session, error) {
 		log.Debug().Strs("removed", removed).Msg("leftover session cgroups of dead starters")
 	}
 	cg, err := cgroup.Create(p)
+	if err == nil {
+		if err = sys.Faccessat(cg.DirFD, "cgroup.kill", sys.W_OK, 0); err != nil {
+			_ = cg.Remove()
+			cg.Close()
+			err = fmt.Errorf("cgroup: %s has %w: %w", cg.Path, errNoCgroupKill, err)
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, errors.Join(err, sup.Restore())
 	}
-	if err := sys.Faccessat(cg.DirFD, "cgroup.kill", sys.W_OK, 0); err != nil {
-		_ = cg.Remove()
-		cg.Close()
-		return nil, fmt.Errorf("cgroup: %s has %w: %w", cg.Path, errNoCgroupKill, err)
-	}
-	return cg, nil
+	return cg, sup, nil
 }
 
 // gateJoined checks, from outside, that the gate is in the session
@@ -173,7 +230,31 @@ func (s *session) cgroupJoined() error {
 		return err
 	}
 	s.cgHolder = h
+	// The limits, now that the gate is ready: its Go runtime's threads
+	// count against pids.max, and a small one written before it started
+	// them would refuse them. Until the go-ahead nothing of the Engine
+	// runs.
+	if lim := cgroupLimits(s.o.Limits); lim.Any() {
+		if err := s.cg.SetLimits(lim); err != nil {
+			return err
+		}
+		s.log.Debug().Str("cgroup", s.cg.Path).Msg("limits set")
+	}
 	return nil
+}
+
+// readUsage reads the session cgroup's counters into s.usage, before it
+// is removed.
+func (s *session) readUsage() {
+	if s.cg == nil {
+		return
+	}
+	u := s.cg.ReadUsage()
+	s.usage = Usage{MemoryPeak: u.MemoryPeak, TasksPeak: u.TasksPeak, OOMKills: u.OOMKills, ForksRefused: u.ForksRefused}
+	if u.CPU != nil {
+		d := time.Duration(*u.CPU) * time.Microsecond
+		s.usage.CPU, s.usage.CPUSource = &d, "cpu.stat"
+	}
 }
 
 // cgroupHolders is the session cgroup as a holder, if there is one.
@@ -196,8 +277,19 @@ func (s *session) closeCgroup() {
 	if populated, err := cgroup.Populated(s.cg.DirFD); err == nil && !populated {
 		s.removeCgroup()
 	}
+	removed := s.cg.Removed()
 	s.cg.Close()
 	s.cg = nil
+	// The controllers stay on while a session cgroup left behind still
+	// holds processes: turned off, its limits would go.
+	if s.sup != nil && removed {
+		if err := s.sup.Restore(); err != nil {
+			s.log.Debug().Err(err).Msg("the supervisor cgroup stays")
+		}
+	} else if s.sup != nil {
+		s.log.Debug().Str("cgroup", s.sup.Path).Msg("the supervisor cgroup stays with the session cgroup")
+	}
+	s.sup = nil
 }
 
 // procsFD opens the session's cgroup.procs for the gate, or returns 0.

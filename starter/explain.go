@@ -3,6 +3,8 @@ package starter
 import (
 	"errors"
 	"runtime"
+
+	"github.com/session-starter/session-starter/internal/cgroup"
 )
 
 // errNoCgroupKill is why cgroup mode is impossible on a kernel before
@@ -20,6 +22,12 @@ func CgroupFix(why error) string {
 		return "cgroups are Linux's; here the session is held by its process group"
 	case errors.Is(why, errNoCgroupKill):
 		return "cgroup mode needs cgroup.kill, Linux 5.14 or later"
+	case errors.Is(why, cgroup.ErrShared):
+		return "limits need session-starter in a cgroup of its own (systemd-run --scope -p Delegate=yes session-starter …, " +
+			"or --user as a user), or --cgroup-parent naming a delegated cgroup that holds no process"
+	case errors.Is(why, cgroup.ErrNotDelegated):
+		return "enable the controller in the cgroups above (their cgroup.subtree_control), or start session-starter where " +
+			"it is delegated (systemd-run --scope -p Delegate=yes session-starter …)"
 	}
 	return "cgroup mode needs a cgroup v2 directory it may write: start session-starter as root, " +
 		"or in a cgroup delegated to its user (systemd-run --user --scope -p Delegate=yes session-starter …)"

@@ -152,6 +152,16 @@ type Options struct {
 	// Containment is how the session is held on Linux: [ContainAuto] (the
 	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
 	Containment Containment
+	// Limits bound the session's whole tree (see [Limits]); they need
+	// cgroup mode, and [ContainAuto] does not fall back to the process
+	// group when limits are asked for.
+	Limits Limits
+	// CgroupParent, when set, is the directory of a cgroup v2 where the
+	// session cgroup is made, instead of below this process's own cgroup
+	// (Linux, cgroup mode): a delegated cgroup that holds no process, as
+	// limits need (see [Limits]). A launcher that starts many sessions
+	// from one cgroup names one such cgroup for all of them.
+	CgroupParent string
 	// Exe is the binary that implements the hidden gate and guard modes;
 	// empty means this process's own binary (/proc/self/exe on Linux).
 	Exe string
@@ -254,6 +264,9 @@ type Result struct {
 	Duration time.Duration
 	// Timeout is the session's timeout, for the report when it fired.
 	Timeout time.Duration
+	// Usage is what the session's tree used (see [Usage]), read at its
+	// end.
+	Usage Usage
 }
 
 // Why names the reason as logs and the status record do: the reason, or
@@ -317,6 +330,13 @@ func (r Result) Verdict() Verdict {
 		return Verdict{Code: ExitContainment, Report: r.End.Describe()}
 	case Unconfirmed:
 		notes = append(notes, "the session was signalled; its end could not be observed: "+r.End.Describe())
+	}
+	// What a limit did is told, never left an unexplained SIGKILL.
+	if n := r.Usage.OOMKills; n != nil && *n > 0 {
+		notes = append(notes, fmt.Sprintf("out of memory: the kernel's OOM killer ended %d process(es) of the session", *n))
+	}
+	if n := r.Usage.ForksRefused; n != nil && *n > 0 {
+		notes = append(notes, fmt.Sprintf("the task limit refused %d fork(s)", *n))
 	}
 	switch r.Reason {
 	case ReasonGuardLost:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
@@ -33,6 +34,9 @@ type cgroupHold struct{}
 // reaper on FreeBSD, with Options.Subreaper). --containment cgroup
 // cannot be had here.
 func (s *session) holdInCgroup(c Containment) (string, error) {
+	if s.o.Limits.Any() || s.o.CgroupParent != "" {
+		return "", fail(ExitContainment, "limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+	}
 	mode, _, err := chooseContainment(c, s.subreaper != nil)
 	return mode, err
 }
@@ -77,6 +81,9 @@ func (cgroupHold) cgroupJoined() error { return nil }
 // subtree on FreeBSD, where the starter is its reaper (reaperHolders).
 func (s *session) cgroupHolders() []end.Holder { return s.reaperHolders() }
 
+// readUsage has no counters to read: the usage is the reaps'.
+func (*session) readUsage() {}
+
 // removeCgroup has nothing to remove.
 func (cgroupHold) removeCgroup() {}
 
@@ -109,9 +116,9 @@ func children() ([]int, error) { return proc.Children(os.Getpid()) }
 
 // reapExited reaps the child pid if it has exited, by number
 // (wait4(WNOHANG)), and reports whether it did.
-func reapExited(pid int) bool {
-	got, err := sys.Wait4(pid, sys.WNOHANG)
-	return err == nil && got == pid
+func reapExited(pid int) (time.Duration, bool) {
+	cpu, exited, err := sys.ReapIfExited(pid)
+	return cpu, err == nil && exited
 }
 
 // withTTOUBlocked runs f with SIGTTOU ignored, then puts its handling

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -33,10 +34,11 @@ const pollRDHUP = sys.POLLRDHUP
 func unixPeer(fd int) (uint64, bool, error) { return sys.UnixPeer(fd) }
 
 // reapExited reaps the child pid if it has exited, by number
-// (waitid(P_PID, WEXITED|WNOHANG)), and reports whether it did.
-func reapExited(pid int) bool {
-	exited, err := sys.Waitid(pid, sys.WEXITED|sys.WNOHANG)
-	return err == nil && exited
+// (waitid(P_PID, WEXITED|WNOHANG)), and reports whether it did, with
+// the CPU time the reap reported.
+func reapExited(pid int) (time.Duration, bool) {
+	cpu, exited, err := sys.ReapIfExited(pid)
+	return cpu, err == nil && exited
 }
 
 // controlPipe opens the control pipe n for reading without touching the

@@ -85,8 +85,11 @@ func (s *session) reapListed(pids []int) (n int, left []int) {
 			left = append(left, pid)
 			continue
 		}
-		if reapExited(pid) {
+		if cpu, ok := reapExited(pid); ok {
 			n++
+			if !s.before[pid] {
+				s.reapedCPU += cpu // an orphan of the session's
+			}
 			delete(s.before, pid)
 		} else {
 			left = append(left, pid)

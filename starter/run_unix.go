@@ -95,10 +95,10 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if reason == ReasonEngineExit && s.o.ReleaseOnExit {
 		s.log.Debug().Msg("releasing what the Engine left")
 		res.End = s.releaseLeft()
-		return s.collect(res)
+	} else {
+		s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
+		res.End = s.end(s.plan())
 	}
-	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
-	res.End = s.end(s.plan())
 	return s.collect(res)
 }
 
@@ -186,6 +186,9 @@ type session struct {
 	execRead bool  // the gate's exec report has been read
 	execErr  error // what it said
 	deadline time.Time
+	usage    Usage // what the tree used: the cgroup's counters, or the reaps'
+	// reapedCPU sums the CPU time the reaps of adopted orphans reported.
+	reapedCPU time.Duration
 }
 
 // prepare checks the request and takes what the session needs of this
@@ -195,6 +198,9 @@ type session struct {
 func prepare(ctx context.Context, o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(ExitUsage, "no PROGRAM given")
+	}
+	if err := o.Limits.check(); err != nil {
+		return nil, err
 	}
 	s := &session{o: o, log: o.Logger, ctx: ctx, parentExit: -1, budget: o.KillBudget, stopSig: o.StopSignal}
 	if s.budget <= 0 {
@@ -615,6 +621,7 @@ func (s *session) holders() []end.Holder {
 func (s *session) end(plan end.Plan) End {
 	s.deadline = plan.Deadline(time.Now())
 	r := end.End(s.holders(), plan)
+	s.readUsage()
 	s.removeCgroup()
 	// The session's holders are empty (or the end is over): the
 	// launcher's writes to the Engine's input may fail now.
@@ -633,6 +640,7 @@ func (s *session) releaseLeft() End {
 	start := time.Now()
 	s.deadline = start.Add(s.budget)
 	left := end.LivePIDs(s.holders())
+	s.readUsage()
 	s.stdin.close()
 	return End{Outcome: Released, Released: left, Elapsed: time.Since(start)}
 }
@@ -677,10 +685,17 @@ func (s *session) collect(res Result) (Result, error) {
 	}
 	s.guard = nil
 	st, err := s.engine.Reap(wait())
+	res.Usage = s.usage
 	switch {
 	case err == nil:
 		if res.Reason != ReasonEngineExit {
 			res.Engine = statusOf(st)
+		}
+		if res.Usage.CPU == nil {
+			// No session cgroup: the reaps' rusage, the Engine's (with
+			// what it reaped itself) and the adopted orphans'.
+			cpu := st.CPU + s.reapedCPU
+			res.Usage.CPU, res.Usage.CPUSource = &cpu, "rusage"
 		}
 	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed || res.End.Outcome == Released:
 		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)

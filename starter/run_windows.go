@@ -110,6 +110,15 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.ReleaseOnExit {
 		return Result{}, fail(ExitUsage, "--release-on-exit: not supported on Windows")
 	}
+	if err := o.Limits.check(); err != nil {
+		return Result{}, err
+	}
+	if o.Limits.Any() || o.CgroupParent != "" {
+		// The job could hold them (JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+		// CPU rate control), but Wine, where they are tested here, does
+		// not enforce them: they are not offered untested.
+		return Result{}, fail(ExitContainment, "limits and --cgroup-parent: not on Windows yet (a session cgroup is Linux's)")
+	}
 	env := o.Env
 	if env == nil {
 		env = os.Environ()

@@ -42,6 +42,11 @@ type flagValues struct {
 	releaseOnExit bool
 	watchStdin    bool
 	stdinGrace    time.Duration
+	maxTasks      int
+	maxMemory     int64
+	maxSwap       int64
+	maxCPU        float64
+	cgroupParent  string
 }
 
 // newFlagSet defines session-starter's flags, in the order --help and the
@@ -97,7 +102,9 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs.StringVar(&v.containment, "containment", string(starter.ContainAuto),
 		"Hold the session in mode `M`: group (the process group plus the subreaper sweep), "+
 			"cgroup (also a cgroup v2 of its own), or auto (cgroup where one can be made, else group). "+
-			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed.")
+			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed. "+
+			"A limit or --cgroup-parent asks for cgroup mode.")
+	limitFlags(fs, v)
 	durationVar(fs, &v.budget, "kill-budget", launch.DefaultKillBudget,
 		"After the grace, send SIGKILL in rounds for up to `D` before reporting survivors (exit 125); "+
 			"the guard does the same. Must be more than 0. The whole end, grace plus "+
@@ -200,6 +207,20 @@ func parse(args []string) (*invocation, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range []struct {
+		name string
+		zero bool
+	}{{"max-tasks", v.maxTasks <= 0}, {"max-memory", v.maxMemory == 0}} {
+		if fs.Changed(l.name) && l.zero {
+			return nil, fmt.Errorf("--%s: %w", l.name, errZeroLimit)
+		}
+	}
+	if fs.Changed("max-swap") && !fs.Changed("max-memory") {
+		return nil, errors.New("--max-swap goes with --max-memory")
+	}
+	if fs.Changed("cgroup-parent") && v.cgroupParent == "" {
+		return nil, errors.New("--cgroup-parent: an empty directory name")
+	}
 	inv.opts = starter.Options{
 		Containment:   mode,
 		Argv:          fs.Args(),
@@ -215,6 +236,8 @@ func parse(args []string) (*invocation, error) {
 		ReleaseOnExit: v.releaseOnExit,
 		WatchStdin:    v.watchStdin,
 		StdinGrace:    v.stdinGrace,
+		Limits:        starter.Limits{MaxTasks: v.maxTasks, MaxMemory: v.maxMemory, MaxSwap: v.maxSwap, MaxCPU: v.maxCPU},
+		CgroupParent:  v.cgroupParent,
 	}
 	return inv, nil
 }

@@ -110,6 +110,38 @@ type StatusEnded struct {
 	// Report is the line session-starter wrote to stderr, if any.
 	Report string `json:"report,omitempty"`
 	Time   string `json:"time"`
+	// OOMKills counts the processes of the session the kernel's OOM
+	// killer ended (memory.events' oom_kill of the session cgroup):
+	// present in cgroup mode where the memory controller is enabled for
+	// it. The reason stays what it was (an OOM-killed Engine is an
+	// engine-exit by SIGKILL).
+	OOMKills *int64 `json:"oom_kills,omitempty"`
+	// Usage is what the session's tree used, exited processes included;
+	// absent when there is no figure at all.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what a session's tree used, each figure with its source; a
+// figure the platform or mode has no counter for is absent, never
+// guessed.
+type Usage struct {
+	// CPUMS is the CPU time of the whole tree, user and system, in
+	// milliseconds; CPUSource where it was read: "cpu.stat" (cgroup
+	// mode), "rusage" (group mode: the sum of the reaps of the Engine and
+	// of the orphans session-starter adopted; a lower bound).
+	CPUMS     *float64 `json:"cpu_ms,omitempty"`
+	CPUSource string   `json:"cpu_source,omitempty"`
+	// MemoryPeakBytes is the tree's peak memory, from memory.peak
+	// (cgroup mode with the memory controller).
+	MemoryPeakBytes  *int64 `json:"memory_peak_bytes,omitempty"`
+	MemoryPeakSource string `json:"memory_peak_source,omitempty"`
+	// TasksPeak is the most tasks the tree had live at once, threads
+	// included, from pids.peak (cgroup mode with the pids controller).
+	TasksPeak       *int64 `json:"tasks_peak,omitempty"`
+	TasksPeakSource string `json:"tasks_peak_source,omitempty"`
+	// ForksRefused counts the forks refused at --max-tasks, from
+	// pids.events (cgroup mode with the pids controller).
+	ForksRefused *int64 `json:"forks_refused,omitempty"`
 }
 
 // Survivor is a member left live after the kill budget.

@@ -1,0 +1,97 @@
+package starter
+
+import (
+	"fmt"
+	"time"
+)
+
+// Limits bound a session's whole tree, every process of it whether it
+// left the Engine's group or not, through its session cgroup (Linux,
+// cgroup mode): the kernel enforces them, and a zero field sets no bound.
+//
+// They are written after the gate is ready and before the go-ahead, and
+// read back: a limit the kernel refuses, one read back other than asked,
+// or one whose controller (pids, memory, cpu) is not available fails Run
+// with [ExitContainment] and nothing executed. Asked for where they cannot
+// be enforced — group mode, macOS, FreeBSD, Windows, the portable build —
+// Run fails the same way: a limit is never silently not applied.
+//
+// Where the session cgroup is made matters: cgroup v2 lets a cgroup that
+// holds processes enable the threaded controllers (pids, cpu) for the
+// cgroups below it, but not the memory controller (the "no internal
+// processes" rule; the root cgroup is exempt). So with MaxMemory, when
+// the cgroup where session cgroups are made is this process's own, and it
+// holds no other process (systemd-run --scope -p Delegate=yes, a
+// container's init), this process first moves itself into a leaf cgroup
+// of its own beside the session cgroup (session-starter-….supervisor),
+// where its guard is born too, and then enables the controller; at the
+// end it moves back and removes the leaf. If other processes share its
+// cgroup (the launcher's shell, say), Run fails naming them;
+// [Options.CgroupParent] names a cgroup with no process to make the
+// session cgroups in instead. Only one session of a process at a time can
+// move it: a library caller running sessions with MaxMemory side by side
+// gives them a CgroupParent.
+type Limits struct {
+	// MaxTasks is pids.max: the most tasks the tree may have live at
+	// once, threads included (a Go or Node program runs several). A fork
+	// or a thread's creation beyond it fails with EAGAIN.
+	MaxTasks int
+	// MaxMemory is memory.max in bytes: the tree's memory, page cache
+	// included; beyond it the kernel reclaims, and then its OOM killer
+	// ends a process of the tree (reported: [Usage.OOMKills]). With it,
+	// MaxSwap is memory.swap.max, 0 meaning no swap at all.
+	MaxMemory, MaxSwap int64
+	// MaxCPU is cpu.max in CPUs: 0.5 is half of one CPU's time, 2 two
+	// CPUs' — over each 100 ms period, the tree as a whole.
+	MaxCPU float64
+}
+
+// Any reports whether l sets a bound.
+func (l Limits) Any() bool { return l.MaxTasks > 0 || l.MaxMemory > 0 || l.MaxCPU > 0 }
+
+// Usage is what the session's tree used, exited processes included,
+// each figure with where it came from; a nil figure is one this platform
+// or mode has no counter for — absent, never guessed.
+type Usage struct {
+	// CPU is the tree's CPU time, user and system, and CPUSource where it
+	// was read: "cpu.stat" (cgroup mode: the session cgroup's), "rusage"
+	// (group mode: the sum of what each reap of the Engine and of the
+	// orphans this process adopted returned — a lower bound, without the
+	// processes reaped by others outside the session), "job" (Windows).
+	CPU       *time.Duration
+	CPUSource string
+	// MemoryPeak is the tree's peak memory in bytes (memory.peak, cgroup
+	// mode with the memory controller; the job's peak on Windows).
+	MemoryPeak *int64
+	// TasksPeak is the most tasks the tree had live at once (pids.peak,
+	// cgroup mode with the pids controller).
+	TasksPeak *int64
+	// OOMKills counts the processes of the tree the kernel's OOM killer
+	// ended (memory.events, cgroup mode with the memory controller).
+	OOMKills *int64
+	// ForksRefused counts the forks refused because MaxTasks was reached
+	// (pids.events, cgroup mode with the pids controller).
+	ForksRefused *int64
+}
+
+// minCPU is the smallest MaxCPU: cpu.max refuses a quota under 1 ms of
+// its 100 ms period.
+const minCPU = 0.01
+
+// check refuses limits no kernel could take, before anything starts.
+func (l Limits) check() error {
+	switch {
+	case l.MaxTasks < 0, l.MaxMemory < 0, l.MaxSwap < 0, l.MaxCPU < 0:
+		return fail(ExitUsage, "limits must not be negative")
+	case l.MaxCPU > 0 && l.MaxCPU < minCPU:
+		return fail(ExitUsage, "--max-cpu %g: at least %g (cpu.max takes no less than 1 ms of each 100 ms)", l.MaxCPU, minCPU)
+	case l.MaxSwap > 0 && l.MaxMemory == 0:
+		return fail(ExitUsage, "--max-swap goes with --max-memory")
+	}
+	return nil
+}
+
+// String lays the limits set out for a log line.
+func (l Limits) String() string {
+	return fmt.Sprintf("tasks=%d memory=%d swap=%d cpu=%g", l.MaxTasks, l.MaxMemory, l.MaxSwap, l.MaxCPU)
+}
