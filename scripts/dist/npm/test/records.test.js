@@ -93,8 +93,8 @@ test('records of later versions are read and their new fields ignored', () => {
   assert.equal(ended.exitCode, 3);
   assert.deepEqual(ended.survivors, [{ pid: 4250, uid: 1000, state: 'D', comm: 'fuse worker' }]);
   assert.deepEqual(ended.starter, { exitStatus: 3, signal: null });
-  assert.equal(Object.hasOwn(ended, 'usage'), false);
-  assert.equal(ended.raw.usage.cpu_ms, 4, 'the new field stays in raw');
+  assert.equal(Object.hasOwn(ended, 'energy'), false);
+  assert.equal(ended.raw.energy.joules, 4, 'the new field stays in raw');
 });
 
 test('each invalid record fixture is refused', () => {

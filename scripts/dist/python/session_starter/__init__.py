@@ -32,7 +32,7 @@ from typing import List, Optional, Tuple
 
 from ._aio import AsyncSession, launch_async
 from ._call import NOT_STARTED, STARTED, UNCLEAR, CallResult, call
-from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, parse_ack, parse_record, read_ended, read_records
+from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, Usage, parse_ack, parse_record, read_ended, read_records
 from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "StarterExit",
     "Started",
     "Survivor",
+    "Usage",
     "UNCLEAR",
     "__version__",
     "binary_path",

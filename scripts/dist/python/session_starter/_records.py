@@ -92,6 +92,24 @@ class Survivor:
 
 
 @dataclass
+class Usage:
+    """What a session's tree used, each figure with its source; a figure the platform or mode cannot tell is None.
+
+    cpu_ms is the CPU time of the whole tree, from cpu_source: "cpu.stat" (cgroup mode) or "rusage" (group mode, a
+    lower bound); the peaks come from memory.peak and pids.peak, forks_refused from pids.events (cgroup mode, with the
+    controller).
+    """
+
+    cpu_ms: Optional[float] = None
+    cpu_source: Optional[str] = None
+    memory_peak_bytes: Optional[int] = None
+    memory_peak_source: Optional[str] = None
+    tasks_peak: Optional[int] = None
+    tasks_peak_source: Optional[str] = None
+    forks_refused: Optional[int] = None
+
+
+@dataclass
 class Started:
     """The first status record, written when the Engine is released."""
 
@@ -128,6 +146,8 @@ class Ended:
     starter: StarterExit = field(default_factory=StarterExit)
     report: Optional[str] = None
     time: str = ""
+    oom_kills: Optional[int] = None
+    usage: Optional[Usage] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -193,6 +213,16 @@ _ENDED = {
     "group_end_ms": (_is_number, 0.0),
     "report": (_is_str, None),
     "time": (_is_str, ""),
+    "oom_kills": (_is_int, None),
+}
+_USAGE = {
+    "cpu_ms": (_is_number, None),
+    "cpu_source": (_is_str, None),
+    "memory_peak_bytes": (_is_int, None),
+    "memory_peak_source": (_is_str, None),
+    "tasks_peak": (_is_int, None),
+    "tasks_peak_source": (_is_str, None),
+    "forks_refused": (_is_int, None),
 }
 
 
@@ -249,6 +279,9 @@ def parse_record(line: Union[str, bytes]) -> Record:
         starter = raw.get("starter")
         if starter is not None:
             rec.starter = StarterExit(**_fields(starter, _STARTER, "ended record.starter"))
+        usage = raw.get("usage")
+        if usage is not None:
+            rec.usage = Usage(**_fields(usage, _USAGE, "ended record.usage"))
         return rec
     return Other(event=event, raw=raw)
 

@@ -137,7 +137,26 @@ export interface EndedRecord {
   /** The line session-starter wrote to stderr, if any. */
   report?: string;
   time: string;
+  /** Processes of the session the kernel's OOM killer ended (cgroup mode with the memory controller). */
+  oomKills?: number;
+  /** What the session's tree used; absent when there is no figure at all. */
+  usage?: Usage;
   raw: Record<string, unknown>;
+}
+
+/** What a session's tree used, each figure with its source; a figure the platform or mode cannot tell is absent. */
+export interface Usage {
+  /** CPU time of the whole tree, user and system, in ms; cpuSource: 'cpu.stat' (cgroup mode) or 'rusage' (group mode, a lower bound). */
+  cpuMs?: number;
+  cpuSource?: string;
+  /** Peak memory of the tree (memory.peak: cgroup mode with the memory controller). */
+  memoryPeakBytes?: number;
+  memoryPeakSource?: string;
+  /** Most tasks live at once, threads included (pids.peak: cgroup mode with the pids controller). */
+  tasksPeak?: number;
+  tasksPeakSource?: string;
+  /** Forks refused at --max-tasks (pids.events). */
+  forksRefused?: number;
 }
 
 /** A record of an event this version does not know. */

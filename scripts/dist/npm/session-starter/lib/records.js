@@ -82,6 +82,9 @@ const kinds = {
   optString: { zero: undefined, ok: (v) => typeof v === 'string' },
   // An optional list of integers (PIDs): left out where the JSON has none.
   optIntList: { zero: undefined, ok: (v) => Array.isArray(v) && v.every((e) => Number.isInteger(e)) },
+  // Optional numbers: left out where the JSON has none.
+  optInt: { zero: undefined, ok: (v) => Number.isInteger(v) },
+  optNumber: { zero: undefined, ok: (v) => typeof v === 'number' },
 };
 
 // The fields of each record: JSON name → [property, kind]. Kinds that are
@@ -95,6 +98,17 @@ const survivorFields = {
   uid: ['uid', 'int'],
   state: ['state', 'string'],
   comm: ['comm', 'string'],
+};
+// usage: each figure is there only where its counter is ({ optional:
+// table } is an object left out where the JSON has none).
+const usageFields = {
+  cpu_ms: ['cpuMs', 'optNumber'],
+  cpu_source: ['cpuSource', 'optString'],
+  memory_peak_bytes: ['memoryPeakBytes', 'optInt'],
+  memory_peak_source: ['memoryPeakSource', 'optString'],
+  tasks_peak: ['tasksPeak', 'optInt'],
+  tasks_peak_source: ['tasksPeakSource', 'optString'],
+  forks_refused: ['forksRefused', 'optInt'],
 };
 const startedFields = {
   event: ['event', 'string'],
@@ -125,6 +139,8 @@ const endedFields = {
   starter: ['starter', starterFields],
   report: ['report', 'optString'],
   time: ['time', 'string'],
+  oom_kills: ['oomKills', 'optInt'],
+  usage: ['usage', { optional: usageFields }],
 };
 
 function isObject(v) {
@@ -157,6 +173,9 @@ function convertValue(v, kind, where) {
       throw new RecordError(`${where}: ${JSON.stringify(v)} is not an array`, 'ERR_SESSION_STARTER_BAD_RECORD');
     }
     return v.map((e, i) => convert(e, kind[0], `${where}[${i}]`));
+  }
+  if (typeof kind === 'object' && kind.optional) {
+    return v === undefined || v === null ? undefined : convert(v, kind.optional, where);
   }
   if (typeof kind === 'object') {
     return convert(v === undefined || v === null ? {} : v, kind, where);
