@@ -236,3 +236,9 @@ demo: build ## Run a short demo session: a leaked sleep is ended, exit status 3 
 .PHONY: bench
 bench: build ## Benchmark report: start-up, reaction, group end, idle cost (scripts/bench/run.sh, ~4 min)
 	bash scripts/bench/run.sh
+
+# The start-up with limits against without, in a VM with a pure cgroup v2
+# (scripts/vm/run): this host's cgroup v2 has none of the controllers.
+.PHONY: bench-limits
+bench-limits: ## Start-up of a session with --max-tasks/--max-memory/--max-cpu against without, in the VM (~3 min)
+	bash scripts/bench/limits.sh
