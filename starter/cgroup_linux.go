@@ -132,6 +132,36 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 	return mode, why, err
 }
 
+// ExplainLimits says what a session with lim and parent (as
+// [Options.CgroupParent]) would do here to enforce the limits, doing none
+// of it: whether this process would move into a supervisor leaf first,
+// or the error Run would fail with.
+func ExplainLimits(lim Limits, parent string) (move bool, err error) {
+	if err := lim.check(); err != nil {
+		return false, err
+	}
+	need := cgroupLimits(lim).Controllers()
+	if len(need) == 0 {
+		return false, nil
+	}
+	if sys.Pidless {
+		return false, fail(ExitContainment, "%s: not in the portable build: %w", limitsFlags(lim, parent), errors.ErrUnsupported)
+	}
+	var p cgroup.Place
+	if parent != "" {
+		p, err = cgroup.PlaceAt(parent)
+	} else {
+		p, err = cgroup.Locate()
+	}
+	if err == nil {
+		_, move, err = cgroup.CheckEnable(p, need, parent == "")
+	}
+	if err != nil {
+		return false, fail(ExitContainment, "%s: %w; %s", limitsFlags(lim, parent), err, CgroupFix(err))
+	}
+	return move, nil
+}
+
 // newSessionCgroup makes the session cgroup, in parent or below this
 // process's own cgroup, with lim's controllers available to it; or says
 // why it cannot be made (auto: not where systemd manages the starter's

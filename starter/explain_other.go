@@ -9,3 +9,9 @@ import "errors"
 func ExplainContainment(Containment) (mode string, why, err error) {
 	return "", nil, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
 }
+
+// ExplainLimits fails as Run does here: sessions are not supported on
+// this platform.
+func ExplainLimits(Limits, string) (move bool, err error) {
+	return false, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
+}

@@ -34,8 +34,8 @@ type cgroupHold struct{}
 // reaper on FreeBSD, with Options.Subreaper). --containment cgroup
 // cannot be had here.
 func (s *session) holdInCgroup(c Containment) (string, error) {
-	if s.o.Limits.Any() || s.o.CgroupParent != "" {
-		return "", fail(ExitContainment, "limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+	if _, err := ExplainLimits(s.o.Limits, s.o.CgroupParent); err != nil {
+		return "", err
 	}
 	mode, _, err := chooseContainment(c, s.subreaper != nil)
 	return mode, err
@@ -63,6 +63,14 @@ func chooseContainment(c Containment, reaper bool) (mode string, why, err error)
 // with nothing started. why is always nil: there is no fallback.
 func ExplainContainment(c Containment) (mode string, why, err error) {
 	return chooseContainment(c, CanAdoptOrphans)
+}
+
+// ExplainLimits fails as Run does here: limits need a session cgroup.
+func ExplainLimits(lim Limits, parent string) (move bool, err error) {
+	if !lim.Any() && parent == "" {
+		return false, nil
+	}
+	return false, fail(ExitContainment, "limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 }
 
 // procsFD returns 0: the gate joins no cgroup.

@@ -95,6 +95,20 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 	return ModeJob, nil, nil
 }
 
+// ExplainLimits fails as Run does here when limits are asked for. The
+// job could hold them (JOBOBJECT_EXTENDED_LIMIT_INFORMATION, CPU rate
+// control), but Wine, where the Windows tests run here, enforces none of
+// them: they are not offered untested.
+func ExplainLimits(lim Limits, parent string) (move bool, err error) {
+	if err := lim.check(); err != nil {
+		return false, err
+	}
+	if lim.Any() || parent != "" {
+		return false, fail(ExitContainment, "limits and --cgroup-parent: not on Windows yet (a session cgroup is Linux's)")
+	}
+	return false, nil
+}
+
 func run(ctx context.Context, o Options) (Result, error) {
 	log := o.Logger
 	if len(o.Argv) == 0 {
@@ -110,14 +124,8 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.ReleaseOnExit {
 		return Result{}, fail(ExitUsage, "--release-on-exit: not supported on Windows")
 	}
-	if err := o.Limits.check(); err != nil {
+	if _, err := ExplainLimits(o.Limits, o.CgroupParent); err != nil {
 		return Result{}, err
-	}
-	if o.Limits.Any() || o.CgroupParent != "" {
-		// The job could hold them (JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
-		// CPU rate control), but Wine, where they are tested here, does
-		// not enforce them: they are not offered untested.
-		return Result{}, fail(ExitContainment, "limits and --cgroup-parent: not on Windows yet (a session cgroup is Linux's)")
 	}
 	env := o.Env
 	if env == nil {

@@ -32,6 +32,16 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	default:
 		fmt.Fprintf(w, "mode: %s\n  asked for: --containment %s\n", mode, c)
 	}
+	if lim := inv.opts.Limits; lim.Any() || inv.opts.CgroupParent != "" {
+		switch move, err := starter.ExplainLimits(lim, inv.opts.CgroupParent); {
+		case err != nil:
+			fmt.Fprintf(w, "limits: no\n  a session would exit %d: %v\n", starter.ExitCode(err), err)
+		case move:
+			fmt.Fprintln(w, "limits: yes\n  session-starter is alone in its cgroup: it would move into a leaf of its own there, enable the controllers for the session cgroup, and move back at the end")
+		default:
+			fmt.Fprintln(w, "limits: yes\n  the controllers can be enabled where the session cgroup is made")
+		}
+	}
 	cgErr := explainPlatform(w, mode)
 	explainParent(w, inv)
 	if len(inv.opts.Argv) > 0 {

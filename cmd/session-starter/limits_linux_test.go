@@ -205,6 +205,11 @@ func TestLimitsWhoseControllerIsNotOfferedExit125AndRunNothing(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Error("the Engine ran")
 			}
+			// --explain says so, with nothing started.
+			out, err := exec.Command(binary, "--explain", "--cgroup-parent", path.Join(parent, "bare"), c.flag, c.value).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "limits: no\n  a session would exit 125") || !strings.Contains(string(out), c.controller) {
+				t.Errorf("--explain %s: %v; output:\n%s\nwant limits: no, naming %s", c.flag, err, out, c.controller)
+			}
 		})
 	}
 }
@@ -326,6 +331,17 @@ func TestAStarterAloneInItsCgroupMovesIntoALeafForAMemoryLimit(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path.Join(cg, "cgroup.subtree_control")); strings.Contains(string(b), "memory") {
 		t.Errorf("%s's subtree_control %q after the session: want memory off again", cg, b)
+	}
+	// --explain, alone in the same cgroup, says it would move.
+	fd, err := unix.Open(cg, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	explain := exec.Command(binary, "--explain", "--max-memory", "256M")
+	explain.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if b, err := explain.CombinedOutput(); err != nil || !strings.Contains(string(b), "limits: yes\n  session-starter is alone in its cgroup: it would move") {
+		t.Errorf("--explain --max-memory alone in a cgroup: %v; output:\n%s", err, b)
 	}
 }
 

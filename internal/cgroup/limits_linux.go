@@ -88,53 +88,20 @@ func Enable(p Place, need []string, self bool) (*Supervisor, error) {
 			sys.Close(dir)
 		}
 	}()
-	avail, err := readFile(dir, "cgroup.controllers")
-	if err != nil {
+	todo, move, err := plan(dir, p, need, self)
+	if err != nil || len(todo) == 0 {
 		return nil, err
-	}
-	var absent []string
-	for _, c := range need {
-		if !slices.Contains(words(avail), c) {
-			absent = append(absent, c)
-		}
-	}
-	if len(absent) > 0 {
-		return nil, fmt.Errorf("%w: %s in %s (its cgroup.controllers: %q)", ErrNotDelegated, strings.Join(absent, ", "), p.Own, strings.TrimSpace(string(avail)))
-	}
-	on, err := readFile(dir, "cgroup.subtree_control")
-	if err != nil {
-		return nil, err
-	}
-	var todo []string
-	for _, c := range need {
-		if !slices.Contains(words(on), c) {
-			todo = append(todo, c)
-		}
-	}
-	if len(todo) == 0 {
-		return nil, nil
 	}
 	var sup *Supervisor
-	if root, err := isRoot(dir); err != nil {
-		return nil, fmt.Errorf("cgroup: %s: %w", p.Own, err)
-	} else if !root {
-		pids, err := Procs(dir)
-		if err != nil {
-			return nil, fmt.Errorf("cgroup: %s: %w", p.Own, err)
+	if move {
+		if !moved.CompareAndSwap(false, true) {
+			return nil, fmt.Errorf("cgroup: %s: this process moved itself into a supervisor cgroup for another session already; make the sessions' cgroups in a cgroup with no process", p.Own)
 		}
-		if len(pids) > 0 {
-			if err := onlyThisProcess(pids, p.Own, self); err != nil {
-				return nil, err
-			}
-			if !moved.CompareAndSwap(false, true) {
-				return nil, fmt.Errorf("cgroup: %s: this process moved itself into a supervisor cgroup for another session already; make the sessions' cgroups in a cgroup with no process", p.Own)
-			}
-			if sup, err = moveSelf(dir, p); err != nil {
-				moved.Store(false)
-				return nil, err
-			}
-			keep = true // sup owns dir now
+		if sup, err = moveSelf(dir, p); err != nil {
+			moved.Store(false)
+			return nil, err
 		}
+		keep = true // sup owns dir now
 	}
 	if err := enableIn(dir, todo, "+"); err != nil {
 		err = fmt.Errorf("cgroup: enable %s in %s: %w", strings.Join(todo, ", "), p.Own, err)
@@ -147,6 +114,67 @@ func Enable(p Place, need []string, self bool) (*Supervisor, error) {
 	// no process. Other sessions may rely on what was enabled there, and
 	// nothing here turns it off again.
 	return sup, nil
+}
+
+// CheckEnable says what [Enable] would do in p for need, doing none of
+// it: the controllers it would turn on, whether this process would move
+// into a supervisor leaf first, or the error Enable would fail with.
+func CheckEnable(p Place, need []string, self bool) (todo []string, move bool, err error) {
+	dir, err := openDir(sys.AT_FDCWD, p.Dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer sys.Close(dir)
+	return plan(dir, p, need, self)
+}
+
+// plan is the decision of Enable for the cgroup dir at p: the
+// controllers of need to turn on, and whether this process must move out
+// of dir first; or why it cannot be done.
+func plan(dir int, p Place, need []string, self bool) (todo []string, move bool, err error) {
+	avail, err := readFile(dir, "cgroup.controllers")
+	if err != nil {
+		return nil, false, err
+	}
+	var absent []string
+	for _, c := range need {
+		if !slices.Contains(words(avail), c) {
+			absent = append(absent, c)
+		}
+	}
+	if len(absent) > 0 {
+		return nil, false, fmt.Errorf("%w: %s in %s (its cgroup.controllers: %q)", ErrNotDelegated, strings.Join(absent, ", "), p.Own, strings.TrimSpace(string(avail)))
+	}
+	on, err := readFile(dir, "cgroup.subtree_control")
+	if err != nil {
+		return nil, false, err
+	}
+	for _, c := range need {
+		if !slices.Contains(words(on), c) {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, false, nil
+	}
+	root, err := isRoot(dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("cgroup: %s: %w", p.Own, err)
+	}
+	if root {
+		return todo, false, nil
+	}
+	pids, err := Procs(dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("cgroup: %s: %w", p.Own, err)
+	}
+	if len(pids) == 0 {
+		return todo, false, nil
+	}
+	if err := onlyThisProcess(pids, p.Own, self); err != nil {
+		return nil, false, err
+	}
+	return todo, true, nil
 }
 
 // isRoot reports whether dir is the root cgroup of the hierarchy, which
