@@ -475,6 +475,18 @@
 // where other processes share its cgroup it exits 125 naming them
 // (`TestAStarterSharingItsCgroupRefusesAMemoryLimitNamingTheOther`,
 // `TestAStarterAloneInItsCgroupMovesIntoALeafForAMemoryLimit`).
+// A limit of the move: session-starter SIGKILLed leaves its leaf and the
+// controllers on in its cgroup (the guard ends the session, not the
+// layout), and a cgroup with controllers on below it takes no process of
+// its own any more (EBUSY). A systemd scope or a container ends with it;
+// elsewhere, remove the empty leaf and turn the controllers off (`rmdir
+// …/session-starter-….supervisor; echo -memory > …/cgroup.subtree_control`)
+// before the next start there
+// (`TestASIGKILLedStarterLeavesItsLeafAndTheControllersOn`); a leaf of a dead
+// starter in a cgroup that still takes processes is removed by the next
+// start. Without swap accounting (`swapaccount=0`) there is no
+// `memory.swap.max`: `--max-memory` then bounds memory alone, and only
+// `--max-swap` given is an error.
 // `--cgroup-parent DIR` makes the session cgroup in DIR instead, a cgroup
 // that holds no process; session-starter stays where it is
 // (`TestCgroupParentHoldsTheLimitWithoutMovingTheStarter`). Only one

@@ -8,6 +8,7 @@ package main
 // saying so).
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -406,4 +407,64 @@ func mountOf(t *testing.T) string {
 	t.Helper()
 	m, _ := cgroupPlace(t)
 	return m
+}
+
+// TestASIGKILLedStarterLeavesItsLeafAndTheControllersOn pins a limit of
+// the move: a starter with a memory limit SIGKILLed leaves its supervisor
+// leaf (the guard ends the session and exits, and nobody moves back) and
+// the memory controller on in its cgroup, which then takes no process of
+// its own (EBUSY); the recipe of the manual (remove the leaf, turn the
+// controller off) makes it usable again.
+func TestASIGKILLedStarterLeavesItsLeafAndTheControllersOn(t *testing.T) {
+	cg := limitCgroup(t)
+	mark := newMark(t)
+	fd, err := unix.Open(cg, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	cmd := exec.Command(binary, "--ack", "--max-memory", "256M", "--", "sleep", "600")
+	cmd.Env = append(os.Environ(), markVar+"="+mark)
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	s := startCmd(t, mark, cmd)
+	engine := s.ack()
+	pidfd, err := unixPidfdOpen(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	guardfd, err := unixPidfdOpen(guardOf(t, cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(guardfd)
+	s.signal(syscall.SIGKILL)
+	s.wait()
+	awaitExit(t, pidfd, "the Engine, ended by the guard")
+	awaitExit(t, guardfd, "the guard, once the session is over")
+	var leaves []string
+	entries, _ := os.ReadDir(cg)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasSuffix(e.Name(), ".supervisor") {
+			leaves = append(leaves, e.Name())
+		}
+	}
+	sub, _ := os.ReadFile(path.Join(cg, "cgroup.subtree_control"))
+	if len(leaves) != 1 || !strings.Contains(string(sub), "memory") {
+		t.Fatalf("after the SIGKILL: leaves %v, subtree_control %q; want the dead starter's leaf and memory on", leaves, sub)
+	}
+	join := exec.Command("true")
+	join.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if err := join.Run(); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("a process born into %s with memory on below it: %v, want EBUSY", cg, err)
+	}
+	// The manual's recipe.
+	if err := os.Remove(path.Join(cg, leaves[0])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path.Join(cg, "cgroup.subtree_control"), []byte("-memory"), 0); err != nil {
+		t.Fatal(err)
+	}
+	ws, _, stderr, _ := limitSession(t, mark, "", cg, "--max-memory", "256M", "--", "true")
+	wantExit(t, ws, 0, stderr)
 }

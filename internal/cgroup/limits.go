@@ -72,9 +72,11 @@ func cpuMax(cpus float64) string {
 }
 
 // write is one file of a limit: its name, what is written, and what a
-// read of it must then give.
+// read of it must then give. An optional file may be absent: no swap
+// bound asked for where the kernel accounts no swap.
 type write struct {
 	file, value, want string
+	optional          bool
 }
 
 // writes lists the files l writes, each with the value a read must give
@@ -83,19 +85,19 @@ func (l Limits) writes(page int64) []write {
 	var w []write
 	if l.Tasks > 0 {
 		n := strconv.FormatInt(l.Tasks, 10)
-		w = append(w, write{"pids.max", n, n})
+		w = append(w, write{"pids.max", n, n, false})
 	}
 	if l.Memory > 0 {
 		for _, f := range []struct {
 			file string
 			n    int64
 		}{{"memory.max", l.Memory}, {"memory.swap.max", l.Swap}} {
-			w = append(w, write{f.file, strconv.FormatInt(f.n, 10), strconv.FormatInt(f.n/page*page, 10)})
+			w = append(w, write{f.file, strconv.FormatInt(f.n, 10), strconv.FormatInt(f.n/page*page, 10), f.file == "memory.swap.max" && f.n == 0})
 		}
 	}
 	if l.CPU > 0 {
 		v := cpuMax(l.CPU)
-		w = append(w, write{"cpu.max", v, v})
+		w = append(w, write{"cpu.max", v, v, false})
 	}
 	return w
 }

@@ -283,7 +283,8 @@ func (s *Supervisor) Restore() error {
 }
 
 // SetLimits writes l to the session cgroup and reads each file back: a
-// file that is not there (its controller is not enabled for the cgroup),
+// file that is not there (its controller is not enabled for the cgroup;
+// but for memory.swap.max 0, absent where the kernel accounts no swap),
 // a write the kernel refuses and a value read back that is not the one
 // asked for (rounded down to whole pages for memory) are errors, naming
 // the file.
@@ -291,6 +292,9 @@ func (s *Session) SetLimits(l Limits) error {
 	page := int64(os.Getpagesize())
 	for _, w := range l.writes(page) {
 		fd, err := sys.OpenAt(s.DirFD, w.file, sys.O_RDWR)
+		if errors.Is(err, syscall.ENOENT) && w.optional {
+			continue // no swap accounting: no swap to bound
+		}
 		if errors.Is(err, syscall.ENOENT) {
 			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", s.Path, w.file)
 		}

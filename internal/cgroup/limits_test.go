@@ -25,16 +25,16 @@ func TestLimitsNeedTheirControllersOnly(t *testing.T) {
 func TestLimitsWriteWhatTheKernelReadsBack(t *testing.T) {
 	got := Limits{Tasks: 20, Memory: 64<<20 + 100, Swap: 5000, CPU: 1.5}.writes(4096)
 	want := []write{
-		{"pids.max", "20", "20"},
-		{"memory.max", "67108964", "67108864"}, // whole pages
-		{"memory.swap.max", "5000", "4096"},
-		{"cpu.max", "150000 100000", "150000 100000"},
+		{"pids.max", "20", "20", false},
+		{"memory.max", "67108964", "67108864", false}, // whole pages
+		{"memory.swap.max", "5000", "4096", false},    // asked for: must be there
+		{"cpu.max", "150000 100000", "150000 100000", false},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("writes = %v, want %v", got, want)
 	}
-	if got := (Limits{Memory: 1 << 30}).writes(4096); len(got) != 2 || got[1] != (write{"memory.swap.max", "0", "0"}) {
-		t.Errorf("a memory limit without swap writes %v, want memory.swap.max 0 after memory.max", got)
+	if got := (Limits{Memory: 1 << 30}).writes(4096); len(got) != 2 || got[1] != (write{"memory.swap.max", "0", "0", true}) {
+		t.Errorf("a memory limit without swap writes %v, want memory.swap.max 0 after memory.max, optional", got)
 	}
 }
 
