@@ -145,9 +145,11 @@ type session struct {
 	stdin *stdinWatch
 	// ledger is the directory of the session's ledger record, once
 	// written; keepRecord keeps it at the end (survivors: the guard
-	// keeps guarding).
+	// keeps guarding). ledgerDir is that directory, opened for the guard
+	// at arming.
 	ledger     string
 	keepRecord bool
+	ledgerDir  *os.File
 
 	// prepare
 	program     string
@@ -449,6 +451,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}
 	s.guardCgroup(&gds)
+	s.guardLedger(&gds)
 	s.guard, err = guard.Spawn(gds)
 	if err != nil {
 		s.guard = nil

@@ -388,7 +388,13 @@
 // the whole tree, a container stop, a crash of the launcher's host — what
 // the session started is nobody's. For that case each session writes a
 // record into a ledger before the Engine runs, and removes it at a clean
-// end (it stays while the guard keeps guarding survivors):
+// end (it stays while the guard keeps guarding survivors). After a SIGKILL
+// of the starter alone the guard, which got a descriptor of the ledger's
+// directory at arming, removes the record once it has ended the session
+// and found nothing left (by name, relative to that descriptor); when its
+// end leaves something — a process SIGKILL cannot end, one waiting in the
+// kernel on a hung FUSE server, say — it keeps the record for a reclaim
+// (`TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty`):
 //
 //   - *Where*: `/run/session-starter/` for root;
 //     `$XDG_RUNTIME_DIR/session-starter/`; else `/tmp/session-starter-UID`;

@@ -8,7 +8,10 @@
 // session id of its mark (package internal/mark), and for the starter,
 // the guard and the Engine the PID with an identity token ([Token]), the
 // group, the session cgroup's directory and id, the start time. The
-// starter removes it at a clean end.
+// starter removes it at a clean end; after a SIGKILL of the starter, the
+// guard removes it ([FileName], relative to a descriptor of the directory
+// it got at arming: [OpenDir]) once its end of the session found nothing
+// left, and keeps it otherwise, for a reclaim.
 //
 // # Guarantees
 //

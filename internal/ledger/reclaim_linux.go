@@ -103,7 +103,7 @@ func Reclaim(dry bool) (Report, error) {
 			} else {
 				s.Action = "reclaimed"
 				if err := Remove(dir, r.Session); err != nil {
-					rep.Problems = append(rep.Problems, Problem{File: name(r.Session), Reason: err.Error()})
+					rep.Problems = append(rep.Problems, Problem{File: FileName(r.Session), Reason: err.Error()})
 				}
 			}
 		}
