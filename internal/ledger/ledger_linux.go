@@ -49,10 +49,6 @@ type Record struct {
 // checks.
 const EnvDir = "SESSION_STARTER_LEDGER_DIR"
 
-// ErrOff is wrapped by Dir's error when no directory passes the checks:
-// the ledger is off.
-var ErrOff = errors.New("ledger: off")
-
 // Dir returns the ledger's directory for this user, made if missing
 // (0700): $SESSION_STARTER_LEDGER_DIR if set; /run/session-starter for
 // root; $XDG_RUNTIME_DIR/session-starter; else /tmp/session-starter-UID.
@@ -164,12 +160,6 @@ func Remove(dir, session string) error {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	return nil
-}
-
-// Problem is a file of the ledger that was not acted on.
-type Problem struct {
-	File   string `json:"file"`
-	Reason string `json:"reason"`
 }
 
 // Read reads every record of dir. A file that is not a whole record of

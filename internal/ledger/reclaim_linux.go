@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,51 +12,6 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// Ended is a process Reclaim ended (or, dry, would end).
-type Ended struct {
-	PID  int    `json:"pid"`
-	Comm string `json:"comm"`
-}
-
-// LeftProcess is a process Reclaim did not signal, with the reason:
-// mark-unreadable, other-uid, token-mismatch (a cgroup whose id is not
-// the recorded one), platform (no verified scan here).
-type LeftProcess struct {
-	PID    int    `json:"pid,omitempty"`
-	Reason string `json:"reason"`
-}
-
-// Session is what Reclaim did with one record.
-type Session struct {
-	Session string `json:"session"`
-	// Action: "reclaimed" (ended, or nothing was left, and the record
-	// removed), "live" (its starter or guard lives: left alone),
-	// "other-boot" (a record of another boot: removed, nothing signalled),
-	// "would-reclaim" (dry run).
-	Action string        `json:"action"`
-	Cgroup bool          `json:"cgroup_ended,omitempty"`
-	Ended  []Ended       `json:"ended"`
-	Left   []LeftProcess `json:"left"`
-}
-
-// Report is what Reclaim found and did.
-type Report struct {
-	Event    string    `json:"event"` // "reclaimed"
-	Dir      string    `json:"dir"`
-	DryRun   bool      `json:"dry_run"`
-	Sessions []Session `json:"sessions"`
-	Problems []Problem `json:"problems"`
-}
-
-// Total counts the processes ended and left.
-func (r Report) Total() (ended, left int) {
-	for _, s := range r.Sessions {
-		ended += len(s.Ended)
-		left += len(s.Left)
-	}
-	return ended, left
-}
 
 // reclaimPasses bounds the scans for one session's marked processes: each
 // pass ends what it found, and the next finds what forked meanwhile; a
@@ -68,8 +24,11 @@ const cgroupWait = 10 * time.Second
 
 // Reclaim ends what the dead sessions of this user's ledger left, as the
 // package doc says; dry, it only reports what it would end. It never
-// touches a session whose starter or guard lives.
-func Reclaim(dry bool) (Report, error) {
+// touches a session whose starter or guard lives. ctx is looked at before
+// each session: once it is done, Reclaim returns what it did so far with
+// ctx's error; a session begun is finished first (its passes and its
+// cgroup's wait are bounded).
+func Reclaim(ctx context.Context, dry bool) (Report, error) {
 	dir, err := Dir()
 	if err != nil {
 		return Report{}, err
@@ -85,6 +44,9 @@ func Reclaim(dry bool) (Report, error) {
 	}
 	rep.Problems = append(rep.Problems, probs...)
 	for _, r := range recs {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
 		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}}
 		switch {
 		case r.BootID != boot:

@@ -1,0 +1,55 @@
+package ledger
+
+// The report of a reclaim, the same on every platform: package starter
+// names it in its API, and the command writes it as JSON.
+
+// Problem is a file of the ledger that was not acted on.
+type Problem struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Ended is a process Reclaim ended (or, dry, would end).
+type Ended struct {
+	PID  int    `json:"pid"`
+	Comm string `json:"comm"`
+}
+
+// LeftProcess is a process Reclaim did not signal, with the reason:
+// mark-unreadable, other-uid, token-mismatch (a cgroup whose id is not
+// the recorded one), platform (no verified scan here).
+type LeftProcess struct {
+	PID    int    `json:"pid,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Session is what Reclaim did with one record.
+type Session struct {
+	Session string `json:"session"`
+	// Action: "reclaimed" (ended, or nothing was left, and the record
+	// removed), "live" (its starter or guard lives: left alone),
+	// "other-boot" (a record of another boot: removed, nothing signalled),
+	// "would-reclaim" (dry run).
+	Action string        `json:"action"`
+	Cgroup bool          `json:"cgroup_ended,omitempty"`
+	Ended  []Ended       `json:"ended"`
+	Left   []LeftProcess `json:"left"`
+}
+
+// Report is what Reclaim found and did.
+type Report struct {
+	Event    string    `json:"event"` // "reclaimed"
+	Dir      string    `json:"dir"`
+	DryRun   bool      `json:"dry_run"`
+	Sessions []Session `json:"sessions"`
+	Problems []Problem `json:"problems"`
+}
+
+// Total counts the processes ended and left.
+func (r Report) Total() (ended, left int) {
+	for _, s := range r.Sessions {
+		ended += len(s.Ended)
+		left += len(s.Left)
+	}
+	return ended, left
+}
