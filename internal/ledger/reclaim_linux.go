@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -74,7 +75,8 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 	return rep, nil
 }
 
-// reclaim ends the session of r: its marked processes, in passes until
+// reclaim ends the session of r: its Engine, where the live process at
+// the recorded PID has its token, its marked processes, in passes until
 // one finds nothing new, then its cgroup (what is in it and lost the mark,
 // an environment scrubbed).
 func reclaim(s *Session, r Record, dry bool) {
@@ -86,6 +88,26 @@ func reclaim(s *Session, r Record, dry bool) {
 	self := os.Getpid()
 	seen := map[int]bool{}
 	left := map[int]string{}
+	// The Engine as the record names it, by its token: ended through a
+	// pidfd of it also when it scrubbed the mark from its environment. A
+	// PID that names another process now is reported, never signalled.
+	switch fd, err := open(r.Engine.PID, r.Engine.Token); {
+	case err == nil:
+		seen[r.Engine.PID] = true
+		comm := ""
+		if st, err := proc.ReadStat(r.Engine.PID); err == nil {
+			comm = st.Comm
+		}
+		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: comm})
+		if !dry {
+			if err := sys.PidfdSignal(fd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
+				left[r.Engine.PID] = fmt.Sprintf("signal: %v", err)
+			}
+		}
+		sys.Close(fd)
+	case errors.Is(err, errMismatch):
+		left[r.Engine.PID] = "token-mismatch"
+	}
 	for range reclaimPasses {
 		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
 		if err != nil {

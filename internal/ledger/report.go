@@ -16,8 +16,9 @@ type Ended struct {
 }
 
 // LeftProcess is a process Reclaim did not signal, with the reason:
-// mark-unreadable, other-uid, token-mismatch (a cgroup whose id is not
-// the recorded one), platform (no verified scan here).
+// mark-unreadable, other-uid, token-mismatch (the record's Engine PID now
+// names another process, or a cgroup's id is not the recorded one),
+// platform (no verified scan here).
 type LeftProcess struct {
 	PID    int    `json:"pid,omitempty"`
 	Reason string `json:"reason"`
