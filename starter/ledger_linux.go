@@ -7,6 +7,12 @@ import (
 	"github.com/session-starter/session-starter/internal/ledger"
 )
 
+// ledgerHold is the ledger's directory, opened for the guard at arming,
+// or nil; closed by unrecord.
+type ledgerHold struct {
+	ledgerDir *os.File
+}
+
 // guardLedger opens the ledger's directory (package internal/ledger) and
 // gives the guard a descriptor of it: once the guard has ended a session
 // whose starter is gone, and found nothing left, it removes the session's

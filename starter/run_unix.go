@@ -145,11 +145,10 @@ type session struct {
 	stdin *stdinWatch
 	// ledger is the directory of the session's ledger record, once
 	// written; keepRecord keeps it at the end (survivors: the guard
-	// keeps guarding). ledgerDir is that directory, opened for the guard
-	// at arming.
+	// keeps guarding).
 	ledger     string
 	keepRecord bool
-	ledgerDir  *os.File
+	ledgerHold // the ledger's directory, opened for the guard at arming (Linux)
 
 	// prepare
 	program     string
