@@ -2,9 +2,11 @@ package starter
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // asStarterVar makes the test binary a starter of its own: Run with
@@ -163,4 +166,25 @@ func processes(pids []int) []ledger.Process {
 		}
 	}
 	return ps
+}
+
+// TestTheReclaimRecordIsTheLedgersReportFieldForField: the public record
+// says all the ledger's report says, and writes the same JSON; a field
+// added to one and not the other fails this.
+func TestTheReclaimRecordIsTheLedgersReportFieldForField(t *testing.T) {
+	rep := ledger.Report{Event: "reclaimed", Dir: "/d", DryRun: true,
+		Sessions: []ledger.Session{{Session: "s", Action: "reclaimed", Cgroup: true,
+			Ended: []ledger.Ended{{PID: 1, Comm: "c"}}, Left: []ledger.LeftProcess{{PID: 2, Reason: "token-mismatch"}}}},
+		Problems: []ledger.Problem{{File: "f", Reason: "torn"}}}
+	a, _ := json.Marshal(rep)
+	b, _ := json.Marshal(reclaimed(rep))
+	if string(a) != string(b) {
+		t.Errorf("the ledger's report %s\nbecame the record %s", a, b)
+	}
+	for _, pair := range [][2]any{{ledger.Report{}, launch.StatusReclaimed{}}, {ledger.Session{}, launch.ReclaimedSession{}},
+		{ledger.Ended{}, launch.ReclaimedProcess{}}, {ledger.LeftProcess{}, launch.LeftProcess{}}, {ledger.Problem{}, launch.LedgerProblem{}}} {
+		if x, y := reflect.TypeOf(pair[0]), reflect.TypeOf(pair[1]); x.NumField() != y.NumField() {
+			t.Errorf("%v has %d fields, %v %d", x, x.NumField(), y, y.NumField())
+		}
+	}
 }

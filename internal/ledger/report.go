@@ -1,7 +1,8 @@
 package ledger
 
-// The report of a reclaim, the same on every platform: package starter
-// names it in its API, and the command writes it as JSON.
+// The report of a reclaim, the same on every platform. Package starter
+// returns it as the public record of package starter/launch
+// (StatusReclaimed), field for field.
 
 // Problem is a file of the ledger that was not acted on.
 type Problem struct {
@@ -44,13 +45,4 @@ type Report struct {
 	DryRun   bool      `json:"dry_run"`
 	Sessions []Session `json:"sessions"`
 	Problems []Problem `json:"problems"`
-}
-
-// Total counts the processes ended and left.
-func (r Report) Total() (ended, left int) {
-	for _, s := range r.Sessions {
-		ended += len(s.Ended)
-		left += len(s.Left)
-	}
-	return ended, left
 }
