@@ -23,7 +23,7 @@
 // to the deadline, the cgroup's removal, the terminal handed back. Where
 // the guard proper cannot be executed (a seccomp profile, a runtime that
 // cannot start) the porch goes on striking until the cheap test holds or
-// the deadline, and exits. Elsewhere — before Linux 6.9 (the guard pins
+// the deadline, and exits, keeping the session's ledger record. Elsewhere — before Linux 6.9 (the guard pins
 // E), in the portable build, on macOS and FreeBSD, on other toolchains —
 // the guard is this binary started again in the hidden guard mode from
 // the start. Either has the same descriptors at the same numbers, speaks
@@ -43,7 +43,12 @@
 // ends every holder of the session it knows (the Engine through the gate's
 // pidfd, group E, and in cgroup mode the session cgroup with the cgroups
 // below it) with SIGKILL in rounds until all are empty or its budget (the
-// whole end's: grace + kill budget) has passed, then exits. It obeys a
+// whole end's: grace + kill budget) has passed, then exits. Given the
+// ledger's directory (package internal/ledger) and the mark, it then
+// removes the session's record by its name relative to that descriptor,
+// opened at arming — only when its end reached Empty; after any other end
+// the record stays, for a reclaim, and the guard says so on its standard
+// error (which the starter points at /dev/null). It obeys a
 // "finish PGID" line only once it has seen all of them empty itself: a
 // finish while a holder still has a live process — the starter reported
 // survivors, or a same-user Engine wrote it into the pipe through /proc —

@@ -19,6 +19,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -55,6 +56,13 @@ type Spec struct {
 	// internal/mark says (Linux, native build).
 	Mark      string
 	MarkSince uint64
+	// Ledger, when > 2 and with Mark set, is a descriptor of the ledger's
+	// directory (package internal/ledger), opened at arming: once the
+	// guard has ended the session after the starter was gone, and only
+	// when that end reached Empty, it removes the session's record (named
+	// by Mark) relative to this descriptor, never through a path. An end
+	// that left something keeps the record, for a reclaim to try again.
+	Ledger int
 	// ReExec asks for the guard as Exe started again in the hidden mode
 	// where a raw child of this process would be used (Linux).
 	ReExec bool
@@ -76,6 +84,15 @@ func (spec Spec) releaseArg() string {
 
 // releaseWord is releaseArg's "yes".
 const releaseWord = "release"
+
+// ledgerArg is the guard's command-line argument for [Spec.Ledger]: the
+// record's file name, or "-" for none.
+func (spec Spec) ledgerArg() string {
+	if spec.Ledger <= 2 || spec.Mark == "" {
+		return "-"
+	}
+	return ledger.FileName(spec.Mark)
+}
 
 // markArg is the guard's command-line argument for the mark: "ID@SINCE",
 // or "-" for none.
@@ -101,13 +118,14 @@ const armTimeout = 30 * time.Second
 
 // Descriptor numbers in the guard process.
 const (
-	fdGate    = 3 // pidfd of the gate
-	fdFinish  = 4 // read end of the finish pipe
-	fdStarter = 5 // pidfd of the starter
-	fdArmed   = 6 // write end of the armed pipe
-	fdTTY     = 7 // the terminal, in terminal mode only
-	fdCgroup  = 8 // the session cgroup's directory, in cgroup mode only
-	fdCgroupP = 9 // its parent's directory, in cgroup mode only
+	fdGate    = 3  // pidfd of the gate
+	fdFinish  = 4  // read end of the finish pipe
+	fdStarter = 5  // pidfd of the starter
+	fdArmed   = 6  // write end of the armed pipe
+	fdTTY     = 7  // the terminal, in terminal mode only
+	fdCgroup  = 8  // the session cgroup's directory, in cgroup mode only
+	fdCgroupP = 9  // its parent's directory, in cgroup mode only
+	fdLedger  = 10 // the ledger's directory, with a mark only
 )
 
 // closedSlot leaves a descriptor slot of the guard closed
@@ -142,21 +160,21 @@ func Spawn(spec Spec) (*Guard, error) {
 	}
 	env := guardEnv()
 	ttyArg, cgArg := "-", "-"
-	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW)}
+	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW), closedSlot, closedSlot, closedSlot, closedSlot}
 	if spec.TTY > 0 {
 		// In terminal mode only: the one descriptor of the launcher's the
 		// guard holds, to give the terminal back after ending E.
 		ttyArg = strconv.Itoa(spec.TTYGroup)
-		files = append(files, uintptr(spec.TTY))
+		files[fdTTY] = uintptr(spec.TTY)
 	}
 	if spec.Cgroup > 2 {
-		if spec.TTY <= 0 {
-			files = append(files, closedSlot) // slot 7 closed
-		}
 		cgArg = spec.CgroupName
-		files = append(files, uintptr(spec.Cgroup), uintptr(spec.CgroupParent))
+		files[fdCgroup], files[fdCgroupP] = uintptr(spec.Cgroup), uintptr(spec.CgroupParent)
 	}
-	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), ttyArg, cgArg, spec.markArg(), spec.releaseArg()}
+	if spec.ledgerArg() != "-" {
+		files[fdLedger] = uintptr(spec.Ledger)
+	}
+	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), ttyArg, cgArg, spec.markArg(), spec.releaseArg(), spec.ledgerArg()}
 	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
 	sys.Close(finR)
 	sys.Close(armW)
@@ -319,7 +337,7 @@ func Main(args []string) {
 	// ends the guard. The guard executes nothing, so ignoring them here
 	// reaches no Engine.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	pgid, budget, ttyGroup, cgName, markArg, release, ok := parseArgs(args)
+	pgid, budget, ttyGroup, cgName, markArg, release, record, ok := parseArgs(args)
 	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
 	if sys.Pidless {
 		fds = []int{fdFinish, fdArmed}
@@ -329,6 +347,9 @@ func Main(args []string) {
 	}
 	if cgName != "" {
 		fds = append(fds, fdCgroup, fdCgroupP)
+	}
+	if record != "" {
+		fds = append(fds, fdLedger)
 	}
 	for _, fd := range fds {
 		if sys.SetCloseOnExec(fd) != nil {
@@ -369,14 +390,14 @@ func Main(args []string) {
 	ending := append(slices.Clone(holders), markHolders(markArg)...)
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endSession(ending, budget, ttyGroup, cgName, p)
+		endSession(ending, budget, ttyGroup, cgName, record, p)
 	}
 	sys.Close(fdArmed)
 	if finished(pgid, obeys(holders, release)) {
 		p.end()
 		os.Exit(exitDone)
 	}
-	endSession(ending, budget, ttyGroup, cgName, p)
+	endSession(ending, budget, ttyGroup, cgName, record, p)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the
@@ -400,7 +421,8 @@ func guardEnv() []string {
 // verifyMain is the guard proper after the porch, executed by it with the
 // guard's descriptors at their slots (the armed pipe closed): args are
 // verifyArg, the mode, PGID, a number, the terminal's group ("-" for
-// none), the session cgroup's name ("-") and the mark ("-"). For verifyFinish the number
+// none), the session cgroup's name ("-"), the mark ("-"), the release
+// ("-") and the ledger record ("-"). For verifyFinish the number
 // is the end's budget: the porch saw a valid finish but its cheap test
 // did not show the session empty (zombies left in group E, say), so this
 // looks itself, exits if the holders are empty, and else keeps guarding
@@ -418,7 +440,7 @@ func verifyMain(args []string) {
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400)
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	mode, pgid, num, ttyGroup, cgName, markArg, release, ok := parseVerifyArgs(args)
+	mode, pgid, num, ttyGroup, cgName, markArg, release, record, ok := parseVerifyArgs(args)
 	if !ok {
 		// Not the porch's: nothing here can be trusted to name the session.
 		os.Exit(exitRefused)
@@ -438,27 +460,42 @@ func verifyMain(args []string) {
 		if obeys(holders, release)() || finished(pgid, obeys(holders, release)) {
 			os.Exit(exitDone)
 		}
-		endSession(ending, time.Duration(num), ttyGroup, cgName, nil)
+		endSession(ending, time.Duration(num), ttyGroup, cgName, record, nil)
 	}
-	endSession(ending, max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, nil)
+	endSession(ending, max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, record, nil)
 }
 
 // parseVerifyArgs reads verifyMain's command line.
-func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName, markArg string, release, ok bool) {
-	if len(args) != 9 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", 0, 0, 0, "", "", false, false
+func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName, markArg string, release bool, record string, ok bool) {
+	if len(args) != 10 || (args[2] != verifyFinish && args[2] != verifyGone) {
+		return "", 0, 0, 0, "", "", false, "", false
 	}
 	pgid, err1 := strconv.Atoi(args[3])
 	num, err2 := strconv.ParseInt(args[4], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || num < 0 {
-		return "", 0, 0, 0, "", "", false, false
+		return "", 0, 0, 0, "", "", false, "", false
 	}
 	ttyGroup, cgName, ok = parseTail(args[5], args[6])
 	release, relOK := parseRelease(args[8])
-	if !ok || !validMark(args[7]) || !relOK {
-		return "", 0, 0, 0, "", "", false, false
+	record, recOK := parseRecord(args[9], args[7])
+	if !ok || !validMark(args[7]) || !relOK || !recOK {
+		return "", 0, 0, 0, "", "", false, "", false
 	}
-	return args[2], pgid, num, ttyGroup, cgName, args[7], release, true
+	return args[2], pgid, num, ttyGroup, cgName, args[7], release, record, true
+}
+
+// parseRecord reads [Spec.ledgerArg]: "-", or the record's name of the
+// session whose mark argument is markArg, and nothing else, so that the
+// guard can remove no other file than its session's record.
+func parseRecord(arg, markArg string) (record string, ok bool) {
+	if arg == "-" {
+		return "", true
+	}
+	id, _, found := strings.Cut(markArg, "@")
+	if !found || arg != ledger.FileName(id) {
+		return "", false
+	}
+	return arg, true
 }
 
 // parseRelease reads [Spec.releaseArg].
@@ -576,10 +613,12 @@ func empty(holders []end.Holder) bool {
 
 // endSession ends every holder of the session, SIGKILL in rounds until
 // all are empty or the budget has passed, and exits. The pin is reaped
-// only after the last group signal.
-func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName string, p *pin) {
-	end.End(holders, end.Plan{Budget: budget})
+// only after the last group signal. The session's ledger record (record,
+// "" for none) is removed once the end reached Empty, and kept otherwise.
+func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName, record string, p *pin) {
+	r := end.End(holders, end.Plan{Budget: budget})
 	p.end()
+	forget(record, r)
 	if cgName != "" {
 		removeCgroup(cgName)
 	}
@@ -595,23 +634,42 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 
 // parseArgs reads the guard's command line: Arg, PGID, the budget in
 // nanoseconds, the terminal's group ("-" for none), the session cgroup's
-// name ("-"), the mark (markArg: "-" for none) and the release
-// (releaseArg: "-" for none).
-func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName, markArg string, release, ok bool) {
-	if len(args) != 8 || args[1] != Arg {
-		return 0, 0, 0, "", "", false, false
+// name ("-"), the mark (markArg: "-" for none), the release (releaseArg:
+// "-" for none) and the ledger record (ledgerArg: "-" for none).
+func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName, markArg string, release bool, record string, ok bool) {
+	if len(args) != 9 || args[1] != Arg {
+		return 0, 0, 0, "", "", false, "", false
 	}
 	pgid, err1 := strconv.Atoi(args[2])
 	ns, err2 := strconv.ParseInt(args[3], 10, 64)
 	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
-		return 0, 0, 0, "", "", false, false
+		return 0, 0, 0, "", "", false, "", false
 	}
 	ttyGroup, cgName, ok = parseTail(args[4], args[5])
 	release, relOK := parseRelease(args[7])
-	if !ok || !validMark(args[6]) || !relOK {
-		return 0, 0, 0, "", "", false, false
+	record, recOK := parseRecord(args[8], args[6])
+	if !ok || !validMark(args[6]) || !relOK || !recOK {
+		return 0, 0, 0, "", "", false, "", false
 	}
-	return pgid, time.Duration(ns), ttyGroup, cgName, args[6], release, true
+	return pgid, time.Duration(ns), ttyGroup, cgName, args[6], release, record, true
+}
+
+// forget removes the session's ledger record (record, "" for none) by its
+// name relative to the ledger's directory descriptor, once the end r
+// reached Empty: nothing of the session is left for a reclaim to end.
+// After any other end the record stays, so that a reclaim can try again,
+// and the guard says so on its standard error.
+func forget(record string, r end.Report) {
+	if record == "" {
+		return
+	}
+	if r.Outcome != end.Empty {
+		fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim\n", Comm, r.Outcome, record)
+		return
+	}
+	if err := sys.Unlinkat(fdLedger, record, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
+		fmt.Fprintf(os.Stderr, "%s: the ledger record %s stays: %v\n", Comm, record, err)
+	}
 }
 
 // parseTail reads the terminal's group and the cgroup's name of a guard's

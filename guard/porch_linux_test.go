@@ -70,6 +70,7 @@ func TestThePorchsSlotsAreTheGuards(t *testing.T) {
 	for got, want := range map[int]int{
 		rawfork.SlotGate: fdGate, rawfork.SlotFinish: fdFinish, rawfork.SlotStarter: fdStarter, rawfork.SlotArmed: fdArmed,
 		rawfork.SlotTTY: fdTTY, rawfork.SlotCgroup: fdCgroup, rawfork.SlotCgroupP: fdCgroupP,
+		rawfork.SlotLedger: fdLedger,
 	} {
 		if got != want {
 			t.Errorf("porch slot %d, guard slot %d", got, want)

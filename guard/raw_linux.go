@@ -73,12 +73,15 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		ps.From[fdCgroup], ps.From[fdCgroupP] = spec.Cgroup, spec.CgroupParent
 		cgArg = spec.CgroupName
 	}
+	if spec.ledgerArg() != "-" {
+		ps.From[fdLedger] = spec.Ledger
+	}
 	if spec.TTY > 0 {
 		ps.From[fdTTY] = spec.TTY
 		ttyArg = strconv.Itoa(spec.TTYGroup)
 	}
 	for mode, name := range []string{verifyFinish, verifyGone} {
-		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg(), spec.releaseArg()}
+		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg(), spec.releaseArg(), spec.ledgerArg()}
 	}
 	ps.NumArg = 4
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)

@@ -3,22 +3,46 @@ package starter
 import (
 	"os"
 
+	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/ledger"
 )
 
-// record writes the session's ledger record (package internal/ledger),
-// once the guard is armed and before the Engine's program is executed, so
-// that a reclaim can end what the session leaves should the starter and
-// the guard both be SIGKILLed. Without the mark there is nothing to find
-// the session's processes by, and no record. A failure is logged: the
-// session runs, and that reclaim cannot.
-func (s *session) record() {
+// ledgerHold is the ledger's directory, opened for the guard at arming,
+// or nil; closed by unrecord.
+type ledgerHold struct {
+	ledgerDir *os.File
+}
+
+// guardLedger opens the ledger's directory (package internal/ledger) and
+// gives the guard a descriptor of it: once the guard has ended a session
+// whose starter is gone, and found nothing left, it removes the session's
+// record through that descriptor, never through a path resolved later.
+// The record is written into the same directory (record). Without the
+// mark there is nothing to find the session's processes by, and no
+// ledger; a directory that fails the checks is logged: the session runs,
+// and a reclaim cannot end what it leaves.
+func (s *session) guardLedger(gs *guard.Spec) {
 	if s.mark == nil {
 		return
 	}
-	dir, err := ledger.Dir()
-	if err != nil {
-		s.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
+	if s.ledgerDir == nil {
+		dir, fd, err := ledger.OpenDir()
+		if err != nil {
+			s.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
+			return
+		}
+		s.ledgerDir = os.NewFile(uintptr(fd), dir)
+	}
+	gs.Ledger = int(s.ledgerDir.Fd())
+}
+
+// record writes the session's ledger record into the directory the guard
+// was given, once the guard is armed and before the Engine's program is
+// executed, so that a reclaim can end what the session leaves should the
+// starter and the guard both be SIGKILLed. A failure is logged: the
+// session runs, and that reclaim cannot.
+func (s *session) record() {
+	if s.ledgerDir == nil {
 		return
 	}
 	boot, err := ledger.BootID()
@@ -42,16 +66,21 @@ func (s *session) record() {
 	if s.cg != nil {
 		r.Cgroup = &ledger.Cgroup{Dir: s.cg.Dir, ID: s.cg.ID}
 	}
-	if err := ledger.Write(dir, r); err != nil {
+	if err := ledger.Write(s.ledgerDir.Name(), r); err != nil {
 		s.log.Info().Err(err).Msg("no ledger record")
 		return
 	}
-	s.ledger = dir
+	s.ledger = s.ledgerDir.Name()
 }
 
 // unrecord removes the session's ledger record, unless the guard keeps
-// guarding survivors (the session is not over).
+// guarding survivors (the session is not over; the guard removes it once
+// it has ended them), and closes the ledger's directory.
 func (s *session) unrecord() {
+	if s.ledgerDir != nil {
+		_ = s.ledgerDir.Close()
+		s.ledgerDir = nil
+	}
 	if s.ledger == "" || s.keepRecord {
 		return
 	}

@@ -18,8 +18,10 @@ import (
 // The test binary plays the gate and the guard of in-process sessions.
 func TestMain(m *testing.M) {
 	RunHidden(os.Args)
-	// Hidden modes first: they never return. Then the tests, which
-	// must leave no goroutine behind.
+	runAsStarter()
+	// Hidden modes first: they never return (nor does the starter a
+	// test runs as a process of its own). Then the tests, which must
+	// leave no goroutine behind.
 	os.Exit(testproc.CheckGoroutinesEnded(m.Run()))
 }
 

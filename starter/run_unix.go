@@ -148,6 +148,7 @@ type session struct {
 	// keeps guarding).
 	ledger     string
 	keepRecord bool
+	ledgerHold // the ledger's directory, opened for the guard at arming (Linux)
 
 	// prepare
 	program     string
@@ -455,6 +456,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}
 	s.guardCgroup(&gds)
+	s.guardLedger(&gds)
 	s.guard, err = guard.Spawn(gds)
 	if err != nil {
 		s.guard = nil

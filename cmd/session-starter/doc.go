@@ -131,12 +131,14 @@
 //	                         left behind, where session-starter and its guard were
 //	                         SIGKILLed together. Reads the ledger of live sessions
 //	                         (see the manual), takes only sessions whose starter
-//	                         and guard are both shown gone, and ends each one's
-//	                         cgroup and every process that carries its mark,
-//	                         verified on the live process; prints what it ended
-//	                         and what it left, with the reason, and writes them as
-//	                         a JSON record to --status-fd. Exit 0, or 125 when
-//	                         something was left or refused.
+//	                         and guard are both shown gone (by identity token,
+//	                         never by PID alone), and ends each one's Engine where
+//	                         its PID still has its token, its cgroup and every
+//	                         process that carries its mark, verified on the live
+//	                         process; prints what it ended and what it left, with
+//	                         the reason, and writes them as a JSON record to
+//	                         --status-fd. Exit 0, or 125 when something was left
+//	                         or refused.
 //	  --dry-run              With --reclaim: list what would be ended, and end
 //	                         nothing.
 //	  --explain              Run no PROGRAM: print the mode --containment would
@@ -410,7 +412,13 @@
 // the whole tree, a container stop, a crash of the launcher's host — what
 // the session started is nobody's. For that case each session writes a
 // record into a ledger before the Engine runs, and removes it at a clean
-// end (it stays while the guard keeps guarding survivors):
+// end (it stays while the guard keeps guarding survivors). After a SIGKILL
+// of the starter alone the guard, which got a descriptor of the ledger's
+// directory at arming, removes the record once it has ended the session
+// and found nothing left (by name, relative to that descriptor); when its
+// end leaves something — a process SIGKILL cannot end, one waiting in the
+// kernel on a hung FUSE server, say — it keeps the record for a reclaim
+// (`TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty`):
 //
 //   - *Where*: `/run/session-starter/` for root;
 //     `$XDG_RUNTIME_DIR/session-starter/`; else `/tmp/session-starter-UID`;
@@ -429,9 +437,12 @@
 // `session-starter --reclaim` (with `--dry-run`, it only lists) reads this
 // user's ledger and takes only the sessions whose starter and guard are
 // both shown gone (no live process with the token's identity at their
-// PIDs). For each it ends every live process that carries the session's
-// mark, verified as the guard does (above) and in passes until one finds
-// nothing new, then the session cgroup (`cgroup.kill` on the directory
+// PIDs; a PID given to another process since counts as gone). For each it
+// ends the Engine the record names if the live process at its PID has its
+// token (a stranger with that PID is reported, `token-mismatch`, never
+// signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`), every live
+// process that carries the session's mark, verified as the guard does
+// (above) and in passes until one finds nothing new, then the session cgroup (`cgroup.kill` on the directory
 // whose id the record names: no PID guessed), and removes the record. A
 // record of another boot is dropped, nothing signalled; a torn one, or one
 // that is not this user's or is open to others, is reported and left; a

@@ -1,20 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/starter"
 )
 
-// reclaim is --reclaim: ledger.Reclaim, its report printed on stdout, one
+// reclaim is --reclaim: starter.Reclaim, its report printed on stdout, one
 // line a session, and written as one JSON record to --status-fd.
 func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
-	rep, err := ledger.Reclaim(inv.dryRun)
+	rep, err := starter.Reclaim(context.Background(), inv.dryRun)
 	if inv.opts.StatusFD > 0 {
 		f := os.NewFile(uintptr(inv.opts.StatusFD), "status")
 		if b, merr := json.Marshal(rep); merr == nil {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -349,14 +350,20 @@ func TestInheritedDescriptorReachesTheEngineAndNothingElse(t *testing.T) {
 			if !strings.HasPrefix(target, "pipe:") || target == pipeName {
 				t.Errorf("guard fd 4 -> %s, want its own finish pipe", target)
 			}
-		case n == 10 && rawGuard():
+		case n == 10:
+			// The ledger's directory, from which it removes the
+			// session's record once it has ended the session itself.
+			if want := os.Getenv(ledger.EnvDir); target != want {
+				t.Errorf("guard fd 10 -> %s, want the ledger's directory %s", target, want)
+			}
+		case n == 11 && rawGuard():
 			// The porch holds the guard binary it executes once the
 			// starter is gone, close-on-exec.
 			if target != binary {
-				t.Errorf("guard fd 10 -> %s, want the guard binary %s", target, binary)
+				t.Errorf("guard fd 11 -> %s, want the guard binary %s", target, binary)
 			}
 		case n > 5:
-			t.Errorf("guard holds fd %d -> %s, want nothing beyond its own 0-5", n, target)
+			t.Errorf("guard holds fd %d -> %s, want nothing beyond its own 0-5 and 10", n, target)
 		}
 	}
 	if cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", guard)); cwd != "/" {

@@ -8,17 +8,23 @@
 // session id of its mark (package internal/mark), and for the starter,
 // the guard and the Engine the PID with an identity token ([Token]), the
 // group, the session cgroup's directory and id, the start time. The
-// starter removes it at a clean end.
+// starter removes it at a clean end; after a SIGKILL of the starter, the
+// guard removes it ([FileName], relative to a descriptor of the directory
+// it got at arming: [OpenDir]) once its end of the session found nothing
+// left, and keeps it otherwise, for a reclaim.
 //
 // # Guarantees
 //
 // Reclaim acts on a record only when it is this user's, read whole, of
 // this boot, and names a starter and a guard that are both shown gone (no
-// live process with the token's identity). It then ends the session's
-// cgroup (cgroup.kill on the directory whose id the record names, no PID
-// guessed) and every process that carries the session's mark, verified
-// on the live process and signalled through its pidfd, in passes until
-// one finds nothing new. Processes of other users are never touched;
+// live process with the token's identity: a PID given to another process
+// since does not keep a session alive). It then ends the Engine the
+// record names, where the live process at its PID has its token, through
+// a pidfd of it (a PID that names another process now is reported,
+// token-mismatch, and never signalled), the session's cgroup (cgroup.kill
+// on the directory whose id the record names, no PID guessed) and every
+// process that carries the session's mark, verified on the live process
+// and signalled through its pidfd, in passes until one finds nothing new. Processes of other users are never touched;
 // PPID 1 is never a reason to signal.
 //
 // # Failure rule

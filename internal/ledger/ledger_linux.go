@@ -49,10 +49,6 @@ type Record struct {
 // checks.
 const EnvDir = "SESSION_STARTER_LEDGER_DIR"
 
-// ErrOff is wrapped by Dir's error when no directory passes the checks:
-// the ledger is off.
-var ErrOff = errors.New("ledger: off")
-
 // Dir returns the ledger's directory for this user, made if missing
 // (0700): $SESSION_STARTER_LEDGER_DIR if set; /run/session-starter for
 // root; $XDG_RUNTIME_DIR/session-starter; else /tmp/session-starter-UID.
@@ -79,6 +75,36 @@ func Dir() (string, error) {
 	return dir, nil
 }
 
+// OpenDir returns Dir with a descriptor of it (read-only, close-on-exec),
+// checked to be the directory Dir checked: opened without following a
+// symlink, then its owner and mode checked again on the descriptor. The
+// guard gets the descriptor at arming and removes a record relative to
+// it, never through a path resolved later.
+func OpenDir() (string, int, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", -1, err
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return "", -1, fmt.Errorf("%w: %s: %w", ErrOff, dir, err)
+	}
+	var st syscall.Stat_t
+	err = syscall.Fstat(fd, &st)
+	switch {
+	case err != nil:
+	case int(st.Uid) != os.Getuid():
+		err = fmt.Errorf("%s belongs to another user", dir)
+	case st.Mode&0o077 != 0:
+		err = fmt.Errorf("%s is open to others (mode %#o)", dir, st.Mode&0o777)
+	}
+	if err != nil {
+		_ = syscall.Close(fd)
+		return "", -1, fmt.Errorf("%w: %w", ErrOff, err)
+	}
+	return dir, fd, nil
+}
+
 // checkPrivate checks that path is this user's, not a symlink, of the
 // kind asked (a directory, or a regular file), and not open to group or
 // others.
@@ -101,9 +127,6 @@ func checkPrivate(path string, directory bool) error {
 	return nil
 }
 
-// name is the file of a session's record.
-func name(session string) string { return session + ".json" }
-
 // Write writes r atomically: a temporary file in dir, 0600, then renamed
 // to its name, so that a reader sees the whole record or none.
 func Write(dir string, r Record) error {
@@ -121,7 +144,7 @@ func Write(dir string, r Record) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name(r.Session)))
+		err = os.Rename(tmp, filepath.Join(dir, FileName(r.Session)))
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
@@ -132,17 +155,11 @@ func Write(dir string, r Record) error {
 
 // Remove removes session's record from dir.
 func Remove(dir, session string) error {
-	err := os.Remove(filepath.Join(dir, name(session)))
+	err := os.Remove(filepath.Join(dir, FileName(session)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	return nil
-}
-
-// Problem is a file of the ledger that was not acted on.
-type Problem struct {
-	File   string `json:"file"`
-	Reason string `json:"reason"`
 }
 
 // Read reads every record of dir. A file that is not a whole record of
@@ -170,7 +187,7 @@ func Read(dir string) ([]Record, []Problem, error) {
 			continue
 		}
 		r, err := parse(b)
-		if err != nil || name(r.Session) != n {
+		if err != nil || FileName(r.Session) != n {
 			probs = append(probs, Problem{File: n, Reason: fmt.Sprintf("torn or foreign record: %v", err)})
 			continue
 		}

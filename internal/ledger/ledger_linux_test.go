@@ -44,7 +44,7 @@ func TestARecordWrittenIsReadBackWhole(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("the ledger holds %v, want the one record", entries)
 	}
-	fi, err := os.Stat(filepath.Join(dir, name(r.Session)))
+	fi, err := os.Stat(filepath.Join(dir, FileName(r.Session)))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the record: %v, %v; want mode 0600", fi, err)
 	}
@@ -65,7 +65,7 @@ func TestRecordsThatCannotBeTrustedAreProblemsNotRecords(t *testing.T) {
 	if err := Write(dir, good); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, name(good.Session)))
+	b, _ := os.ReadFile(filepath.Join(dir, FileName(good.Session)))
 	other := func(s string) string { return strings.Repeat(s, 32) + ".json" }
 	bad := map[string]string{
 		other("1"): string(b[:len(b)/2]),
@@ -84,7 +84,7 @@ func TestRecordsThatCannotBeTrustedAreProblemsNotRecords(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, open), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(dir, name(good.Session)), filepath.Join(dir, other("8"))); err != nil {
+	if err := os.Symlink(filepath.Join(dir, FileName(good.Session)), filepath.Join(dir, other("8"))); err != nil {
 		t.Fatal(err)
 	}
 	recs, probs, err := Read(dir)

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,53 +10,9 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// Ended is a process Reclaim ended (or, dry, would end).
-type Ended struct {
-	PID  int    `json:"pid"`
-	Comm string `json:"comm"`
-}
-
-// LeftProcess is a process Reclaim did not signal, with the reason:
-// mark-unreadable, other-uid, token-mismatch (a cgroup whose id is not
-// the recorded one), platform (no verified scan here).
-type LeftProcess struct {
-	PID    int    `json:"pid,omitempty"`
-	Reason string `json:"reason"`
-}
-
-// Session is what Reclaim did with one record.
-type Session struct {
-	Session string `json:"session"`
-	// Action: "reclaimed" (ended, or nothing was left, and the record
-	// removed), "live" (its starter or guard lives: left alone),
-	// "other-boot" (a record of another boot: removed, nothing signalled),
-	// "would-reclaim" (dry run).
-	Action string        `json:"action"`
-	Cgroup bool          `json:"cgroup_ended,omitempty"`
-	Ended  []Ended       `json:"ended"`
-	Left   []LeftProcess `json:"left"`
-}
-
-// Report is what Reclaim found and did.
-type Report struct {
-	Event    string    `json:"event"` // "reclaimed"
-	Dir      string    `json:"dir"`
-	DryRun   bool      `json:"dry_run"`
-	Sessions []Session `json:"sessions"`
-	Problems []Problem `json:"problems"`
-}
-
-// Total counts the processes ended and left.
-func (r Report) Total() (ended, left int) {
-	for _, s := range r.Sessions {
-		ended += len(s.Ended)
-		left += len(s.Left)
-	}
-	return ended, left
-}
 
 // reclaimPasses bounds the scans for one session's marked processes: each
 // pass ends what it found, and the next finds what forked meanwhile; a
@@ -68,8 +25,11 @@ const cgroupWait = 10 * time.Second
 
 // Reclaim ends what the dead sessions of this user's ledger left, as the
 // package doc says; dry, it only reports what it would end. It never
-// touches a session whose starter or guard lives.
-func Reclaim(dry bool) (Report, error) {
+// touches a session whose starter or guard lives. ctx is looked at before
+// each session: once it is done, Reclaim returns what it did so far with
+// ctx's error; a session begun is finished first (its passes and its
+// cgroup's wait are bounded).
+func Reclaim(ctx context.Context, dry bool) (Report, error) {
 	dir, err := Dir()
 	if err != nil {
 		return Report{}, err
@@ -85,6 +45,9 @@ func Reclaim(dry bool) (Report, error) {
 	}
 	rep.Problems = append(rep.Problems, probs...)
 	for _, r := range recs {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
 		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}}
 		switch {
 		case r.BootID != boot:
@@ -103,7 +66,7 @@ func Reclaim(dry bool) (Report, error) {
 			} else {
 				s.Action = "reclaimed"
 				if err := Remove(dir, r.Session); err != nil {
-					rep.Problems = append(rep.Problems, Problem{File: name(r.Session), Reason: err.Error()})
+					rep.Problems = append(rep.Problems, Problem{File: FileName(r.Session), Reason: err.Error()})
 				}
 			}
 		}
@@ -112,7 +75,8 @@ func Reclaim(dry bool) (Report, error) {
 	return rep, nil
 }
 
-// reclaim ends the session of r: its marked processes, in passes until
+// reclaim ends the session of r: its Engine, where the live process at
+// the recorded PID has its token, its marked processes, in passes until
 // one finds nothing new, then its cgroup (what is in it and lost the mark,
 // an environment scrubbed).
 func reclaim(s *Session, r Record, dry bool) {
@@ -124,6 +88,26 @@ func reclaim(s *Session, r Record, dry bool) {
 	self := os.Getpid()
 	seen := map[int]bool{}
 	left := map[int]string{}
+	// The Engine as the record names it, by its token: ended through a
+	// pidfd of it also when it scrubbed the mark from its environment. A
+	// PID that names another process now is reported, never signalled.
+	switch fd, err := open(r.Engine.PID, r.Engine.Token); {
+	case err == nil:
+		seen[r.Engine.PID] = true
+		comm := ""
+		if st, err := proc.ReadStat(r.Engine.PID); err == nil {
+			comm = st.Comm
+		}
+		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: comm})
+		if !dry {
+			if err := sys.PidfdSignal(fd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
+				left[r.Engine.PID] = fmt.Sprintf("signal: %v", err)
+			}
+		}
+		sys.Close(fd)
+	case errors.Is(err, errMismatch):
+		left[r.Engine.PID] = "token-mismatch"
+	}
 	for range reclaimPasses {
 		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
 		if err != nil {

@@ -1,6 +1,9 @@
 package ledger
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -49,24 +52,49 @@ func pidfsInode(fd int) uint64 {
 	return st.Ino
 }
 
-// Alive reports whether pid names a live process with token tok: a pidfd
-// of it is opened first, its identity compared (the pidfs inode where
-// both have one, else the start), and the pidfd then checked to show no
-// exit, so that the comparison was of the process the pidfd names. A
-// zombie is not alive; a PID given to another process since is not.
+// Alive reports whether pid names a live process with token tok (see
+// open). A zombie is not alive; a PID given to another process since is
+// not.
 func Alive(pid int, tok Token) bool {
-	fd, err := sys.PidfdOpen(pid)
+	fd, err := open(pid, tok)
 	if err != nil {
 		return false
 	}
-	defer sys.Close(fd)
+	sys.Close(fd)
+	return true
+}
+
+// errMismatch is open's error for a live process at the PID whose
+// identity is not the token's: the PID was given to another process.
+var errMismatch = errors.New("ledger: token-mismatch")
+
+// open returns a pidfd of pid when pid names the live process of token
+// tok: the pidfd is opened first, the identity compared (the pidfs inode
+// where both have one, else the start), and the pidfd then checked to
+// show no exit, so that the comparison was of the process the pidfd names
+// — whose number cannot be handed out again while the pidfd shows it
+// live. The error is errMismatch for a live process of another identity,
+// and wraps sys.ErrGone when no live process has pid (a zombie, a pidfd
+// that cannot be opened).
+func open(pid int, tok Token) (int, error) {
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		return -1, fmt.Errorf("%w: %w", sys.ErrGone, err)
+	}
 	same := false
 	if ino := pidfsInode(fd); ino != 0 && tok.Pidfs != 0 {
 		same = ino == tok.Pidfs
 	} else if st, err := proc.ReadStat(pid); err == nil {
-		same = st.StartTime == tok.Start && st.Live()
+		same = st.StartTime == tok.Start
 	}
 	fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}
-	n, err := sys.Poll(fds, 0)
-	return same && err == nil && n == 0
+	switch n, err := sys.Poll(fds, 0); {
+	case err != nil || n > 0:
+		sys.Close(fd)
+		return -1, sys.ErrGone
+	case !same:
+		sys.Close(fd)
+		return -1, errMismatch
+	}
+	return fd, nil
 }

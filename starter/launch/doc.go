@@ -6,7 +6,8 @@
 // containment mode, the control and status pipes), and [ReadEnded] reads
 // the record of how the session ended. It also defines the wire format
 // any launcher reads: the ack line ([Ack]), the records session-starter
-// writes on --status-fd ([StatusStarted], [StatusEnded]), and durations
+// writes on --status-fd ([StatusStarted], [StatusEnded], and with
+// --reclaim [StatusReclaimed]), and durations
 // as session-starter reads them ([ParseDuration]).
 //
 // It imports nothing of the supervisor (no gate, no guard, no logger, no

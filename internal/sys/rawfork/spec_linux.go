@@ -50,15 +50,16 @@ type Gate struct {
 // Slots: the guard's descriptor numbers, the re-executed guard's (package
 // guard), and the porch's own: the guard binary, close-on-exec.
 const (
-	SlotGate    = 3 // pidfd of the gate
-	SlotFinish  = 4 // read end of the finish pipe
-	SlotStarter = 5 // pidfd of the starter
-	SlotArmed   = 6 // write end of the armed pipe
-	SlotTTY     = 7 // the terminal, in terminal mode only
-	SlotCgroup  = 8 // the session cgroup's directory, in cgroup mode only
-	SlotCgroupP = 9 // its parent's directory, in cgroup mode only
-	SlotExe     = 10
-	slots       = 11
+	SlotGate    = 3  // pidfd of the gate
+	SlotFinish  = 4  // read end of the finish pipe
+	SlotStarter = 5  // pidfd of the starter
+	SlotArmed   = 6  // write end of the armed pipe
+	SlotTTY     = 7  // the terminal, in terminal mode only
+	SlotCgroup  = 8  // the session cgroup's directory, in cgroup mode only
+	SlotCgroupP = 9  // its parent's directory, in cgroup mode only
+	SlotLedger  = 10 // the ledger's directory, with a mark only
+	SlotExe     = 11
+	slots       = 12
 )
 
 // Verify modes: what the guard proper is executed for.

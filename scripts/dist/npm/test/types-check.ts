@@ -3,8 +3,8 @@
 // it, and misuses the types must refuse (@ts-expect-error fails the
 // compile when the line is accepted).
 
-import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear } from 'session-starter';
-import type { CallResult, EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
+import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear, reclaim } from 'session-starter';
+import type { CallResult, ReclaimRecord, EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
 
 async function main(): Promise<void> {
   const options: LaunchOptions = { grace: 2000, stopSignal: 'TERM', timeout: 60000, killBudget: 5000, containment: 'group', stderr: 'ignore' };
@@ -47,6 +47,14 @@ async function main(): Promise<void> {
   console.log(retry, r.stdout.length, r.exitCode, r.ended?.reason, r.timedOut, started, unclear);
   // @ts-expect-error call() captures stderr itself
   await call('engine', { stderr: 'ignore' });
+
+  const rec: ReclaimRecord = await reclaim({ dryRun: true });
+  for (const s of rec.sessions) {
+    const left: string[] = s.left.map((l) => `${l.pid ?? '-'} ${l.reason}`);
+    console.log(s.session, s.action, s.ended.length, left);
+  }
+  // @ts-expect-error dryRun is a boolean
+  await reclaim({ dryRun: 'yes' });
 }
 
 void main;

@@ -9,6 +9,9 @@ package starter/launch; see ``_session.py`` for its guarantees.
 ``read_ended()`` read the ack line and the status records. ``call()`` runs
 one command (an Engine's per-call command) as a session of its own and
 returns its output and whether it may be retried (``_call.py``).
+``reclaim()`` ends what the dead sessions of this user left behind (their
+session-starter and guard SIGKILLed together) and returns the record of
+``session-starter --reclaim`` (``_reclaim.py``).
 
 The session-starter wheel installs the static binary into the environment's
 scripts directory (``bin/`` of a venv, ``Scripts\\`` on Windows), as ruff's
@@ -32,6 +35,7 @@ from typing import List, Optional, Tuple
 
 from ._aio import AsyncSession, launch_async
 from ._call import NOT_STARTED, STARTED, UNCLEAR, CallResult, call
+from ._reclaim import reclaim
 from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, Usage, parse_ack, parse_record, read_ended, read_records
 from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
 
@@ -64,6 +68,7 @@ __all__ = [
     "parse_record",
     "read_ended",
     "read_records",
+    "reclaim",
 ]
 
 # Stamped by make dist (scripts/dist/wheel.py) from cmd/session-starter/version.go.

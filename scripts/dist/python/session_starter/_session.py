@@ -102,7 +102,8 @@ class LaunchError(Exception):
     """The error of launch(): there is no session, and nothing it started is left running.
 
     ``code`` says what happened: "invalid-option", "binary-missing",
-    "spawn", "no-ack", "malformed-ack", "ack-timeout". ``returncode`` is how
+    "spawn", "no-ack", "malformed-ack", "ack-timeout"; of reclaim(),
+    "reclaim" when session-starter wrote no record. ``returncode`` is how
     session-starter ended, as Popen.returncode has it (None if it never
     started), ``kind`` why it exited before its ack ("usage",
     "containment", "cannot-execute", "not-found"), ``line`` what was read

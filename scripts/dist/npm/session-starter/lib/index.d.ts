@@ -219,7 +219,8 @@ export type LaunchErrorCode =
   | 'ERR_SESSION_STARTER_NO_ACK'
   | 'ERR_SESSION_STARTER_MALFORMED_ACK'
   | 'ERR_SESSION_STARTER_ACK_TIMEOUT'
-  | 'ERR_SESSION_STARTER_ABORTED';
+  | 'ERR_SESSION_STARTER_ABORTED'
+  | 'ERR_SESSION_STARTER_RECLAIM';
 
 /** The error of launch(): there is no session, and nothing it started is left running. */
 export class LaunchError extends Error {
@@ -297,3 +298,56 @@ export function parseRecord(line: string | Buffer): StatusRecord;
 export function readRecords(stream: Readable): AsyncGenerator<StatusRecord, void, undefined>;
 /** The ended record of a stream of status records; rejects with ERR_SESSION_STARTER_NO_ENDED when there is none. */
 export function readEnded(stream: Readable): Promise<EndedRecord>;
+
+/** A process reclaim() ended (with dryRun: would end). */
+export interface ReclaimedProcess {
+  pid: number;
+  comm: string;
+}
+
+/** A process reclaim() did not signal, and why: 'mark-unreadable', 'other-uid', 'token-mismatch', 'platform', or what failed. pid is absent for the session as a whole. */
+export interface LeftProcess {
+  pid?: number;
+  reason: string;
+}
+
+/** What reclaim() did with one ledger record. */
+export interface ReclaimedSession {
+  /** The session's id in its mark. */
+  session: string;
+  /** 'reclaimed' (what was left ended, the record removed), 'live' (its starter or guard lives: left alone), 'other-boot' (dropped, nothing signalled), 'would-reclaim' (dryRun). */
+  action: 'reclaimed' | 'live' | 'other-boot' | 'would-reclaim';
+  cgroup_ended?: boolean;
+  ended: ReclaimedProcess[];
+  left: LeftProcess[];
+}
+
+/** The record of session-starter --reclaim. */
+export interface ReclaimRecord {
+  event: 'reclaimed';
+  /** The ledger's directory. */
+  dir: string;
+  dry_run: boolean;
+  sessions: ReclaimedSession[];
+  /** Files of the ledger refused (torn, another user's, open to others): none acted on. */
+  problems: { file: string; reason: string }[];
+}
+
+export interface ReclaimOptions {
+  /** --dry-run: list what would be ended, and end nothing. */
+  dryRun?: boolean;
+  /** The session-starter binary; default binaryPath(). */
+  binary?: string;
+  /** Its environment; default process.env (SESSION_STARTER_LEDGER_DIR names another ledger). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs session-starter --reclaim --status-fd: ends what the dead sessions
+ * of this user left (their session-starter and guard SIGKILLed together)
+ * and resolves with its record, also when it exited 125 (something left
+ * or refused). Rejects with a LaunchError when there is no record
+ * ('ERR_SESSION_STARTER_RECLAIM': the ledger is off; or the binary's
+ * codes, as launch()).
+ */
+export function reclaim(options?: ReclaimOptions): Promise<ReclaimRecord>;

@@ -7,17 +7,20 @@
 // parseAck(), parseRecord(), readRecords() and readEnded() read the ack
 // line and the status records (lib/records.js); call() runs one command
 // (an Engine's per-call command) as a session of its own and says whether
-// it may be retried (lib/call.js). The types are in
+// it may be retried (lib/call.js); reclaim() ends what dead sessions left
+// (lib/reclaim.js). The types are in
 // index.d.ts. The API mirrors the Go package starter/launch.
 
 const { binaryPath, packageName } = require('./binary.js');
 const { LaunchError, Session, launch, endBound, defaultAckTimeoutMs, defaultKillBudgetMs } = require('./launch.js');
 const { RecordError, parseAck, parseRecord, readRecords, readEnded } = require('./records.js');
 const { call, notStarted, started, unclear } = require('./call.js');
+const { reclaim } = require('./reclaim.js');
 
 module.exports = {
   launch,
   call,
+  reclaim,
   notStarted,
   started,
   unclear,

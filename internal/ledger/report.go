@@ -1,0 +1,48 @@
+package ledger
+
+// The report of a reclaim, the same on every platform. Package starter
+// returns it as the public record of package starter/launch
+// (StatusReclaimed), field for field.
+
+// Problem is a file of the ledger that was not acted on.
+type Problem struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Ended is a process Reclaim ended (or, dry, would end).
+type Ended struct {
+	PID  int    `json:"pid"`
+	Comm string `json:"comm"`
+}
+
+// LeftProcess is a process Reclaim did not signal, with the reason:
+// mark-unreadable, other-uid, token-mismatch (the record's Engine PID now
+// names another process, or a cgroup's id is not the recorded one),
+// platform (no verified scan here).
+type LeftProcess struct {
+	PID    int    `json:"pid,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Session is what Reclaim did with one record.
+type Session struct {
+	Session string `json:"session"`
+	// Action: "reclaimed" (ended, or nothing was left, and the record
+	// removed), "live" (its starter or guard lives: left alone),
+	// "other-boot" (a record of another boot: removed, nothing signalled),
+	// "would-reclaim" (dry run).
+	Action string        `json:"action"`
+	Cgroup bool          `json:"cgroup_ended,omitempty"`
+	Ended  []Ended       `json:"ended"`
+	Left   []LeftProcess `json:"left"`
+}
+
+// Report is what Reclaim found and did.
+type Report struct {
+	Event    string    `json:"event"` // "reclaimed"
+	Dir      string    `json:"dir"`
+	DryRun   bool      `json:"dry_run"`
+	Sessions []Session `json:"sessions"`
+	Problems []Problem `json:"problems"`
+}

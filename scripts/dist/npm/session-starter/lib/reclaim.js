@@ -1,0 +1,92 @@
+'use strict';
+
+// reclaim() runs `session-starter --reclaim --status-fd 3`: it ends what
+// the dead sessions of this user left behind (sessions whose
+// session-starter and guard were SIGKILLed together: an OOM kill of the
+// whole tree, a container stop) and resolves with the JSON record it
+// wrote, what it ended and what it left. A launcher can call it before it
+// starts a session.
+
+const { spawn } = require('node:child_process');
+
+const { binaryPath } = require('./binary.js');
+const { LaunchError } = require('./launch.js');
+
+const tailBytes = 4096;
+
+/**
+ * Runs session-starter --reclaim (with --dry-run when options.dryRun) and
+ * resolves with its record: { event: 'reclaimed', dir, dry_run,
+ * sessions: [{ session, action, cgroup_ended, ended: [{ pid, comm }],
+ * left: [{ pid, reason }] }], problems: [{ file, reason }] }. Its exit
+ * status 125 (something was left or refused) still resolves: the record
+ * says what. It rejects with a LaunchError when there is no record: the
+ * binary is missing or cannot be spawned (codes as launch()'s), or it
+ * wrote none ('ERR_SESSION_STARTER_RECLAIM': the ledger is off, the
+ * platform keeps none; stderr says why). Options: dryRun, binary, env.
+ */
+async function reclaim(options = {}) {
+  if (process.platform === 'win32') {
+    // No status pipe from this package there; nor anything to reclaim: a
+    // session's job kills its processes when its last handle closes.
+    throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', 'session-starter: reclaim: not supported on Windows by this package');
+  }
+  let bin = options.binary;
+  if (bin === undefined) {
+    try {
+      bin = binaryPath();
+    } catch (err) {
+      throw new LaunchError(err.code, err.message, { cause: err });
+    }
+  } else if (typeof bin !== 'string' || bin === '') {
+    throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', 'session-starter: binary: want the path of session-starter');
+  }
+  const args = ['--reclaim', '--status-fd', '3'];
+  if (options.dryRun) {
+    args.push('--dry-run');
+  }
+  let child;
+  try {
+    child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+  } catch (err) {
+    throw new LaunchError('ERR_SESSION_STARTER_SPAWN', `session-starter: ${bin}: ${err.message}`, { cause: err });
+  }
+  const status = [];
+  let stderr = Buffer.alloc(0);
+  child.stdio[3].on('data', (c) => status.push(c));
+  child.stdio[3].on('error', () => {});
+  child.stderr.on('data', (c) => {
+    stderr = Buffer.concat([stderr, c]).subarray(-tailBytes);
+  });
+  child.stderr.on('error', () => {});
+  const [exitCode, signal, spawnError] = await new Promise((resolve) => {
+    child.on('error', (err) => resolve([null, null, err]));
+    child.on('close', (code, sig) => resolve([code, sig, null]));
+  });
+  if (spawnError) {
+    const missing = spawnError.code === 'ENOENT';
+    throw new LaunchError(
+      missing ? 'ERR_SESSION_STARTER_BINARY_MISSING' : 'ERR_SESSION_STARTER_SPAWN',
+      `session-starter: ${bin}: ${missing ? 'no such file' : spawnError.message}`,
+      { cause: spawnError },
+    );
+  }
+  let record = null;
+  try {
+    record = JSON.parse(Buffer.concat(status).toString());
+  } catch {
+    record = null;
+  }
+  const said = stderr.toString().trim();
+  if (record === null || record.event !== 'reclaimed' || (exitCode !== 0 && exitCode !== 125)) {
+    const how = signal !== null ? `killed by ${signal}` : `exited ${exitCode}`;
+    throw new LaunchError('ERR_SESSION_STARTER_RECLAIM', `session-starter: --reclaim wrote no record; it ${how}${said ? `; stderr: ${said}` : ''}`, {
+      exitCode,
+      signal,
+      stderr: stderr.toString(),
+    });
+  }
+  return record;
+}
+
+module.exports = { reclaim };

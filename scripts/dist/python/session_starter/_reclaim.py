@@ -1,0 +1,91 @@
+"""reclaim(): end what the dead sessions of this user left behind.
+
+It runs ``session-starter --reclaim --status-fd N`` (with ``--dry-run``
+when asked): sessions whose session-starter and guard were SIGKILLed
+together (an OOM kill of the whole tree, a container stop) left processes
+nobody owns; this ends them, as the binary verifies them, and returns the
+JSON record it wrote. A launcher can call it before it starts a session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any, Dict, Mapping, Optional
+
+from ._session import LaunchError
+
+_TAIL = 4096
+
+
+def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """Runs session-starter --reclaim and returns its record, parsed.
+
+    The record: ``{"event": "reclaimed", "dir", "dry_run", "sessions":
+    [{"session", "action", "cgroup_ended", "ended": [{"pid", "comm"}],
+    "left": [{"pid", "reason"}]}], "problems": [{"file", "reason"}]}``;
+    ``action`` is "reclaimed", "live" (its starter or guard lives: left
+    alone), "other-boot" or "would-reclaim" (``dry_run``: nothing is
+    ended). Exit status 125 (something was left or refused) still returns
+    the record. Raises LaunchError when there is none: the binary is
+    missing ("binary-missing") or cannot be started ("spawn"), or it wrote
+    no record ("reclaim": the ledger is off, or the platform keeps none;
+    ``stderr`` says why). ``env`` defaults to os.environ
+    (SESSION_STARTER_LEDGER_DIR names another ledger).
+    """
+    if sys.platform == "win32":
+        # No status pipe from this module there, nor anything to reclaim:
+        # a session's job kills its processes when its last handle closes.
+        raise LaunchError("session-starter: reclaim: not supported on Windows by this module", "invalid-option")
+    if binary is None:
+        from . import binary_path  # raises BinaryNotFoundError
+
+        binary = binary_path()
+    elif not isinstance(binary, str) or not binary:
+        raise LaunchError("session-starter: binary: want the path of session-starter", "invalid-option")
+    r, w = os.pipe()
+    try:
+        args = [binary, "--reclaim", "--status-fd", str(w)] + (["--dry-run"] if dry_run else [])
+        try:
+            proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=(w,),
+                env=dict(os.environ if env is None else env),
+            )
+        except OSError as err:
+            from . import BinaryNotFoundError
+
+            if isinstance(err, FileNotFoundError) and not os.path.exists(binary):
+                raise BinaryNotFoundError(f"session-starter: {binary}: no such file") from err
+            raise LaunchError(f"session-starter: {binary}: {err}", "spawn") from err
+        os.close(w)
+        w = -1
+        with os.fdopen(r, "rb") as status:
+            r = -1
+            # The record comes whole before the exit; stderr is drained
+            # after it (a few lines at most).
+            data = status.read()
+        _, err_bytes = proc.communicate()
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+    stderr = err_bytes[-_TAIL:].decode(errors="replace")
+    try:
+        record = json.loads(data)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or record.get("event") != "reclaimed" or proc.returncode not in (0, 125):
+        said = f"; stderr: {stderr.strip()}" if stderr.strip() else ""
+        raise LaunchError(
+            f"session-starter: --reclaim wrote no record; it exited {proc.returncode}{said}",
+            "reclaim",
+            returncode=proc.returncode,
+            stderr=stderr,
+        )
+    return record

@@ -1,0 +1,75 @@
+"""reclaim() against the real binary: what a session left when its
+session-starter and its guard were SIGKILLed together is ended, and
+reported. Each test has a ledger of its own (SESSION_STARTER_LEDGER_DIR)."""
+
+import json
+import os
+import signal
+import tempfile
+
+import session_starter as ss
+from support import SessionTest, eventually, marked
+
+
+class ReclaimTest(SessionTest):
+    def setUp(self):
+        super().setUp()
+        self.ledger = tempfile.mkdtemp(prefix="ledger-", dir=self.tmp.name)  # 0700, as the ledger's must be
+        self.env = dict(self.env, SESSION_STARTER_LEDGER_DIR=self.ledger)
+
+    def dead_session(self):
+        """A session with a setsid escapee whose guard (named by its ledger record) and session-starter, stopped first so that it cannot end the session when it loses its guard, are SIGKILLed."""
+        s = ss.launch(["sh", "-c", "setsid sleep 300 & echo ready; exec sleep 300"], env=self.env)
+        self.assertEqual(s.stdout.readline(), b"ready\n")
+        record = {}
+
+        def recorded():
+            files = [f for f in os.listdir(self.ledger) if f.endswith(".json")]
+            if len(files) != 1:
+                return False
+            with open(os.path.join(self.ledger, files[0]), encoding="utf-8") as f:
+                record.update(json.load(f))
+            return True
+
+        eventually("the session must have its ledger record", recorded)
+        self.assertEqual(record["starter"]["pid"], s.starter_pid)
+        os.kill(s.starter_pid, signal.SIGSTOP)
+        # The guard is the stopped session-starter's child: nobody reaps
+        # it until session-starter is killed, so its PID is its own.
+        os.kill(record["guard"]["pid"], signal.SIGKILL)
+        os.kill(s.starter_pid, signal.SIGKILL)
+        s.wait()
+        s.close()
+
+    def test_reclaim_ends_what_a_session_left_when_its_starter_and_guard_died_together(self):
+        self.dead_session()
+        left = sorted(marked(self.mark))
+        self.assertGreaterEqual(len(left), 2, "the Engine and its escapee must be left running")
+
+        dry = ss.reclaim(dry_run=True, env=self.env)
+        self.assertEqual((dry["event"], dry["dry_run"], len(dry["sessions"])), ("reclaimed", True, 1))
+        self.assertEqual(dry["sessions"][0]["action"], "would-reclaim")
+        self.assertEqual(sorted(e["pid"] for e in dry["sessions"][0]["ended"]), left)
+        self.assertEqual(sorted(marked(self.mark)), left, "a dry run ended something")
+
+        done = ss.reclaim(env=self.env)
+        self.assertEqual(len(done["sessions"]), 1)
+        self.assertEqual((done["sessions"][0]["action"], done["sessions"][0]["left"]), ("reclaimed", []))
+        self.assertEqual(sorted(e["pid"] for e in done["sessions"][0]["ended"]), left)
+        eventually("what the session left must be gone", lambda: not marked(self.mark))
+
+        again = ss.reclaim(env=self.env)
+        self.assertEqual((again["sessions"], again["problems"]), ([], []))
+
+    def test_no_ledger_is_a_launch_error(self):
+        open_dir = tempfile.mkdtemp(dir=self.tmp.name)
+        os.chmod(open_dir, 0o777)  # open to others: refused, the ledger is off
+        with self.assertRaises(ss.LaunchError) as cm:
+            ss.reclaim(env=dict(self.env, SESSION_STARTER_LEDGER_DIR=open_dir))
+        self.assertEqual((cm.exception.code, cm.exception.returncode), ("reclaim", 125))
+        self.assertIn("ledger: off", cm.exception.stderr)
+
+    def test_a_missing_binary_is_a_launch_error(self):
+        with self.assertRaises(ss.LaunchError) as cm:
+            ss.reclaim(binary=os.path.join(self.tmp.name, "no-such-binary"))
+        self.assertEqual(cm.exception.code, "binary-missing")

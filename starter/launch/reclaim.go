@@ -1,0 +1,61 @@
+package launch
+
+// The record of `session-starter --reclaim --status-fd N`: what a reclaim
+// of the ledger found and did (package starter's Reclaim returns it too).
+// Launchers must ignore fields they do not know; fields are only ever
+// added.
+
+// StatusReclaimed is the one record a reclaim writes.
+type StatusReclaimed struct {
+	Event    string             `json:"event"` // "reclaimed"
+	Dir      string             `json:"dir"`   // the ledger's directory
+	DryRun   bool               `json:"dry_run"`
+	Sessions []ReclaimedSession `json:"sessions"` // one a record
+	// Problems are the files of the ledger refused (torn, another
+	// user's, open to others): none was acted on.
+	Problems []LedgerProblem `json:"problems"`
+}
+
+// Total counts the processes ended (dry: to end) and left.
+func (r StatusReclaimed) Total() (ended, left int) {
+	for _, s := range r.Sessions {
+		ended += len(s.Ended)
+		left += len(s.Left)
+	}
+	return ended, left
+}
+
+// ReclaimedSession is what a reclaim did with one record.
+type ReclaimedSession struct {
+	Session string `json:"session"` // the session's id in its mark
+	// Action: "reclaimed" (what was left ended, or nothing was left, and
+	// the record removed), "live" (its starter or guard lives: left
+	// alone), "other-boot" (a record of another boot: removed, nothing
+	// signalled), "would-reclaim" (dry run).
+	Action string             `json:"action"`
+	Cgroup bool               `json:"cgroup_ended,omitempty"`
+	Ended  []ReclaimedProcess `json:"ended"`
+	Left   []LeftProcess      `json:"left"`
+}
+
+// ReclaimedProcess is a process a reclaim ended (dry: would end).
+type ReclaimedProcess struct {
+	PID  int    `json:"pid"`
+	Comm string `json:"comm"`
+}
+
+// LeftProcess is a process a reclaim did not signal, with the reason:
+// mark-unreadable, other-uid, token-mismatch (the record's Engine PID now
+// names another process, or a cgroup's id is not the recorded one),
+// platform (no verified scan here), or what failed. PID is 0 for the
+// session as a whole.
+type LeftProcess struct {
+	PID    int    `json:"pid,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// LedgerProblem is a file of the ledger that was not acted on.
+type LedgerProblem struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
