@@ -17,10 +17,21 @@ const { launch, reclaim, LaunchError } = h.sessionStarter;
 // guard (whose PID the ledger record names) and its session-starter,
 // stopped first so that it cannot end the session when it loses its
 // guard. It returns the processes the session left.
-async function deadSession(env, ledger) {
+async function deadSession(env, ledger, mark) {
   const s = await launch('sh', ['-c', 'setsid sleep 300 & echo ready; exec sleep 300'], { env });
   const next = h.lines(s.stdout);
   assert.equal(await next(), 'ready');
+  // Both execs done: a process reads no environment, so no mark, while it
+  // execs.
+  const comm = (pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return ''; // gone meanwhile
+    }
+  };
+  const sleeping = () => h.marked(mark).filter((pid) => comm(pid) === 'sleep');
+  await h.eventually('the Engine and its escapee must be sleeping', () => sleeping().length === 2);
   let record;
   await h.eventually('the session must have its ledger record', () => {
     const files = fs.readdirSync(ledger).filter((f) => f.endsWith('.json'));
@@ -43,7 +54,7 @@ test('reclaim() ends what a session left when its session-starter and guard were
   h.withMark(async (mark) => {
     const ledger = h.tempDir(); // 0700, as the ledger's directory must be
     const env = h.markedEnv(mark, { SESSION_STARTER_LEDGER_DIR: ledger });
-    await deadSession(env, ledger);
+    await deadSession(env, ledger, mark);
     const left = h.marked(mark).sort();
     assert.ok(left.length >= 2, `the Engine and its escapee must be left running, found ${left}`);
 

@@ -21,6 +21,20 @@ class ReclaimTest(SessionTest):
         """A session with a setsid escapee whose guard (named by its ledger record) and session-starter, stopped first so that it cannot end the session when it loses its guard, are SIGKILLed."""
         s = ss.launch(["sh", "-c", "setsid sleep 300 & echo ready; exec sleep 300"], env=self.env)
         self.assertEqual(s.stdout.readline(), b"ready\n")
+
+        def sleeping():
+            # Both execs done: a process reads no environment, so no mark,
+            # while it execs.
+            n = 0
+            for pid in marked(self.mark):
+                try:
+                    with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+                        n += f.read().strip() == "sleep"
+                except OSError:
+                    pass
+            return n == 2
+
+        eventually("the Engine and its escapee must be sleeping", sleeping)
         record = {}
 
         def recorded():
