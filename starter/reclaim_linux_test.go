@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -63,7 +64,11 @@ func deadSession(t *testing.T) (dir string, left []int) {
 		left = nil
 		for _, f := range strings.Fields(string(b)) {
 			pid, _ := strconv.Atoi(f)
-			left = append(left, pid)
+			// Its exec done: while it execs, its environment, and so its
+			// mark, reads empty.
+			if st, err := proc.ReadStat(pid); err == nil && st.Comm == "sleep" {
+				left = append(left, pid)
+			}
 		}
 		return len(recs) == 1 && len(left) == 2
 	})
@@ -105,6 +110,9 @@ func deadSession(t *testing.T) (dir string, left []int) {
 // E; a dry Reclaim lists them and ends nothing; Reclaim ends them and
 // says so; a second one finds nothing.
 func TestReclaimEndsWhatADeadSessionLeftAndReportsIt(t *testing.T) {
+	if !mark.Supported {
+		t.Skip("the escapees are found by the mark scan, which the portable build has not (its reclaim reports them, reason platform)")
+	}
 	dir, left := deadSession(t)
 	alive := func() (n int) {
 		for _, pid := range left {
