@@ -61,6 +61,28 @@ func UID(pid int) int {
 	return -1
 }
 
+// Entry is one process of the kernel's process table.
+type Entry struct {
+	Stat
+	UID int // the real user ID
+}
+
+// All lists every process of the process table, zombies included, from
+// one read of sysctl kern.proc (kern.proc.all on macOS, kern.proc.proc on
+// FreeBSD): a snapshot, whose numbers a caller must verify again before
+// it acts on any.
+func All() ([]Entry, error) {
+	ps, err := kinfo(allProcs)
+	if err != nil {
+		return nil, fmt.Errorf("proc: process table: %w", err)
+	}
+	out := make([]Entry, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, Entry{Stat: p.stat, UID: p.uid})
+	}
+	return out, nil
+}
+
 // Children lists the processes whose parent is ppid, zombies included
 // (they are the parent's to reap).
 func Children(ppid int) ([]int, error) {

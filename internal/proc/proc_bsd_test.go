@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -180,5 +181,60 @@ func TestReadStatOfAReapedChildIsNotExist(t *testing.T) {
 	}
 	if uid := UID(pid); uid != -1 {
 		t.Fatalf("UID(reaped %d) = %d, want -1", pid, uid)
+	}
+}
+
+// TestEnvironOfAChildIsItsEnvironmentNotItsArguments: a variable of the
+// child's environment is read back; the same text given as an argument is
+// not.
+func TestEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
+	const inEnv, inArgv = "PROC_TEST_ENV=in-the-environment", "PROC_TEST_ARGV=in-argv"
+	cmd := exec.Command("/bin/sleep", "300", inArgv)
+	cmd.Env = append(os.Environ(), inEnv)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	var env []byte
+	testproc.Eventually(t, "the child's environment readable", func() bool {
+		var err error
+		env, err = Environ(cmd.Process.Pid)
+		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), inEnv)
+	})
+	if strings.Contains(string(env), inArgv) {
+		t.Fatalf("Environ(child) holds its argument %q", inArgv)
+	}
+}
+
+func TestEnvironOfNoProcessIsNotExist(t *testing.T) {
+	cmd := exec.Command("/usr/bin/true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Environ(cmd.Process.Pid); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Environ(reaped child) = %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestAllListsThisProcessAndAChild(t *testing.T) {
+	c := child(t, false, "/bin/sleep", "300")
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self, kid bool
+	for _, e := range all {
+		switch e.PID {
+		case os.Getpid():
+			self = e.UID == os.Getuid() && e.PPID == os.Getppid()
+		case c.Process.Pid:
+			kid = e.UID == os.Getuid() && e.PPID == os.Getpid()
+		}
+	}
+	if !self || !kid {
+		t.Fatalf("All() of %d processes: this process found %v, its child %v (with uid and parent)", len(all), self, kid)
 	}
 }
