@@ -345,7 +345,7 @@ func startEscape(t *testing.T) (*bsdSession, watched) {
 // orphaned, and ended with the session.
 func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
 	if runtime.GOOS != "freebsd" {
-		t.Skip("macOS has no subreaper: TestBSDAnEscapeeOutlivesTheSessionOnMacOS")
+		t.Skip("macOS has no subreaper: TestBSDTheLineageSweepEndsAnEscapeeOnMacOS")
 	}
 	s, escapee := startEscape(t)
 	s.stdin.Close() // the Engine exits 0, orphaning the escapee
@@ -355,20 +355,31 @@ func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
 	escapee.gone(t, "the reaper must end an escapee with the session")
 }
 
-// TestBSDAnEscapeeOutlivesTheSessionOnMacOS pins the limit the manual
-// states: without a subreaper, a process that left group E is no holder
-// of the session, and outlives it.
-func TestBSDAnEscapeeOutlivesTheSessionOnMacOS(t *testing.T) {
+// TestBSDTheLineageSweepEndsAnEscapeeOnMacOS: without a subreaper, the
+// end finds a process that left group E by its parent's unique id (the
+// Engine's, kept after the Engine exited and launchd adopted it), and
+// ends it; a sleep of the same user that is not the session's, carrying
+// the mark's variable with another session's id, is left alone.
+func TestBSDTheLineageSweepEndsAnEscapeeOnMacOS(t *testing.T) {
 	if runtime.GOOS != "darwin" {
 		t.Skip("FreeBSD's reaper ends escapees: TestBSDTheReaperEndsAnEscapee")
 	}
+	stranger := exec.Command("/bin/sleep", "600")
+	stranger.Env = append(os.Environ(), "SESSION_STARTER_SESSION=0123456789abcdef0123456789abcdef")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stranger.Process.Kill()
+		_ = stranger.Wait()
+	})
 	s, escapee := startEscape(t)
 	s.stdin.Close()
 	if got := exitCode(t, s.cmd.Wait()); got != 0 {
 		t.Fatalf("exit status = %d, want 0", got)
 	}
-	if !escapee.alive() {
-		t.Fatalf("the escapee %d ended with the session; the manual says it outlives it on macOS", escapee.pid)
+	escapee.gone(t, "the lineage sweep must end an escapee with the session")
+	if st, err := proc.ReadStat(stranger.Process.Pid); err != nil || !st.Live() || st.State == 'T' {
+		t.Fatalf("the stranger %d: %+v, %v; want it live and running, untouched", stranger.Process.Pid, st, err)
 	}
-	// watch's cleanup kills it, by its PID, once checked.
 }

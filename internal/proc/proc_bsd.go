@@ -16,16 +16,23 @@ import (
 
 // ReadStat returns what sysctl kern.proc.pid tells of pid.
 func ReadStat(pid int) (Stat, error) {
+	e, err := ReadEntry(pid)
+	return e.Stat, err
+}
+
+// ReadEntry returns what sysctl kern.proc.pid tells of pid, with its
+// real user ID.
+func ReadEntry(pid int) (Entry, error) {
 	ps, err := kinfo("kern.proc.pid", pid)
 	if err != nil {
-		return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, err)
+		return Entry{}, fmt.Errorf("proc: pid %d: %w", pid, err)
 	}
 	for _, p := range ps {
 		if p.stat.PID == pid {
-			return p.stat, nil
+			return Entry{Stat: p.stat, UID: p.uid}, nil
 		}
 	}
-	return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+	return Entry{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
 }
 
 // LiveMembers lists the live processes whose process group is pgid, from
@@ -49,16 +56,11 @@ func LiveMembers(pgid int) ([]Stat, error) {
 
 // UID returns the real user ID of pid, or -1.
 func UID(pid int) int {
-	ps, err := kinfo("kern.proc.pid", pid)
+	e, err := ReadEntry(pid)
 	if err != nil {
 		return -1
 	}
-	for _, p := range ps {
-		if p.stat.PID == pid {
-			return p.uid
-		}
-	}
-	return -1
+	return e.UID
 }
 
 // Entry is one process of the kernel's process table.

@@ -1,0 +1,139 @@
+//go:build darwin || freebsd || linux
+
+package lineage
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// Identity names one process for as long as the machine runs: its
+// unique id where the kernel has one (macOS), else its PID with its start
+// time (FreeBSD; microseconds since the epoch).
+type Identity struct {
+	PID    int
+	Start  uint64
+	Unique uint64
+}
+
+// key is what an identity is compared by: the unique id where there is
+// one, else the PID and start time.
+func (id Identity) key() Identity {
+	if id.Unique != 0 {
+		return Identity{Unique: id.Unique}
+	}
+	return Identity{PID: id.PID, Start: id.Start}
+}
+
+// known reports whether id names a process at all.
+func (id Identity) known() bool { return id.key() != Identity{} }
+
+// after reports whether id started after b: by unique id where both
+// have one (they are handed out in order), else by start time.
+func (id Identity) after(b Identity) bool {
+	if id.Unique != 0 && b.Unique != 0 {
+		return id.Unique > b.Unique
+	}
+	return id.Start >= b.Start
+}
+
+// Proc is one process of a snapshot of the process table.
+type Proc struct {
+	ID Identity
+	// Parent is the identity of the process's parent as the snapshot
+	// knows it (macOS: the parent's unique id, kept after it died;
+	// FreeBSD: its parent PID with that parent's start, from the same
+	// snapshot), or zero when it is not known.
+	Parent Identity
+	UID    int
+	Stat   proc.Stat
+	// Marked, when set, reads the process's environment and reports
+	// whether it carries the session's mark (and the read was of this
+	// process: its identity read again after). It is asked only of a
+	// process of the session's user that started after the Engine and is
+	// not found otherwise.
+	Marked func() bool
+}
+
+// Tracker is what the passes found so far of one session.
+type Tracker struct {
+	root  Identity
+	uid   int
+	found map[Identity]Proc
+}
+
+// NewTracker starts from the Engine's identity; uid is the session's
+// user, whose processes alone are signalled (root's too: a descendant
+// that changed to another user is reported, not signalled).
+func NewTracker(root Identity, uid int) *Tracker {
+	return &Tracker{root: root, uid: uid, found: map[Identity]Proc{}}
+}
+
+// Pass adds the descendants of the Engine that snap shows: every process
+// whose parent is the Engine or a process found before, in this pass or
+// an earlier one, and every process of the session's user that carries
+// the mark and started after the Engine. It goes over snap until a round
+// adds nothing, and returns how many processes it added.
+func (t *Tracker) Pass(snap []Proc) int {
+	added := 0
+	for {
+		n := 0
+		for _, p := range snap {
+			k := p.ID.key()
+			if !p.ID.known() || k == t.root.key() {
+				continue
+			}
+			if _, ok := t.found[k]; ok {
+				continue
+			}
+			if t.descends(p) || t.marked(p) {
+				t.found[k] = p
+				n++
+			}
+		}
+		if n == 0 {
+			return added
+		}
+		added += n
+	}
+}
+
+func (t *Tracker) descends(p Proc) bool {
+	if !p.Parent.known() {
+		return false
+	}
+	k := p.Parent.key()
+	_, ok := t.found[k]
+	return ok || k == t.root.key()
+}
+
+func (t *Tracker) marked(p Proc) bool {
+	return p.Marked != nil && t.owns(p.UID) && p.ID.after(t.root) && p.Marked()
+}
+
+// owns reports whether a process of uid may be signalled for the session.
+func (t *Tracker) owns(uid int) bool { return uid == t.uid }
+
+// Found lists what the passes found, by PID.
+func (t *Tracker) Found() []Proc {
+	out := slices.Collect(maps.Values(t.found))
+	slices.SortFunc(out, func(a, b Proc) int { return cmp.Compare(a.ID.PID, b.ID.PID) })
+	return out
+}
+
+// Verify is the rule applied right before a signal: live, the fresh
+// read of a process opened by its PID, is a process the passes found,
+// by the same identity under the same PID, and of the session's user.
+func (t *Tracker) Verify(live Proc) bool {
+	f, ok := t.found[live.ID.key()]
+	return ok && live.ID.known() && f.ID.PID == live.ID.PID && t.owns(live.UID)
+}
+
+// Same is Verify without the user: live is the process found.
+func (t *Tracker) Same(live Proc) bool {
+	f, ok := t.found[live.ID.key()]
+	return ok && live.ID.known() && f.ID.PID == live.ID.PID
+}
