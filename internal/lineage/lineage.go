@@ -60,16 +60,17 @@ type Proc struct {
 
 // Tracker is what the passes found so far of one session.
 type Tracker struct {
-	root  Identity
-	uid   int
-	found map[Identity]Proc
+	root     Identity
+	uid      int
+	found    map[Identity]Proc
+	unmarked map[Identity]bool // environments read once, without the mark
 }
 
 // NewTracker starts from the Engine's identity; uid is the session's
 // user, whose processes alone are signalled (root's too: a descendant
 // that changed to another user is reported, not signalled).
 func NewTracker(root Identity, uid int) *Tracker {
-	return &Tracker{root: root, uid: uid, found: map[Identity]Proc{}}
+	return &Tracker{root: root, uid: uid, found: map[Identity]Proc{}, unmarked: map[Identity]bool{}}
 }
 
 // Pass adds the descendants of the Engine that snap shows: every process
@@ -110,8 +111,18 @@ func (t *Tracker) descends(p Proc) bool {
 	return ok || k == t.root.key()
 }
 
+// marked asks p's environment for the mark once: the environment read
+// is the one the process was started with, which does not change.
 func (t *Tracker) marked(p Proc) bool {
-	return p.Marked != nil && t.owns(p.UID) && p.ID.after(t.root) && p.Marked()
+	k := p.ID.key()
+	if p.Marked == nil || !t.owns(p.UID) || !p.ID.after(t.root) || t.unmarked[k] {
+		return false
+	}
+	if p.Marked() {
+		return true
+	}
+	t.unmarked[k] = true
+	return false
 }
 
 // owns reports whether a process of uid may be signalled for the session.

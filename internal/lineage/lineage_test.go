@@ -338,3 +338,19 @@ func TestAProcessTheGroupSignalReachedIsNotSignalledAgain(t *testing.T) {
 		t.Fatal("the escapee signalled is not recorded as reached")
 	}
 }
+
+// TestAnEnvironmentWithoutTheMarkIsReadOnce: a process of this user that
+// started after the Engine and is not the session's is asked once, not at
+// every pass.
+func TestAnEnvironmentWithoutTheMarkIsReadOnce(t *testing.T) {
+	reads := 0
+	other := mac(300, 2000, 77)
+	other.Marked = func() bool { reads++; return false }
+	tr := NewTracker(engine, me)
+	for range 3 {
+		tr.Pass([]Proc{other})
+	}
+	if reads != 1 {
+		t.Fatalf("the environment was read %d times, want once", reads)
+	}
+}

@@ -189,13 +189,17 @@ func TestReadStatOfAReapedChildIsNotExist(t *testing.T) {
 // not.
 func TestEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
 	const inEnv, inArgv = "PROC_TEST_ENV=in-the-environment", "PROC_TEST_ARGV=in-argv"
-	cmd := exec.Command("/bin/sleep", "300", inArgv)
+	// A shell that stays (its script does not end in the sleep), with the
+	// text as its last argument; in a group of its own, so that its sleep
+	// ends with it.
+	cmd := exec.Command("/bin/sh", "-c", "/bin/sleep 300; :", "sh", inArgv)
 	cmd.Env = append(os.Environ(), inEnv)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test made
 		_ = cmd.Wait()
 	})
 	var env []byte
