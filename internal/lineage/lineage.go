@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 )
 
@@ -147,4 +148,41 @@ func (t *Tracker) Verify(live Proc) bool {
 func (t *Tracker) Same(live Proc) bool {
 	f, ok := t.found[live.ID.key()]
 	return ok && live.ID.known() && f.ID.PID == live.ID.PID
+}
+
+// byPID names the parents of a listing whose processes are named by PID
+// and start time (FreeBSD's; ps holds ID.PID, ID.Start and Stat.PPID):
+// a process's parent is its PPID with that parent's start from the same
+// listing, and is not known when the listing has no such process or one
+// that started after the child (the number was handed out again).
+func byPID(ps []Proc) []Proc {
+	starts := make(map[int]uint64, len(ps))
+	for _, p := range ps {
+		starts[p.ID.PID] = p.ID.Start
+	}
+	for i, p := range ps {
+		if start, ok := starts[p.Stat.PPID]; ok && start <= p.ID.Start && p.Stat.PPID != p.ID.PID {
+			ps[i].Parent = Identity{PID: p.Stat.PPID, Start: start}
+		}
+	}
+	return ps
+}
+
+// carries reads pid's environment and reports whether it carries id in
+// the session mark and pid still names the same process after the read
+// (same: the platform's identity read again).
+func carries(pid int, id mark.ID, same func() bool) bool {
+	env, err := proc.ReadEnviron(pid)
+	return err == nil && mark.InEnviron(env, id) && same()
+}
+
+// markedByStart is the Marked of a process named by PID and start time:
+// the mark read, then the start time read again.
+func markedByStart(pid int, start uint64, id mark.ID) func() bool {
+	return func() bool {
+		return carries(pid, id, func() bool {
+			again, err := proc.ReadStat(pid)
+			return err == nil && again.StartTime == start
+		})
+	}
 }

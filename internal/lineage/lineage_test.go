@@ -4,12 +4,17 @@ package lineage
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // The tables here are fabricated: macOS-like ones name processes by
@@ -265,27 +270,76 @@ func TestTheMarkFindsOnlyTheSessionsUsersProcessesStartedAfterTheEngine(t *testi
 }
 
 // TestAFreeBSDChainIsFollowedByPIDAndStartTime: parents are named by
-// (PID, start); a parent whose number now names a younger process is not
-// the parent seen.
+// (PID, start) from the same listing; a PPID whose number names a process
+// younger than the child is not its parent.
 func TestAFreeBSDChainIsFollowedByPIDAndStartTime(t *testing.T) {
 	root := Identity{PID: 100, Start: 10}
-	bsd := func(pid int, start uint64, ppid int, pstart uint64) Proc {
-		return Proc{ID: Identity{PID: pid, Start: start}, Parent: Identity{PID: ppid, Start: pstart}, UID: me}
+	bsd := func(pid int, start uint64, ppid int) Proc {
+		return Proc{ID: Identity{PID: pid, Start: start}, UID: me, Stat: proc.Stat{PID: pid, PPID: ppid}}
 	}
 	tr := NewTracker(root, me)
-	tr.Pass([]Proc{bsd(300, 30, 200, 20), bsd(200, 20, 100, 10), bsd(400, 40, 100, 5)})
+	// 400 started before the listing's 100 did: that 100 cannot be its
+	// parent (its parent, gone, had the number before).
+	snap := byPID([]Proc{bsd(300, 30, 200), bsd(200, 20, 100), bsd(100, 10, 1), bsd(400, 5, 100)})
+	if p := snap[3].Parent; p.known() {
+		t.Fatalf("400, started before the listing's 100, has parent %+v", p)
+	}
+	tr.Pass(snap)
 	var got []int
 	for _, p := range tr.Found() {
 		got = append(got, p.ID.PID)
 	}
 	if !slices.Equal(got, []int{200, 300}) {
-		t.Fatalf("found %v, want 200 and its child 300 (listed first), not 400 of another process 100", got)
+		t.Fatalf("found %v, want 200 and its child 300 (listed first)", got)
 	}
-	if tr.Verify(bsd(200, 21, 1, 0)) {
+	if tr.Verify(bsd(200, 21, 1)) {
 		t.Error("pid 200 with another start time verified")
 	}
-	if !tr.Verify(bsd(200, 20, 1, 0)) {
+	if !tr.Verify(bsd(200, 20, 1)) {
 		t.Error("pid 200, adopted by init since, did not verify")
+	}
+}
+
+// TestAChildsMarkIsReadBackOffTheLiveProcess: the mark in a real child's
+// environment is found, another session's is not, and neither once the
+// start time read again is not the one listed.
+func TestAChildsMarkIsReadBackOffTheLiveProcess(t *testing.T) {
+	ours, err := mark.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := mark.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sleep", "300")
+	cmd.Env = mark.Extend(os.Environ(), theirs)
+	cmd.Env = mark.Extend(cmd.Env, ours)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	pid := cmd.Process.Pid
+	st, err := proc.ReadStat(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := mark.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testproc.Eventually(t, "the child's mark read back", func() bool { return markedByStart(pid, st.StartTime, ours)() })
+	if !markedByStart(pid, st.StartTime, theirs)() {
+		t.Error("the outer session's id, the first element, is not found")
+	}
+	if markedByStart(pid, st.StartTime, other)() {
+		t.Error("an id the child does not carry is found")
+	}
+	if markedByStart(pid, st.StartTime+1, ours)() {
+		t.Error("the mark is taken of a process whose start time is not the one listed")
 	}
 }
 

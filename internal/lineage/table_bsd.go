@@ -7,8 +7,6 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/session-starter/session-starter/internal/mark"
-	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -36,12 +34,4 @@ func open(pid int, read func(pid int) (Proc, error)) (Handle, Proc, error) {
 		return nil, Proc{}, err
 	}
 	return watched{pid, fd}, p, nil
-}
-
-// carries reads pid's environment and reports whether it carries id in
-// the session mark and pid still names the same process after the read
-// (same: the platform's identity read again).
-func carries(pid int, id mark.ID, same func() bool) bool {
-	env, err := proc.Environ(pid)
-	return err == nil && mark.InEnviron(env, id) && same()
 }

@@ -24,27 +24,15 @@ func System(id *mark.ID) Table {
 			if err != nil {
 				return nil, err
 			}
-			starts := make(map[int]uint64, len(all))
-			for _, e := range all {
-				starts[e.PID] = e.StartTime
-			}
 			out := make([]Proc, 0, len(all))
 			for _, e := range all {
 				p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime}, UID: e.UID, Stat: e.Stat}
-				if ps, ok := starts[e.PPID]; ok && ps <= e.StartTime && e.PPID != e.PID {
-					p.Parent = Identity{PID: e.PPID, Start: ps}
-				}
 				if id != nil {
-					p.Marked = func() bool {
-						return carries(e.PID, *id, func() bool {
-							again, err := proc.ReadStat(e.PID)
-							return err == nil && again.StartTime == e.StartTime
-						})
-					}
+					p.Marked = markedByStart(e.PID, e.StartTime, *id)
 				}
 				out = append(out, p)
 			}
-			return out, nil
+			return byPID(out), nil
 		},
 		Open: func(pid int) (Handle, Proc, error) { return open(pid, read) },
 	}

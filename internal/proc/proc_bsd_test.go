@@ -184,10 +184,10 @@ func TestReadStatOfAReapedChildIsNotExist(t *testing.T) {
 	}
 }
 
-// TestEnvironOfAChildIsItsEnvironmentNotItsArguments: a variable of the
+// TestReadEnvironOfAChildIsItsEnvironmentNotItsArguments: a variable of the
 // child's environment is read back; the same text given as an argument is
 // not.
-func TestEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
+func TestReadEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
 	const inEnv, inArgv = "PROC_TEST_ENV=in-the-environment", "PROC_TEST_ARGV=in-argv"
 	// A shell that stays (its script does not end in the sleep), with the
 	// text as its last argument; in a group of its own, so that its sleep
@@ -205,21 +205,21 @@ func TestEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
 	var env []byte
 	testproc.Eventually(t, "the child's environment readable", func() bool {
 		var err error
-		env, err = Environ(cmd.Process.Pid)
+		env, err = ReadEnviron(cmd.Process.Pid)
 		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), inEnv)
 	})
 	if strings.Contains(string(env), inArgv) {
-		t.Fatalf("Environ(child) holds its argument %q", inArgv)
+		t.Fatalf("ReadEnviron(child) holds its argument %q", inArgv)
 	}
 }
 
-func TestEnvironOfNoProcessIsNotExist(t *testing.T) {
+func TestReadEnvironOfNoProcessIsNotExist(t *testing.T) {
 	cmd := exec.Command("/usr/bin/true")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Environ(cmd.Process.Pid); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("Environ(reaped child) = %v, want os.ErrNotExist", err)
+	if _, err := ReadEnviron(cmd.Process.Pid); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("ReadEnviron(reaped child) = %v, want os.ErrNotExist", err)
 	}
 }
 

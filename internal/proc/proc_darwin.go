@@ -28,12 +28,12 @@ func kinfo(name string, args ...int) ([]kproc, error) {
 	return parseMacKinfo(b)
 }
 
-// Environ returns the environment of pid as entries each ended by a NUL,
+// ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.procargs2 with argv skipped by its count
 // ([EnvironOfProcArgs]). macOS refuses it for another user's process, a
 // hardened one and one that is exiting: every refusal is an error, and
 // nothing is read from a process that is not there (os.ErrNotExist).
-func Environ(pid int) ([]byte, error) {
+func ReadEnviron(pid int) ([]byte, error) {
 	b, err := sys.ProcArgs(pid)
 	if errors.Is(err, sys.ErrGone) {
 		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)

@@ -35,13 +35,13 @@ func kinfo(name string, args ...int) ([]kproc, error) {
 	return parseKinfo(b)
 }
 
-// Environ returns the environment of pid as entries each ended by a NUL,
+// ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.proc.env (KERN_PROC_ENV), which FreeBSD answers with
 // the strings of the process's environment alone (never its argv) for a
 // process the caller may debug: another user's, or one that changed its
 // credentials, is refused with an error. A process that is not there is
 // os.ErrNotExist.
-func Environ(pid int) ([]byte, error) {
+func ReadEnviron(pid int) ([]byte, error) {
 	b, err := sys.ProcEnv(pid)
 	if errors.Is(err, sys.ErrGone) {
 		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
