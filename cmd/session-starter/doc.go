@@ -805,11 +805,12 @@
 //     `PROC_PIDUNIQIDENTIFIERINFO`, which no other process of the boot ever
 //     has; exec keeps it), read while the gate is the starter's unreaped
 //     child. Each look reads `kern.proc.all` and every process's unique id
-//     and parent unique id (`p_puniqueid`, set at fork and kept when launchd
-//     adopts the orphan: PPID is never looked at); a process whose parent
-//     unique id is the Engine's or one found before is the session's, and so
-//     is one of this user that started after the Engine (a later unique id)
-//     and carries the session mark. Passes over fresh listings repeat until
+//     and parent unique id (`p_puniqueid`, set at fork and again at exec to
+//     the parent then, kept when launchd adopts the orphan until it execs:
+//     PPID is never looked at); a process whose parent unique id is the
+//     Engine's or one found before is the session's, and so is one of this
+//     user that started after the Engine (a later unique id) and carries the
+//     session mark. Passes over fresh listings repeat until
 //     one finds nothing new (at most 16 a look). Before each signal a
 //     `NOTE_EXIT` filter is registered on the PID, the unique id and record
 //     read again, and the signal sent by number only if they are the ones

@@ -45,7 +45,8 @@ func (id Identity) after(b Identity) bool {
 type Proc struct {
 	ID Identity
 	// Parent is the identity of the process's parent as the snapshot
-	// knows it (macOS: the parent's unique id, kept after it died;
+	// knows it (macOS: the parent's unique id, kept after it died until
+	// the orphan execs;
 	// FreeBSD: its parent PID with that parent's start, from the same
 	// snapshot), or zero when it is not known.
 	Parent Identity

@@ -8,9 +8,11 @@ import (
 // UniqueIDs are macOS's 64-bit unique process ids of a process and of
 // its parent, from proc_pidinfo's PROC_PIDUNIQIDENTIFIERINFO. XNU gives
 // each process at fork a unique id that no other process of the same
-// boot ever has (a counter, never reused, unlike the PID), and records
-// its parent's unique id then: p_puniqueid is kept when the parent dies
-// and launchd adopts the orphan, while its PPID becomes 1.
+// boot ever has (a counter, incremented at each fork, never reused,
+// unlike the PID; exec keeps it), and records its parent's unique id then
+// and again at each exec (the parent it has at that moment):
+// p_puniqueid is kept when the parent dies and launchd adopts the
+// orphan, while its PPID becomes 1, until the orphan execs.
 type UniqueIDs struct {
 	Unique, Parent uint64
 }
