@@ -4,8 +4,8 @@ package lineage
 
 import (
 	"errors"
+	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
@@ -107,6 +107,19 @@ func mac(pid int, unique, parent uint64) Proc {
 func signalled(f *fake) bool { return len(f.signals) > 0 }
 
 var engine = Identity{PID: 100, Unique: 1000}
+
+func TestMain(m *testing.M) {
+	testproc.RunHelper()
+	os.Exit(testproc.CheckHelpersUsed(m.Run()))
+}
+
+func init() {
+	// idle: wait for the end of input.
+	testproc.Register("idle", func([]string) int {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	})
+}
 
 // TestAnOrphanAdoptedByLaunchdIsFoundByItsParentsUniqueID: the Engine and
 // the middle of a double fork are gone; the daemon's PPID is 1, its
@@ -312,14 +325,20 @@ func TestAChildsMarkIsReadBackOffTheLiveProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("/bin/sleep", "300")
-	cmd.Env = mark.Extend(os.Environ(), theirs)
+	// This test binary, not a platform binary: macOS leaves the
+	// environment of a restricted process out of kern.procargs2.
+	cmd := testproc.HelperCommand(t, "idle")
+	cmd.Env = mark.Extend(cmd.Env, theirs)
 	cmd.Env = mark.Extend(cmd.Env, ours)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		in.Close()
 		_ = cmd.Wait()
 	})
 	pid := cmd.Process.Pid

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,22 +185,37 @@ func TestReadStatOfAReapedChildIsNotExist(t *testing.T) {
 	}
 }
 
+func TestMain(m *testing.M) {
+	testproc.RunHelper()
+	os.Exit(testproc.CheckHelpersUsed(m.Run()))
+}
+
+func init() {
+	// idle: wait for the end of input, whatever the arguments.
+	testproc.Register("idle", func([]string) int {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	})
+}
+
 // TestReadEnvironOfAChildIsItsEnvironmentNotItsArguments: a variable of the
 // child's environment is read back; the same text given as an argument is
-// not.
+// not. The child is this test binary: macOS leaves the environment out of
+// kern.procargs2 for a restricted process (a platform binary such as
+// /bin/sleep may be one) unless it reads its own.
 func TestReadEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
 	const inEnv, inArgv = "PROC_TEST_ENV=in-the-environment", "PROC_TEST_ARGV=in-argv"
-	// A shell that stays (its script does not end in the sleep), with the
-	// text as its last argument; in a group of its own, so that its sleep
-	// ends with it.
-	cmd := exec.Command("/bin/sh", "-c", "/bin/sleep 300; :", "sh", inArgv)
-	cmd.Env = append(os.Environ(), inEnv)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd := testproc.HelperCommand(t, "idle", inArgv)
+	cmd.Env = append(cmd.Env, inEnv)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test made
+		in.Close()
 		_ = cmd.Wait()
 	})
 	var env []byte

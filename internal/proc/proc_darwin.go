@@ -30,9 +30,12 @@ func kinfo(name string, args ...int) ([]kproc, error) {
 
 // ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.procargs2 with argv skipped by its count
-// ([EnvironOfProcArgs]). macOS refuses it for another user's process, a
-// hardened one and one that is exiting: every refusal is an error, and
-// nothing is read from a process that is not there (os.ErrNotExist).
+// ([EnvironOfProcArgs]). macOS refuses it for another user's process and
+// one that is exiting, each an error (os.ErrNotExist for a process that
+// is not there), and, while System Integrity Protection is on, leaves the
+// environment out for a restricted process (cs_restricted: one dyld
+// treats as restricted, as a setuid one) other than the caller: its
+// environment reads as empty.
 func ReadEnviron(pid int) ([]byte, error) {
 	b, err := sys.ProcArgs(pid)
 	if errors.Is(err, sys.ErrGone) {
