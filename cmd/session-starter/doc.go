@@ -812,11 +812,16 @@
 //     user that started after the Engine (a later unique id) and carries the
 //     session mark. Passes over fresh listings repeat until
 //     one finds nothing new (at most 16 a look). Before each signal a
-//     `NOTE_EXIT` filter is registered on the PID, the unique id and record
-//     read again, and the signal sent by number only if they are the ones
-//     found, of this user, live, and the kqueue still shows no exit: what is
-//     left is the moment between that look and `kill`, in which the process
-//     would have to exit, be reaped and its PID be handed out again. SIGKILL
+//     `NOTE_EXIT` filter is registered on the PID, the unique id (with the
+//     PID version, `p_idversion`, drawn anew at every fork and exec) and the
+//     record read again, and the signal sent only if they are the ones found,
+//     of this user, live: on macOS 14.4 and later through libSystem's
+//     `proc_signal_with_audittoken` (looked up with `dlsym`), with an audit
+//     token of the PID and that version, which the kernel signals only if
+//     one process has both — no reused number can be signalled; before 14.4
+//     by number while the kqueue still shows no exit, which leaves the moment
+//     between that look and `kill`, in which the process would have to exit,
+//     be reaped and its PID be handed out again. SIGKILL
 //     stops them first (SIGSTOP), looks again for what they forked, kills
 //     all, then sends SIGCONT. Another user's process and one whose unique id
 //     cannot be read again are listed as survivors, never signalled. A

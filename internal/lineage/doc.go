@@ -31,9 +31,12 @@
 //
 // # Limits
 //
-// The kernel pins no number here: what is left is the moment between the
-// last look at the exit watch and the kill, in which the process would
-// have to exit, be reaped by its parent, and its PID be handed to a new
-// process. On FreeBSD a descendant whose parent exited before any pass
-// saw both is found only by its mark.
+// On macOS 14.4 and later the signal goes with the PID version read with
+// the unique id, and the kernel signals only the process that has both
+// (proc_signal_with_audittoken): no reused number is signalled. Elsewhere
+// (older macOS, FreeBSD) the kernel pins no number: what is left is the
+// moment between the last look at the exit watch and the kill, in which
+// the process would have to exit, be reaped by its parent, and its PID be
+// handed to a new process. On FreeBSD a descendant whose parent exited
+// before any pass saw both is found only by its mark.
 package lineage

@@ -1,6 +1,8 @@
 package lineage
 
 import (
+	"syscall"
+
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -43,8 +45,38 @@ func System(id *mark.ID) Table {
 			}
 			return out, nil
 		},
-		Open: func(pid int) (Handle, Proc, error) { return open(pid, read) },
+		Open: openIdentified,
 	}
+}
+
+// identified is a process opened by its exit watch, with the PID version
+// read after the watch: signalled through the kernel's check of that
+// version where macOS has it (sys.SignalIdentified).
+type identified struct {
+	watched
+	version int32
+}
+
+func (p identified) Signal(sig syscall.Signal) error {
+	return sys.SignalIdentified(p.pid, p.version, p.fd, sig)
+}
+
+// openIdentified registers pid's exit watch, then reads its unique ids
+// (with its PID version) and record.
+func openIdentified(pid int) (Handle, Proc, error) {
+	var version int32
+	h, p, err := open(pid, func(pid int) (Proc, error) {
+		ids, err := sys.ProcUniqueIDs(pid)
+		if err != nil {
+			return Proc{}, err
+		}
+		version = ids.Version
+		return readWith(pid, ids)
+	})
+	if err != nil {
+		return nil, Proc{}, err
+	}
+	return identified{h.(watched), version}, p, nil
 }
 
 // read reads pid's record and unique ids.
@@ -53,6 +85,11 @@ func read(pid int) (Proc, error) {
 	if err != nil {
 		return Proc{}, err
 	}
+	return readWith(pid, ids)
+}
+
+// readWith reads pid's record, whose unique ids are ids.
+func readWith(pid int, ids sys.UniqueIDs) (Proc, error) {
 	e, err := proc.ReadEntry(pid)
 	if err != nil {
 		return Proc{}, err

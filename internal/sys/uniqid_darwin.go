@@ -2,17 +2,20 @@ package sys
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// proc_pidinfo is libSystem's (<libproc.h>), which golang.org/x/sys/unix
-// does not wrap: it is reached by the trampoline of uniqid_darwin.s and
-// called with the syscall package's syscall6, as golang.org/x/sys/unix
-// calls its own libSystem functions.
+// proc_pidinfo and dlsym are libSystem's (<libproc.h>, <dlfcn.h>), which
+// golang.org/x/sys/unix does not wrap: each is reached by a trampoline of
+// uniqid_darwin.s and called with the syscall package's syscall6, as
+// golang.org/x/sys/unix calls its own libSystem functions; so is the
+// function dlsym finds.
 
 // syscall_syscall6 calls the C function at fn with six arguments, as a
 // system call (package syscall, which golang.org/x/sys/unix calls the
@@ -47,4 +50,56 @@ func ProcUniqueIDs(pid int) (UniqueIDs, error) {
 		return UniqueIDs{}, ErrGone
 	}
 	return ids, err
+}
+
+var libc_dlsym_trampoline_addr uintptr
+
+//go:cgo_import_dynamic libc_dlsym dlsym "/usr/lib/libSystem.B.dylib"
+
+// rtldDefault is RTLD_DEFAULT of <dlfcn.h>: ((void *)-2).
+const rtldDefault = ^uintptr(1)
+
+// signalByToken is the address of libSystem's
+// proc_signal_with_audittoken (macOS 14.4 and later), or 0: looked up by
+// dlsym, as a binary that named it for the loader would not start on an
+// older release.
+var signalByToken = sync.OnceValue(func() uintptr {
+	name := []byte("proc_signal_with_audittoken\x00")
+	// Sound: name outlives the call, which only reads it.
+	fn, _, _ := syscall_syscall6(libc_dlsym_trampoline_addr, rtldDefault, uintptr(unsafe.Pointer(&name[0])), 0, 0, 0, 0)
+	runtime.KeepAlive(name)
+	return fn
+})
+
+// SignalIdentified sends sig to pid only while pid is the process of
+// version, its p_idversion ([UniqueIDs]) read by the caller together with
+// its unique id, after fd, its exit watch ([WatchExit]), was registered.
+// Where libSystem has proc_signal_with_audittoken, the kernel finds the
+// process of the audit token's PID and version and signals it under that
+// one lookup (ESRCH when no process has both: [ErrGone]); the number
+// cannot name another process there. Elsewhere it is [KillWatched].
+func SignalIdentified(pid int, version int32, fd int, sig syscall.Signal) error {
+	fn := signalByToken()
+	if fn == 0 {
+		return KillWatched(pid, fd, sig)
+	}
+	if pid <= 1 {
+		return fmt.Errorf("proc_signal_with_audittoken: refusing pid %d", pid)
+	}
+	// audit_token_t: val[5] is the PID, val[7] the PID version; the
+	// kernel reads no other word of it for a signal.
+	var token [8]uint32
+	token[5], token[7] = uint32(pid), uint32(version)
+	// Sound: token outlives the call, which only reads it. The function
+	// returns the error number itself, 0 on success.
+	r, _, _ := syscall_syscall6(fn, uintptr(unsafe.Pointer(&token)), uintptr(sig), 0, 0, 0, 0)
+	runtime.KeepAlive(&token)
+	switch e := syscall.Errno(uint32(r)); e {
+	case 0:
+		return nil
+	case syscall.ESRCH:
+		return ErrGone
+	default:
+		return named("proc_signal_with_audittoken", e)
+	}
 }

@@ -27,7 +27,7 @@ func uniqBytes(t *testing.T, u uniqInfo) []byte {
 }
 
 func TestTheUniqueIDsAreReadFromTheirFields(t *testing.T) {
-	u := uniqInfo{Unique: 0x1122334455667788, Parent: 0x99, IDVersion: -1, OrigPPIDVersion: ^uint32(0), Reserve2: ^uint64(0), Reserve3: ^uint64(0)}
+	u := uniqInfo{Unique: 0x1122334455667788, Parent: 0x99, IDVersion: -7, OrigPPIDVersion: ^uint32(0), Reserve2: ^uint64(0), Reserve3: ^uint64(0)}
 	for i := range u.UUID {
 		u.UUID[i] = 0xee
 	}
@@ -36,7 +36,7 @@ func TestTheUniqueIDsAreReadFromTheirFields(t *testing.T) {
 		t.Fatalf("struct proc_uniqidentifierinfo is %d bytes by the header, the decoder wants %d", len(b), uniqInfoSize)
 	}
 	ids, err := decodeUniqInfo(b, len(b))
-	if err != nil || ids != (UniqueIDs{Unique: 0x1122334455667788, Parent: 0x99}) {
+	if err != nil || ids != (UniqueIDs{Unique: 0x1122334455667788, Parent: 0x99, Version: -7}) {
 		t.Fatalf("decodeUniqInfo = %+v, %v", ids, err)
 	}
 }
