@@ -74,6 +74,44 @@ func init() {
 	})
 }
 
+func init() {
+	// double-fork MIDDLE DAEMON: an Engine whose child (this binary as
+	// the helper MIDDLE names, an environment entry) starts a daemon
+	// (DAEMON: this binary again, in a session of its own), says its PID
+	// and exits at once, orphaning it; the Engine says the PID, waits for
+	// a line or the end of its input, and exits 0. The daemon's parent is
+	// gone long before the end, as a double-forking daemon's is; it
+	// inherits the session mark.
+	testproc.Register("double-fork", func(args []string) int {
+		middle := exec.Command(os.Args[0], args[1])
+		middle.Env = append(os.Environ(), args[0])
+		middle.Stderr = os.Stderr
+		out, err := middle.Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "middle:", err)
+			return 3
+		}
+		fmt.Print(string(out))
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		return 0
+	})
+	testproc.Register("middle", func(args []string) int {
+		daemon := exec.Command(os.Args[0])
+		daemon.Env = append(os.Environ(), args[0])
+		daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := daemon.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start the daemon:", err)
+			return 3
+		}
+		fmt.Println(daemon.Process.Pid)
+		return 0
+	})
+	testproc.Register("daemon", func([]string) int {
+		time.Sleep(10 * time.Minute)
+		return 0
+	})
+}
+
 // bsdSession is a started session-starter with its stdin written and its
 // stdout read by line.
 type bsdSession struct {
@@ -353,6 +391,35 @@ func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
 		t.Fatalf("exit status = %d, want 0", got)
 	}
 	escapee.gone(t, "the reaper must end an escapee with the session")
+}
+
+// TestBSDADoubleForkedDaemonEndsWithTheSession: a daemon whose parent
+// exited long before the end is ended with it — on FreeBSD by the reaper,
+// on macOS by the session mark in its environment (its parent unique id
+// names a process the end never saw).
+func TestBSDADoubleForkedDaemonEndsWithTheSession(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "double-fork")}, nil, "--ack", "--", exe, testproc.HelperEnv(t, "middle"), testproc.HelperEnv(t, "daemon"))
+	s.ack(t)
+	pid := s.pidLine(t)
+	st, err := proc.ReadStat(pid)
+	if err != nil || !st.Live() || st.StartTime == 0 {
+		t.Fatalf("the daemon: ReadStat(%d) = %+v, %v; want a live process with a start time", pid, st, err)
+	}
+	daemon := watched{pid: pid, start: st.StartTime}
+	t.Cleanup(func() {
+		if daemon.alive() {
+			_ = syscall.Kill(daemon.pid, syscall.SIGKILL)
+		}
+	})
+	s.stdin.Close()
+	if got := exitCode(t, s.cmd.Wait()); got != 0 {
+		t.Fatalf("exit status = %d, want 0", got)
+	}
+	daemon.gone(t, "a double-forked daemon must end with the session")
 }
 
 // TestBSDTheLineageSweepEndsAnEscapeeOnMacOS: without a subreaper, the

@@ -879,7 +879,8 @@
 // the guard ending the group after a SIGKILL of the starter,
 // control-descriptor EOF, a stop signal, the ack's mode, an escapee ended by
 // FreeBSD's reaper and by the lineage sweep on macOS, beside a stranger it
-// leaves alone; each watched process
+// leaves alone, a double-forked daemon ended (on macOS by its mark); each
+// watched process
 // is first checked to decode as the live sleep it is), `internal/sys`'s `Die`
 // tests, and `internal/proc`'s reads of known processes (the test itself, a
 // stopped child, a zombie); those jobs have not run from here.
@@ -1119,7 +1120,8 @@
 //     signal mirrored, a grandchild ended, the guard ending the group after
 //     SIGKILL of the starter, control-descriptor EOF, a stop signal, the ack's
 //     mode, an escapee ended by the reaper (FreeBSD) or by the lineage sweep
-//     (macOS) — `cmd/session-starter/bsd_test.go`; the kernel's records,
+//     (macOS), a double-forked daemon ended (by the reaper; on macOS by the
+//     mark) — `cmd/session-starter/bsd_test.go`; the kernel's records,
 //     environments and (macOS) unique ids of known processes —
 //     `internal/proc/proc_bsd_test.go`, `internal/sys/uniqid_darwin_test.go`.
 //   - The lineage sweep's rules over fabricated tables (an orphan adopted by
