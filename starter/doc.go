@@ -39,7 +39,11 @@
 // Engine is the starter's unreaped child, and each exit is told by a
 // kqueue EVFILT_PROC/NOTE_EXIT filter polled with the other descriptors;
 // on FreeBSD the starter is the reaper of the Engine's tree (mode
-// "reaper"), on macOS there is no subreaper (mode "group").
+// "reaper"), on macOS there is no subreaper (mode "group"), and the
+// processes that left group E are found at the end by lineage (package
+// internal/lineage: by unique process id, verified again right before
+// each signal; another user's, or one that cannot be verified, is
+// reported, never signalled).
 //
 // Each end condition is noticed when it happens — a pidfd or the control
 // descriptor becoming readable in poll, a signal on a channel — never by a

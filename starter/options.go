@@ -122,7 +122,9 @@ type Options struct {
 	// at the end, ends every one still running, and the groups they lead.
 	// Run then takes every child of this process other than its gate and
 	// guard as adopted: ask for it only in a process that starts no other
-	// children, as session-starter itself.
+	// children, as session-starter itself. Without it on FreeBSD, and on
+	// macOS (which has no subreaper), the end looks for those processes by
+	// lineage instead: by identity, from the Engine down (package doc).
 	Subreaper bool
 	// Terminal hands the controlling terminal to the Engine's group when
 	// stdin is that terminal, this process's group is its foreground group
@@ -193,7 +195,8 @@ const (
 	// delegated), else the process group.
 	ContainAuto Containment = "auto"
 	// ContainGroup holds the session by the Engine's process group and,
-	// with Options.Subreaper, the sweep of processes that left it.
+	// with Options.Subreaper, the sweep of processes that left it (on
+	// macOS, and on FreeBSD without it, the sweep by lineage).
 	ContainGroup Containment = "group"
 	// ContainCgroup holds the session by a cgroup v2 of its own as well:
 	// nothing that stays in it escapes, even when the starter is
@@ -256,7 +259,8 @@ type Result struct {
 	Engine Status
 	// End is the report of the session's end: every holder — the
 	// Engine, its group, the adopted escapees (with Options.Subreaper, or
-	// as PID 1), the session cgroup — under one deadline.
+	// as PID 1; on macOS those found by lineage), the session cgroup —
+	// under one deadline.
 	End End
 	// Mode is the containment mode in effect: ModeGroup or ModeCgroup.
 	Mode string

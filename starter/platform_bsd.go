@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/lineage"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -26,9 +27,14 @@ import (
 // executed: there is no /proc/self/exe here.
 func defaultExe() (string, error) { return os.Executable() }
 
-// cgroupHold is empty: there are no cgroups here. Its methods are the
-// cgroup steps of a session, which have nothing to do.
-type cgroupHold struct{}
+// cgroupHold holds no cgroup: there are none here. Its methods are the
+// cgroup steps of a session, which have nothing to do; it keeps instead
+// the Engine's identity, the root of the escapee sweep by lineage
+// (package internal/lineage), read once the gate is ready.
+type cgroupHold struct {
+	root    lineage.Identity
+	rootErr error
+}
 
 // holdInCgroup says how the session is held: by the process group (a
 // reaper on FreeBSD, with Options.Subreaper). --containment cgroup
@@ -82,8 +88,27 @@ func (cgroupHold) guardCgroup(*guard.Spec) {}
 // cgroupDir is 0: there are no cgroups.
 func (cgroupHold) cgroupDir() int { return 0 }
 
-// cgroupJoined has nothing to check: the gate joins no cgroup.
-func (cgroupHold) cgroupJoined() error { return nil }
+// cgroupJoined has no cgroup to check: the gate joins none. The gate,
+// ready and not yet the Engine, is read instead for the Engine's identity
+// (exec keeps it): it is this process's unreaped child, so its PID names
+// it alone. A failed read leaves the session without the sweep by
+// lineage, and says so at the end.
+func (s *session) cgroupJoined() error {
+	s.root, s.rootErr = lineage.Root(s.gate.PID)
+	return nil
+}
+
+// lineageHolders is the escapee sweep by lineage: the Engine's
+// descendants found by identity, of this process's user (package
+// internal/lineage), with the session mark as a second source unless the
+// mark is off.
+func (s *session) lineageHolders() []end.Holder {
+	if s.rootErr != nil {
+		s.log.Warn().Err(s.rootErr).Msg("no identity of the Engine: its escapees are not looked for")
+		return nil
+	}
+	return []end.Holder{lineage.NewSweep(s.root, os.Getuid(), lineage.System(s.mark))}
+}
 
 // cgroupHolders is empty, there being no cgroup, but for the Engine's
 // subtree on FreeBSD, where the starter is its reaper (reaperHolders).

@@ -35,10 +35,12 @@ func subreaper() (func(), error) {
 
 // reaperHolders is the Engine's subtree under this process, its reaper:
 // every process descended from the gate, whatever group or session it
-// moved to, while it lives.
+// moved to, while it lives. Without the reaper it is the escapee sweep
+// by lineage: descendants by (PID, ki_start), seen while their parents
+// live, and by the session mark.
 func (s *session) reaperHolders() []end.Holder {
 	if s.subreaper == nil {
-		return nil
+		return s.lineageHolders()
 	}
 	return []end.Holder{&subtree{engine: s.engine}}
 }

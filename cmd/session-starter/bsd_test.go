@@ -74,6 +74,44 @@ func init() {
 	})
 }
 
+func init() {
+	// double-fork MIDDLE DAEMON: an Engine whose child (this binary as
+	// the helper MIDDLE names, an environment entry) starts a daemon
+	// (DAEMON: this binary again, in a session of its own), says its PID
+	// and exits at once, orphaning it; the Engine says the PID, waits for
+	// a line or the end of its input, and exits 0. The daemon's parent is
+	// gone long before the end, as a double-forking daemon's is; it
+	// inherits the session mark.
+	testproc.Register("double-fork", func(args []string) int {
+		middle := exec.Command(os.Args[0], args[1])
+		middle.Env = append(os.Environ(), args[0])
+		middle.Stderr = os.Stderr
+		out, err := middle.Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "middle:", err)
+			return 3
+		}
+		fmt.Print(string(out))
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		return 0
+	})
+	testproc.Register("middle", func(args []string) int {
+		daemon := exec.Command(os.Args[0])
+		daemon.Env = append(os.Environ(), args[0])
+		daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := daemon.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start the daemon:", err)
+			return 3
+		}
+		fmt.Println(daemon.Process.Pid)
+		return 0
+	})
+	testproc.Register("daemon", func([]string) int {
+		time.Sleep(10 * time.Minute)
+		return 0
+	})
+}
+
 // bsdSession is a started session-starter with its stdin written and its
 // stdout read by line.
 type bsdSession struct {
@@ -345,7 +383,7 @@ func startEscape(t *testing.T) (*bsdSession, watched) {
 // orphaned, and ended with the session.
 func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
 	if runtime.GOOS != "freebsd" {
-		t.Skip("macOS has no subreaper: TestBSDAnEscapeeOutlivesTheSessionOnMacOS")
+		t.Skip("macOS has no subreaper: TestBSDTheLineageSweepEndsAnEscapeeOnMacOS")
 	}
 	s, escapee := startEscape(t)
 	s.stdin.Close() // the Engine exits 0, orphaning the escapee
@@ -355,20 +393,60 @@ func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
 	escapee.gone(t, "the reaper must end an escapee with the session")
 }
 
-// TestBSDAnEscapeeOutlivesTheSessionOnMacOS pins the limit the manual
-// states: without a subreaper, a process that left group E is no holder
-// of the session, and outlives it.
-func TestBSDAnEscapeeOutlivesTheSessionOnMacOS(t *testing.T) {
+// TestBSDADoubleForkedDaemonEndsWithTheSession: a daemon whose parent
+// exited long before the end is ended with it — on FreeBSD by the reaper,
+// on macOS by the session mark in its environment (its parent unique id
+// names a process the end never saw).
+func TestBSDADoubleForkedDaemonEndsWithTheSession(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "double-fork")}, nil, "--ack", "--", exe, testproc.HelperEnv(t, "middle"), testproc.HelperEnv(t, "daemon"))
+	s.ack(t)
+	pid := s.pidLine(t)
+	st, err := proc.ReadStat(pid)
+	if err != nil || !st.Live() || st.StartTime == 0 {
+		t.Fatalf("the daemon: ReadStat(%d) = %+v, %v; want a live process with a start time", pid, st, err)
+	}
+	daemon := watched{pid: pid, start: st.StartTime}
+	t.Cleanup(func() {
+		if daemon.alive() {
+			_ = syscall.Kill(daemon.pid, syscall.SIGKILL)
+		}
+	})
+	s.stdin.Close()
+	if got := exitCode(t, s.cmd.Wait()); got != 0 {
+		t.Fatalf("exit status = %d, want 0", got)
+	}
+	daemon.gone(t, "a double-forked daemon must end with the session")
+}
+
+// TestBSDTheLineageSweepEndsAnEscapeeOnMacOS: without a subreaper, the
+// end finds a process that left group E by its parent's unique id (the
+// Engine's, kept after the Engine exited and launchd adopted it), and
+// ends it; a sleep of the same user that is not the session's, carrying
+// the mark's variable with another session's id, is left alone.
+func TestBSDTheLineageSweepEndsAnEscapeeOnMacOS(t *testing.T) {
 	if runtime.GOOS != "darwin" {
 		t.Skip("FreeBSD's reaper ends escapees: TestBSDTheReaperEndsAnEscapee")
 	}
+	stranger := exec.Command("/bin/sleep", "600")
+	stranger.Env = append(os.Environ(), "SESSION_STARTER_SESSION=0123456789abcdef0123456789abcdef")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stranger.Process.Kill()
+		_ = stranger.Wait()
+	})
 	s, escapee := startEscape(t)
 	s.stdin.Close()
 	if got := exitCode(t, s.cmd.Wait()); got != 0 {
 		t.Fatalf("exit status = %d, want 0", got)
 	}
-	if !escapee.alive() {
-		t.Fatalf("the escapee %d ended with the session; the manual says it outlives it on macOS", escapee.pid)
+	escapee.gone(t, "the lineage sweep must end an escapee with the session")
+	if st, err := proc.ReadStat(stranger.Process.Pid); err != nil || !st.Live() || st.State == 'T' {
+		t.Fatalf("the stranger %d: %+v, %v; want it live and running, untouched", stranger.Process.Pid, st, err)
 	}
-	// watch's cleanup kills it, by its PID, once checked.
 }

@@ -110,8 +110,9 @@
 //	                         inherited value extended with ":" and the id): the
 //	                         one change to the environment, by which the guard
 //	                         finds, after a SIGKILL of session-starter, the
-//	                         processes that left the Engine's group, and a nested
-//	                         session or contained call knows its session.
+//	                         processes that left the Engine's group (on macOS, the
+//	                         end too, beside their lineage), and a nested session
+//	                         or contained call knows its session.
 //	  --release-on-exit      When the Engine exits on its own, end nothing: what
 //	                         it left running stays, for the enclosing session to
 //	                         end, and the ended record lists it (outcome
@@ -385,9 +386,13 @@
 // (clock ticks since boot, which no clock step moves); it is this user's —
 // and signals it through that pidfd. What cannot be verified (an
 // environment that may not be read, another user's process) is never
-// signalled. macOS and FreeBSD, and the portable build, verify no mark (no
-// handle that outlives the reading of a process): there the mark only
-// tells a nested session or a contained call that it runs under a session.
+// signalled. On macOS and FreeBSD, and in the portable build, the guard
+// verifies no mark (no handle that outlives the reading of a process). At
+// the end on macOS (and on FreeBSD without the reaper) the mark is the
+// second source of the escapee sweep by lineage ("macOS and FreeBSD"):
+// read from `KERN_PROCARGS2` with argv skipped by its count (FreeBSD:
+// `kern.proc.env`, the environment alone), and taken only with the
+// process's identity read again after it.
 //
 // # Socket activation
 //
@@ -891,9 +896,36 @@
 //     `REAPER_KILL_SUBTREE` on the Engine's subtree (the reaper's whole tree
 //     also holds the guard and children that are not the session's), only while
 //     the Engine is unreaped.
-//   - macOS has no subreaper: `mode` is `group`, and a process that left
-//     group E (`setsid`, a double fork) outlives the session, as it does when
-//     the starter is SIGKILLed in Linux's group mode.
+//   - macOS has no subreaper: `mode` is `group`, and the processes that left
+//     group E (`setsid`, a double fork) are found at the end by lineage. The
+//     Engine's identity is its 64-bit unique process id (`proc_pidinfo`
+//     `PROC_PIDUNIQIDENTIFIERINFO`, which no other process of the boot ever
+//     has; exec keeps it), read while the gate is the starter's unreaped
+//     child. Each look reads `kern.proc.all` and every process's unique id
+//     and parent unique id (`p_puniqueid`, set at fork and again at exec to
+//     the parent then, kept when launchd adopts the orphan until it execs:
+//     PPID is never looked at); a process whose parent unique id is the
+//     Engine's or one found before is the session's, and so is one of this
+//     user that started after the Engine (a later unique id) and carries the
+//     session mark. Passes over fresh listings repeat until
+//     one finds nothing new (at most 16 a look). Before each signal a
+//     `NOTE_EXIT` filter is registered on the PID, the unique id (with the
+//     PID version, `p_idversion`, drawn anew at every fork and exec) and the
+//     record read again, and the signal sent only if they are the ones found,
+//     of this user, live: on macOS 14.4 and later through libSystem's
+//     `proc_signal_with_audittoken` (looked up with `dlsym`), with an audit
+//     token of the PID and that version, which the kernel signals only if
+//     one process has both — no reused number can be signalled; before 14.4
+//     by number while the kqueue still shows no exit, which leaves the moment
+//     between that look and `kill`, in which the process would have to exit,
+//     be reaped and its PID be handed out again. SIGKILL
+//     stops them first (SIGSTOP), looks again for what they forked, kills
+//     all, then sends SIGCONT. Another user's process and one whose unique id
+//     cannot be read again are listed as survivors, never signalled. A
+//     process whose parent exited before the end's first look, and whose
+//     mark cannot be read, is not found. FreeBSD without the reaper (a
+//     library caller's `Options.Subreaper` false) sweeps the same way by
+//     (PID, `ki_start`), a parent known only while the listing shows it.
 //   - The gate and the guard are started from the binary's path
 //     (`os.Executable`), there being no `/proc/self/exe`: a binary replaced at
 //     that path between the start and the gate's exec is the one executed.
@@ -932,13 +964,20 @@
 // and `go test -c` of every package for darwin and freebsd; the FreeBSD
 // `kinfo_proc` decoder and the growing and refilled listings are shared
 // code, tested here against records built from `<sys/user.h>` and stand-ins
-// of the kernel). The GitHub workflow runs `go test ./...` on macOS and in
+// of the kernel; so are macOS's `kinfo_proc` decoder, against records built
+// from XNU's `<sys/sysctl.h>` and `<sys/proc.h>`, the `KERN_PROCARGS2`
+// parser, against blobs with hostile argv, the decoding of
+// `proc_uniqidentifierinfo`, and the lineage sweep's passes and
+// verification, over fabricated process tables; the `proc_pidinfo`
+// trampoline was only built). The GitHub workflow runs `go test ./...` on macOS and in
 // FreeBSD VMs (14 and 15 on amd64, 15 on arm64), including
 // `cmd/session-starter/bsd_test.go`, which holds real sessions there (status
 // mirrored, every deadly signal mirrored, a grandchild ended with the Engine,
 // the guard ending the group after a SIGKILL of the starter,
 // control-descriptor EOF, a stop signal, the ack's mode, an escapee ended by
-// FreeBSD's reaper and outliving the session on macOS; each watched process
+// FreeBSD's reaper and by the lineage sweep on macOS, beside a stranger it
+// leaves alone, a double-forked daemon ended (on macOS by its mark); each
+// watched process
 // is first checked to decode as the live sleep it is), `internal/sys`'s `Die`
 // tests, and `internal/proc`'s reads of known processes (the test itself, a
 // stopped child, a zombie); those jobs have not run from here.
@@ -1023,8 +1062,11 @@
 //     tree of more than 4,096 processes below the adopted escapees is reached
 //     over several looks.
 //   - macOS and FreeBSD. macOS has no subreaper: a process that left group E
-//     outlives the session; on FreeBSD the reaper ends it. On both, the guard
-//     cannot end such a process once the starter is SIGKILLed.
+//     is ended at the end only if the lineage sweep finds it (a double fork's
+//     grandchild whose parent exited before the end, only by a readable
+//     mark) and verifies it; another user's is a survivor. On FreeBSD the
+//     reaper ends it. On both, the guard cannot end such a process once the
+//     starter is SIGKILLed.
 //   - Windows: the Engine's command line is the launcher's, byte for byte, from
 //     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
 //     command line (always so for the binary); a library caller's other `Argv`
@@ -1174,9 +1216,16 @@
 //   - macOS and FreeBSD on their own kernels: status mirrored, every deadly
 //     signal mirrored, a grandchild ended, the guard ending the group after
 //     SIGKILL of the starter, control-descriptor EOF, a stop signal, the ack's
-//     mode, an escapee ended by the reaper (FreeBSD) or outliving the session
-//     (macOS, the limit) — `cmd/session-starter/bsd_test.go`; the kernel's
-//     records of known processes — `internal/proc/proc_bsd_test.go`.
+//     mode, an escapee ended by the reaper (FreeBSD) or by the lineage sweep
+//     (macOS), a double-forked daemon ended (by the reaper; on macOS by the
+//     mark) — `cmd/session-starter/bsd_test.go`; the kernel's records,
+//     environments and (macOS) unique ids of known processes —
+//     `internal/proc/proc_bsd_test.go`, `internal/sys/uniqid_darwin_test.go`.
+//   - The lineage sweep's rules over fabricated tables (an orphan adopted by
+//     launchd, PPID 1 no predicate, a stranger given a found PID, another
+//     user's process, a fork during the pass, the mark only after the Engine)
+//     — `internal/lineage/lineage_test.go`; `KERN_PROCARGS2` with hostile argv
+//     — `internal/proc/procargs_test.go`.
 //   - cgroup mode: escapees end, also when the starter is SIGKILLed; the cgroup
 //     is removed; leftovers of dead starters only are cleaned; fallback where
 //     cgroup2 is read-only or hidden — `cgroup_linux_test.go`,

@@ -16,16 +16,23 @@ import (
 
 // ReadStat returns what sysctl kern.proc.pid tells of pid.
 func ReadStat(pid int) (Stat, error) {
+	e, err := ReadEntry(pid)
+	return e.Stat, err
+}
+
+// ReadEntry returns what sysctl kern.proc.pid tells of pid, with its
+// real user ID.
+func ReadEntry(pid int) (Entry, error) {
 	ps, err := kinfo("kern.proc.pid", pid)
 	if err != nil {
-		return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, err)
+		return Entry{}, fmt.Errorf("proc: pid %d: %w", pid, err)
 	}
 	for _, p := range ps {
 		if p.stat.PID == pid {
-			return p.stat, nil
+			return Entry{Stat: p.stat, UID: p.uid}, nil
 		}
 	}
-	return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+	return Entry{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
 }
 
 // LiveMembers lists the live processes whose process group is pgid, from
@@ -49,16 +56,33 @@ func LiveMembers(pgid int) ([]Stat, error) {
 
 // UID returns the real user ID of pid, or -1.
 func UID(pid int) int {
-	ps, err := kinfo("kern.proc.pid", pid)
+	e, err := ReadEntry(pid)
 	if err != nil {
 		return -1
 	}
-	for _, p := range ps {
-		if p.stat.PID == pid {
-			return p.uid
-		}
+	return e.UID
+}
+
+// Entry is one process of the kernel's process table.
+type Entry struct {
+	Stat
+	UID int // the real user ID
+}
+
+// All lists every process of the process table, zombies included, from
+// one read of sysctl kern.proc (kern.proc.all on macOS, kern.proc.proc on
+// FreeBSD): a snapshot, whose numbers a caller must verify again before
+// it acts on any.
+func All() ([]Entry, error) {
+	ps, err := kinfo(allProcs)
+	if err != nil {
+		return nil, fmt.Errorf("proc: process table: %w", err)
 	}
-	return -1
+	out := make([]Entry, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, Entry{Stat: p.stat, UID: p.uid})
+	}
+	return out, nil
 }
 
 // Children lists the processes whose parent is ppid, zombies included

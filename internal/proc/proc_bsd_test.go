@@ -11,11 +11,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -180,5 +182,79 @@ func TestReadStatOfAReapedChildIsNotExist(t *testing.T) {
 	}
 	if uid := UID(pid); uid != -1 {
 		t.Fatalf("UID(reaped %d) = %d, want -1", pid, uid)
+	}
+}
+
+func TestMain(m *testing.M) {
+	testproc.RunHelper()
+	os.Exit(testproc.CheckHelpersUsed(m.Run()))
+}
+
+func init() {
+	// idle: wait for the end of input, whatever the arguments.
+	testproc.Register("idle", func([]string) int {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	})
+}
+
+// TestReadEnvironOfAChildIsItsEnvironmentNotItsArguments: a variable of the
+// child's environment is read back; the same text given as an argument is
+// not. The child is this test binary: macOS leaves the environment out of
+// kern.procargs2 for a restricted process (a platform binary such as
+// /bin/sleep may be one) unless it reads its own.
+func TestReadEnvironOfAChildIsItsEnvironmentNotItsArguments(t *testing.T) {
+	const inEnv, inArgv = "PROC_TEST_ENV=in-the-environment", "PROC_TEST_ARGV=in-argv"
+	cmd := testproc.HelperCommand(t, "idle", inArgv)
+	cmd.Env = append(cmd.Env, inEnv)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		_ = cmd.Wait()
+	})
+	var env []byte
+	testproc.Eventually(t, "the child's environment readable", func() bool {
+		var err error
+		env, err = ReadEnviron(cmd.Process.Pid)
+		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), inEnv)
+	})
+	if strings.Contains(string(env), inArgv) {
+		t.Fatalf("ReadEnviron(child) holds its argument %q", inArgv)
+	}
+}
+
+func TestReadEnvironOfNoProcessIsNotExist(t *testing.T) {
+	cmd := exec.Command("/usr/bin/true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadEnviron(cmd.Process.Pid); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("ReadEnviron(reaped child) = %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestAllListsThisProcessAndAChild(t *testing.T) {
+	c := child(t, false, "/bin/sleep", "300")
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self, kid bool
+	for _, e := range all {
+		switch e.PID {
+		case os.Getpid():
+			self = e.UID == os.Getuid() && e.PPID == os.Getppid()
+		case c.Process.Pid:
+			kid = e.UID == os.Getuid() && e.PPID == os.Getpid()
+		}
+	}
+	if !self || !kid {
+		t.Fatalf("All() of %d processes: this process found %v, its child %v (with uid and parent)", len(all), self, kid)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"os"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -32,6 +33,23 @@ func kinfo(name string, args ...int) ([]kproc, error) {
 		return nil, err
 	}
 	return parseKinfo(b)
+}
+
+// ReadEnviron returns the environment of pid as entries each ended by a NUL,
+// from sysctl kern.proc.env (KERN_PROC_ENV), which FreeBSD answers with
+// the strings of the process's environment alone (never its argv) for a
+// process the caller may debug: another user's, or one that changed its
+// credentials, is refused with an error. A process that is not there is
+// os.ErrNotExist.
+func ReadEnviron(pid int) ([]byte, error) {
+	b, err := sys.ProcEnv(pid)
+	if errors.Is(err, sys.ErrGone) {
+		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("proc: pid %d: %w", pid, err)
+	}
+	return b, nil
 }
 
 // SameNamespace holds trivially on the 64-bit ports: FreeBSD has one PID

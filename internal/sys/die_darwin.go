@@ -47,13 +47,13 @@ type sigactiont struct {
 
 // The sizes of the C structures of libSystem and the kernel that are
 // passed by pointer on macOS (64-bit only): struct sigaction 16 bytes (a
-// pointer, a 32-bit sigset_t and an int), struct kinfo_proc 648 (a
-// struct extern_proc and a struct eproc), struct kevent 32. A layout of
+// pointer, a 32-bit sigset_t and an int), struct kevent 32. (The
+// kinfo_proc records of kern.proc, 648 bytes each, are read as bytes and
+// decoded by package proc.) A layout of
 // other size does not compile: the index is out of range, or the
 // difference overflows.
 var (
 	_ = [1]int{}[unsafe.Sizeof(sigactiont{})-16]
-	_ = [1]int{}[unsafe.Sizeof(KinfoProc{})-648]
 	_ = [1]int{}[unsafe.Sizeof(unix.Kevent_t{})-32]
 )
 

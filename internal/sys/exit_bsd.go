@@ -4,6 +4,7 @@ package sys
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -126,4 +127,31 @@ func waitStatus(ws syscall.WaitStatus) WaitStatus {
 		return WaitStatus{Exited: true, Code: ws.ExitStatus()}
 	}
 	return WaitStatus{Signal: ws.Signal(), CoreDumped: ws.CoreDump()}
+}
+
+// KillWatched sends sig to pid by number, unless its exit descriptor fd
+// ([WatchExit]) shows that it has exited: then, and when kill finds no
+// process, [ErrGone]. It is for a process that is not the caller's child,
+// whose identity the caller read again after the watch was registered:
+// while the kqueue has no exit event, the process watched still runs, and
+// holds its number, so the reads and the signal are of that process. What
+// is left is the moment between the look at the kqueue (poll, which does
+// not consume the event) and the kill.
+func KillWatched(pid, fd int, sig syscall.Signal) error {
+	if pid <= 1 {
+		return fmt.Errorf("kill: refusing pid %d", pid)
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := Poll(fds, 0)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return ErrGone
+	}
+	err = unix.Kill(pid, sig)
+	if errors.Is(err, unix.ESRCH) {
+		return ErrGone
+	}
+	return named("kill", err)
 }

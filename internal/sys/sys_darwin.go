@@ -6,19 +6,43 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// KinfoProc is macOS's struct kinfo_proc.
-type KinfoProc = unix.KinfoProc
+// KinfoProcs reads the struct kinfo_proc records of the kern.proc sysctl
+// name with its arguments (kern.proc.pid, kern.proc.pgrp, kern.proc.all),
+// as raw bytes for package proc to decode. The size is asked first; a
+// table that grew past it before the read (ENOMEM) is read again, up to
+// kinfoTries times. ESRCH becomes [ErrGone].
+func KinfoProcs(name string, args ...int) ([]byte, error) {
+	var err error
+	for range kinfoTries {
+		var b []byte
+		b, err = unix.SysctlRaw(name, args...)
+		switch {
+		case errors.Is(err, unix.ENOMEM):
+			continue
+		case errors.Is(err, unix.ESRCH):
+			return nil, ErrGone
+		case err != nil:
+			return nil, named("sysctl "+name, err)
+		}
+		return b, nil
+	}
+	return nil, named("sysctl "+name, err)
+}
 
-// KinfoProcs reads the kinfo_proc records of the kern.proc sysctl name
-// with its arguments (kern.proc.pid, kern.proc.pgrp, kern.proc.all).
-// ESRCH becomes [ErrGone].
-func KinfoProcs(name string, args ...int) ([]KinfoProc, error) {
-	ps, err := unix.SysctlKinfoProcSlice(name, args...)
+// kinfoTries bounds the reads of a process table that keeps growing
+// between the size and the read (a fork storm).
+const kinfoTries = 16
+
+// ProcArgs reads the sysctl kern.procargs2 (KERN_PROCARGS2) of pid: its
+// argc, executable path, argv and environment as the kernel keeps them
+// (package proc parses them). macOS answers only for a process of the
+// caller's user (or for root), and refuses one that is exiting or a
+// zombie (EINVAL) or being set up (EIO); every refusal is an error here,
+// ESRCH [ErrGone].
+func ProcArgs(pid int) ([]byte, error) {
+	b, err := unix.SysctlRaw("kern.procargs2", pid)
 	if errors.Is(err, unix.ESRCH) {
 		return nil, ErrGone
 	}
-	if err != nil {
-		return nil, named("sysctl "+name, err)
-	}
-	return ps, nil
+	return b, named("sysctl kern.procargs2", err)
 }

@@ -45,6 +45,19 @@ func KinfoProcs(name string, args ...int) ([]byte, error) {
 	return b, nil
 }
 
+// ProcEnv reads the sysctl kern.proc.env (CTL_KERN, KERN_PROC,
+// KERN_PROC_ENV (35), pid): the environment strings of pid, each with its
+// NUL. ESRCH becomes [ErrGone]; a process the caller may not debug is
+// refused (EPERM, ESRCH for one in another jail).
+func ProcEnv(pid int) ([]byte, error) {
+	mib := []int32{1, 14, 35, int32(pid)}
+	b, err := readGrowing(func(buf []byte) (int, error) { return sysctl(mib, buf) })
+	if errors.Is(err, unix.ESRCH) {
+		return nil, ErrGone
+	}
+	return b, named("sysctl kern.proc.env", err)
+}
+
 // sysctl reads the MIB mib into old (nil: only its size) with a raw
 // __sysctl, which x/sys/unix does not offer for a caller's buffer, and
 // returns the length the kernel reports: with ENOMEM, old was too small

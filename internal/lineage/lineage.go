@@ -1,0 +1,189 @@
+//go:build darwin || freebsd || linux
+
+package lineage
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// Identity names one process for as long as the machine runs: its
+// unique id where the kernel has one (macOS), else its PID with its start
+// time (FreeBSD; microseconds since the epoch).
+type Identity struct {
+	PID    int
+	Start  uint64
+	Unique uint64
+}
+
+// key is what an identity is compared by: the unique id where there is
+// one, else the PID and start time.
+func (id Identity) key() Identity {
+	if id.Unique != 0 {
+		return Identity{Unique: id.Unique}
+	}
+	return Identity{PID: id.PID, Start: id.Start}
+}
+
+// known reports whether id names a process at all.
+func (id Identity) known() bool { return id.key() != Identity{} }
+
+// after reports whether id started after b: by unique id where both
+// have one (they are handed out in order), else by start time.
+func (id Identity) after(b Identity) bool {
+	if id.Unique != 0 && b.Unique != 0 {
+		return id.Unique > b.Unique
+	}
+	return id.Start >= b.Start
+}
+
+// Proc is one process of a snapshot of the process table.
+type Proc struct {
+	ID Identity
+	// Parent is the identity of the process's parent as the snapshot
+	// knows it (macOS: the parent's unique id, kept after it died until
+	// the orphan execs;
+	// FreeBSD: its parent PID with that parent's start, from the same
+	// snapshot), or zero when it is not known.
+	Parent Identity
+	UID    int
+	Stat   proc.Stat
+	// Marked, when set, reads the process's environment and reports
+	// whether it carries the session's mark (and the read was of this
+	// process: its identity read again after). It is asked only of a
+	// process of the session's user that started after the Engine and is
+	// not found otherwise.
+	Marked func() bool
+}
+
+// Tracker is what the passes found so far of one session.
+type Tracker struct {
+	root     Identity
+	uid      int
+	found    map[Identity]Proc
+	unmarked map[Identity]bool // environments read once, without the mark
+}
+
+// NewTracker starts from the Engine's identity; uid is the session's
+// user, whose processes alone are signalled (root's too: a descendant
+// that changed to another user is reported, not signalled).
+func NewTracker(root Identity, uid int) *Tracker {
+	return &Tracker{root: root, uid: uid, found: map[Identity]Proc{}, unmarked: map[Identity]bool{}}
+}
+
+// Pass adds the descendants of the Engine that snap shows: every process
+// whose parent is the Engine or a process found before, in this pass or
+// an earlier one, and every process of the session's user that carries
+// the mark and started after the Engine. It goes over snap until a round
+// adds nothing, and returns how many processes it added.
+func (t *Tracker) Pass(snap []Proc) int {
+	added := 0
+	for {
+		n := 0
+		for _, p := range snap {
+			k := p.ID.key()
+			if !p.ID.known() || k == t.root.key() {
+				continue
+			}
+			if _, ok := t.found[k]; ok {
+				continue
+			}
+			if t.descends(p) || t.marked(p) {
+				t.found[k] = p
+				n++
+			}
+		}
+		if n == 0 {
+			return added
+		}
+		added += n
+	}
+}
+
+func (t *Tracker) descends(p Proc) bool {
+	if !p.Parent.known() {
+		return false
+	}
+	k := p.Parent.key()
+	_, ok := t.found[k]
+	return ok || k == t.root.key()
+}
+
+// marked asks p's environment for the mark once: the environment read
+// is the one the process was started with, which does not change.
+func (t *Tracker) marked(p Proc) bool {
+	k := p.ID.key()
+	if p.Marked == nil || !t.owns(p.UID) || !p.ID.after(t.root) || t.unmarked[k] {
+		return false
+	}
+	if p.Marked() {
+		return true
+	}
+	t.unmarked[k] = true
+	return false
+}
+
+// owns reports whether a process of uid may be signalled for the session.
+func (t *Tracker) owns(uid int) bool { return uid == t.uid }
+
+// Found lists what the passes found, by PID.
+func (t *Tracker) Found() []Proc {
+	out := slices.Collect(maps.Values(t.found))
+	slices.SortFunc(out, func(a, b Proc) int { return cmp.Compare(a.ID.PID, b.ID.PID) })
+	return out
+}
+
+// Verify is the rule applied right before a signal: live, the fresh
+// read of a process opened by its PID, is a process the passes found,
+// by the same identity under the same PID, and of the session's user.
+func (t *Tracker) Verify(live Proc) bool {
+	f, ok := t.found[live.ID.key()]
+	return ok && live.ID.known() && f.ID.PID == live.ID.PID && t.owns(live.UID)
+}
+
+// Same is Verify without the user: live is the process found.
+func (t *Tracker) Same(live Proc) bool {
+	f, ok := t.found[live.ID.key()]
+	return ok && live.ID.known() && f.ID.PID == live.ID.PID
+}
+
+// byPID names the parents of a listing whose processes are named by PID
+// and start time (FreeBSD's; ps holds ID.PID, ID.Start and Stat.PPID):
+// a process's parent is its PPID with that parent's start from the same
+// listing, and is not known when the listing has no such process or one
+// that started after the child (the number was handed out again).
+func byPID(ps []Proc) []Proc {
+	starts := make(map[int]uint64, len(ps))
+	for _, p := range ps {
+		starts[p.ID.PID] = p.ID.Start
+	}
+	for i, p := range ps {
+		if start, ok := starts[p.Stat.PPID]; ok && start <= p.ID.Start && p.Stat.PPID != p.ID.PID {
+			ps[i].Parent = Identity{PID: p.Stat.PPID, Start: start}
+		}
+	}
+	return ps
+}
+
+// carries reads pid's environment and reports whether it carries id in
+// the session mark and pid still names the same process after the read
+// (same: the platform's identity read again).
+func carries(pid int, id mark.ID, same func() bool) bool {
+	env, err := proc.ReadEnviron(pid)
+	return err == nil && mark.InEnviron(env, id) && same()
+}
+
+// markedByStart is the Marked of a process named by PID and start time:
+// the mark read, then the start time read again.
+func markedByStart(pid int, start uint64, id mark.ID) func() bool {
+	return func() bool {
+		return carries(pid, id, func() bool {
+			again, err := proc.ReadStat(pid)
+			return err == nil && again.StartTime == start
+		})
+	}
+}

@@ -1,0 +1,37 @@
+//go:build darwin || freebsd
+
+package lineage
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// watched is a process opened by its exit watch (a kqueue NOTE_EXIT
+// filter registered before it was read again): it is signalled by number
+// only while the watch shows no exit.
+type watched struct{ pid, fd int }
+
+func (w watched) Signal(sig syscall.Signal) error { return sys.KillWatched(w.pid, w.fd, sig) }
+func (w watched) Close()                          { sys.Close(w.fd) }
+
+// open registers the exit watch of pid, then reads it (read: the fresh
+// read of the platform, taken after the watch).
+func open(pid int, read func(pid int) (Proc, error)) (Handle, Proc, error) {
+	fd, err := sys.WatchExit(pid)
+	if err != nil {
+		return nil, Proc{}, err
+	}
+	p, err := read(pid)
+	if errors.Is(err, os.ErrNotExist) {
+		err = sys.ErrGone // exited between the watch and the read
+	}
+	if err != nil {
+		sys.Close(fd)
+		return nil, Proc{}, err
+	}
+	return watched{pid, fd}, p, nil
+}

@@ -1,0 +1,48 @@
+package lineage
+
+import (
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
+)
+
+// Root reads the identity of pid, the Engine (the caller's unreaped
+// child, so that the number names it alone): its PID and ki_start.
+func Root(pid int) (Identity, error) {
+	p, err := read(pid)
+	return p.ID, err
+}
+
+// System is FreeBSD's table: one read of kern.proc.proc for a snapshot,
+// each process named by (PID, ki_start) and its parent by its PPID with
+// that parent's ki_start from the same snapshot (a parent not in it, or
+// started after the child, is not known); with id, the mark read from
+// kern.proc.env, where FreeBSD lets it be read.
+func System(id *mark.ID) Table {
+	return Table{
+		Snapshot: func() ([]Proc, error) {
+			all, err := proc.All()
+			if err != nil {
+				return nil, err
+			}
+			out := make([]Proc, 0, len(all))
+			for _, e := range all {
+				p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime}, UID: e.UID, Stat: e.Stat}
+				if id != nil {
+					p.Marked = markedByStart(e.PID, e.StartTime, *id)
+				}
+				out = append(out, p)
+			}
+			return byPID(out), nil
+		},
+		Open: func(pid int) (Handle, Proc, error) { return open(pid, read) },
+	}
+}
+
+// read reads pid's record.
+func read(pid int) (Proc, error) {
+	e, err := proc.ReadEntry(pid)
+	if err != nil {
+		return Proc{}, err
+	}
+	return Proc{ID: Identity{PID: pid, Start: e.StartTime}, UID: e.UID, Stat: e.Stat}, nil
+}
