@@ -89,4 +89,3 @@ func TestTheGuardRefusesARecordNameNotItsSessions(t *testing.T) {
 		t.Error("a record without a mark: accepted")
 	}
 }
-
