@@ -14,7 +14,7 @@ import (
 // version of this module may start its hidden modes from an installed
 // session-starter of another; a hidden mode of another protocol refuses
 // to run ([CheckProtocol]).
-const Protocol = 4
+const Protocol = 5
 
 const hiddenPrefix = "__session-starter-"
 
