@@ -47,6 +47,9 @@ func runHelperMode(args []string) {
 	os.Exit(helperMain(helperFD))
 }
 
+// inHelper is set in the spawn helper: its calls are its own children.
+var inHelper bool
+
 // helper is the spawn helper process: the parent of an Engine's calls.
 type helper struct {
 	sock   int
@@ -74,6 +77,7 @@ type helperCall struct {
 // helperMain serves the Engine on sock until the connection ends, then
 // ends everything it holds and returns the exit status.
 func helperMain(sock int) int {
+	inHelper = true
 	// The terminal's and the Engine's group's signals are the Engine's:
 	// the helper ends its calls when the Engine's end closes the socket.
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGPIPE)
@@ -139,11 +143,15 @@ func (h *helper) faultAt(phase string) {
 		}
 		_ = f.Close()
 	}
+	// To this thread: a signal to the process may be taken by another
+	// thread while this one runs on into the next step.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	switch h.fault[1] {
 	case "kill":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		_ = sys.SignalThread(syscall.SIGKILL)
 	case "pause":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		_ = sys.SignalThread(syscall.SIGSTOP)
 	}
 }
 

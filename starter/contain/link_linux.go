@@ -66,6 +66,9 @@ func helperBinary() string {
 	return probed
 }
 
+// helpersStarted counts the helper processes this process started.
+var helpersStarted atomic.Int64
+
 // errNoHelperBinary: there is no binary to start a helper from.
 var errNoHelperBinary = errors.New("contain: no binary plays the spawn helper")
 
@@ -88,6 +91,7 @@ func startLink() (*link, error) {
 		_ = syscall.Close(ours)
 		return nil, err
 	}
+	helpersStarted.Add(1)
 	l := &link{sock: ours, helper: cmd.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
 	go l.read()
 	timer := time.NewTimer(helperAnswerBudget)
@@ -280,7 +284,9 @@ type helped struct {
 // the call's error (NotStarted). Everything else is Unclear: the call is
 // not started again, here or by the caller.
 func (c *Cmd) startViaHelper() (handled bool, err error) {
-	if _, inSession := os.LookupEnv(mark.Var); inSession {
+	if _, inSession := os.LookupEnv(mark.Var); inSession || inHelper {
+		// Under a session, or in the helper itself: the parent that
+		// ends the call with the Engine is there already.
 		return false, nil
 	}
 	if c.SysProcAttr != nil || (c.Cancel != nil && c.ctx == nil) || slices.Contains(c.ExtraFiles, nil) {
