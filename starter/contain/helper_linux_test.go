@@ -196,6 +196,7 @@ type helperReport struct {
 	Pids      []int // the leader, then the PIDs the call printed
 	HelperPID int
 	Helpers   int64 // how many helpers this Engine started
+	HelperExe string
 }
 
 func init() {
@@ -206,7 +207,9 @@ func init() {
 // "-"), the script, how many PIDs it prints, and the ending: "wait"
 // (stdin closed, Wait), "hold" (report, then wait to be killed), "gone"
 // (the helper is killed, its end seen, then the call is made),
-// "send-fails" (the first spawn's send fails before a byte leaves).
+// "send-fails" (the first spawn's send fails before a byte leaves),
+// "undispatched" (as wait, in a binary whose main did not call
+// IfRequested).
 func helperEngine(args []string) int {
 	report, fault, script, end := args[0], args[1], args[2], args[4]
 	n, _ := strconv.Atoi(args[3])
@@ -215,7 +218,9 @@ func helperEngine(args []string) int {
 	if fault != "-" {
 		_ = os.Setenv(FaultVar, fault)
 	}
-	dispatched.Store(true)
+	// This binary dispatches the helper mode (TestMain runs RunHidden),
+	// as IfRequested records; "undispatched" is a binary that does not.
+	dispatched.Store(end != "undispatched")
 	helperAnswerBudget = 5 * time.Second
 	rep := helperReport{}
 	write := func() {
@@ -251,6 +256,7 @@ func helperEngine(args []string) int {
 	rep.Pids = append(rep.Pids, c.Process.Pid)
 	if c.via != nil {
 		rep.HelperPID = c.via.l.helper.Pid
+		rep.HelperExe, _ = os.Readlink("/proc/" + strconv.Itoa(rep.HelperPID) + "/exe")
 	}
 	r := bufio.NewReader(out)
 	for range n {
@@ -280,10 +286,11 @@ type engineRun struct {
 	exited chan struct{}
 }
 
-func startHelperEngine(t *testing.T, fault, script string, n int, end string) *engineRun {
+func startHelperEngine(t *testing.T, fault, script string, n int, end string, env ...string) *engineRun {
 	t.Helper()
 	e := &engineRun{report: filepath.Join(t.TempDir(), "report"), out: &bytes.Buffer{}, exited: make(chan struct{})}
 	e.cmd = testproc.HelperCommand(t, "helper-engine", e.report, fault, script, strconv.Itoa(n), end)
+	e.cmd.Env = append(e.cmd.Env, env...)
 	e.cmd.Stdout, e.cmd.Stderr = e.out, e.out
 	if err := e.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -448,5 +455,74 @@ func TestAHelperKilledLeavesItsCallsLeaderToItsParentDeathSignal(t *testing.T) {
 	}
 	if !leader.goneWithin(testproc.TooLong) {
 		t.Error("the call's leader outlived its helper")
+	}
+}
+
+// TestAnEngineWithoutTheDispatchUsesAnInstalledStarterAsItsHelper: a
+// binary whose main did not call IfRequested is never run as the helper
+// (it would run a second copy of the Engine); an installed
+// session-starter of this protocol is, and without one the call runs
+// directly with the notice.
+func TestAnEngineWithoutTheDispatchUsesAnInstalledStarterAsItsHelper(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, installed := range []bool{true, false} {
+		t.Run("installed="+strconv.FormatBool(installed), func(t *testing.T) {
+			dir := t.TempDir()
+			starterPath := filepath.Join(dir, "session-starter")
+			if installed {
+				b, err := os.ReadFile(self)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(starterPath, b, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			marker := filepath.Join(dir, "marker")
+			e := startHelperEngine(t, "-", `echo run >> '`+marker+`'`, 0, "undispatched", "PATH="+dir+":"+filepath.Dir(sh))
+			rep := e.result(t)
+			<-e.exited
+			switch {
+			case installed && (!rep.Helped || rep.HelperExe != starterPath || rep.Notice != ""):
+				t.Errorf("report %+v: want the installed %s as the helper", rep, starterPath)
+			case !installed && (rep.Helped || rep.Notice != NoticeDirect || rep.Outcome != Started):
+				t.Errorf("report %+v: want the call run directly with the notice", rep)
+			}
+			if n := markerCount(t, marker); n != 1 {
+				t.Errorf("the command ran %d times, want once", n)
+			}
+			if !installed && !strings.Contains(e.out.String(), NoticeDirect) {
+				t.Errorf("the Engine's stderr %q lacks the notice", e.out.String())
+			}
+		})
+	}
+}
+
+// TestAReleaseThatCouldNotBeSentSaysSo: the release does not reach the
+// helper, which is then let go; what the call left is ended with it, and
+// the result says so.
+func TestAReleaseThatCouldNotBeSentSaysSo(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	failNextSend.Store(true)
+	in.Close()
+	_ = c.Wait()
+	if r := c.Result(); r.Notice != NoticeReleaseUnsent {
+		t.Errorf("Result() = %+v, want the notice %q", r, NoticeReleaseUnsent)
+	}
+	if !ws[0].goneWithin(testproc.TooLong) {
+		t.Error("what the call left outlived the helper it was left to")
 	}
 }

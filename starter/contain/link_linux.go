@@ -437,14 +437,14 @@ func (h *helped) watch(c *Cmd) {
 			killc = nil // sent once
 			if !h.killed {
 				h.killed = true
-				// Unsent: the helper is gone or going, and ends the
-				// call's tree itself.
-				_ = h.l.send(newMsg(msgKill).num(h.call), nil)
+				h.sendOrAbandon(msgKill)
 			}
 		case rep, ok := <-h.ch:
 			if !ok {
 				h.lost = true
-				c.notice(NoticeLost)
+				if c.result.Notice == "" {
+					c.notice(NoticeLost)
+				}
 				return
 			}
 			switch rep.kind {
@@ -459,7 +459,7 @@ func (h *helped) watch(c *Cmd) {
 				if kill {
 					kind, h.killed = msgKill, true
 				}
-				if h.l.send(newMsg(kind).num(h.call), nil) != nil && !kill {
+				if !h.sendOrAbandon(kind) && !kill {
 					c.notice(NoticeReleaseUnsent)
 				}
 			case msgDone:
@@ -477,6 +477,17 @@ func (h *helped) watch(c *Cmd) {
 			}
 		}
 	}
+}
+
+// sendOrAbandon sends a kill or release; one that cannot be sent lets
+// the helper go (it is gone, or its connection is broken): its end of
+// input comes, and it ends what it holds — this call's tree included.
+func (h *helped) sendOrAbandon(kind byte) bool {
+	if h.l.send(newMsg(kind).num(h.call), nil) != nil {
+		h.l.abandon(false)
+		return false
+	}
+	return true
 }
 
 // waitErr is Wait's error for the leader's end, as the helper reported
