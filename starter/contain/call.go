@@ -209,16 +209,6 @@ const (
 	NoticeReleaseUnsent = "contain: the release could not be sent to the spawn helper: what the call left running is ended with the helper"
 )
 
-var noticed sync.Map
-
-// notice puts n in the call's result, and on stderr once per process.
-func (c *Cmd) notice(n string) {
-	c.result.Notice = n
-	if _, seen := noticed.LoadOrStore(n, true); !seen {
-		fmt.Fprintln(os.Stderr, n)
-	}
-}
-
 // ErrUnclear is wrapped by Start's error when the call's outcome is
 // [Unclear]: it may have run, and must not be started again.
 var ErrUnclear = errors.New("contain: whether the call ran is not known")
@@ -280,7 +270,10 @@ func Wrap(c *exec.Cmd) *Cmd {
 func (c *Cmd) ID() string { return c.result.ID }
 
 // Start starts the call's leader in a tree of its own (see the package
-// doc). A Start error means NotStarted: nothing was executed.
+// doc). A Start error means NotStarted — nothing was executed — unless
+// it wraps [ErrUnclear]: through the spawn helper, a request that may
+// have reached a helper that then said nothing is Unclear, and is never
+// started again.
 func (c *Cmd) Start() error {
 	if c.err != nil {
 		return c.err

@@ -62,6 +62,10 @@ const requestValue = "1"
 //
 // # Not requested
 //
+// Either way the call first records that this binary dispatches the
+// hidden modes, so that the spawn helper of contained calls may be
+// started from it (see the package doc), and runs the one asked for.
+//
 // Without RequestEnv, the call returns at once (a look at os.Args and one
 // environment lookup; BenchmarkIfRequestedWithoutTheVariable).
 // Another value of RequestEnv than "1" is removed from the environment and

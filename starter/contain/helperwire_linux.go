@@ -36,10 +36,12 @@ const (
 	msgLeftDone = 'e' // call, error: EndReleased ended
 )
 
-// maxPacket bounds one message: a spawn's arguments and environment.
-// A larger spawn is not sent (its send fails before a byte leaves: the
-// call runs directly).
-const maxPacket = 1 << 20
+// maxPacket bounds one message: a spawn's arguments and environment,
+// or the lists of a call's end. A seqpacket message must fit the
+// sender's socket buffer (212992 bytes by default, net.core.wmem_default);
+// a larger spawn is not offered to the helper (the call runs directly,
+// with the notice).
+const maxPacket = 128 << 10
 
 // maxFDs bounds the descriptors of one spawn: stdin, stdout, stderr and
 // the extra files.

@@ -112,7 +112,7 @@ func startLink() (*link, error) {
 // this protocol; anything that does not decode ends the connection.
 func (l *link) read() {
 	defer close(l.ended)
-	buf := make([]byte, 4096)
+	buf := make([]byte, maxPacket+1)
 	greeted := false
 	for {
 		data, fds, err := recvPacket(l.sock, buf, nil)
@@ -266,6 +266,16 @@ type helped struct {
 	killed bool // a kill was sent
 }
 
+var noticed sync.Map
+
+// notice puts n in the call's result, and on stderr once per process.
+func (c *Cmd) notice(n string) {
+	c.result.Notice = n
+	if _, seen := noticed.LoadOrStore(n, true); !seen {
+		fmt.Fprintln(os.Stderr, n)
+	}
+}
+
 // startViaHelper starts the call through the spawn helper when this
 // process is under no session (no session mark: under one, the session
 // ends every call when the Engine dies). handled false: the call is to
@@ -297,8 +307,14 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 		return false, nil
 	}
 	req, fds, cleanup, err := c.request()
-	if err != nil {
-		return true, err
+	if err != nil || len(req.encode().b) > maxPacket {
+		// A request the helper cannot be given (no working directory
+		// to name, too many descriptors, too large): directly.
+		if cleanup != nil {
+			cleanup()
+		}
+		c.notice(NoticeDirect)
+		return false, nil
 	}
 	defer cleanup()
 	for range 2 {
