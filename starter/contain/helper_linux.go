@@ -80,7 +80,14 @@ func helperMain(sock int) int {
 	inHelper = true
 	// The terminal's and the Engine's group's signals are the Engine's:
 	// the helper ends its calls when the Engine's end closes the socket.
-	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGPIPE)
+	// Caught and dropped, not ignored: an ignored signal would stay
+	// ignored in every call (execve keeps SIG_IGN), a caught one does not.
+	drop := make(chan os.Signal, 1)
+	signal.Notify(drop, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP)
+	go func() {
+		for range drop {
+		}
+	}()
 	if err := sys.SetChildSubreaper(true); err != nil {
 		return 125
 	}

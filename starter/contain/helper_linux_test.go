@@ -94,6 +94,37 @@ func TestACallOutsideASessionIsTheHelpersChild(t *testing.T) {
 	}
 }
 
+// TestAHelpedCallHasTheSignalDispositionsOfADirectOne: the helper
+// drops the terminal's signals (they are the Engine's), but its calls
+// do not inherit that: they ignore what a direct call ignores.
+func TestAHelpedCallHasTheSignalDispositionsOfADirectOne(t *testing.T) {
+	direct, err := Command(context.Background(), "grep", "^SigIgn", "/proc/self/status").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withHelper(t)
+	c := Command(context.Background(), "grep", "^SigIgn", "/proc/self/status")
+	helped, err := c.Output()
+	if err != nil || c.via == nil {
+		t.Fatalf("Output() = %q, %v; helped %v", helped, err, c.via != nil)
+	}
+	if !bytes.Equal(helped, direct) {
+		t.Errorf("a helped call has %q, a direct one %q", helped, direct)
+	}
+}
+
+// TestAHelpedCallWithACancelledContextIsNotStarted: as exec does, a
+// context done before Start starts nothing.
+func TestAHelpedCallWithACancelledContextIsNotStarted(t *testing.T) {
+	withHelper(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := Command(ctx, "true")
+	if err := c.Start(); !errors.Is(err, context.Canceled) || c.Result().Outcome != NotStarted {
+		t.Fatalf("Start() = %v, outcome %v; want context.Canceled, NotStarted", err, c.Result().Outcome)
+	}
+}
+
 func TestAHelpedCallCancelledEndsItsWholeTreeWithTheSetsidGrandchild(t *testing.T) {
 	withHelper(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -306,6 +306,9 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 		c.notice(NoticeDirect)
 		return false, nil
 	}
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return true, c.ctx.Err() // as exec: nothing is started
+	}
 	req, fds, cleanup, err := c.request()
 	if err != nil || len(req.encode().b) > maxPacket {
 		// A request the helper cannot be given (no working directory
