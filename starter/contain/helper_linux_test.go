@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -456,15 +457,16 @@ func TestAnEngineKilledMidCallOutsideASessionLeavesNothingOfTheCall(t *testing.T
 	if parentOf(t, rep.HelperPID) != e.cmd.Process.Pid || parentOf(t, ws[0].pid) != rep.HelperPID {
 		t.Fatalf("the leader's parent is not the Engine's helper")
 	}
+	killed := time.Now()
 	if err := e.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-e.exited
 	for _, w := range append(ws, helper) {
 		if !w.goneWithin(testproc.TooLong) {
 			t.Errorf("pid %d outlived the Engine's SIGKILL", w.pid)
 		}
 	}
+	t.Logf("the call's tree and the helper were gone %v after the Engine's SIGKILL", time.Since(killed))
 }
 
 // TestAHelperKilledLeavesItsCallsLeaderToItsParentDeathSignal: the
@@ -555,5 +557,71 @@ func TestAReleaseThatCouldNotBeSentSaysSo(t *testing.T) {
 	}
 	if !ws[0].goneWithin(testproc.TooLong) {
 		t.Error("what the call left outlived the helper it was left to")
+	}
+}
+
+// BenchmarkACallOfTrue: a contained call of /bin/true through the spawn
+// helper, directly, and a plain exec.Command, in the same run.
+func BenchmarkACallOfTrue(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if err := Command(context.Background(), "/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("helper", func(b *testing.B) {
+		dispatched.Store(true)
+		b.Cleanup(func() {
+			dispatched.Store(false)
+			dropHelper()
+		})
+		for b.Loop() {
+			c := Command(context.Background(), "/bin/true")
+			if err := c.Run(); err != nil || c.via == nil {
+				b.Fatalf("Run() = %v, helped %v", err, c.via != nil)
+			}
+		}
+	})
+}
+
+// TestCallsAtOnceShareOneHelper: one helper per Engine, whatever the
+// number of calls in flight; each gets its own output and status.
+func TestCallsAtOnceShareOneHelper(t *testing.T) {
+	withHelper(t)
+	before := helpersStarted.Load()
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			c := Command(context.Background(), "sh", "-c", "echo "+strconv.Itoa(i)+"; exit "+strconv.Itoa(i))
+			out, err := c.Output()
+			var ee *ExitError
+			switch {
+			case c.via == nil:
+				errs <- errors.New("not helped")
+			case strings.TrimSpace(string(out)) != strconv.Itoa(i):
+				errs <- errors.New("call " + strconv.Itoa(i) + " read " + string(out))
+			case i == 0 && err != nil, i > 0 && (!errors.As(err, &ee) || ee.ExitCode() != i):
+				errs <- fmt.Errorf("call %d: %v", i, err)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := helpersStarted.Load() - before; got != 1 {
+		t.Errorf("%d helpers were started for %d calls, want 1", got, n)
 	}
 }

@@ -58,9 +58,8 @@ var (
 // else none.
 func helperBinary() string {
 	if dispatched.Load() {
-		if self, err := os.Executable(); err == nil {
-			return self
-		}
+		// This very binary, even if its file was replaced since.
+		return "/proc/self/exe"
 	}
 	probedOnce.Do(func() { probed = installedStarter() })
 	return probed
