@@ -15,6 +15,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/contain"
 	"github.com/session-starter/session-starter/starter/exit"
 )
 
@@ -27,7 +28,7 @@ var version, commit = "", ""
 
 func main() {
 	// The hidden modes come first: their command lines are not ours.
-	starter.RunHidden(os.Args)
+	contain.RunHidden(os.Args)
 	// Then the stop signals, before anything else: from here none meets
 	// the Go runtime's default handling (exit status 2, which means a
 	// usage error only).

@@ -9,8 +9,9 @@ import (
 
 // Protocol is the version of what a starter and its hidden modes — the
 // gate, the guard and the guard's pin, started from a session-starter
-// binary — say to each other: their command lines, descriptors and
-// messages. A change to any of them raises it. A Go Engine built with one
+// binary, and the spawn helper a Go Engine starts for its contained calls
+// (package starter/contain) — say to each other: their command lines,
+// descriptors and messages. A change to any of them raises it. A Go Engine built with one
 // version of this module may start its hidden modes from an installed
 // session-starter of another; a hidden mode of another protocol refuses
 // to run ([CheckProtocol]).
@@ -19,7 +20,7 @@ const Protocol = 5
 const hiddenPrefix = "__session-starter-"
 
 // HiddenArg is the first argument that selects the hidden mode name
-// ("gate", "guard", "pin") at this Protocol: "__session-starter-gate__2".
+// ("gate", "guard", "pin", "helper") at this Protocol: "__session-starter-gate__2".
 // It cannot be mistaken for a flag or a PROGRAM of session-starter's own
 // command line.
 func HiddenArg(name string) string {

@@ -98,6 +98,36 @@ type Result struct {
 	Survivors []int
 	// Elapsed is how long the end took, for a Killed call.
 	Elapsed time.Duration
+	// Notice is the fixed notice of a call that ran without the spawn
+	// helper although it was wanted, or that the helper failed (see the
+	// package doc), "" otherwise; it is also written to stderr once per
+	// process.
+	Notice string
+}
+
+// ExitError is Wait's error for a call through the spawn helper whose
+// leader did not exit with status 0: the leader was the helper's child,
+// so there is no [os.ProcessState] (Cmd.ProcessState stays nil), only
+// the status the helper reported.
+type ExitError struct {
+	Status syscall.WaitStatus
+	// Stderr is filled by [Cmd.Output], as exec.ExitError's.
+	Stderr []byte
+}
+
+func (e *ExitError) Error() string {
+	if e.Status.Signaled() {
+		return "signal: " + e.Status.Signal().String()
+	}
+	return "exit status " + strconv.Itoa(e.Status.ExitStatus())
+}
+
+// ExitCode is the leader's exit status, or -1 when a signal ended it.
+func (e *ExitError) ExitCode() int {
+	if e.Status.Signaled() {
+		return -1
+	}
+	return e.Status.ExitStatus()
 }
 
 // DefaultDrain is how long output is still read after the leader exited
@@ -143,8 +173,11 @@ type Cmd struct {
 	// instead of releasing what it left (Released).
 	EndOnExit bool
 
-	err      error // refused by Wrap or Command: Start returns it
-	called   bool  // Start was called
+	err      error           // refused by Wrap or Command: Start returns it
+	ctx      context.Context // Command's, for a call through the helper
+	decide   func() bool     // in the spawn helper: the Engine's choice at the leader's exit (kill?)
+	via      *helped         // the call's leader is the spawn helper's child
+	called   bool            // Start was called
 	killc    chan struct{}
 	killOnce sync.Once
 	done     chan struct{} // closed when the tree has ended or been released
@@ -161,6 +194,25 @@ type Cmd struct {
 // errInner: the embedded exec.Cmd was started through its own methods.
 var errInner = errors.New("contain: the inner exec.Cmd was started directly: its tree is not contained")
 
+// The fixed notices of calls that ran without a helper, or whose helper
+// failed them. Each is in the call's [Result.Notice], and written once
+// per process to stderr.
+const (
+	// NoticeDirect: the call runs as this process's own child.
+	NoticeDirect = "contain: no spawn helper could be started: the call runs as this process's child, and a SIGKILL of this process leaves its tree running"
+	// NoticeUnclear: the request may have reached a helper that went away
+	// before it answered.
+	NoticeUnclear = "contain: the spawn helper went away before it said whether it started the command: it may or may not have run, and it was not started again"
+	// NoticeLost: the helper went away while the call ran.
+	NoticeLost = "contain: the spawn helper went away while the call ran: its leader got the parent-death signal (SIGKILL); how it ended is not known"
+	// NoticeReleaseUnsent: the release could not be sent.
+	NoticeReleaseUnsent = "contain: the release could not be sent to the spawn helper: what the call left running is ended with the helper"
+)
+
+// ErrUnclear is wrapped by Start's error when the call's outcome is
+// [Unclear]: it may have run, and must not be started again.
+var ErrUnclear = errors.New("contain: whether the call ran is not known")
+
 // calls numbers the calls of this process.
 var calls atomic.Uint64
 
@@ -171,7 +223,9 @@ func Command(ctx context.Context, name string, arg ...string) *Cmd {
 	if ctx == nil {
 		return Wrap(exec.Command(name, arg...))
 	}
-	return Wrap(exec.CommandContext(ctx, name, arg...))
+	c := Wrap(exec.CommandContext(ctx, name, arg...))
+	c.ctx = ctx
+	return c
 }
 
 // Wrap contains an existing, not yet started [exec.Cmd]: it takes over
@@ -216,7 +270,10 @@ func Wrap(c *exec.Cmd) *Cmd {
 func (c *Cmd) ID() string { return c.result.ID }
 
 // Start starts the call's leader in a tree of its own (see the package
-// doc). A Start error means NotStarted: nothing was executed.
+// doc). A Start error means NotStarted — nothing was executed — unless
+// it wraps [ErrUnclear]: through the spawn helper, a request that may
+// have reached a helper that then said nothing is Unclear, and is never
+// started again.
 func (c *Cmd) Start() error {
 	if c.err != nil {
 		return c.err
@@ -235,7 +292,11 @@ func (c *Cmd) Start() error {
 		c.closePipes()
 		return err
 	}
-	if err := c.startTree(); err != nil {
+	handled, err := c.startViaHelper()
+	if !handled {
+		err = c.startTree()
+	}
+	if err != nil {
 		c.closePipes()
 		return err
 	}
@@ -269,6 +330,10 @@ func (c *Cmd) requestKill() { c.killOnce.Do(func() { close(c.killc) }) }
 // ends or releases the tree while the leader's exit is unreaped.
 func (c *Cmd) watch() {
 	defer close(c.done)
+	if c.via != nil {
+		c.via.watch(c)
+		return
+	}
 	exited := make(chan struct{})
 	go func() {
 		c.tree.waitExit()
@@ -284,6 +349,9 @@ func (c *Cmd) watch() {
 			kill = true
 		default:
 			kill = c.EndOnExit || !c.tree.canRelease()
+			if !kill && c.decide != nil {
+				kill = c.decide()
+			}
 		}
 	}
 	if kill {
@@ -320,10 +388,13 @@ func (c *Cmd) Wait() error {
 	}
 	<-c.done
 	var err error
-	if c.held {
+	switch {
+	case c.via != nil:
+		err = c.via.waitErr()
+	case c.held:
 		err = c.Cmd.Wait()
 		c.tree.close()
-	} else {
+	default:
 		err = fmt.Errorf("%w: its leader %d did not exit; it is not reaped", ErrSurvivors, c.Process.Pid)
 	}
 	if perr := c.drainPipes(); perr != nil && err == nil {
@@ -348,6 +419,9 @@ func (c *Cmd) EndReleased() error {
 	}
 	c.relMu.Lock()
 	defer c.relMu.Unlock()
+	if c.via != nil {
+		return c.via.endReleased()
+	}
 	return c.tree.endReleased(c)
 }
 
@@ -359,6 +433,10 @@ func (c *Cmd) Close() error {
 	if c.waited.Load() && c.result.Ending == Released {
 		c.relMu.Lock()
 		defer c.relMu.Unlock()
+		if c.via != nil {
+			c.via.forget()
+			return nil
+		}
 		c.tree.forget(false)
 	}
 	return nil
@@ -392,8 +470,13 @@ func (c *Cmd) Output() ([]byte, error) {
 	}
 	err := c.Run()
 	var ee *exec.ExitError
-	if stderr != nil && errors.As(err, &ee) {
+	var he *ExitError
+	switch {
+	case stderr == nil:
+	case errors.As(err, &ee):
 		ee.Stderr = stderr.Bytes()
+	case errors.As(err, &he):
+		he.Stderr = stderr.Bytes()
 	}
 	return out.Bytes(), err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/starter"
@@ -61,12 +62,17 @@ const requestValue = "1"
 //
 // # Not requested
 //
+// Either way the call first records that this binary dispatches the
+// hidden modes, so that the spawn helper of contained calls may be
+// started from it (see the package doc), and runs the one asked for.
+//
 // Without RequestEnv, the call returns at once (a look at os.Args and one
 // environment lookup; BenchmarkIfRequestedWithoutTheVariable).
 // Another value of RequestEnv than "1" is removed from the environment and
 // the call returns, so that it reaches no child of this program.
 func IfRequested() {
-	starter.RunHidden(os.Args)
+	dispatched.Store(true)
+	RunHidden(os.Args)
 	v, ok := os.LookupEnv(launch.RequestEnv)
 	if !ok {
 		return
@@ -87,6 +93,24 @@ func IfRequested() {
 		exit.Apply(exit.Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()}))
 	}
 	exit.Apply(exit.Main(context.Background(), o, true))
+}
+
+// helperMode names the spawn helper's hidden mode.
+const helperMode = "helper"
+
+// dispatched records that IfRequested ran: this binary plays the hidden
+// modes, the spawn helper's included, so a helper may be started from it.
+var dispatched atomic.Bool
+
+// RunHidden runs the hidden mode args (os.Args) asks for, and never
+// returns then: those of [starter.RunHidden] and the spawn helper's. It
+// returns at once when args asks for none. IfRequested calls it;
+// session-starter's own main does too, so that an installed
+// session-starter plays the helper of an Engine whose main does not call
+// IfRequested.
+func RunHidden(args []string) {
+	starter.RunHidden(args)
+	runHelperMode(args)
 }
 
 // requestedOptions are the options of the requested form for a process

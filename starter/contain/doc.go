@@ -63,7 +63,47 @@
 // in cgroup mode as part of the session cgroup, in group mode as the
 // session's adopted escapees (session-starter is a subreaper) and, after
 // a SIGKILL of the starter itself, by the guard through the session mark.
-// A process that outlives the session is not offered.
+// Outside a session, the spawn helper plays that part (below). A process
+// that outlives the session is not offered.
+//
+// # The spawn helper
+//
+// An Engine under no session (SESSION_STARTER_SESSION is not in its
+// environment) has nothing that would end its calls if it were
+// SIGKILLed. On Linux its calls' parent is then a spawn helper: one
+// process per Engine, started on the first call that needs it, in a
+// hidden mode of a binary — this process's own when [IfRequested] ran
+// (it records that: a binary without that dispatch, run in the hidden
+// mode, would run a second copy of the Engine), else the session-starter
+// found in PATH, if it speaks this protocol (asked as for the requested
+// form). The helper is a subreaper; it receives each call over a unix
+// SOCK_SEQPACKET socketpair (path, arguments, environment, directory, and
+// the call's stdin, stdout, stderr and extra files as SCM_RIGHTS), starts
+// it with the same per-call rules (its own group, kill before reap, the
+// one end routine), answers "started" with the leader's PID (its group),
+// tells the Engine when the leader exited (still unreaped), and ends or
+// releases the tree as the Engine then asks ([Cmd.EndOnExit], a Kill),
+// reporting how it ended. When its connection to the Engine closes — the
+// Engine exited, or died of SIGKILL — it ends everything it holds: the
+// running calls' trees, what released calls left, and the orphans it
+// adopted; then it exits. Each leader is forked from one locked thread
+// with a parent-death signal (PR_SET_PDEATHSIG, SIGKILL), which fires
+// when that thread exits: it lives as long as the helper, so a SIGKILLed
+// helper takes the leaders with it.
+//
+// A helped call's Process names its leader (found by PID while the
+// helper holds it unreaped), ProcessState stays nil, and Wait's error for
+// a status other than 0 is an [*ExitError].
+//
+// Failure rules: a helper that cannot be started, does not say hello, or
+// has died, is started once more for the call at hand; if that fails too,
+// or no binary plays the helper, the call runs as this process's child
+// with [NoticeDirect] in [Result.Notice] (and on stderr, once per
+// process): a call is never refused for want of a helper, and never runs
+// without one silently. A helper that does not answer within 10 s is
+// SIGKILLed. A kill or release that cannot be sent lets the helper go
+// (its end of input comes, and it ends what it holds);
+// [NoticeReleaseUnsent] says so for a release.
 //
 // # Output
 //
@@ -82,6 +122,15 @@
 // found, a failed fork), [Started], or [Unclear]. Only NotStarted may be
 // retried: a call that may have run is never started a second time on
 // its caller's behalf.
+//
+// Through the spawn helper exactly three things prove that a call did
+// not run, and let its request go to a second helper (or the call run
+// directly): the helper was known gone before sending; not one byte of
+// the request left this process (a seqpacket send that fails queued
+// nothing); the helper answered "spawn failed" (then Start returns its
+// error, NotStarted). A request that may have reached a helper that then
+// said nothing is never sent again: Start's error wraps [ErrUnclear], the
+// outcome is Unclear, and [NoticeUnclear] is the call's notice.
 //
 // # Naming a call
 //
@@ -105,10 +154,19 @@
 //     the starter leaves a running call (its group is not the Engine's,
 //     and no mark leads the guard to it). Under starter.Run without
 //     Options.Subreaper, the Engine's death leaves it too.
-//   - Outside any session, a SIGKILL of the Engine leaves its calls
-//     running: nothing else holds them (a helper process that parents
-//     the calls is the planned answer). Run the Engine under
-//     session-starter.
+//   - Outside any session, where there is no spawn helper (macOS,
+//     FreeBSD, Windows, the portable build), or for a call that runs
+//     directly (no helper could be started; a SysProcAttr of its own, a
+//     nil ExtraFiles entry, or a context given through Wrap rather than
+//     Command, which the helper does not carry), a SIGKILL of the Engine
+//     leaves the call running. Run the Engine under session-starter.
+//   - The spawn helper SIGKILLed: the parent-death signal ends each
+//     call's leader, not what the leader started (its group, escapees,
+//     what a release left), which then lives on. A helper stopped
+//     (SIGSTOP) after it said "started" holds the call's Wait until it
+//     continues. Per-call escapees are those the walk of the call's
+//     descendants finds; an orphan the helper adopted is not attributed
+//     to a call, and is ended when the helper's connection closes.
 //   - Where orphans cannot be adopted (macOS, the portable build) and
 //     there is no call cgroup, the leader's exit ends its tree as with
 //     EndOnExit: released processes would be re-parented to init,

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
 )
 
 // The test binary plays the hidden modes, as a Go Engine's binary does
@@ -14,6 +13,6 @@ import (
 // the calls' tests.
 func TestMain(m *testing.M) {
 	testproc.RunHelper()
-	starter.RunHidden(os.Args)
+	RunHidden(os.Args)
 	os.Exit(testproc.CheckHelpersUsed(m.Run()))
 }

@@ -1,0 +1,405 @@
+//go:build linux && !portable
+
+package contain
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// helperFD is the helper's end of its connection to the Engine.
+const helperFD = 3
+
+// FaultVar is read by the helper mode only, and only for tests: it makes
+// the helper fail at one step of its handshake, "PHASE:ACTION" or
+// "PHASE:ACTION:FILE" (the fault happens only in the helper that creates
+// FILE, so only once). PHASE is hello (before the hello), request (a
+// spawn request was read, nothing started), spawned (the leader was
+// started, "started" not sent) or started ("started" was sent); ACTION
+// is kill (the helper SIGKILLs itself) or pause (it SIGSTOPs itself).
+const FaultVar = "SESSION_STARTER_HELPER_FAULT_FOR_TESTS"
+
+// runHelperMode runs the spawn helper and exits, when args asks for it.
+func runHelperMode(args []string) {
+	if len(args) < 2 {
+		return
+	}
+	if name, _, ok := wire.ParseHidden(args[1]); !ok || name != helperMode {
+		return
+	}
+	if err := wire.CheckProtocol(args); err != nil {
+		fmt.Fprintln(os.Stderr, "session-starter:", err)
+		os.Exit(wire.ExitProtocol)
+	}
+	os.Exit(helperMain(helperFD))
+}
+
+// inHelper is set in the spawn helper: its calls are its own children.
+var inHelper bool
+
+// helper is the spawn helper process: the parent of an Engine's calls.
+type helper struct {
+	sock   int
+	sendMu sync.Mutex
+	// mu is held while a leader is started and registered, and while
+	// adopted children are reaped: a leader is reaped only by its call
+	// (kill before reap), never by the reaper.
+	mu      sync.Mutex
+	calls   map[uint64]*helperCall
+	leaders map[int]bool
+	spawns  chan func()
+	closed  chan struct{} // the connection to the Engine ended
+	running sync.WaitGroup
+	fault   []string
+}
+
+// helperCall is one call the helper parents.
+type helperCall struct {
+	c        *Cmd
+	started  chan struct{} // "started" was sent (or could not be)
+	released chan struct{} // the Engine sent a release
+	relOnce  sync.Once
+}
+
+// helperMain serves the Engine on sock until the connection ends, then
+// ends everything it holds and returns the exit status.
+func helperMain(sock int) int {
+	inHelper = true
+	// The terminal's and the Engine's group's signals are the Engine's:
+	// the helper ends its calls when the Engine's end closes the socket.
+	// Caught and dropped, not ignored: an ignored signal would stay
+	// ignored in every call (execve keeps SIG_IGN), a caught one does not.
+	drop := make(chan os.Signal, 1)
+	signal.Notify(drop, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP)
+	go func() {
+		for range drop {
+		}
+	}()
+	if err := sys.SetChildSubreaper(true); err != nil {
+		return 125
+	}
+	if err := sys.SetCloseOnExec(sock); err != nil {
+		return 125
+	}
+	h := &helper{
+		sock:    sock,
+		calls:   map[uint64]*helperCall{},
+		leaders: map[int]bool{},
+		spawns:  make(chan func()),
+		closed:  make(chan struct{}),
+		fault:   strings.SplitN(os.Getenv(FaultVar), ":", 3),
+	}
+	go h.spawner()
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	go func() {
+		// SIGTERM ends the helper as the Engine's end does.
+		<-term
+		_ = syscall.Shutdown(sock, syscall.SHUT_RD)
+	}()
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	go func() {
+		for range chld {
+			h.reapAdopted()
+		}
+	}()
+	h.faultAt("hello")
+	if h.send(newMsg(msgHello).num(wire.Protocol), nil) != nil {
+		return 0
+	}
+	h.serve()
+	close(h.closed)
+	h.endAll()
+	return 0
+}
+
+// spawner is the one thread that forks the calls' leaders, locked for
+// the helper's life: a leader's parent-death signal (PR_SET_PDEATHSIG)
+// fires when the thread that forked it exits, and this one exits only
+// with the process.
+func (h *helper) spawner() {
+	runtime.LockOSThread()
+	for f := range h.spawns {
+		f()
+	}
+}
+
+// faultAt applies the test-only fault of FaultVar at phase.
+func (h *helper) faultAt(phase string) {
+	if len(h.fault) < 2 || h.fault[0] != phase {
+		return
+	}
+	if len(h.fault) == 3 {
+		f, err := os.OpenFile(h.fault[2], os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return // another helper had the fault
+		}
+		_ = f.Close()
+	}
+	// To this thread: a signal to the process may be taken by another
+	// thread while this one runs on into the next step.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	switch h.fault[1] {
+	case "kill":
+		_ = sys.SignalThread(syscall.SIGKILL)
+	case "pause":
+		_ = sys.SignalThread(syscall.SIGSTOP)
+	}
+}
+
+func (h *helper) send(m *msg, fds []int) error {
+	h.sendMu.Lock()
+	defer h.sendMu.Unlock()
+	return sendPacket(h.sock, m, fds)
+}
+
+// serve reads the Engine's requests until the connection ends, or a
+// request does not decode (taken for the Engine's end).
+func (h *helper) serve() {
+	buf := make([]byte, maxPacket+1)
+	oob := make([]byte, syscall.CmsgSpace(maxFDs*4))
+	for {
+		data, fds, err := recvPacket(h.sock, buf, oob)
+		if err != nil || len(data) == 0 {
+			closeFDs(fds)
+			return
+		}
+		r := &reader{b: data[1:]}
+		switch data[0] {
+		case msgSpawn:
+			s, err := decodeSpawn(r)
+			if err != nil || len(fds) < 3 {
+				closeFDs(fds)
+				return
+			}
+			h.faultAt("request")
+			h.spawn(s, fds)
+			continue
+		case msgKill, msgRelease, msgEndLeft, msgForget:
+		default:
+			closeFDs(fds)
+			return
+		}
+		closeFDs(fds)
+		call := r.num()
+		if r.end() != nil {
+			return
+		}
+		h.mu.Lock()
+		hc := h.calls[call]
+		h.mu.Unlock()
+		if hc == nil {
+			continue // ended already: nothing to do
+		}
+		switch data[0] {
+		case msgKill:
+			hc.c.requestKill()
+		case msgRelease:
+			hc.relOnce.Do(func() { close(hc.released) })
+		case msgEndLeft:
+			h.running.Add(1)
+			go func() {
+				defer h.running.Done()
+				m := newMsg(msgLeftDone).num(call)
+				if err := hc.c.EndReleased(); err != nil {
+					m.str(err.Error())
+				} else {
+					m.str("")
+				}
+				_ = h.send(m, nil)
+			}()
+		case msgForget:
+			_ = hc.c.Close()
+			h.mu.Lock()
+			delete(h.calls, call)
+			h.mu.Unlock()
+		}
+	}
+}
+
+// spawn starts the call s on the spawner thread, answers "started" or
+// "spawn failed", and reports its end.
+func (h *helper) spawn(s spawnReq, fds []int) {
+	files := make([]*os.File, len(fds))
+	for i, fd := range fds {
+		files[i] = os.NewFile(uintptr(fd), "call-fd")
+	}
+	cmd := &exec.Cmd{
+		Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
+		Stdin: files[0], Stdout: files[1], Stderr: files[2], ExtraFiles: files[3:],
+		// The helper's death ends the leader: see spawner.
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	}
+	hc := &helperCall{c: Wrap(cmd), started: make(chan struct{}), released: make(chan struct{})}
+	c := hc.c
+	c.StopSignal, c.Grace, c.KillBudget = s.stop, s.grace, s.budget
+	c.decide = func() bool { return h.decide(s.call, hc) }
+	var err error
+	done := make(chan struct{})
+	h.spawns <- func() {
+		defer close(done)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		err = c.Start()
+		if err == nil {
+			h.leaders[c.Process.Pid] = true
+			h.calls[s.call] = hc
+		}
+	}
+	<-done
+	// The leader has its copies; the Engine keeps its own.
+	for _, f := range files {
+		_ = f.Close()
+	}
+	if err != nil {
+		// Start fails only before the program was executed (the leader
+		// is held by its pidfd from the fork: there is no later step to
+		// fail on this build).
+		_ = h.send(newMsg(msgFailed).num(s.call).str(err.Error()), nil)
+		return
+	}
+	pid := c.Process.Pid
+	h.faultAt("spawned")
+	_ = h.send(newMsg(msgStarted).num(s.call).num(uint64(pid)), nil)
+	close(hc.started)
+	h.faultAt("started")
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		werr := c.Wait()
+		r := c.Result()
+		d := doneMsg{call: s.call, ending: r.Ending, elapsed: r.Elapsed, left: r.Left, escaped: r.Escaped, survivors: r.Survivors}
+		if c.ProcessState != nil {
+			d.reaped, d.status = true, c.ProcessState.Sys().(syscall.WaitStatus)
+		}
+		var ee *exec.ExitError
+		if werr != nil && !errors.As(werr, &ee) {
+			d.err = werr.Error()
+		}
+		h.mu.Lock()
+		if d.reaped {
+			delete(h.leaders, pid)
+		}
+		if r.Ending != Released {
+			delete(h.calls, s.call)
+		}
+		h.mu.Unlock()
+		_ = h.send(d.encode(), nil)
+	}()
+}
+
+// decide is the call's choice at its leader's exit, made by the Engine:
+// the helper says the leader exited (it stays unreaped) and waits for a
+// release or a kill. The connection's end is a kill.
+func (h *helper) decide(call uint64, hc *helperCall) (kill bool) {
+	<-hc.started
+	if h.send(newMsg(msgExited).num(call), nil) != nil {
+		return true
+	}
+	select {
+	case <-hc.c.killc:
+		return true
+	case <-hc.released:
+		return false
+	case <-h.closed:
+		return true
+	}
+}
+
+// reapAdopted reaps the helper's children that exited, but the calls'
+// leaders (each reaped by its call, after its tree was ended or
+// released): orphans of the calls' trees, adopted by this subreaper.
+// Each is reaped by its PID, never by -1 (which could take a leader's
+// status).
+func (h *helper) reapAdopted() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	kids, _ := proc.Children(os.Getpid())
+	for _, pid := range kids {
+		if !h.leaders[pid] {
+			_, _ = sys.Waitid(pid, sys.WEXITED|sys.WNOHANG)
+		}
+	}
+}
+
+// endAll ends everything the helper holds, once the Engine's end of the
+// connection closed: every running call's tree (a kill of each), what
+// released calls left, and every process adopted from the calls' trees.
+func (h *helper) endAll() {
+	h.mu.Lock()
+	calls := make([]*helperCall, 0, len(h.calls))
+	for _, hc := range h.calls {
+		calls = append(calls, hc)
+	}
+	h.mu.Unlock()
+	for _, hc := range calls {
+		hc.c.requestKill()
+	}
+	h.running.Wait()
+	for _, hc := range calls {
+		if hc.c.waited.Load() && hc.c.result.Ending == Released {
+			_ = hc.c.EndReleased()
+			_ = hc.c.Close()
+		}
+	}
+	h.endAdopted()
+}
+
+// maxSweeps bounds the rounds of endAdopted: each ends the adopted
+// children found, whose own orphans are adopted in turn.
+const maxSweeps = 64
+
+// endAdopted ends the helper's adopted children, and the groups they
+// lead, with the one end routine: each held by a pidfd opened while it
+// is this process's unreaped child (nobody else reaps the helper's
+// children but reapAdopted, which waits for mu), so the number is its
+// own. Their orphans are adopted in turn and found by the next round.
+func (h *helper) endAdopted() {
+	own := sys.Getpgrp()
+	for range maxSweeps {
+		var hs []end.Holder
+		var fds []int
+		h.mu.Lock()
+		kids, _ := proc.Children(os.Getpid())
+		for _, pid := range kids {
+			if h.leaders[pid] {
+				continue // a leader that did not exit within its budget
+			}
+			fd, err := sys.PidfdOpen(pid)
+			if err != nil {
+				continue
+			}
+			fds = append(fds, fd)
+			hs = append(hs, &end.Process{PID: pid, Pidfd: fd, Child: true})
+			if pg, err := sys.Getpgid(pid); err == nil && pg == pid && pg != own {
+				hs = append(hs, end.Group{PGID: pid, Send: end.PidfdGroupSend(fd), Forbidden: []int{own}})
+			}
+		}
+		h.mu.Unlock()
+		if len(hs) == 0 {
+			return
+		}
+		end.End(hs, end.Plan{Stop: syscall.SIGKILL, Budget: DefaultKillBudget})
+		closeFDs(fds)
+		h.reapAdopted()
+	}
+}
+
+// helperAnswerBudget bounds how long the Engine waits for a started
+// helper's hello and for the answer to a spawn request.
+var helperAnswerBudget = 10 * time.Second

@@ -1,0 +1,627 @@
+//go:build linux && !portable
+
+package contain
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+// withHelper makes this test process an Engine outside any session whose
+// binary dispatches the helper mode (TestMain runs RunHidden, as
+// IfRequested does), and ends its helper after the test.
+func withHelper(t *testing.T) {
+	t.Helper()
+	if v, ok := os.LookupEnv(mark.Var); ok {
+		t.Setenv(mark.Var, v)
+		_ = os.Unsetenv(mark.Var)
+	}
+	dispatched.Store(true)
+	t.Cleanup(func() {
+		dispatched.Store(false)
+		dropHelper()
+	})
+}
+
+// dropHelper abandons this process's helper and waits until it was
+// reaped: it ends what it held and exits.
+func dropHelper() {
+	linkMu.Lock()
+	l := current
+	current = nil
+	linkMu.Unlock()
+	if l != nil {
+		l.abandon(false)
+		<-l.ended
+	}
+}
+
+func liveHelperPID(t *testing.T) int {
+	t.Helper()
+	linkMu.Lock()
+	defer linkMu.Unlock()
+	if current == nil || current.gone.Load() {
+		t.Fatal("no live spawn helper")
+	}
+	return current.helper.Pid
+}
+
+// parentOf is pid's parent, from /proc.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	st, err := proc.ReadStat(pid)
+	if err != nil {
+		t.Fatalf("stat %d: %v", pid, err)
+	}
+	return st.PPID
+}
+
+func TestACallOutsideASessionIsTheHelpersChild(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", `echo $PPID; echo out; exit 3`)
+	out, err := c.Output()
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("Output() error = %v, want the helper's ExitError with status 3", err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 2 || lines[1] != "out" {
+		t.Fatalf("Output() = %q", out)
+	}
+	if ppid, _ := strconv.Atoi(lines[0]); ppid != liveHelperPID(t) {
+		t.Errorf("the call's parent is %s, want the helper %d", lines[0], liveHelperPID(t))
+	}
+	r := c.Result()
+	if r.Outcome != Started || r.Ending != Released || r.Group != c.Process.Pid || r.Notice != "" || c.ProcessState != nil {
+		t.Errorf("Result() = %+v, ProcessState %v; want Started, Released, its group, no notice", r, c.ProcessState)
+	}
+}
+
+// TestAHelpedCallHasTheSignalDispositionsOfADirectOne: the helper
+// drops the terminal's signals (they are the Engine's), but its calls
+// do not inherit that: they ignore what a direct call ignores.
+func TestAHelpedCallHasTheSignalDispositionsOfADirectOne(t *testing.T) {
+	direct, err := Command(context.Background(), "grep", "^SigIgn", "/proc/self/status").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withHelper(t)
+	c := Command(context.Background(), "grep", "^SigIgn", "/proc/self/status")
+	helped, err := c.Output()
+	if err != nil || c.via == nil {
+		t.Fatalf("Output() = %q, %v; helped %v", helped, err, c.via != nil)
+	}
+	if !bytes.Equal(helped, direct) {
+		t.Errorf("a helped call has %q, a direct one %q", helped, direct)
+	}
+}
+
+// TestAHelpedCallWithACancelledContextIsNotStarted: as exec does, a
+// context done before Start starts nothing.
+func TestAHelpedCallWithACancelledContextIsNotStarted(t *testing.T) {
+	withHelper(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := Command(ctx, "true")
+	if err := c.Start(); !errors.Is(err, context.Canceled) || c.Result().Outcome != NotStarted {
+		t.Fatalf("Start() = %v, outcome %v; want context.Canceled, NotStarted", err, c.Result().Outcome)
+	}
+}
+
+func TestAHelpedCallCancelledEndsItsWholeTreeWithTheSetsidGrandchild(t *testing.T) {
+	withHelper(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := Command(ctx, "sh", "-c", `sleep 300 & echo $!; setsid sleep 300 & echo $!; wait`)
+	ws := startWithPIDs(t, c, 2)
+	testproc.Eventually(t, "the grandchild's setsid", func() bool {
+		pg, err := sys.Getpgid(ws[1].pid)
+		return err == nil && pg == ws[1].pid
+	})
+	cancel()
+	err := c.Wait()
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Status.Signal() != syscall.SIGKILL {
+		t.Fatalf("Wait() = %v, want the leader killed by SIGKILL", err)
+	}
+	for _, w := range ws {
+		if !w.gone() {
+			t.Errorf("pid %d of the call is alive after Wait", w.pid)
+		}
+	}
+	if r := c.Result(); r.Ending != Killed || !slices.Equal(r.Escaped, []int{ws[1].pid}) {
+		t.Errorf("Result() = %+v, want Killed with the escapee %d", r, ws[1].pid)
+	}
+}
+
+func TestAHelpedCallReleasesWhatItLeftAndEndReleasedEndsIt(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	if r := c.Result(); r.Ending != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
+		t.Fatalf("Result() = %+v, want Released leaving %d", r, ws[0].pid)
+	}
+	if ws[0].gone() {
+		t.Fatal("the released process is gone before EndReleased")
+	}
+	if err := c.EndReleased(); err != nil {
+		t.Fatalf("EndReleased() = %v", err)
+	}
+	if !ws[0].goneWithin(testproc.TooLong) {
+		t.Error("EndReleased returned and the released process lives")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWhatAReleasedCallLeftEndsWithTheHelper(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", `setsid sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	dropHelper()
+	if !ws[0].goneWithin(testproc.TooLong) {
+		t.Error("what the released call left outlived its helper's connection")
+	}
+}
+
+func TestASpawnTheHelperCouldNotExecuteIsNotStartedAndNotRetried(t *testing.T) {
+	withHelper(t)
+	dir := t.TempDir()
+	c := Command(context.Background(), filepath.Join(dir, "missing"))
+	err := c.Start()
+	if err == nil || c.Result().Outcome != NotStarted || c.Result().Notice != "" {
+		t.Fatalf("Start() = %v, Result() = %+v; want the helper's failure, NotStarted, no notice", err, c.Result())
+	}
+	if errors.Is(err, ErrUnclear) {
+		t.Fatalf("Start() = %v: a spawn the helper answered as failed is not unclear", err)
+	}
+	liveHelperPID(t) // the helper that answered is kept
+}
+
+// The tests of the helper's failures run an Engine (this binary, as the
+// role "helper-engine") outside any session: it makes one call and
+// writes what it saw.
+
+type helperReport struct {
+	Outcome   Outcome
+	Ending    Ending
+	Notice    string
+	StartErr  string
+	WaitErr   string
+	Unclear   bool
+	Helped    bool
+	Pids      []int // the leader, then the PIDs the call printed
+	HelperPID int
+	Helpers   int64 // how many helpers this Engine started
+	HelperExe string
+}
+
+func init() {
+	testproc.Register("helper-engine", helperEngine)
+}
+
+// helperEngine: args are the report path, the fault (FaultVar's value, or
+// "-"), the script, how many PIDs it prints, and the ending: "wait"
+// (stdin closed, Wait), "hold" (report, then wait to be killed), "gone"
+// (the helper is killed, its end seen, then the call is made),
+// "send-fails" (the first spawn's send fails before a byte leaves),
+// "undispatched" (as wait, in a binary whose main did not call
+// IfRequested).
+func helperEngine(args []string) int {
+	report, fault, script, end := args[0], args[1], args[2], args[4]
+	n, _ := strconv.Atoi(args[3])
+	_ = os.Unsetenv(testproc.HelperVar) // the helper is not a test role
+	_ = os.Unsetenv(mark.Var)
+	if fault != "-" {
+		_ = os.Setenv(FaultVar, fault)
+	}
+	// This binary dispatches the helper mode (TestMain runs RunHidden),
+	// as IfRequested records; "undispatched" is a binary that does not.
+	dispatched.Store(end != "undispatched")
+	helperAnswerBudget = 5 * time.Second
+	rep := helperReport{}
+	write := func() {
+		b, _ := json.Marshal(rep)
+		_ = os.WriteFile(report+".tmp", b, 0o644)
+		_ = os.Rename(report+".tmp", report)
+	}
+	switch end {
+	case "gone":
+		if err := Command(context.Background(), "true").Run(); err != nil {
+			rep.StartErr = "first call: " + err.Error()
+			write()
+			return 0
+		}
+		l := current
+		_ = l.helper.Kill()
+		<-l.ended
+	case "send-fails":
+		failNextSend.Store(true)
+	}
+	c := Command(context.Background(), "sh", "-c", script)
+	out, _ := c.StdoutPipe()
+	in, _ := c.StdinPipe()
+	err := c.Start()
+	res := c.Result()
+	rep.Outcome, rep.Notice, rep.Helped = res.Outcome, res.Notice, c.via != nil
+	rep.Helpers = helpersStarted.Load()
+	if err != nil {
+		rep.StartErr, rep.Unclear = err.Error(), errors.Is(err, ErrUnclear)
+		write()
+		return 0
+	}
+	rep.Pids = append(rep.Pids, c.Process.Pid)
+	if c.via != nil {
+		rep.HelperPID = c.via.l.helper.Pid
+		rep.HelperExe, _ = os.Readlink("/proc/" + strconv.Itoa(rep.HelperPID) + "/exe")
+	}
+	r := bufio.NewReader(out)
+	for range n {
+		line, _ := r.ReadString('\n')
+		pid, _ := strconv.Atoi(strings.TrimSpace(line))
+		rep.Pids = append(rep.Pids, pid)
+	}
+	if end == "hold" {
+		write()
+		select {}
+	}
+	in.Close()
+	if err := c.Wait(); err != nil {
+		rep.WaitErr = err.Error()
+	}
+	res = c.Result()
+	rep.Outcome, rep.Ending, rep.Notice = res.Outcome, res.Ending, res.Notice
+	write()
+	return 0
+}
+
+// engineRun is a started helper-engine.
+type engineRun struct {
+	cmd    *exec.Cmd
+	out    *bytes.Buffer
+	report string
+	exited chan struct{}
+}
+
+func startHelperEngine(t *testing.T, fault, script string, n int, end string, env ...string) *engineRun {
+	t.Helper()
+	e := &engineRun{report: filepath.Join(t.TempDir(), "report"), out: &bytes.Buffer{}, exited: make(chan struct{})}
+	e.cmd = testproc.HelperCommand(t, "helper-engine", e.report, fault, script, strconv.Itoa(n), end)
+	e.cmd.Env = append(e.cmd.Env, env...)
+	e.cmd.Stdout, e.cmd.Stderr = e.out, e.out
+	if err := e.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = e.cmd.Wait(); close(e.exited) }()
+	t.Cleanup(func() { _ = e.cmd.Process.Kill(); <-e.exited })
+	return e
+}
+
+// result waits for the Engine's report.
+func (e *engineRun) result(t *testing.T) helperReport {
+	t.Helper()
+	var rep helperReport
+	testproc.Eventually(t, "the Engine's report", func() bool {
+		b, err := os.ReadFile(e.report)
+		if err == nil && json.Unmarshal(b, &rep) == nil {
+			return true
+		}
+		select {
+		case <-e.exited:
+			t.Fatalf("the Engine exited without a report: %s", e.out.String())
+		default:
+		}
+		return false
+	})
+	return rep
+}
+
+func markerCount(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "run\n")
+}
+
+// TestAFaultAtEveryStepOfTheHandshakeRunsTheCommandAtMostOnce: the helper
+// is killed or paused at each step; the call's marker is written at most
+// once, exactly once where the outcome is known to be Started, never
+// where it is NotStarted, and Unclear is the outcome exactly where the
+// request may have reached a helper that then said nothing.
+func TestAFaultAtEveryStepOfTheHandshakeRunsTheCommandAtMostOnce(t *testing.T) {
+	cases := []struct {
+		fault   string
+		outcome Outcome
+		notice  string
+		helped  bool
+		runs    []int // the marker counts that may be seen
+	}{
+		// Both helpers fail before their hello: the call runs directly.
+		{"hello:kill", Started, NoticeDirect, false, []int{1}},
+		{"hello:pause", Started, NoticeDirect, false, []int{1}},
+		// Only the first fails: the second helper parents the call.
+		{"hello:kill:ONCE", Started, "", true, []int{1}},
+		{"hello:pause:ONCE", Started, "", true, []int{1}},
+		// The request reached the helper, which said nothing.
+		{"request:kill", Unclear, NoticeUnclear, false, []int{0}},
+		{"request:pause", Unclear, NoticeUnclear, false, []int{0}},
+		// The leader was started; the helper said nothing.
+		{"spawned:kill", Unclear, NoticeUnclear, false, []int{0, 1}},
+		{"spawned:pause", Unclear, NoticeUnclear, false, []int{0, 1}},
+		// "started" arrived; the helper died after it.
+		{"started:kill", Started, NoticeLost, true, []int{0, 1}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.ReplaceAll(tc.fault, ":", "-"), func(t *testing.T) {
+			dir := t.TempDir()
+			marker := filepath.Join(dir, "marker")
+			fault := strings.Replace(tc.fault, "ONCE", filepath.Join(dir, "once"), 1)
+			e := startHelperEngine(t, fault, `echo run >> '`+marker+`'; read _`, 0, "wait")
+			rep := e.result(t)
+			<-e.exited
+			if rep.Outcome != tc.outcome || rep.Notice != tc.notice || rep.Helped != tc.helped {
+				t.Errorf("report %+v: want outcome %v, notice %q, helped %v", rep, tc.outcome, tc.notice, tc.helped)
+			}
+			if (rep.Outcome == Unclear) != rep.Unclear {
+				t.Errorf("report %+v: Start's error wraps ErrUnclear exactly when the outcome is Unclear", rep)
+			}
+			if n := markerCount(t, marker); !slices.Contains(tc.runs, n) {
+				t.Errorf("the command ran %d times, want one of %v (report %+v)", n, tc.runs, rep)
+			}
+			if t.Failed() {
+				t.Logf("Engine output: %s", e.out.String())
+			}
+		})
+	}
+}
+
+// TestAHelperKnownGoneOrAnUnsentRequestGoesToASecondHelperOnce: the two
+// proofs that a request reached nobody let it go to one more helper,
+// which runs the command once.
+func TestAHelperKnownGoneOrAnUnsentRequestGoesToASecondHelperOnce(t *testing.T) {
+	for _, end := range []string{"gone", "send-fails"} {
+		t.Run(end, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), "marker")
+			e := startHelperEngine(t, "-", `echo run >> '`+marker+`'; read _`, 0, end)
+			rep := e.result(t)
+			<-e.exited
+			if rep.StartErr != "" || rep.Outcome != Started || !rep.Helped || rep.Notice != "" || rep.Helpers != 2 {
+				t.Errorf("report %+v: want Started by a second helper, no notice", rep)
+			}
+			if n := markerCount(t, marker); n != 1 {
+				t.Errorf("the command ran %d times, want once", n)
+			}
+		})
+	}
+}
+
+// TestAnEngineKilledMidCallOutsideASessionLeavesNothingOfTheCall: the
+// Engine is SIGKILLed with a call running, a member in its group and a
+// setsid grandchild: the helper sees its connection end and ends the
+// call's whole tree, then exits.
+func TestAnEngineKilledMidCallOutsideASessionLeavesNothingOfTheCall(t *testing.T) {
+	e := startHelperEngine(t, "-", `sleep 300 & echo $!; setsid sleep 300 & echo $!; read _`, 2, "hold")
+	rep := e.result(t)
+	if !rep.Helped || len(rep.Pids) != 3 {
+		t.Fatalf("report %+v: want a helped call and three PIDs", rep)
+	}
+	var ws []watched
+	for _, pid := range rep.Pids {
+		ws = append(ws, watch(t, pid))
+	}
+	testproc.Eventually(t, "the grandchild's setsid", func() bool {
+		pg, err := sys.Getpgid(ws[2].pid)
+		return err == nil && pg == ws[2].pid
+	})
+	helper := watch(t, rep.HelperPID)
+	if parentOf(t, rep.HelperPID) != e.cmd.Process.Pid || parentOf(t, ws[0].pid) != rep.HelperPID {
+		t.Fatalf("the leader's parent is not the Engine's helper")
+	}
+	killed := time.Now()
+	if err := e.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range append(ws, helper) {
+		if !w.goneWithin(testproc.TooLong) {
+			t.Errorf("pid %d outlived the Engine's SIGKILL", w.pid)
+		}
+	}
+	t.Logf("the call's tree and the helper were gone %v after the Engine's SIGKILL", time.Since(killed))
+}
+
+// TestAHelperKilledLeavesItsCallsLeaderToItsParentDeathSignal: the
+// helper dies of SIGKILL with a call running; the leader, forked from the
+// helper's one locked thread with PR_SET_PDEATHSIG, dies with it.
+func TestAHelperKilledLeavesItsCallsLeaderToItsParentDeathSignal(t *testing.T) {
+	e := startHelperEngine(t, "-", `read _`, 0, "hold")
+	rep := e.result(t)
+	if !rep.Helped || len(rep.Pids) != 1 {
+		t.Fatalf("report %+v: want a helped call", rep)
+	}
+	leader := watch(t, rep.Pids[0])
+	helper := watch(t, rep.HelperPID)
+	if parentOf(t, rep.HelperPID) != e.cmd.Process.Pid || parentOf(t, leader.pid) != rep.HelperPID {
+		t.Fatalf("the leader's parent is not the Engine's helper")
+	}
+	if err := sys.PidfdSignal(helper.fd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !leader.goneWithin(testproc.TooLong) {
+		t.Error("the call's leader outlived its helper")
+	}
+}
+
+// TestAnEngineWithoutTheDispatchUsesAnInstalledStarterAsItsHelper: a
+// binary whose main did not call IfRequested is never run as the helper
+// (it would run a second copy of the Engine); an installed
+// session-starter of this protocol is, and without one the call runs
+// directly with the notice.
+func TestAnEngineWithoutTheDispatchUsesAnInstalledStarterAsItsHelper(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, installed := range []bool{true, false} {
+		t.Run("installed="+strconv.FormatBool(installed), func(t *testing.T) {
+			dir := t.TempDir()
+			starterPath := filepath.Join(dir, "session-starter")
+			if installed {
+				b, err := os.ReadFile(self)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(starterPath, b, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			marker := filepath.Join(dir, "marker")
+			e := startHelperEngine(t, "-", `echo run >> '`+marker+`'`, 0, "undispatched", "PATH="+dir+":"+filepath.Dir(sh))
+			rep := e.result(t)
+			<-e.exited
+			switch {
+			case installed && (!rep.Helped || rep.HelperExe != starterPath || rep.Notice != ""):
+				t.Errorf("report %+v: want the installed %s as the helper", rep, starterPath)
+			case !installed && (rep.Helped || rep.Notice != NoticeDirect || rep.Outcome != Started):
+				t.Errorf("report %+v: want the call run directly with the notice", rep)
+			}
+			if n := markerCount(t, marker); n != 1 {
+				t.Errorf("the command ran %d times, want once", n)
+			}
+			if !installed && !strings.Contains(e.out.String(), NoticeDirect) {
+				t.Errorf("the Engine's stderr %q lacks the notice", e.out.String())
+			}
+		})
+	}
+}
+
+// TestAReleaseThatCouldNotBeSentSaysSo: the release does not reach the
+// helper, which is then let go; what the call left is ended with it, and
+// the result says so.
+func TestAReleaseThatCouldNotBeSentSaysSo(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	failNextSend.Store(true)
+	in.Close()
+	_ = c.Wait()
+	if r := c.Result(); r.Notice != NoticeReleaseUnsent {
+		t.Errorf("Result() = %+v, want the notice %q", r, NoticeReleaseUnsent)
+	}
+	if !ws[0].goneWithin(testproc.TooLong) {
+		t.Error("what the call left outlived the helper it was left to")
+	}
+}
+
+// BenchmarkACallOfTrue: a contained call of /bin/true through the spawn
+// helper, directly, and a plain exec.Command, in the same run.
+func BenchmarkACallOfTrue(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if err := Command(context.Background(), "/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("helper", func(b *testing.B) {
+		dispatched.Store(true)
+		b.Cleanup(func() {
+			dispatched.Store(false)
+			dropHelper()
+		})
+		for b.Loop() {
+			c := Command(context.Background(), "/bin/true")
+			if err := c.Run(); err != nil || c.via == nil {
+				b.Fatalf("Run() = %v, helped %v", err, c.via != nil)
+			}
+		}
+	})
+}
+
+// TestCallsAtOnceShareOneHelper: one helper per Engine, whatever the
+// number of calls in flight; each gets its own output and status.
+func TestCallsAtOnceShareOneHelper(t *testing.T) {
+	withHelper(t)
+	before := helpersStarted.Load()
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			c := Command(context.Background(), "sh", "-c", "echo "+strconv.Itoa(i)+"; exit "+strconv.Itoa(i))
+			out, err := c.Output()
+			var ee *ExitError
+			switch {
+			case c.via == nil:
+				errs <- errors.New("not helped")
+			case strings.TrimSpace(string(out)) != strconv.Itoa(i):
+				errs <- errors.New("call " + strconv.Itoa(i) + " read " + string(out))
+			case i == 0 && err != nil, i > 0 && (!errors.As(err, &ee) || ee.ExitCode() != i):
+				errs <- fmt.Errorf("call %d: %v", i, err)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := helpersStarted.Load() - before; got != 1 {
+		t.Errorf("%d helpers were started for %d calls, want 1", got, n)
+	}
+}

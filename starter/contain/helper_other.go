@@ -1,0 +1,32 @@
+//go:build !linux || portable
+
+package contain
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// helped: there is no spawn helper in this build (it needs pidfds and a
+// subreaper); every call runs as this process's child.
+type helped struct{}
+
+func (*Cmd) startViaHelper() (handled bool, err error) { return false, nil }
+func (*helped) watch(*Cmd)                             {}
+func (*helped) waitErr() error                         { return nil }
+func (*helped) endReleased() error                     { return nil }
+func (*helped) forget()                                {}
+
+// runHelperMode refuses the spawn helper's mode, which this build does
+// not play.
+func runHelperMode(args []string) {
+	if len(args) < 2 {
+		return
+	}
+	if name, _, ok := wire.ParseHidden(args[1]); ok && name == helperMode {
+		fmt.Fprintln(os.Stderr, "session-starter: this build plays no spawn helper")
+		os.Exit(wire.ExitProtocol)
+	}
+}

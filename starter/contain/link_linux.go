@@ -1,0 +1,546 @@
+//go:build linux && !portable
+
+package contain
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/wire"
+)
+
+// The Engine's side of the spawn helper: one helper process per Engine,
+// started on the first call that needs it, and the calls it parents.
+
+// link is the connection to one helper process.
+type link struct {
+	sock   int
+	helper *os.Process
+	sendMu sync.Mutex
+	closed bool // sock is closed: guarded by sendMu
+	mu     sync.Mutex
+	calls  map[uint64]chan reply
+	gone   atomic.Bool // the helper is gone, or is not used any more
+	hello  chan struct{}
+	ended  chan struct{} // the reader ended
+	next   atomic.Uint64
+}
+
+// reply is one answer of the helper about a call.
+type reply struct {
+	kind byte
+	pid  int
+	err  string
+	done doneMsg
+}
+
+var (
+	linkMu  sync.Mutex
+	current *link
+	// probed is the installed session-starter that plays the helper,
+	// looked for once per process.
+	probedOnce sync.Once
+	probed     string
+)
+
+// helperBinary is the binary a helper is started from: this one when
+// IfRequested ran first in main (it dispatches the helper mode; any
+// other binary run with the helper's argument would run a second copy
+// of the Engine), else an installed session-starter of this protocol,
+// else none.
+func helperBinary() string {
+	if dispatched.Load() {
+		// This very binary, even if its file was replaced since.
+		return "/proc/self/exe"
+	}
+	probedOnce.Do(func() { probed = installedStarter() })
+	return probed
+}
+
+// helpersStarted counts the helper processes this process started.
+var helpersStarted atomic.Int64
+
+// errNoHelperBinary: there is no binary to start a helper from.
+var errNoHelperBinary = errors.New("contain: no binary plays the spawn helper")
+
+// startLink starts a helper and waits for its hello.
+func startLink() (*link, error) {
+	exe := helperBinary()
+	if exe == "" {
+		return nil, errNoHelperBinary
+	}
+	ours, theirs, err := socketpair()
+	if err != nil {
+		return nil, err
+	}
+	end := os.NewFile(uintptr(theirs), "spawn-helper")
+	cmd := exec.Command(exe, wire.HiddenArg(helperMode))
+	cmd.ExtraFiles = []*os.File{end}
+	err = cmd.Start()
+	_ = end.Close()
+	if err != nil {
+		_ = syscall.Close(ours)
+		return nil, err
+	}
+	helpersStarted.Add(1)
+	l := &link{sock: ours, helper: cmd.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
+	go l.read()
+	timer := time.NewTimer(helperAnswerBudget)
+	defer timer.Stop()
+	select {
+	case <-l.hello:
+		return l, nil
+	case <-l.ended:
+		return nil, errors.New("contain: the spawn helper ended before its hello")
+	case <-timer.C:
+		l.abandon(true)
+		return nil, errors.New("contain: the spawn helper did not say hello in time")
+	}
+}
+
+// read routes the helper's answers to their calls until the connection
+// ends, then reaps the helper. The first message must be the hello of
+// this protocol; anything that does not decode ends the connection.
+func (l *link) read() {
+	defer close(l.ended)
+	buf := make([]byte, maxPacket+1)
+	greeted := false
+	for {
+		data, fds, err := recvPacket(l.sock, buf, nil)
+		closeFDs(fds)
+		if err != nil || len(data) == 0 {
+			break
+		}
+		r := &reader{b: data[1:]}
+		if !greeted {
+			if data[0] != msgHello || r.num() != wire.Protocol || r.end() != nil {
+				break
+			}
+			greeted = true
+			close(l.hello)
+			continue
+		}
+		var rep reply
+		var call uint64
+		switch rep.kind = data[0]; rep.kind {
+		case msgStarted:
+			call = r.num()
+			pid := r.num()
+			if pid == 0 || pid > 1<<31-1 {
+				r.err = errMalformed
+			}
+			rep.pid = int(pid)
+		case msgFailed, msgLeftDone:
+			call, rep.err = r.num(), r.str()
+		case msgExited:
+			call = r.num()
+		case msgDone:
+			rep.done, err = decodeDone(r)
+			call = rep.done.call
+			if err != nil {
+				r.err = err
+			}
+		default:
+			r.err = errMalformed
+		}
+		if r.end() != nil || !l.route(call, rep) {
+			break
+		}
+	}
+	l.gone.Store(true)
+	l.closeSocket()
+	l.mu.Lock()
+	for call, ch := range l.calls {
+		close(ch)
+		delete(l.calls, call)
+	}
+	l.mu.Unlock()
+	// A helper whose connection ended ends what it holds and exits.
+	_, _ = l.helper.Wait()
+}
+
+// route hands rep to its call; false: a call's answers overflowed (a
+// helper that says more than it may is not used).
+func (l *link) route(call uint64, rep reply) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch, ok := l.calls[call]
+	if !ok {
+		return true // a call that let go of its answers
+	}
+	select {
+	case ch <- rep:
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *link) closeSocket() {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	if !l.closed {
+		l.closed = true
+		_ = syscall.Close(l.sock)
+	}
+}
+
+// send sends one message; an error means it was not sent at all.
+func (l *link) send(m *msg, fds []int) error {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	if l.closed {
+		return errUnsent{syscall.EPIPE}
+	}
+	if failNextSend.Swap(false) {
+		return errUnsent{errors.New("test: the send failed")}
+	}
+	return sendPacket(l.sock, m, fds)
+}
+
+// failNextSend makes the next send fail before a byte leaves: tests only.
+var failNextSend atomic.Bool
+
+// abandon stops using the helper: its end of input comes (it then ends
+// what it holds and exits), and with kill — a helper that does not
+// answer — it is SIGKILLed too, through its handle (its pidfd: it is this
+// process's unreaped child until the reader reaps it). The leaders it
+// parents then get their parent-death signal.
+func (l *link) abandon(kill bool) {
+	l.gone.Store(true)
+	l.sendMu.Lock()
+	if !l.closed {
+		_ = syscall.Shutdown(l.sock, syscall.SHUT_RDWR)
+	}
+	l.sendMu.Unlock()
+	if kill {
+		_ = l.helper.Kill()
+	}
+}
+
+func (l *link) register() (uint64, chan reply) {
+	call := l.next.Add(1)
+	ch := make(chan reply, 8)
+	l.mu.Lock()
+	l.calls[call] = ch
+	l.mu.Unlock()
+	return call, ch
+}
+
+func (l *link) unregister(call uint64) {
+	l.mu.Lock()
+	delete(l.calls, call)
+	l.mu.Unlock()
+}
+
+// liveLink is this process's helper, started (once more) when there is
+// none or it is gone.
+func liveLink() (*link, error) {
+	linkMu.Lock()
+	defer linkMu.Unlock()
+	if current != nil && !current.gone.Load() {
+		return current, nil
+	}
+	l, err := startLink()
+	current = l
+	return l, err
+}
+
+// helped is a call whose leader the helper parents, seen from the
+// Engine.
+type helped struct {
+	l      *link
+	call   uint64
+	ch     chan reply
+	done   doneMsg
+	lost   bool // the helper went away before it reported the end
+	killed bool // a kill was sent
+}
+
+var noticed sync.Map
+
+// notice puts n in the call's result, and on stderr once per process.
+func (c *Cmd) notice(n string) {
+	c.result.Notice = n
+	if _, seen := noticed.LoadOrStore(n, true); !seen {
+		fmt.Fprintln(os.Stderr, n)
+	}
+}
+
+// startViaHelper starts the call through the spawn helper when this
+// process is under no session (no session mark: under one, the session
+// ends every call when the Engine dies). handled false: the call is to
+// be started directly. Its error is the call's: NotStarted, or Unclear
+// with c.result.Outcome set.
+//
+// THE DECISION whether a call may be started a second time. The helper
+// starts the leader before it answers, and a command can do all it does
+// and end without a trace, so once a request may have reached a helper
+// nothing seen here proves that it did not run. Exactly three things
+// prove that it did NOT: the helper was known gone before sending (its
+// end of the socket had closed); the send failed, and a seqpacket send
+// that fails queued not one byte; the helper answered "spawn failed"
+// (its Start failed before the program was executed). Only the first two
+// let the request go to a second helper, or run directly; the third is
+// the call's error (NotStarted). Everything else is Unclear: the call is
+// not started again, here or by the caller.
+func (c *Cmd) startViaHelper() (handled bool, err error) {
+	if _, inSession := os.LookupEnv(mark.Var); inSession || inHelper {
+		// Under a session, or in the helper itself: the parent that
+		// ends the call with the Engine is there already.
+		return false, nil
+	}
+	if c.SysProcAttr != nil || (c.Cancel != nil && c.ctx == nil) || slices.Contains(c.ExtraFiles, nil) {
+		// What the helper does not carry: attributes of the fork, a
+		// context this package was not given (Wrap of a CommandContext),
+		// a closed extra descriptor.
+		c.notice(NoticeDirect)
+		return false, nil
+	}
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return true, c.ctx.Err() // as exec: nothing is started
+	}
+	req, fds, cleanup, err := c.request()
+	if err != nil || len(req.encode().b) > maxPacket {
+		// A request the helper cannot be given (no working directory
+		// to name, too many descriptors, too large): directly.
+		if cleanup != nil {
+			cleanup()
+		}
+		c.notice(NoticeDirect)
+		return false, nil
+	}
+	defer cleanup()
+	for range 2 {
+		l, err := liveLink()
+		if errors.Is(err, errNoHelperBinary) {
+			break
+		}
+		if l == nil {
+			continue // could not be started: once more, then directly
+		}
+		h, pid, sent, err := l.spawn(&req, fds)
+		if !sent {
+			continue // proof 1 or 2: not a byte reached it
+		}
+		if err != nil {
+			return true, err
+		}
+		if h == nil {
+			c.result.Outcome = Unclear
+			c.notice(NoticeUnclear)
+			return true, fmt.Errorf("%w: the spawn helper did not answer", ErrUnclear)
+		}
+		c.via = h
+		c.Process, _ = os.FindProcess(pid)
+		c.result.Group = pid
+		return true, nil
+	}
+	c.notice(NoticeDirect)
+	return false, nil
+}
+
+// request is the spawn request for c, with the descriptors it passes:
+// /dev/null for a nil stdio, as exec gives. cleanup closes what request
+// opened.
+func (c *Cmd) request() (spawnReq, []int, func(), error) {
+	dir := c.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return spawnReq{}, nil, nil, err
+		}
+		dir = wd
+	}
+	req := spawnReq{path: c.Path, argv: c.Args, env: c.Environ(), dir: dir, stop: c.StopSignal, grace: c.Grace, budget: c.KillBudget}
+	if req.stop == 0 {
+		req.stop = syscall.SIGTERM
+	}
+	if req.budget <= 0 {
+		req.budget = DefaultKillBudget
+	}
+	var opened []*os.File
+	cleanup := func() {
+		for _, f := range opened {
+			_ = f.Close()
+		}
+	}
+	var fds []int
+	for i, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		f, _ := s.(*os.File)
+		if f == nil {
+			flag := os.O_WRONLY
+			if i == 0 {
+				flag = os.O_RDONLY
+			}
+			var err error
+			if f, err = os.OpenFile(os.DevNull, flag, 0); err != nil {
+				cleanup()
+				return spawnReq{}, nil, nil, err
+			}
+			opened = append(opened, f)
+		}
+		fds = append(fds, int(f.Fd()))
+	}
+	for _, f := range c.ExtraFiles {
+		fds = append(fds, int(f.Fd()))
+	}
+	if len(fds) > maxFDs {
+		cleanup()
+		return spawnReq{}, nil, nil, fmt.Errorf("contain: %d descriptors for the call, over %d", len(fds), maxFDs)
+	}
+	return req, fds, cleanup, nil
+}
+
+// spawn asks the helper to start req. sent false: provably nothing
+// reached it (the helper was gone, or not a byte was sent), and it is
+// not used again. Else h is the call, with its leader's pid, or err the
+// helper's "spawn failed" (NotStarted), or both nil: Unclear.
+func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, err error) {
+	call, ch := l.register()
+	req.call = call
+	if l.gone.Load() {
+		l.unregister(call)
+		return nil, 0, false, nil
+	}
+	if l.send(req.encode(), fds) != nil {
+		l.unregister(call)
+		l.abandon(false)
+		return nil, 0, false, nil
+	}
+	timer := time.NewTimer(helperAnswerBudget)
+	defer timer.Stop()
+	select {
+	case rep, ok := <-ch:
+		switch {
+		case ok && rep.kind == msgStarted:
+			return &helped{l: l, call: call, ch: ch}, rep.pid, true, nil
+		case ok && rep.kind == msgFailed:
+			l.unregister(call)
+			return nil, 0, true, errors.New(rep.err)
+		}
+		l.abandon(true)
+	case <-timer.C:
+		// A helper that does not answer is not waited for.
+		l.abandon(true)
+	}
+	l.unregister(call)
+	return nil, 0, true, nil
+}
+
+// watch follows a helped call until the helper reports its end: a kill
+// goes to the helper as it comes; at the leader's exit (held unreaped by
+// the helper) the choice is sent — a kill if one was asked for or
+// EndOnExit, else a release.
+func (h *helped) watch(c *Cmd) {
+	killc := c.killc
+	var cancelled <-chan struct{}
+	if c.ctx != nil {
+		cancelled = c.ctx.Done()
+	}
+	for {
+		select {
+		case <-cancelled:
+			c.requestKill()
+			cancelled = nil
+		case <-killc:
+			killc = nil // sent once
+			if !h.killed {
+				h.killed = true
+				h.sendOrAbandon(msgKill)
+			}
+		case rep, ok := <-h.ch:
+			if !ok {
+				h.lost = true
+				if c.result.Notice == "" {
+					c.notice(NoticeLost)
+				}
+				return
+			}
+			switch rep.kind {
+			case msgExited:
+				kill := h.killed || c.EndOnExit
+				select {
+				case <-c.killc:
+					kill = true
+				default:
+				}
+				kind := byte(msgRelease)
+				if kill {
+					kind, h.killed = msgKill, true
+				}
+				if !h.sendOrAbandon(kind) && !kill {
+					c.notice(NoticeReleaseUnsent)
+				}
+			case msgDone:
+				h.done = rep.done
+				r := &c.result
+				r.Ending, r.Elapsed = rep.done.ending, rep.done.elapsed
+				r.Left, r.Escaped, r.Survivors = rep.done.left, rep.done.escaped, rep.done.survivors
+				if rep.done.err != "" {
+					c.endErr = fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.done.err)
+				}
+				if r.Ending != Released {
+					h.l.unregister(h.call)
+				}
+				return
+			}
+		}
+	}
+}
+
+// sendOrAbandon sends a kill or release; one that cannot be sent lets
+// the helper go (it is gone, or its connection is broken): its end of
+// input comes, and it ends what it holds — this call's tree included.
+func (h *helped) sendOrAbandon(kind byte) bool {
+	if h.l.send(newMsg(kind).num(h.call), nil) != nil {
+		h.l.abandon(false)
+		return false
+	}
+	return true
+}
+
+// waitErr is Wait's error for the leader's end, as the helper reported
+// it.
+func (h *helped) waitErr() error {
+	switch {
+	case h.lost:
+		return errors.New("contain: the spawn helper went away before it reported the call's end")
+	case !h.done.reaped:
+		return fmt.Errorf("%w: its leader did not exit; the spawn helper holds it", ErrSurvivors)
+	case h.done.status.Exited() && h.done.status.ExitStatus() == 0:
+		return nil
+	}
+	return &ExitError{Status: h.done.status}
+}
+
+// endReleased asks the helper to end what the released call left.
+func (h *helped) endReleased() error {
+	if err := h.l.send(newMsg(msgEndLeft).num(h.call), nil); err != nil {
+		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
+	}
+	for rep := range h.ch {
+		if rep.kind != msgLeftDone {
+			continue
+		}
+		if rep.err != "" {
+			return fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.err)
+		}
+		return nil
+	}
+	return errors.New("contain: EndReleased: the spawn helper went away (it ends what it holds when it goes)")
+}
+
+// forget lets the helper close what it keeps for EndReleased.
+func (h *helped) forget() {
+	_ = h.l.send(newMsg(msgForget).num(h.call), nil)
+	h.l.unregister(h.call)
+}
