@@ -518,7 +518,14 @@
 // and, where the controllers are enabled for the session cgroup, the peak
 // memory and tasks, the forks refused and the OOM kills (`oom_kills`, with a
 // line on stderr). Group mode has no counter of a group's memory or tasks:
-// those are absent, never guessed. Windows: not yet (the job could hold the
+// those are absent, never guessed. A contained call (package
+// starter/contain) tells its CPU time in `Result.CPU`: its own cgroup's
+// `cpu.stat` in a cgroup-mode session, the leader's reap in group mode
+// (`TestACallsCPUTimeIsTold`). Per-call limits are not offered: a call's
+// cgroup is made below the session cgroup, which holds the Engine, and a
+// cgroup that holds processes cannot give its children controllers (the
+// layout above); the session's limits bound its calls too. Windows: not
+// yet (the job could hold the
 // limits, but Wine, where the Windows tests run here, enforces none of
 // them); limits there exit 125.
 //

@@ -320,10 +320,14 @@ func (s *Session) SetLimits(l Limits) error {
 
 // ReadUsage reads the session cgroup's counters (see [Usage]); a counter
 // it cannot read is left nil.
-func (s *Session) ReadUsage() Usage {
+func (s *Session) ReadUsage() Usage { return UsageOf(s.DirFD) }
+
+// UsageOf reads the counters of the cgroup dirfd names: a session's, or
+// a contained call's.
+func UsageOf(dirfd int) Usage {
 	var u Usage
 	get := func(file, key string) *int64 {
-		b, err := readFile(s.DirFD, file)
+		b, err := readFile(dirfd, file)
 		if err != nil {
 			return nil
 		}

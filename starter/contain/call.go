@@ -98,6 +98,14 @@ type Result struct {
 	Survivors []int
 	// Elapsed is how long the end took, for a Killed call.
 	Elapsed time.Duration
+	// CPU is the call's CPU time, user and system, once Wait returned,
+	// and CPUSource where it was read: "cpu.stat" (its own cgroup, in a
+	// cgroup-mode session: the whole tree, exited processes included),
+	// "rusage" (group mode: the leader's reap, with what the leader
+	// reaped itself — a lower bound). Nil where it cannot be told: on
+	// Windows, and for a call through the spawn helper.
+	CPU       *time.Duration
+	CPUSource string
 	// Notice is the fixed notice of a call that ran without the spawn
 	// helper although it was wanted, or that the helper failed (see the
 	// package doc), "" otherwise; it is also written to stderr once per
@@ -393,6 +401,7 @@ func (c *Cmd) Wait() error {
 		err = c.via.waitErr()
 	case c.held:
 		err = c.Cmd.Wait()
+		c.result.CPU, c.result.CPUSource = c.tree.cpu(c.ProcessState)
 		c.tree.close()
 	default:
 		err = fmt.Errorf("%w: its leader %d did not exit; it is not reaped", ErrSurvivors, c.Process.Pid)

@@ -3,6 +3,7 @@ package contain
 import (
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
@@ -59,6 +60,20 @@ func (cg *callCgroup) holder() (end.Holder, func()) {
 		return nil, nil
 	}
 	return h, h.Close
+}
+
+// cpu is the CPU time of the call's whole tree, exited processes
+// included, from its cgroup's cpu.stat; false without a cgroup or the
+// counter.
+func (cg *callCgroup) cpu() (time.Duration, bool) {
+	if cg == nil {
+		return 0, false
+	}
+	u := cgroup.UsageOf(cg.c.DirFD)
+	if u.CPU == nil {
+		return 0, false
+	}
+	return time.Duration(*u.CPU) * time.Microsecond, true
 }
 
 // abandon removes the cgroup of a call that did not start.

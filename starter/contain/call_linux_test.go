@@ -367,6 +367,8 @@ type engineReport struct {
 	Ending      Ending
 	Pids        []int
 	Left        []int
+	CPU         time.Duration // Result.CPU, 0 when nil
+	CPUSource   string
 }
 
 func init() {
@@ -444,6 +446,9 @@ func callsEngine(args []string) int {
 		_ = c.Wait()
 		res := c.Result()
 		rep.Cgroup, rep.Ending, rep.Left = res.Cgroup, res.Ending, res.Left
+		if res.CPU != nil {
+			rep.CPU, rep.CPUSource = *res.CPU, res.CPUSource
+		}
 		if args[3] == "release-end" && len(res.Left) == 1 {
 			fd, err := sys.PidfdOpen(res.Left[0])
 			if err == nil {
@@ -519,6 +524,23 @@ func TestReleaseInCgroupModeLeavesTheLeftoversToTheSession(t *testing.T) {
 	}
 	if alive(rep.Pids[0]) {
 		t.Errorf("pid %d outlived the session", rep.Pids[0])
+	}
+}
+
+// TestACallsCPUTimeIsTold: a call whose leader waits for a child that
+// burns CPU tells its CPU time: from its own cgroup's cpu.stat in cgroup
+// mode, from the leader's reap in group mode.
+func TestACallsCPUTimeIsTold(t *testing.T) {
+	for _, c := range []struct {
+		mode   starter.Containment
+		source string
+	}{{starter.ContainCgroup, "cpu.stat"}, {starter.ContainGroup, "rusage"}} {
+		t.Run(string(c.mode), func(t *testing.T) {
+			rep := runEngineIn(t, c.mode, `sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' & echo $!; wait`, 1, "exit")
+			if rep.CPUSource != c.source || rep.CPU < 50*time.Millisecond {
+				t.Errorf("report %+v: want at least 50ms of CPU from %s", rep, c.source)
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ package contain
 
 import (
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/end"
 )
@@ -18,3 +19,4 @@ func (*callCgroup) path() string                         { return "" }
 func (*callCgroup) holder() (end.Holder, func())         { return nil, nil }
 func (*callCgroup) abandon()                             {}
 func (*callCgroup) done(bool)                            {}
+func (*callCgroup) cpu() (time.Duration, bool)           { return 0, false }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
@@ -319,6 +320,21 @@ func closeAll(ps []*end.Process) {
 	for _, p := range ps {
 		sys.Close(p.Pidfd)
 	}
+}
+
+// cpu is the call's CPU time, once its leader is reaped (ps): its
+// cgroup's cpu.stat in cgroup mode — the whole tree, exited processes
+// included — else what the leader's reap reported (its rusage: the
+// leader's own time and that of the processes it reaped itself).
+func (t *tree) cpu(ps *os.ProcessState) (*time.Duration, string) {
+	if d, ok := t.cg.cpu(); ok {
+		return &d, "cpu.stat"
+	}
+	if ps == nil {
+		return nil, ""
+	}
+	d := ps.UserTime() + ps.SystemTime()
+	return &d, "rusage"
 }
 
 // close releases the exit descriptor once the leader is reaped, and

@@ -143,3 +143,7 @@ func (t *tree) forget(ended bool) {
 }
 
 func pipeHolders(*os.File) []int { return nil }
+
+// cpu is not told on Windows: the leader's times are not its tree's, and
+// the job's accounting is not read yet.
+func (t *tree) cpu(*os.ProcessState) (*time.Duration, string) { return nil, "" }
