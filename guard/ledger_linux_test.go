@@ -70,13 +70,16 @@ func TestTheGuardRefusesARecordNameNotItsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	markArg := id.String() + "@1"
+	// Another session's id: the last digit changed (a fixed "00" would be
+	// this id's own one time in 256).
+	other := id.String()[:31] + map[bool]string{true: "1", false: "0"}[id.String()[31] == '0']
 	for _, tt := range []struct {
 		record string
 		ok     bool
 	}{
 		{"-", true},
 		{ledger.FileName(id.String()), true},
-		{ledger.FileName(id.String()[:30] + "00"), false},
+		{ledger.FileName(other), false},
 		{"../" + ledger.FileName(id.String()), false},
 		{id.String(), false},
 	} {
