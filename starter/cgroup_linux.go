@@ -281,6 +281,9 @@ func (s *session) readUsage() {
 	}
 	u := s.cg.ReadUsage()
 	s.usage = Usage{MemoryPeak: u.MemoryPeak, TasksPeak: u.TasksPeak, OOMKills: u.OOMKills, ForksRefused: u.ForksRefused}
+	if u.MemoryPeak != nil {
+		s.usage.MemoryPeakSource = "memory.peak"
+	}
 	if u.CPU != nil {
 		d := time.Duration(*u.CPU) * time.Microsecond
 		s.usage.CPU, s.usage.CPUSource = &d, "cpu.stat"

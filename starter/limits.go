@@ -57,12 +57,16 @@ type Usage struct {
 	// was read: "cpu.stat" (cgroup mode: the session cgroup's), "rusage"
 	// (group mode: the sum of what each reap of the Engine and of the
 	// orphans this process adopted returned — a lower bound, without the
-	// processes reaped by others outside the session), "job" (Windows).
+	// processes reaped by others outside the session), "job" (Windows:
+	// every process the session's job held).
 	CPU       *time.Duration
 	CPUSource string
-	// MemoryPeak is the tree's peak memory in bytes (memory.peak, cgroup
-	// mode with the memory controller; the job's peak on Windows).
-	MemoryPeak *int64
+	// MemoryPeak is the tree's peak memory in bytes, and MemoryPeakSource
+	// where it was read: "memory.peak" (cgroup mode with the memory
+	// controller), "job" (Windows: the peak its processes committed
+	// together).
+	MemoryPeak       *int64
+	MemoryPeakSource string
 	// TasksPeak is the most tasks the tree had live at once (pids.peak,
 	// cgroup mode with the pids controller).
 	TasksPeak *int64

@@ -95,18 +95,44 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 	return ModeJob, nil, nil
 }
 
-// ExplainLimits fails as Run does here when limits are asked for. The
-// job could hold them (JOBOBJECT_EXTENDED_LIMIT_INFORMATION, CPU rate
-// control), but Wine, where the Windows tests run here, enforces none of
-// them: they are not offered untested.
+// ExplainLimits says whether Run would enforce lim here, through the
+// session's job: MaxTasks as its ActiveProcessLimit (processes, not
+// threads), MaxMemory as its JobMemoryLimit (memory committed), MaxCPU
+// as a hard cap of its CPU rate. There is no swap bound and no cgroup;
+// and under Wine, which enforces no job limit, every limit is refused
+// rather than set for show.
 func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	if err := lim.check(); err != nil {
 		return false, err
 	}
-	if lim.Any() || parent != "" {
-		return false, fail(ExitContainment, "limits and --cgroup-parent: not on Windows yet (a session cgroup is Linux's)")
+	switch {
+	case parent != "":
+		return false, fail(ExitContainment, "--cgroup-parent: cgroups are Linux's; a Windows session is held by its job")
+	case lim.MaxSwap > 0:
+		return false, fail(ExitContainment, "--max-swap: a Windows job has no swap bound (--max-memory bounds committed memory, page file included)")
+	case lim.Any() && sys.UnderWine():
+		return false, fail(ExitContainment, "limits: Wine enforces no job limit (ActiveProcessLimit, JobMemoryLimit, CPU rate control), so none is set for show")
 	}
 	return false, nil
+}
+
+// jobLimits is lim as the session's job takes it.
+func jobLimits(lim Limits) winjob.Limits {
+	return winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}
+}
+
+// jobUsage is what the job's accounting tells of the session's tree;
+// nothing under Wine, which accounts no job time.
+func (s *session) jobUsage() Usage {
+	if sys.UnderWine() {
+		return Usage{}
+	}
+	cpu, peak, err := s.job.Usage()
+	if err != nil {
+		return Usage{}
+	}
+	p := int64(peak)
+	return Usage{CPU: &cpu, CPUSource: "job", MemoryPeak: &p, MemoryPeakSource: "job"}
 }
 
 func run(ctx context.Context, o Options) (Result, error) {
@@ -201,6 +227,12 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if s.job, err = winjob.New(); err != nil {
 		return Result{}, fail(ExitContainment, "%w", err)
 	}
+	if o.Limits.Any() {
+		// Before the Engine joins: the job holds nothing yet.
+		if err := s.job.Limit(jobLimits(o.Limits)); err != nil {
+			return Result{Mode: ModeJob}, fail(ExitContainment, "limits: %w", err)
+		}
+	}
 
 	// The control and status handles are not the Engine's: it inherits
 	// every other inheritable handle, as without session-starter.
@@ -265,6 +297,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	hurried, stopHurry := hurry(s.sigCh)
 	res.End = s.end(o.Grace, hurried)
 	stopHurry()
+	res.Usage = s.jobUsage()
 	st, err := s.engineStatus()
 	if err != nil {
 		return res, fail(ExitContainment, "%w", err)

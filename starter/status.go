@@ -67,7 +67,7 @@ func usageRecord(u Usage) *launch.Usage {
 		r.CPUMS, r.CPUSource = &ms, u.CPUSource
 	}
 	if u.MemoryPeak != nil {
-		r.MemoryPeakSource = "memory.peak"
+		r.MemoryPeakSource = u.MemoryPeakSource
 	}
 	if u.TasksPeak != nil {
 		r.TasksPeakSource = "pids.peak"

@@ -524,10 +524,26 @@
 // (`TestACallsCPUTimeIsTold`). Per-call limits are not offered: a call's
 // cgroup is made below the session cgroup, which holds the Engine, and a
 // cgroup that holds processes cannot give its children controllers (the
-// layout above); the session's limits bound its calls too. Windows: not
-// yet (the job could hold the
-// limits, but Wine, where the Windows tests run here, enforces none of
-// them); limits there exit 125.
+// layout above); the session's limits bound its calls too.
+//
+// Windows: the session's job holds the limits, set before the Engine
+// joins it: `--max-tasks` as its ActiveProcessLimit (processes, not
+// threads: a process created beyond it fails), `--max-memory` as its
+// JobMemoryLimit (memory committed by its processes together; an
+// allocation beyond it fails, there is no OOM kill), `--max-cpu` as a hard
+// cap of its CPU rate (ten-thousandths of the whole machine); `--max-swap`
+// and `--cgroup-parent` exit 125. The `usage` is the job's accounting:
+// `cpu_ms` of every process it held, `memory_peak_bytes` of what they
+// committed together, both with source `job`. Wine enforces none of the
+// limits and accounts no job time (measured: ActiveProcessLimit 2 let three
+// children start, a 64 MiB job let a child touch 200 MiB, CPU rate control
+// is refused, the times read 0): under Wine every limit exits 125 naming
+// it, and the record has no usage rather than a false one
+// (`TestLimitsUnderWineAreRefusedNamingWine`, `TestUsageUnderWineIsAbsent`).
+// Their effect is tested on the workflow's Windows job
+// (`TestMaxTasksBoundsTheJobsProcesses`, `TestMaxMemoryBoundsTheJobsMemory`,
+// `TestMaxCPUCapsTheJobsCPUAndTheUsageCountsIt`), not on this project's CI
+// machine.
 //
 // # What each mode contains, side by side
 //

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -147,9 +148,7 @@ func startChildLeaf(n int) error {
 
 // onWine reports whether the tests run under Wine, whose ntdll exports
 // wine_get_version.
-func onWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
-}
+func onWine() bool { return sys.UnderWine() }
 
 // testExe is the test binary's path.
 func testExe(t *testing.T) string {

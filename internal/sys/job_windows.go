@@ -45,11 +45,79 @@ func CreateJobObject() (Handle, error) {
 // (JobObjectExtendedLimitInformation) to the limit flags given, with no
 // other limit.
 func SetJobLimitFlags(job Handle, flags uint32) error {
+	return SetJobLimits(job, flags, 0, 0)
+}
+
+// SetJobLimits sets the job's extended limits
+// (JobObjectExtendedLimitInformation) to flags, with processes as its
+// ActiveProcessLimit (JOB_OBJECT_LIMIT_ACTIVE_PROCESS added when it is
+// not 0) and memory bytes as its JobMemoryLimit
+// (JOB_OBJECT_LIMIT_JOB_MEMORY added when not 0).
+func SetJobLimits(job Handle, flags, processes uint32, memory uintptr) error {
 	var limits windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+	if processes > 0 {
+		flags |= windows.JOB_OBJECT_LIMIT_ACTIVE_PROCESS
+		limits.BasicLimitInformation.ActiveProcessLimit = processes
+	}
+	if memory > 0 {
+		flags |= windows.JOB_OBJECT_LIMIT_JOB_MEMORY
+		limits.JobMemoryLimit = memory
+	}
 	limits.BasicLimitInformation.LimitFlags = flags
 	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&limits)), uint32(unsafe.Sizeof(limits)))
 	return os.NewSyscallError("SetInformationJobObject", err)
+}
+
+// jobCPURateControl is JOBOBJECT_CPU_RATE_CONTROL_INFORMATION with its
+// CpuRate member of the union.
+type jobCPURateControl struct {
+	ControlFlags uint32
+	CpuRate      uint32
+}
+
+// JOBOBJECTINFOCLASS JobObjectCpuRateControlInformation and the flags of
+// <winnt.h> it takes.
+const (
+	jobObjectCpuRateControlInformation = 15
+	jobObjectCpuRateControlEnable      = 0x1
+	jobObjectCpuRateControlHardCap     = 0x4
+)
+
+// SetJobCPURate caps the job's CPU time at rate ten-thousandths of the
+// whole machine's (JOB_OBJECT_CPU_RATE_CONTROL_ENABLE | HARD_CAP; rate
+// 1 to 10000).
+func SetJobCPURate(job Handle, rate uint32) error {
+	info := jobCPURateControl{ControlFlags: jobObjectCpuRateControlEnable | jobObjectCpuRateControlHardCap, CpuRate: rate}
+	_, err := windows.SetInformationJobObject(job, jobObjectCpuRateControlInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
+	return os.NewSyscallError("SetInformationJobObject", err)
+}
+
+// JobUsage returns the CPU time of every process the job has held,
+// user and kernel, in units of 100 ns
+// (JobObjectBasicAccountingInformation), and the peak memory committed
+// by the job's processes together, in bytes (PeakJobMemoryUsed of
+// JobObjectExtendedLimitInformation).
+func JobUsage(job Handle) (cpu100ns int64, peak uintptr, err error) {
+	var info jobBasicAccounting
+	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
+		return 0, 0, os.NewSyscallError("QueryInformationJobObject", err)
+	}
+	var limits windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+	if err := windows.QueryInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&limits)), uint32(unsafe.Sizeof(limits)), nil); err != nil {
+		return 0, 0, os.NewSyscallError("QueryInformationJobObject", err)
+	}
+	return info.TotalUserTime + info.TotalKernelTime, limits.PeakJobMemoryUsed, nil
+}
+
+// UnderWine reports whether this process runs under Wine, whose ntdll
+// exports wine_get_version: Wine enforces no job limit and accounts no
+// job time.
+func UnderWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
 
 // jobAssociateCompletionPort is JOBOBJECT_ASSOCIATE_COMPLETION_PORT.

@@ -2,6 +2,8 @@ package winjob
 
 import (
 	"errors"
+	"math"
+	"runtime"
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -120,6 +122,50 @@ func (j *Job) WaitEmpty(deadline time.Time, wakeable bool) (bool, error) {
 		// A notification of the job (a process joined or exited, the job
 		// has no active process) or a stale wake: ask again at the top.
 	}
+}
+
+// Limits are the bounds of a job's processes together; a zero field sets
+// no bound.
+type Limits struct {
+	// Processes is the most processes the job may hold at once
+	// (ActiveProcessLimit): a process created in it beyond that fails.
+	Processes uint32
+	// Memory is the most memory its processes may commit together, in
+	// bytes (JobMemoryLimit): an allocation beyond it fails.
+	Memory uint64
+	// CPU is its CPU time in CPUs (a hard cap of CPU rate control, in
+	// ten-thousandths of the whole machine).
+	CPU float64
+}
+
+// Limit sets l on the job, keeping it kill-on-close. A limit the system
+// refuses is an error: nothing is applied silently.
+func (j *Job) Limit(l Limits) error {
+	if l.Processes > 0 || l.Memory > 0 {
+		if err := sys.SetJobLimits(j.h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, l.Processes, uintptr(l.Memory)); err != nil {
+			return err
+		}
+	}
+	if l.CPU > 0 {
+		if err := sys.SetJobCPURate(j.h, CPURate(l.CPU, runtime.NumCPU())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CPURate is the CPU rate of cpus CPUs on a machine of n: ten-thousandths
+// of the whole machine's time, 1 at least and 10000 at most.
+func CPURate(cpus float64, n int) uint32 {
+	r := math.Round(cpus / float64(max(n, 1)) * 10000)
+	return uint32(min(max(r, 1), 10000))
+}
+
+// Usage returns the CPU time of every process the job has held and the
+// peak memory they committed together.
+func (j *Job) Usage() (time.Duration, uint64, error) {
+	cpu, peak, err := sys.JobUsage(j.h)
+	return time.Duration(cpu) * 100, uint64(peak), err
 }
 
 // Assign puts a process into the job (AssignProcessToJobObject). A

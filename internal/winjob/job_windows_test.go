@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -218,5 +219,36 @@ func TestWakeEndsAWakeableWaitOnly(t *testing.T) {
 	// The wake posted before is not taken for the end of this wait.
 	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), false); !empty || err != nil {
 		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
+	}
+}
+
+func TestCPURateIsInTenThousandthsOfTheWholeMachine(t *testing.T) {
+	for _, c := range []struct {
+		cpus float64
+		n    int
+		want uint32
+	}{{0.5, 2, 2500}, {1, 4, 2500}, {4, 2, 10000}, {0.0001, 64, 1}, {1.5, 8, 1875}} {
+		if got := CPURate(c.cpus, c.n); got != c.want {
+			t.Errorf("CPURate(%v, %d) = %d, want %d", c.cpus, c.n, got, c.want)
+		}
+	}
+}
+
+// TestTheSystemTakesTheJobsLimitsAndTellsItsUsage: the limit structures
+// are the system's size and layout (Wine checks them too, though it
+// enforces none); their effect is tested by the session tests on Windows.
+func TestTheSystemTakesTheJobsLimitsAndTellsItsUsage(t *testing.T) {
+	j := newJob(t)
+	if err := j.Limit(Limits{Processes: 5, Memory: 64 << 20}); err != nil {
+		t.Fatalf("Limit(processes, memory): %v", err)
+	}
+	if !sys.UnderWine() {
+		// Wine refuses CPU rate control.
+		if err := j.Limit(Limits{CPU: 0.5}); err != nil {
+			t.Fatalf("Limit(cpu): %v", err)
+		}
+	}
+	if _, _, err := j.Usage(); err != nil {
+		t.Fatalf("Usage: %v", err)
 	}
 }

@@ -128,11 +128,13 @@ type Usage struct {
 	// CPUMS is the CPU time of the whole tree, user and system, in
 	// milliseconds; CPUSource where it was read: "cpu.stat" (cgroup
 	// mode), "rusage" (group mode: the sum of the reaps of the Engine and
-	// of the orphans session-starter adopted; a lower bound).
+	// of the orphans session-starter adopted; a lower bound), "job"
+	// (Windows: every process the session's job held).
 	CPUMS     *float64 `json:"cpu_ms,omitempty"`
 	CPUSource string   `json:"cpu_source,omitempty"`
 	// MemoryPeakBytes is the tree's peak memory, from memory.peak
-	// (cgroup mode with the memory controller).
+	// (cgroup mode with the memory controller), or on Windows the peak
+	// its job's processes committed together (source "job").
 	MemoryPeakBytes  *int64 `json:"memory_peak_bytes,omitempty"`
 	MemoryPeakSource string `json:"memory_peak_source,omitempty"`
 	// TasksPeak is the most tasks the tree had live at once, threads

@@ -95,7 +95,7 @@ class Survivor:
 class Usage:
     """What a session's tree used, each figure with its source; a figure the platform or mode cannot tell is None.
 
-    cpu_ms is the CPU time of the whole tree, from cpu_source: "cpu.stat" (cgroup mode) or "rusage" (group mode, a
+    cpu_ms is the CPU time of the whole tree, from cpu_source: "cpu.stat" (cgroup mode), "job" (Windows) or "rusage" (group mode, a
     lower bound); the peaks come from memory.peak and pids.peak, forks_refused from pids.events (cgroup mode, with the
     controller).
     """

@@ -146,7 +146,7 @@ export interface EndedRecord {
 
 /** What a session's tree used, each figure with its source; a figure the platform or mode cannot tell is absent. */
 export interface Usage {
-  /** CPU time of the whole tree, user and system, in ms; cpuSource: 'cpu.stat' (cgroup mode) or 'rusage' (group mode, a lower bound). */
+  /** CPU time of the whole tree, user and system, in ms; cpuSource: 'cpu.stat' (cgroup mode), 'rusage' (group mode, a lower bound) or 'job' (Windows). */
   cpuMs?: number;
   cpuSource?: string;
   /** Peak memory of the tree (memory.peak: cgroup mode with the memory controller). */
