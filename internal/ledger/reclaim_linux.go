@@ -57,8 +57,8 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			if !dry {
 				_ = Remove(dir, r.Session)
 			}
-		case Alive(r.Starter.PID, r.Starter.Token) || Alive(r.Guard.PID, r.Guard.Token):
-			s.Action = "live"
+		case !shownGone(&s, r.Starter, r.Guard):
+			// Live, or unverified: left alone either way.
 		default:
 			reclaim(&s, r, dry)
 			if dry {
@@ -73,6 +73,25 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 		rep.Sessions = append(rep.Sessions, s)
 	}
 	return rep, nil
+}
+
+// shownGone reports whether every one of ps (the starter and the guard)
+// is shown gone; otherwise it sets the session's action: "live", or
+// "unverified" with the reason in Left where one could not be told.
+func shownGone(s *Session, ps ...Process) bool {
+	for _, p := range ps {
+		gone, err := Gone(p.PID, p.Token)
+		switch {
+		case err != nil:
+			s.Action = "unverified"
+			s.Left = append(s.Left, LeftProcess{PID: p.PID, Reason: "unverifiable: " + err.Error()})
+			return false
+		case !gone:
+			s.Action = "live"
+			return false
+		}
+	}
+	return true
 }
 
 // reclaim ends the session of r: its Engine, where the live process at

@@ -30,8 +30,9 @@ type Session struct {
 	Session string `json:"session"`
 	// Action: "reclaimed" (ended, or nothing was left, and the record
 	// removed), "live" (its starter or guard lives: left alone),
-	// "other-boot" (a record of another boot: removed, nothing signalled),
-	// "would-reclaim" (dry run).
+	// "unverified" (whether its starter or guard lives could not be told:
+	// left alone, the reason in Left), "other-boot" (a record of another
+	// boot: removed, nothing signalled), "would-reclaim" (dry run).
 	Action string        `json:"action"`
 	Cgroup bool          `json:"cgroup_ended,omitempty"`
 	Ended  []Ended       `json:"ended"`

@@ -54,7 +54,7 @@ func pidfsInode(fd int) uint64 {
 
 // Alive reports whether pid names a live process with token tok (see
 // open). A zombie is not alive; a PID given to another process since is
-// not.
+// not; neither is one that cannot be told (see [Gone] for that).
 func Alive(pid int, tok Token) bool {
 	fd, err := open(pid, tok)
 	if err != nil {
@@ -74,12 +74,13 @@ var errMismatch = errors.New("ledger: token-mismatch")
 // show no exit, so that the comparison was of the process the pidfd names
 // — whose number cannot be handed out again while the pidfd shows it
 // live. The error is errMismatch for a live process of another identity,
-// and wraps sys.ErrGone when no live process has pid (a zombie, a pidfd
-// that cannot be opened).
+// and wraps sys.ErrGone when no live process has pid (none at all, or a
+// zombie); any other (a pidfd_open refused for want of descriptors) is
+// that it cannot be told, and wraps neither.
 func open(pid int, tok Token) (int, error) {
 	fd, err := sys.PidfdOpen(pid)
 	if err != nil {
-		return -1, fmt.Errorf("%w: %w", sys.ErrGone, err)
+		return -1, err // sys.ErrGone for no process at pid
 	}
 	same := false
 	if ino := pidfsInode(fd); ino != 0 && tok.Pidfs != 0 {
@@ -89,7 +90,10 @@ func open(pid int, tok Token) (int, error) {
 	}
 	fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}
 	switch n, err := sys.Poll(fds, 0); {
-	case err != nil || n > 0:
+	case err != nil:
+		sys.Close(fd)
+		return -1, err
+	case n > 0:
 		sys.Close(fd)
 		return -1, sys.ErrGone
 	case !same:
@@ -97,4 +101,21 @@ func open(pid int, tok Token) (int, error) {
 		return -1, errMismatch
 	}
 	return fd, nil
+}
+
+// Gone reports whether the process pid of token tok is shown gone: no
+// live process has the PID, or the one that has it is of another
+// identity. An error is that it cannot be told (a pidfd_open refused for
+// want of descriptors, say): never taken for gone, so that a reclaim
+// cannot end a live session on a failed look.
+func Gone(pid int, tok Token) (bool, error) {
+	fd, err := open(pid, tok)
+	switch {
+	case err == nil:
+		sys.Close(fd)
+		return false, nil
+	case errors.Is(err, sys.ErrGone), errors.Is(err, errMismatch):
+		return true, nil
+	}
+	return false, fmt.Errorf("ledger: pid %d: %w", pid, err)
 }

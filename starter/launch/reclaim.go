@@ -30,8 +30,9 @@ type ReclaimedSession struct {
 	Session string `json:"session"` // the session's id in its mark
 	// Action: "reclaimed" (what was left ended, or nothing was left, and
 	// the record removed), "live" (its starter or guard lives: left
-	// alone), "other-boot" (a record of another boot: removed, nothing
-	// signalled), "would-reclaim" (dry run).
+	// alone), "unverified" (whether they live could not be told: left
+	// alone, the reason in Left), "other-boot" (a record of another boot:
+	// removed, nothing signalled), "would-reclaim" (dry run).
 	Action string             `json:"action"`
 	Cgroup bool               `json:"cgroup_ended,omitempty"`
 	Ended  []ReclaimedProcess `json:"ended"`

@@ -1,0 +1,74 @@
+package ledger
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/internal/testproc"
+)
+
+func init() {
+	// gone-emfile PID: with every descriptor taken, asks Gone about the
+	// live process PID and prints "gone=BOOL err=ERR".
+	testproc.Register("gone-emfile", func(args []string) int {
+		var pid int
+		fmt.Sscan(args[0], &pid)
+		tok, err := TokenOf(pid)
+		if err != nil {
+			fmt.Println("token:", err)
+			return 1
+		}
+		// The runtime's poller opens its descriptors at the first file
+		// opened: before the table is filled.
+		_, _ = os.ReadFile("/proc/self/stat")
+		low := unix.Rlimit{Cur: 64, Max: 64}
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+			fmt.Println("setrlimit:", err)
+			return 1
+		}
+		var held []int
+		for {
+			fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				break
+			}
+			held = append(held, fd)
+		}
+		gone, err := Gone(pid, tok)
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+		fmt.Printf("gone=%v err=%v\n", gone, err)
+		return 0
+	})
+}
+
+// TestGoneThatCannotBeToldIsNotGone: with no descriptor free,
+// pidfd_open fails with EMFILE; Gone says it cannot tell, and never that
+// the live process is gone, so that a reclaim leaves its session alone.
+func TestGoneThatCannotBeToldIsNotGone(t *testing.T) {
+	cmd := testproc.HelperCommand(t, "gone-emfile", fmt.Sprint(os.Getpid()))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper: %v: %s", err, out)
+	}
+	got := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(got, "gone=false err=") || !strings.Contains(got, syscall.EMFILE.Error()) {
+		t.Fatalf("Gone of a live process with no descriptor free: %q, want gone=false and an error naming %q", got, syscall.EMFILE.Error())
+	}
+	tok, err := TokenOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := Gone(os.Getpid(), tok); gone || err != nil {
+		t.Errorf("Gone(self) = %v, %v; want false, nil", gone, err)
+	}
+	if gone, err := Gone(os.Getpid(), Token{Start: tok.Start + 1, Pidfs: tok.Pidfs + 1}); !gone || err != nil {
+		t.Errorf("Gone(self, another token) = %v, %v; want true, nil", gone, err)
+	}
+}
