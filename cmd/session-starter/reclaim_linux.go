@@ -12,12 +12,15 @@ import (
 )
 
 // reclaim is --reclaim: starter.Reclaim, its report printed on stdout, one
-// line a session, and written as one JSON record to --status-fd.
+// line a session, and written as one JSON record to --status-fd. A
+// reclaim that failed (the ledger off, its directory unreadable) writes
+// no record, only its reason on stderr: a launcher reads no record as the
+// failure it is, never a partial one as a report.
 func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	rep, err := starter.Reclaim(context.Background(), inv.dryRun)
 	if inv.opts.StatusFD > 0 {
 		f := os.NewFile(uintptr(inv.opts.StatusFD), "status")
-		if b, merr := json.Marshal(rep); merr == nil {
+		if b, merr := json.Marshal(rep); merr == nil && err == nil {
 			_, _ = f.Write(append(b, '\n'))
 		}
 		_ = f.Close()

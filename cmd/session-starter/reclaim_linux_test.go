@@ -6,6 +6,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,5 +218,34 @@ func TestReclaimTouchesNothingItCannotTrust(t *testing.T) {
 	}
 	if st, err := proc.ReadStat(victim.Process.Pid); err != nil || !st.Live() {
 		t.Fatalf("the marked process: %v, %v; want it alive", st, err)
+	}
+}
+
+// TestAReclaimThatFailsWritesNoRecord: with the ledger off (its
+// directory open to others), --reclaim exits 125 with the reason on
+// stderr and writes nothing to --status-fd: no partial record a launcher
+// could take for a report.
+func TestAReclaimThatFailsWritesNoRecord(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(binary, "--reclaim", "--status-fd", "3")
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+dir)
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	w.Close()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 125 || !strings.Contains(stderr.String(), "reclaim") {
+		t.Fatalf("--reclaim with the ledger off: %v, stderr %q; want exit 125 with the reason", err, stderr.String())
+	}
+	if b, _ := io.ReadAll(r); len(b) != 0 {
+		t.Errorf("--status-fd got %q, want no record", b)
 	}
 }
