@@ -457,6 +457,14 @@ func TestSignalNamesRoundTrip(t *testing.T) {
 	}
 }
 
+func TestLinuxsOwnDeadlySignalsHaveTheirNames(t *testing.T) {
+	for sig, want := range map[syscall.Signal]string{unix.SIGSTKFLT: "STKFLT", unix.SIGIO: "IO", unix.SIGPWR: "PWR"} {
+		if got := SignalName(sig); got != want {
+			t.Errorf("SignalName(%d) = %q, want %q", sig, got, want)
+		}
+	}
+}
+
 func TestSignalNumbersRoundTrip(t *testing.T) {
 	for n := 1; n <= 64; n++ {
 		sig := syscall.Signal(n)
