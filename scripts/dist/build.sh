@@ -42,7 +42,8 @@ out=${DIST_DIR:-dist}
 osarch=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 windows/amd64 windows/arm64)
 deb_arches=(amd64 arm64)
 
-# The .deb's Maintainer field. TODO(issue 24): the release's contact.
+# The .deb's Maintainer field: a placeholder until the project names its
+# release contact (scripts/dist/RELEASE.md, "Once, before the first release").
 deb_maintainer='session-starter maintainers <maintainers@session-starter.invalid>'
 
 need "$GO" golang
