@@ -147,12 +147,7 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	if sys.Pidless {
 		return false, fail(ExitContainment, "%s: not in the portable build: %w", limitsFlags(lim, parent), errors.ErrUnsupported)
 	}
-	var p cgroup.Place
-	if parent != "" {
-		p, err = cgroup.PlaceAt(parent)
-	} else {
-		p, err = cgroup.Locate()
-	}
+	p, err := placeIn(parent)
 	if err == nil {
 		_, move, err = cgroup.CheckEnable(p, need, parent == "")
 	}
@@ -162,18 +157,21 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	return move, nil
 }
 
+// placeIn is where session cgroups are made: in parent
+// ([Options.CgroupParent]), or below this process's own cgroup.
+func placeIn(parent string) (cgroup.Place, error) {
+	if parent != "" {
+		return cgroup.PlaceAt(parent)
+	}
+	return cgroup.Locate()
+}
+
 // newSessionCgroup makes the session cgroup, in parent or below this
 // process's own cgroup, with lim's controllers available to it; or says
 // why it cannot be made (auto: not where systemd manages the starter's
 // cgroup).
 func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) (*cgroup.Session, *cgroup.Supervisor, error) {
-	var p cgroup.Place
-	var err error
-	if parent != "" {
-		p, err = cgroup.PlaceAt(parent)
-	} else {
-		p, err = cgroup.Locate()
-	}
+	p, err := placeIn(parent)
 	if err != nil {
 		return nil, nil, err
 	}

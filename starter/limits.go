@@ -3,6 +3,8 @@ package starter
 import (
 	"fmt"
 	"time"
+
+	"github.com/session-starter/session-starter/internal/cgroup"
 )
 
 // Limits bound a session's whole tree, every process of it whether it
@@ -78,17 +80,14 @@ type Usage struct {
 	ForksRefused *int64
 }
 
-// minCPU is the smallest MaxCPU: cpu.max refuses a quota under 1 ms of
-// its 100 ms period.
-const minCPU = 0.01
-
 // check refuses limits no kernel could take, before anything starts.
 func (l Limits) check() error {
 	switch {
 	case l.MaxTasks < 0, l.MaxMemory < 0, l.MaxSwap < 0, l.MaxCPU < 0:
 		return fail(ExitUsage, "limits must not be negative")
-	case l.MaxCPU > 0 && l.MaxCPU < minCPU:
-		return fail(ExitUsage, "--max-cpu %g: at least %g (cpu.max takes no less than 1 ms of each 100 ms)", l.MaxCPU, minCPU)
+	case l.MaxCPU > 0 && l.MaxCPU < cgroup.MinCPU:
+		// cpu.max refuses a quota under 1 ms of its 100 ms period.
+		return fail(ExitUsage, "--max-cpu %g: at least %g (cpu.max takes no less than 1 ms of each 100 ms)", l.MaxCPU, cgroup.MinCPU)
 	case l.MaxSwap > 0 && l.MaxMemory == 0:
 		return fail(ExitUsage, "--max-swap goes with --max-memory")
 	}

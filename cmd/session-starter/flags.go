@@ -217,9 +217,6 @@ func parse(args []string) (*invocation, error) {
 			return nil, fmt.Errorf("--%s: %w", l.name, errZeroLimit)
 		}
 	}
-	if fs.Changed("max-swap") && !fs.Changed("max-memory") {
-		return nil, errors.New("--max-swap goes with --max-memory")
-	}
 	if fs.Changed("cgroup-parent") && v.cgroupParent == "" {
 		return nil, errors.New("--cgroup-parent: an empty directory name")
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/session-starter/session-starter/internal/proc"
 )
 
 // enableVar, in the environment of a run of this test binary, makes
@@ -79,6 +81,16 @@ func enableChild(spec string) {
 	} else {
 		fmt.Println("again: ok")
 	}
+	// Its leaf holds only this process: a session made there would move
+	// it again, which one move at a time refuses.
+	leaf := Place{Mount: p.Mount, Own: sup.Path, Dir: path.Join(dir, path.Base(sup.Path))}
+	if _, err := os.ReadFile(path.Join(leaf.Dir, "cgroup.controllers")); err == nil {
+		if _, err := Enable(leaf, []string{ctl}, true); err != nil {
+			fmt.Println("second move:", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Println("second move: ok")
+		}
+	}
 	if err := sup.Restore(); err != nil {
 		fmt.Println("restore:", err)
 	}
@@ -129,6 +141,9 @@ func TestEnableMovesALoneProcessIntoASupervisorLeafAndRestoreMovesItBack(t *test
 	}
 	if !slices.Contains(strings.Fields(got["subtree"]), ctl) {
 		t.Errorf("cgroup.subtree_control %q after Enable, want %s in it", got["subtree"], ctl)
+	}
+	if !strings.Contains(got["second move"], "moved itself into a supervisor cgroup for another session already") {
+		t.Errorf("a second move from the leaf: %q, want it refused (one move at a time)", got["second move"])
 	}
 	if got["again"] != "ok" {
 		t.Errorf("a second Enable, the controller on already: %s, want no error", got["again"])
@@ -247,5 +262,30 @@ func TestSetLimitsOfACgroupWithoutTheControllerNamesTheFile(t *testing.T) {
 	err = s.SetLimits(Limits{Tasks: 5})
 	if err == nil || !strings.Contains(err.Error(), "pids.max") {
 		t.Fatalf("SetLimits(Tasks) without the pids controller: %v, want an error naming pids.max", err)
+	}
+}
+
+// TestCleanLeftoversRemovesTheEmptyLeafOfADeadStarter: a supervisor leaf
+// whose name's PID and start time are no live process's, and which holds
+// nothing, is removed; a live starter's is left.
+func TestCleanLeftoversRemovesTheEmptyLeafOfADeadStarter(t *testing.T) {
+	p := testPlace(t)
+	st, err := proc.ReadStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := Name(os.Getpid(), st.StartTime+1, 1) + SupervisorSuffix // this PID, another start: gone
+	live := Name(os.Getpid(), st.StartTime, 1) + SupervisorSuffix
+	for _, n := range []string{dead, live} {
+		if err := os.Mkdir(path.Join(p.Dir, n), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := CleanLeftovers(p)
+	if err != nil || !slices.Equal(removed, []string{dead}) {
+		t.Fatalf("CleanLeftovers = %v, %v; want only the dead starter's leaf %s", removed, err, dead)
+	}
+	if _, err := os.Stat(path.Join(p.Dir, live)); err != nil {
+		t.Errorf("the live starter's leaf: %v, want it left", err)
 	}
 }
