@@ -13,15 +13,21 @@ import (
 )
 
 func init() {
-	// gone-emfile PID: with every descriptor taken, asks Gone about the
-	// live process PID and prints "gone=BOOL err=ERR".
+	// gone-emfile PID FREE TOKEN: with all but FREE descriptors taken,
+	// asks Gone about the live process PID, by its whole token ("pidfs")
+	// or by its start alone ("start", as where there is no pidfs), and
+	// prints "gone=BOOL err=ERR".
 	testproc.Register("gone-emfile", func(args []string) int {
-		var pid int
+		var pid, free int
 		fmt.Sscan(args[0], &pid)
+		fmt.Sscan(args[1], &free)
 		tok, err := TokenOf(pid)
 		if err != nil {
 			fmt.Println("token:", err)
 			return 1
+		}
+		if args[2] == "start" {
+			tok.Pidfs = 0
 		}
 		// The runtime's poller opens its descriptors at the first file
 		// opened: before the table is filled.
@@ -39,6 +45,10 @@ func init() {
 			}
 			held = append(held, fd)
 		}
+		for range free {
+			unix.Close(held[len(held)-1])
+			held = held[:len(held)-1]
+		}
 		gone, err := Gone(pid, tok)
 		for _, fd := range held {
 			unix.Close(fd)
@@ -48,18 +58,22 @@ func init() {
 	})
 }
 
-// TestGoneThatCannotBeToldIsNotGone: with no descriptor free,
-// pidfd_open fails with EMFILE; Gone says it cannot tell, and never that
-// the live process is gone, so that a reclaim leaves its session alone.
+// TestGoneThatCannotBeToldIsNotGone: with no descriptor free, pidfd_open
+// fails with EMFILE; with one free, pidfd_open takes it and the read of
+// the start (the token without a pidfs inode) fails with EMFILE. Either
+// way Gone says it cannot tell, never that the live process is gone, so
+// that a reclaim leaves its session alone.
 func TestGoneThatCannotBeToldIsNotGone(t *testing.T) {
-	cmd := testproc.HelperCommand(t, "gone-emfile", fmt.Sprint(os.Getpid()))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("helper: %v: %s", err, out)
-	}
-	got := strings.TrimSpace(string(out))
-	if !strings.HasPrefix(got, "gone=false err=") || !strings.Contains(got, syscall.EMFILE.Error()) {
-		t.Fatalf("Gone of a live process with no descriptor free: %q, want gone=false and an error naming %q", got, syscall.EMFILE.Error())
+	for _, c := range []struct{ free, token string }{{"0", "pidfs"}, {"1", "start"}} {
+		cmd := testproc.HelperCommand(t, "gone-emfile", fmt.Sprint(os.Getpid()), c.free, c.token)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("helper: %v: %s", err, out)
+		}
+		got := strings.TrimSpace(string(out))
+		if !strings.HasPrefix(got, "gone=false err=") || !strings.Contains(got, syscall.EMFILE.Error()) {
+			t.Errorf("Gone of a live process with %s descriptor free, by its %s: %q, want gone=false and an error naming %q", c.free, c.token, got, syscall.EMFILE.Error())
+		}
 	}
 	tok, err := TokenOf(os.Getpid())
 	if err != nil {

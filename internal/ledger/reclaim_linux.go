@@ -126,6 +126,8 @@ func reclaim(s *Session, r Record, dry bool) {
 		sys.Close(fd)
 	case errors.Is(err, errMismatch):
 		left[r.Engine.PID] = "token-mismatch"
+	case !errors.Is(err, sys.ErrGone):
+		left[r.Engine.PID] = "unverifiable: " + err.Error()
 	}
 	for range reclaimPasses {
 		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })

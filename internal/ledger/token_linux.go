@@ -83,10 +83,13 @@ func open(pid int, tok Token) (int, error) {
 		return -1, err // sys.ErrGone for no process at pid
 	}
 	same := false
+	var statErr error
 	if ino := pidfsInode(fd); ino != 0 && tok.Pidfs != 0 {
 		same = ino == tok.Pidfs
 	} else if st, err := proc.ReadStat(pid); err == nil {
 		same = st.StartTime == tok.Start
+	} else {
+		statErr = err // gone, or unreadable: the pidfd tells which
 	}
 	fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}
 	switch n, err := sys.Poll(fds, 0); {
@@ -96,6 +99,10 @@ func open(pid int, tok Token) (int, error) {
 	case n > 0:
 		sys.Close(fd)
 		return -1, sys.ErrGone
+	case statErr != nil:
+		// Live, and its start could not be read: no comparison was made.
+		sys.Close(fd)
+		return -1, statErr
 	case !same:
 		sys.Close(fd)
 		return -1, errMismatch
