@@ -59,7 +59,7 @@ type helper struct {
 	// (kill before reap), never by the reaper.
 	mu      sync.Mutex
 	calls   map[uint64]*helperCall
-	leaders map[int]bool
+	leaders map[int]*helperCall // by leader PID, until its call reaped it
 	spawns  chan func()
 	closed  chan struct{} // the connection to the Engine ended
 	running sync.WaitGroup
@@ -97,7 +97,7 @@ func helperMain(sock int) int {
 	h := &helper{
 		sock:    sock,
 		calls:   map[uint64]*helperCall{},
-		leaders: map[int]bool{},
+		leaders: map[int]*helperCall{},
 		spawns:  make(chan func()),
 		closed:  make(chan struct{}),
 		fault:   strings.SplitN(os.Getenv(FaultVar), ":", 3),
@@ -257,7 +257,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		defer h.mu.Unlock()
 		err = c.Start()
 		if err == nil {
-			h.leaders[c.Process.Pid] = true
+			h.leaders[c.Process.Pid] = hc
 			h.calls[s.call] = hc
 		}
 	}
@@ -292,7 +292,9 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 			d.err = werr.Error()
 		}
 		h.mu.Lock()
-		if d.reaped {
+		// Only this call's entry: once reaped, its PID may be a new
+		// leader's already.
+		if d.reaped && h.leaders[pid] == hc {
 			delete(h.leaders, pid)
 		}
 		if r.Ending != Released {
@@ -331,7 +333,7 @@ func (h *helper) reapAdopted() {
 	defer h.mu.Unlock()
 	kids, _ := proc.Children(os.Getpid())
 	for _, pid := range kids {
-		if !h.leaders[pid] {
+		if h.leaders[pid] == nil {
 			_, _ = sys.Waitid(pid, sys.WEXITED|sys.WNOHANG)
 		}
 	}
@@ -377,7 +379,7 @@ func (h *helper) endAdopted() {
 		h.mu.Lock()
 		kids, _ := proc.Children(os.Getpid())
 		for _, pid := range kids {
-			if h.leaders[pid] {
+			if h.leaders[pid] != nil {
 				continue // a leader that did not exit within its budget
 			}
 			fd, err := sys.PidfdOpen(pid)

@@ -201,6 +201,7 @@ func TestWhatAReleasedCallLeftEndsWithTheHelper(t *testing.T) {
 
 func TestASpawnTheHelperCouldNotExecuteIsNotStartedAndNotRetried(t *testing.T) {
 	withHelper(t)
+	before := helpersStarted.Load()
 	dir := t.TempDir()
 	c := Command(context.Background(), filepath.Join(dir, "missing"))
 	err := c.Start()
@@ -211,6 +212,9 @@ func TestASpawnTheHelperCouldNotExecuteIsNotStartedAndNotRetried(t *testing.T) {
 		t.Fatalf("Start() = %v: a spawn the helper answered as failed is not unclear", err)
 	}
 	liveHelperPID(t) // the helper that answered is kept
+	if got := helpersStarted.Load() - before; got != 1 {
+		t.Errorf("%d helpers started for the call, want 1: a failed spawn is not tried on another", got)
+	}
 }
 
 // The tests of the helper's failures run an Engine (this binary, as the
@@ -623,5 +627,24 @@ func TestCallsAtOnceShareOneHelper(t *testing.T) {
 	}
 	if got := helpersStarted.Load() - before; got != 1 {
 		t.Errorf("%d helpers were started for %d calls, want 1", got, n)
+	}
+}
+
+// TestOnlyABrokenConnectionLetsTheHelperGo: a send that failed for the
+// connection's sake lets the helper (and the calls it holds) go; one that
+// failed for this message alone (too large, too many descriptors) does
+// not end the other calls.
+func TestOnlyABrokenConnectionLetsTheHelperGo(t *testing.T) {
+	for err, want := range map[error]bool{
+		errUnsent{syscall.EPIPE}:        true,
+		errUnsent{syscall.ECONNRESET}:   true,
+		errUnsent{errTestSend}:          true,
+		errUnsent{syscall.EMSGSIZE}:     false,
+		errUnsent{syscall.ETOOMANYREFS}: false,
+		errUnsent{syscall.ENOBUFS}:      false,
+	} {
+		if got := brokenLink(err); got != want {
+			t.Errorf("brokenLink(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

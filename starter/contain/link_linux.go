@@ -3,6 +3,7 @@
 package contain
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -200,14 +201,26 @@ func (l *link) send(m *msg, fds []int) error {
 	if l.closed {
 		return errUnsent{syscall.EPIPE}
 	}
-	if failNextSend.Swap(false) {
-		return errUnsent{errors.New("test: the send failed")}
+	if failNextSend.Load() && failNextSend.Swap(false) {
+		return errUnsent{errTestSend}
 	}
 	return sendPacket(l.sock, m, fds)
 }
 
-// failNextSend makes the next send fail before a byte leaves: tests only.
+// failNextSend makes the next send fail before a byte leaves, as a broken
+// connection's does (errTestSend): tests only.
 var failNextSend atomic.Bool
+
+var errTestSend = errors.New("test: the send failed")
+
+// brokenLink reports whether a send's error means the connection itself
+// is gone (the helper died, or closed its end), not that this one message
+// could not go (too large, too many descriptors for the socket's
+// buffer): only then is the helper, and every call it holds, let go.
+func brokenLink(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ENOTCONN) || errors.Is(err, errTestSend)
+}
 
 // abandon stops using the helper: its end of input comes (it then ends
 // what it holds and exits), and with kill — a helper that does not
@@ -309,7 +322,9 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 		return true, c.ctx.Err() // as exec: nothing is started
 	}
 	req, fds, cleanup, err := c.request()
-	if err != nil || len(req.encode().b) > maxPacket {
+	// The size is checked with the call's id at 0, one byte: the id spawn
+	// gives it takes up to binary.MaxVarintLen64.
+	if err != nil || len(req.encode().b) > maxPacket-binary.MaxVarintLen64 {
 		// A request the helper cannot be given (no working directory
 		// to name, too many descriptors, too large): directly.
 		if cleanup != nil {
@@ -411,9 +426,11 @@ func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, e
 		l.unregister(call)
 		return nil, 0, false, nil
 	}
-	if l.send(req.encode(), fds) != nil {
+	if err := l.send(req.encode(), fds); err != nil {
 		l.unregister(call)
-		l.abandon(false)
+		if brokenLink(err) {
+			l.abandon(false)
+		}
 		return nil, 0, false, nil
 	}
 	timer := time.NewTimer(helperAnswerBudget)
