@@ -11,10 +11,11 @@
 // the parent's unique id at fork, and at exec the parent's then, and keeps
 // it when launchd adopts the orphan; FreeBSD's parent is seen by PID while
 // it lives. Either way a chain is followed only through parents seen
-// alive, or, on macOS, the Engine: an orphan that execs after its parent
-// died names launchd as its parent). A process that carries the
-// session's mark in its environment, read off it where the kernel lets
-// it be read, and that started after the Engine, is a second source.
+// alive when the end begins, or, on macOS, the Engine: an orphan that
+// execs after its parent died names launchd as its parent). A process
+// that carries the session's mark in its environment, read off it where
+// the kernel lets it be read, and that started after the Engine, is a
+// second source.
 // Passes over fresh snapshots repeat until one finds nothing new: a
 // process forked during a pass is found by the next.
 //

@@ -41,9 +41,11 @@ type Sweep struct {
 	tab Table
 }
 
-// NewSweep takes the first passes at once, while the session's tree is
-// alive (the end has not signalled it yet): a FreeBSD process is linked
-// to its parent only while both are seen.
+// NewSweep takes the first passes at once, before the end signals
+// anything: a FreeBSD process is linked to its parent only while both are
+// seen. The session makes it when its end begins, so what it links is
+// the tree as it stands then: a double fork's middle that exited earlier
+// is not seen, and its child is found by its mark alone.
 func NewSweep(root Identity, uid int, tab Table) *Sweep {
 	s := &Sweep{t: NewTracker(root, uid), tab: tab}
 	_ = s.discover() // a failed read is the first look's error, when it fails again
