@@ -486,10 +486,10 @@ func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
 			Files:       []int{0, 1, 2},
 			ReExec:      reExec,
 			CgroupProcs: procs,
-			CgroupDir:   cg.DirFD,
+			CgroupDir:   cg.EngineFD,
 		})
-		if in, err := cg.Contains(g.PID); err != nil || !in {
-			t.Fatalf("the ready gate is in the session cgroup: %v (%v)", in, err)
+		if in, err := cg.HoldsEngine(g.PID); err != nil || !in {
+			t.Fatalf("the ready gate is in the Engine's leaf of the session cgroup: %v (%v)", in, err)
 		}
 		if err := g.Release(); err != nil {
 			t.Fatal(err)
@@ -498,8 +498,8 @@ func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
 			t.Fatalf("Engine: %v, want exit 0", st)
 		}
 		out, err := os.ReadFile(filepath.Join(dir, "ran"))
-		if err != nil || !strings.Contains(string(out), "::"+cg.Path+"\n") {
-			t.Fatalf("the Engine's /proc/self/cgroup = %q (%v), want the session cgroup %s", out, err, cg.Path)
+		if err != nil || !strings.Contains(string(out), "::"+cg.EnginePath+"\n") {
+			t.Fatalf("the Engine's /proc/self/cgroup = %q (%v), want the Engine's leaf %s", out, err, cg.EnginePath)
 		}
 	})
 }

@@ -203,15 +203,16 @@ func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) 
 	return cg, sup, nil
 }
 
-// gateJoined checks, from outside, that the gate is in the session
-// cgroup. The gate is our unreaped child, so its PID names it alone.
+// gateJoined checks, from outside, that the gate is in the Engine's leaf
+// of the session cgroup. The gate is our unreaped child, so its PID
+// names it alone.
 func (s *session) gateJoined() error {
-	in, err := s.cg.Contains(s.gate.PID)
+	in, err := s.cg.HoldsEngine(s.gate.PID)
 	if err != nil {
 		return err
 	}
 	if !in {
-		return fmt.Errorf("cgroup: the gate (pid %d) is not in %s", s.gate.PID, s.cg.Path)
+		return fmt.Errorf("cgroup: the gate (pid %d) is not in %s", s.gate.PID, s.cg.EnginePath)
 	}
 	return nil
 }
@@ -228,12 +229,13 @@ func (s *session) removeCgroup() {
 	}
 }
 
-// cgroupDir is the session cgroup's directory descriptor, or 0.
+// cgroupDir is the directory descriptor of the Engine's leaf of the
+// session cgroup, where the gate is born, or 0.
 func (s *session) cgroupDir() int {
 	if s.cg == nil {
 		return 0
 	}
-	return s.cg.DirFD
+	return s.cg.EngineFD
 }
 
 // guardCgroup hands the session cgroup to the guard.
@@ -323,7 +325,8 @@ func (s *session) closeCgroup() {
 	s.sup = nil
 }
 
-// procsFD opens the session's cgroup.procs for the gate, or returns 0.
+// procsFD opens the cgroup.procs of the Engine's leaf for the gate, or
+// returns 0.
 func (s *session) procsFD() (int, error) {
 	if s.cg == nil {
 		return 0, nil

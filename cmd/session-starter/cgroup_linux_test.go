@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
 )
@@ -63,7 +64,8 @@ func engineCgroup(t *testing.T, pid int) string {
 }
 
 // startCgroup starts a session in cgroup mode and returns it with the
-// Engine's PID and the session cgroup's directory, checked to exist.
+// Engine's PID and the session cgroup's directory, checked to exist and
+// to hold the Engine in its leaf.
 func startCgroup(t *testing.T, mark string, args []string, opts ...startOpt) (*session, int, string) {
 	t.Helper()
 	mount, _ := cgroupPlace(t)
@@ -73,10 +75,10 @@ func startCgroup(t *testing.T, mark string, args []string, opts ...startOpt) (*s
 		t.Fatalf("ack mode = %q, want cgroup", mode)
 	}
 	cg := engineCgroup(t, pid)
-	if !strings.HasPrefix(path.Base(cg), "session-starter-"+strconv.Itoa(s.cmd.Process.Pid)+"-") {
-		t.Fatalf("Engine's cgroup = %s, want a session cgroup named after the starter %d", cg, s.cmd.Process.Pid)
+	if path.Base(cg) != cgroup.EngineLeaf || !strings.HasPrefix(path.Base(path.Dir(cg)), "session-starter-"+strconv.Itoa(s.cmd.Process.Pid)+"-") {
+		t.Fatalf("Engine's cgroup = %s, want the %s leaf of a session cgroup named after the starter %d", cg, cgroup.EngineLeaf, s.cmd.Process.Pid)
 	}
-	dir := path.Join(mount, cg)
+	dir := path.Join(mount, path.Dir(cg))
 	if _, err := os.Stat(path.Join(dir, "cgroup.kill")); err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +102,11 @@ func TestCgroupModeIsAckedLoggedAndItsCgroupRemovedAfterANormalEnd(t *testing.T)
 	if fds[8] != dir || fds[9] != path.Dir(dir) {
 		t.Errorf("guard fds 8, 9 = %q, %q; want %q and its parent", fds[8], fds[9], dir)
 	}
-	if procs, _ := os.ReadFile(path.Join(dir, "cgroup.procs")); !bytes.Contains(procs, []byte(strconv.Itoa(pid)+"\n")) {
-		t.Errorf("cgroup.procs = %q, want the Engine %d", procs, pid)
+	if procs, _ := os.ReadFile(path.Join(dir, cgroup.EngineLeaf, "cgroup.procs")); !bytes.Contains(procs, []byte(strconv.Itoa(pid)+"\n")) {
+		t.Errorf("the Engine's leaf's cgroup.procs = %q, want the Engine %d", procs, pid)
+	}
+	if procs, _ := os.ReadFile(path.Join(dir, "cgroup.procs")); len(procs) != 0 {
+		t.Errorf("the session cgroup's own cgroup.procs = %q, want none: it holds no process", procs)
 	}
 	if _, err := s.in.Write([]byte("x\n")); err != nil {
 		t.Fatal(err)
@@ -144,8 +149,8 @@ func TestCgroupModeEndsProcessesThatLeaveTheGroup(t *testing.T) {
 			mark := newMark(t)
 			s, pid, dir := startCgroup(t, mark, []string{"--", "sh", "-c", tt.escape + ` read x; exit 5`})
 			escapee := escaped(t, s, pid)
-			if got := engineCgroup(t, escapee); path.Base(got) != path.Base(dir) {
-				t.Fatalf("escapee's cgroup = %s, want %s", got, dir)
+			if got := engineCgroup(t, escapee); path.Base(path.Dir(got)) != path.Base(dir) {
+				t.Fatalf("escapee's cgroup = %s, want a leaf of %s", got, dir)
 			}
 			if _, err := s.in.Write([]byte("x\n")); err != nil {
 				t.Fatal(err)

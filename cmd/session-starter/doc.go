@@ -305,10 +305,16 @@
 //     than a sibling: where the starter may write its own cgroup it may make
 //     children, and a fresh child has no controllers enabled below it, so the
 //     "no internal processes" rule of delegated trees never refuses the move.
-//   - *Joining*: the raw gate is born in the session cgroup
+//     The session cgroup itself holds no process: the Engine lives in its
+//     leaf `engine`, and each contained call (package starter/contain) in a
+//     cgroup of its own beside it, so that the session cgroup may enable
+//     controllers for them — per-call limits and usage — which that rule
+//     forbids a cgroup holding processes
+//     (`TestTheSessionCgroupHoldsNoProcessAndMayEnableControllersBelowIt`).
+//   - *Joining*: the raw gate is born in the session cgroup's `engine` leaf
 //     (`clone3` with `CLONE_INTO_CGROUP`, Linux 5.7); the re-executed gate,
 //     and the raw one where `clone3` is refused, write their own PID to the
-//     session cgroup's `cgroup.procs` (a descriptor handed to them) before
+//     leaf's `cgroup.procs` (a descriptor handed to them) before
 //     they report ready. Linux (seen on 6.12 and 6.18, not on 6.1 or 7.3)
 //     SIGKILLs a child born with `CLONE_INTO_CGROUP` when the `cgroup.kill`
 //     count of its cgroup differs from that of its parent's, so a starter

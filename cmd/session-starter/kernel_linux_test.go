@@ -156,7 +156,7 @@ func TestWhereClone3IsRefusedTheRawGateJoinsTheSessionCgroup(t *testing.T) {
 		if cmdlineHas(g, gate.Arg) {
 			t.Fatalf("clone3 filtered %v: gate %d is the re-executed binary, want the raw one", filtered, g)
 		}
-		if cg := engineCgroup(t, g); !strings.HasPrefix(path.Base(cg), cgroup.Prefix) {
+		if cg := engineCgroup(t, g); path.Base(cg) != cgroup.EngineLeaf || !strings.HasPrefix(path.Base(path.Dir(cg)), cgroup.Prefix) {
 			t.Fatalf("clone3 filtered %v: gate %d is in cgroup %q, want the session cgroup", filtered, g, cg)
 		}
 	})

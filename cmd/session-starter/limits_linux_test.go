@@ -314,7 +314,7 @@ func TestAStarterAloneInItsCgroupMovesIntoALeafForAMemoryLimit(t *testing.T) {
 	cg := limitCgroup(t)
 	mark := newMark(t)
 	ws, _, stderr, out := limitSession(t, mark, "", cg, "--max-memory", "256M", "--", "sh", "-c",
-		`sed -n 's/^0:://p' /proc/self/cgroup /proc/$PPID/cgroup; cat "`+mountOf(t)+`$(sed -n 's/^0:://p' /proc/self/cgroup)/memory.max"`)
+		`c=$(sed -n 's/^0:://p' /proc/self/cgroup); echo "${c%/*}"; sed -n 's/^0:://p' /proc/$PPID/cgroup; cat "`+mountOf(t)+`${c%/*}/memory.max"`)
 	wantExit(t, ws, 0, stderr)
 	own := strings.TrimPrefix(cg, mountOf(t))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -390,7 +390,7 @@ func TestCgroupParentHoldsTheLimitWithoutMovingTheStarter(t *testing.T) {
 	}
 	mark := newMark(t)
 	s := start(t, mark, []string{"--cgroup-parent", parent, "--max-memory", "64M", "--max-tasks", "9", "--", "sh", "-c",
-		`d="` + mountOf(t) + `$(sed -n 's/^0:://p' /proc/self/cgroup)"; echo "$d"; cat "$d/memory.max" "$d/pids.max"; sed -n 's/^0:://p' /proc/$PPID/cgroup`})
+		`c=$(sed -n 's/^0:://p' /proc/self/cgroup); d="` + mountOf(t) + `${c%/*}"; echo "$d"; cat "$d/memory.max" "$d/pids.max"; sed -n 's/^0:://p' /proc/$PPID/cgroup`})
 	dir, mem, tasks, starterCg := s.line(), s.line(), s.line(), s.line()
 	wantExit(t, s.wait(), 0, s.stderr)
 	if path.Dir(dir) != parent || mem != strconv.Itoa(64<<20) || tasks != "9" {

@@ -9,22 +9,31 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// InSession returns this process's place when its own cgroup is a
-// session cgroup (its name is one [Name] makes): a session in cgroup
-// mode, whose Engine this process is.
+// InSession returns the place of the session cgroup this process is in,
+// when its own cgroup is a leaf of one (its parent's name is one [Name]
+// makes): the Engine's leaf ([EngineLeaf]), or a contained call's
+// cgroup — a session in cgroup mode. The place's Own and Dir are the
+// session cgroup's, where calls' cgroups are made.
 func InSession() (Place, bool) {
 	p, err := Locate()
 	if err != nil {
 		return Place{}, false
 	}
-	if _, _, _, ok := ParseName(path.Base(p.Dir)); !ok {
-		return Place{}, false
-	}
-	return p, true
+	return sessionOf(p)
 }
 
-// Call is a cgroup of one contained call, made below the session cgroup
-// its caller is in: cgroup.kill of the session cgroup reaches it, and the
+// sessionOf is the session cgroup whose leaf p is, if it is one's.
+func sessionOf(p Place) (Place, bool) {
+	dir := path.Dir(p.Dir)
+	if _, _, _, ok := ParseName(path.Base(dir)); !ok || dir == p.Dir {
+		return Place{}, false
+	}
+	return Place{Mount: p.Mount, Own: path.Dir(p.Own), Dir: dir}, true
+}
+
+// Call is a cgroup of one contained call, made in the session cgroup its
+// caller is in, beside the Engine's leaf: cgroup.kill of the session
+// cgroup reaches it, its limits count within the session's, and the
 // session's removal removes it (see [Remove]).
 type Call struct {
 	// Name is its directory's name in the session cgroup; Path the cgroup

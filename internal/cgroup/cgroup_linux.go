@@ -79,6 +79,14 @@ func (p Place) ManagedBySystemd() bool {
 // seq tells the sessions of one process apart.
 var seq atomic.Uint64
 
+// EngineLeaf is the name of the leaf cgroup of a session cgroup in
+// which the Engine is born. The session cgroup itself holds no process,
+// so that it may enable controllers for the cgroups below it — the
+// Engine's leaf and the cgroups of its contained calls ([MakeCall]) —
+// which cgroup v2's "no internal processes" rule forbids a cgroup that
+// holds processes.
+const EngineLeaf = "engine"
+
 // Session is a session cgroup this process created.
 type Session struct {
 	// Name is the directory's name in its parent; Path the cgroup as
@@ -88,7 +96,11 @@ type Session struct {
 	// the session cgroup; ID is the cgroup's id (its inode number).
 	ParentFD, DirFD int
 	ID              uint64
-	removed         bool
+	// EngineFD is a directory descriptor of the Engine's leaf
+	// ([EngineLeaf]), EnginePath the leaf as /proc/PID/cgroup shows it.
+	EngineFD   int
+	EnginePath string
+	removed    bool
 }
 
 // createTries bounds the attempts of Create: one fails only when the name
@@ -140,19 +152,43 @@ func Create(p Place) (*Session, error) {
 			sys.Close(parent)
 			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
 		}
-		if err := holdsProcesses(parent, dir, p.Own); err != nil {
+		engine, err := engineLeaf(parent, dir, p.Own)
+		if err != nil {
 			sys.Close(dir)
-			_ = sys.Unlinkat(parent, name, sys.AT_REMOVEDIR)
+			_ = Remove(parent, name)
 			sys.Close(parent)
 			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
 		}
-		return &Session{Name: name, Path: path.Join(p.Own, name), Dir: path.Join(p.Dir, name), ParentFD: parent, DirFD: dir, ID: id}, nil
+		own := path.Join(p.Own, name)
+		return &Session{Name: name, Path: own, Dir: path.Join(p.Dir, name), ParentFD: parent, DirFD: dir, ID: id,
+			EngineFD: engine, EnginePath: path.Join(own, EngineLeaf)}, nil
 	}
 	sys.Close(parent)
 	return nil, fmt.Errorf("cgroup: no session cgroup in %s after %d tries: each name was taken", p.Dir, createTries)
 }
 
 var errTaken = errors.New("cgroup: taken by a cleaner")
+
+// engineLeaf makes the Engine's leaf in the fresh session cgroup dir
+// (in parent, below own) and opens it, once the session cgroup is known
+// to be a domain; the leaf is checked too.
+func engineLeaf(parent, dir int, own string) (int, error) {
+	if err := holdsProcesses(parent, dir, own); err != nil {
+		return -1, err
+	}
+	if err := sys.Mkdirat(dir, EngineLeaf, 0o755); err != nil {
+		return -1, fmt.Errorf("mkdir %s: %w", EngineLeaf, err)
+	}
+	engine, err := openDir(dir, EngineLeaf)
+	if err != nil {
+		return -1, err
+	}
+	if err := holdsProcesses(dir, engine, own); err != nil {
+		sys.Close(engine)
+		return -1, err
+	}
+	return engine, nil
+}
 
 // ErrNotDomain is wrapped by the error of [Create] when the new cgroup
 // came out of a type that cannot hold a process ("domain invalid"): the
@@ -256,26 +292,26 @@ func openDir(at int, name string) (int, error) {
 	return fd, nil
 }
 
-// OpenProcs opens the session's cgroup.procs for writing, close-on-exec:
-// the gate writes its own PID to it.
+// OpenProcs opens the cgroup.procs of the Engine's leaf for writing,
+// close-on-exec: the gate writes its own PID to it.
 func (s *Session) OpenProcs() (int, error) {
-	fd, err := sys.OpenAt(s.DirFD, "cgroup.procs", sys.O_WRONLY)
+	fd, err := sys.OpenAt(s.EngineFD, "cgroup.procs", sys.O_WRONLY)
 	if err != nil {
-		return -1, fmt.Errorf("cgroup %s: %w", s.Path, err)
+		return -1, fmt.Errorf("cgroup %s: %w", s.EnginePath, err)
 	}
 	return fd, nil
 }
 
-// Contains reports whether process pid is in the session cgroup, read from
-// /proc/PID/cgroup. The caller makes sure pid names whom it means (its
-// unreaped child).
-func (s *Session) Contains(pid int) (bool, error) {
+// HoldsEngine reports whether process pid is in the Engine's leaf of the
+// session cgroup, read from /proc/PID/cgroup. The caller makes sure pid
+// names whom it means (its unreaped child).
+func (s *Session) HoldsEngine(pid int) (bool, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
 	if err != nil {
 		return false, fmt.Errorf("cgroup: %w", err)
 	}
 	p, ok := parseProcCgroup(b)
-	return ok && p == s.Path, nil
+	return ok && p == s.EnginePath, nil
 }
 
 // Kill writes 1 to the cgroup.kill of the cgroup dirfd names (Linux 5.14):
@@ -332,10 +368,13 @@ func Procs(dirfd int) ([]int, error) {
 }
 
 // Remove removes the session cgroup (see [Remove]); it is done once.
+// The Engine's leaf goes first: in the common case, a session whose
+// calls' cgroups are gone already, no directory has to be read.
 func (s *Session) Remove() error {
 	if s.removed {
 		return nil
 	}
+	_ = sys.Unlinkat(s.DirFD, EngineLeaf, sys.AT_REMOVEDIR)
 	err := Remove(s.ParentFD, s.Name)
 	if err == nil {
 		s.removed = true
@@ -348,7 +387,7 @@ func (s *Session) Removed() bool { return s.removed }
 
 // Close releases the descriptors of the session; it does not remove it.
 func (s *Session) Close() {
-	for _, fd := range []*int{&s.DirFD, &s.ParentFD} {
+	for _, fd := range []*int{&s.EngineFD, &s.DirFD, &s.ParentFD} {
 		if *fd >= 0 {
 			sys.Close(*fd)
 			*fd = -1

@@ -73,9 +73,9 @@ func TestKillEmptiesTheCgroupAndRemoveDeletesIt(t *testing.T) {
 	}
 	defer s.Close()
 	dir := path.Join(p.Dir, s.Name)
-	a, b := sleeper(t, dir, false), sleeper(t, dir, true)
-	if in, err := s.Contains(a.Process.Pid); err != nil || !in {
-		t.Fatalf("Contains(%d) = %v, %v; want true", a.Process.Pid, in, err)
+	a, b := sleeper(t, path.Join(dir, EngineLeaf), false), sleeper(t, path.Join(dir, EngineLeaf), true)
+	if in, err := s.HoldsEngine(a.Process.Pid); err != nil || !in {
+		t.Fatalf("HoldsEngine(%d) = %v, %v; want true", a.Process.Pid, in, err)
 	}
 	if pop, err := Populated(s.DirFD); err != nil || !pop {
 		t.Fatalf("Populated() = %v, %v; want true", pop, err)
@@ -115,6 +115,73 @@ func TestRemoveTakesEmptyNestedCgroupsAlong(t *testing.T) {
 	}
 }
 
+// A session cgroup holds no process: its Engine is born in a leaf of it,
+// so that it may enable controllers for the Engine's leaf and its calls'
+// cgroups, which the "no internal processes" rule refuses a cgroup that
+// holds processes — the memory controller with EBUSY.
+func TestTheSessionCgroupHoldsNoProcessAndMayEnableControllersBelowIt(t *testing.T) {
+	p := testPlace(t)
+	s, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir := path.Join(p.Dir, s.Name)
+	engine := sleeper(t, path.Join(dir, EngineLeaf), false)
+	if in, err := s.HoldsEngine(engine.Process.Pid); err != nil || !in {
+		t.Fatalf("HoldsEngine(%d) = %v, %v; want true", engine.Process.Pid, in, err)
+	}
+	if pids, err := Procs(s.DirFD); err != nil || len(pids) != 0 {
+		t.Fatalf("the session cgroup's own cgroup.procs: %v, %v; want none", pids, err)
+	}
+	if typ, err := cgroupType(s.EngineFD); err != nil || typ != "domain" {
+		t.Fatalf("the Engine's leaf is %q (%v), want a domain", typ, err)
+	}
+	avail, err := readFile(s.DirFD, "cgroup.controllers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every controller the session cgroup has may be enabled below it
+	// while the Engine runs (this host may have none: then there is
+	// nothing to show but the empty cgroup.procs above).
+	if cs := words(avail); len(cs) > 0 {
+		if err := enableIn(s.DirFD, cs, "+"); err != nil {
+			t.Fatalf("enable %v below the session cgroup with the Engine in its leaf: %v", cs, err)
+		}
+	}
+	_ = Kill(s.DirFD)
+	_ = engine.Wait()
+	awaitEmpty(t, s.DirFD)
+	if err := s.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("stat %s after Remove: %v, want not exist", dir, err)
+	}
+}
+
+// The session a process is in is the parent of its leaf: the Engine's,
+// or a call's; a process in any other cgroup is in no session.
+func TestInSessionIsTheParentOfTheEnginesOrACallsLeaf(t *testing.T) {
+	m := Mount{Point: "/sys/fs/cgroup", Root: "/"}
+	session := Name(42, 7, 1)
+	for _, tt := range []struct {
+		own  string
+		want string
+	}{
+		{"/user.slice/" + session + "/" + EngineLeaf, "/user.slice/" + session},
+		{"/user.slice/" + session + "/call-42-3", "/user.slice/" + session},
+		{"/user.slice/" + session, ""},
+		{"/user.slice/engine", ""},
+		{"/", ""},
+	} {
+		got, ok := sessionOf(Place{Mount: m, Own: tt.own, Dir: path.Join(m.Point, tt.own)})
+		if ok != (tt.want != "") || (ok && (got.Own != tt.want || got.Dir != path.Join(m.Point, tt.want))) {
+			t.Errorf("sessionOf(%s) = %+v, %v; want %q", tt.own, got, ok, tt.want)
+		}
+	}
+}
+
 // awaitEmpty waits, bounded, for "populated 0" in the cgroup dirfd names.
 func awaitEmpty(t *testing.T, dirfd int) {
 	t.Helper()
@@ -147,7 +214,7 @@ func TestHolderSignalReachesTheCgroupAndTheCgroupsBelowItOnly(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	in, below := sleeper(t, dir, true), sleeper(t, sub, false)
+	in, below := sleeper(t, path.Join(dir, EngineLeaf), true), sleeper(t, sub, false)
 	out := exec.Command("sleep", "600") // stays in this test's cgroup
 	if err := out.Start(); err != nil {
 		t.Fatal(err)
@@ -193,7 +260,7 @@ func TestHolderKillIsToldByPollWhenTheTreeIsEmpty(t *testing.T) {
 	if err := os.Mkdir(path.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a, b := sleeper(t, dir, false), sleeper(t, path.Join(dir, "sub"), true)
+	a, b := sleeper(t, path.Join(dir, EngineLeaf), false), sleeper(t, path.Join(dir, "sub"), true)
 	h, err := NewHolder(s.DirFD)
 	if err != nil {
 		t.Fatal(err)

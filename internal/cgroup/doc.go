@@ -12,6 +12,12 @@
 // enabled below it, so moving a process into it never meets the "no
 // internal processes" rule of delegated v2 trees. Nested sessions nest.
 //
+// Inside: the session cgroup holds no process itself. The Engine is born
+// in its leaf [EngineLeaf], and each contained call in a cgroup of its own
+// beside it ([MakeCall]), so that the session cgroup, holding no process,
+// may enable controllers for them (the rule forbids that to a cgroup that
+// holds processes); its own limits and counters cover them all.
+//
 // Limits ([Limits], [Session.SetLimits]) need their controllers enabled
 // in the cgroup where the session cgroup is made ([Enable]); a memory
 // limit needs that cgroup to hold no process, and [Enable] moves this
