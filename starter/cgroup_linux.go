@@ -3,6 +3,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,19 @@ type cgroupHold struct {
 // cgroupLimits is l as package cgroup takes it.
 func cgroupLimits(l Limits) cgroup.Limits {
 	return cgroup.Limits{Tasks: int64(l.MaxTasks), Memory: l.MaxMemory, Swap: l.MaxSwap, CPU: l.MaxCPU}
+}
+
+// controllers lists the controllers the session cgroup needs for l: its
+// bounds', and those of the kinds of limit its calls may set.
+func controllers(l Limits) []string {
+	need := cgroupLimits(l).Controllers()
+	for _, k := range l.Calls {
+		c := map[string]string{CallTasks: "pids", CallMemory: "memory", CallCPU: "cpu"}[k]
+		if !slices.Contains(need, c) {
+			need = append(need, c)
+		}
+	}
+	return need
 }
 
 // holdInCgroup sets up the cgroup of the session as c asks, before
@@ -68,7 +82,7 @@ func (s *session) holdInCgroup(c Containment) (string, error) {
 // controllers, or why auto fell back to the process group, or the error
 // Run fails with. Limits and a parent make cgroup mode required.
 func chooseContainment(c Containment, lim Limits, parent string, log zerolog.Logger) (mode string, cg *cgroup.Session, sup *cgroup.Supervisor, why, err error) {
-	required := c == ContainCgroup || lim.Any() || parent != ""
+	required := c == ContainCgroup || lim.needsCgroup() || parent != ""
 	switch c {
 	case ContainGroup:
 		if required {
@@ -99,7 +113,7 @@ func chooseContainment(c Containment, lim Limits, parent string, log zerolog.Log
 
 // cgroupAsk names what made cgroup mode required, for an error.
 func cgroupAsk(c Containment, lim Limits, parent string) string {
-	if c == ContainCgroup && !lim.Any() && parent == "" {
+	if c == ContainCgroup && !lim.needsCgroup() && parent == "" {
 		return "--containment cgroup"
 	}
 	return limitsFlags(lim, parent)
@@ -111,7 +125,8 @@ func limitsFlags(lim Limits, parent string) string {
 	for _, x := range []struct {
 		name string
 		set  bool
-	}{{"--max-tasks", lim.MaxTasks > 0}, {"--max-memory", lim.MaxMemory > 0}, {"--max-cpu", lim.MaxCPU > 0}, {"--cgroup-parent", parent != ""}} {
+	}{{"--max-tasks", lim.MaxTasks > 0}, {"--max-memory", lim.MaxMemory > 0}, {"--max-cpu", lim.MaxCPU > 0},
+		{"--call-limits", len(lim.Calls) > 0}, {"--cgroup-parent", parent != ""}} {
 		if x.set {
 			f = append(f, x.name)
 		}
@@ -137,10 +152,10 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 // of it: whether this process would move into a supervisor leaf first,
 // or the error Run would fail with.
 func ExplainLimits(lim Limits, parent string) (move bool, err error) {
-	if err := lim.check(); err != nil {
+	if err := lim.Check(); err != nil {
 		return false, err
 	}
-	need := cgroupLimits(lim).Controllers()
+	need := controllers(lim)
 	if len(need) == 0 {
 		return false, nil
 	}
@@ -179,7 +194,7 @@ func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) 
 		return nil, nil, fmt.Errorf("cgroup: %s is managed by systemd and was not delegated", p.Own)
 	}
 	var sup *cgroup.Supervisor
-	if need := cgroupLimits(lim).Controllers(); len(need) > 0 {
+	if need := controllers(lim); len(need) > 0 {
 		if sup, err = cgroup.Enable(p, need, parent == ""); err != nil {
 			return nil, nil, err
 		}

@@ -2,6 +2,7 @@ package starter
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
@@ -46,10 +47,32 @@ type Limits struct {
 	// MaxCPU is cpu.max in CPUs: 0.5 is half of one CPU's time, 2 two
 	// CPUs' — over each 100 ms period, the tree as a whole.
 	MaxCPU float64
+	// Calls names the kinds of limit — [CallTasks], [CallMemory],
+	// [CallCPU] — the session's contained calls may set for themselves
+	// (package starter/contain, Cmd.Limits), each in its own cgroup. It
+	// bounds nothing: it makes their controllers (pids, memory, cpu)
+	// available to the session cgroup as the session's own limits would,
+	// moving this process into a supervisor leaf where that needs it (see
+	// above). Where a session limit needs the controller already, it is
+	// not needed. Windows needs none of it — a call's job takes limits of
+	// its own — and takes it as asked; elsewhere without cgroups it fails
+	// as a limit does.
+	Calls []string
 }
+
+// The kinds of limit of [Limits.Calls].
+const (
+	CallTasks  = "tasks"
+	CallMemory = "memory"
+	CallCPU    = "cpu"
+)
 
 // Any reports whether l sets a bound.
 func (l Limits) Any() bool { return l.MaxTasks > 0 || l.MaxMemory > 0 || l.MaxCPU > 0 }
+
+// needsCgroup reports whether l asks anything of a session cgroup: a
+// bound, or controllers for the calls.
+func (l Limits) needsCgroup() bool { return l.Any() || len(l.Calls) > 0 }
 
 // Usage is what the session's tree used, exited processes included,
 // each figure with where it came from; a nil figure is one this platform
@@ -80,8 +103,14 @@ type Usage struct {
 	ForksRefused *int64
 }
 
-// check refuses limits no kernel could take, before anything starts.
-func (l Limits) check() error {
+// Check refuses limits no kernel could take, before anything starts
+// (Run does it first; package contain for a call's).
+func (l Limits) Check() error {
+	for _, k := range l.Calls {
+		if !slices.Contains([]string{CallTasks, CallMemory, CallCPU}, k) {
+			return fail(ExitUsage, "--call-limits %q: want %s, %s or %s", k, CallTasks, CallMemory, CallCPU)
+		}
+	}
 	switch {
 	case l.MaxTasks < 0, l.MaxMemory < 0, l.MaxSwap < 0, l.MaxCPU < 0:
 		return fail(ExitUsage, "limits must not be negative")
@@ -96,5 +125,5 @@ func (l Limits) check() error {
 
 // String lays the limits set out for a log line.
 func (l Limits) String() string {
-	return fmt.Sprintf("tasks=%d memory=%d swap=%d cpu=%g", l.MaxTasks, l.MaxMemory, l.MaxSwap, l.MaxCPU)
+	return fmt.Sprintf("tasks=%d memory=%d swap=%d cpu=%g calls=%v", l.MaxTasks, l.MaxMemory, l.MaxSwap, l.MaxCPU, l.Calls)
 }

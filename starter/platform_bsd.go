@@ -73,10 +73,10 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 
 // ExplainLimits fails as Run does here: limits need a session cgroup.
 func ExplainLimits(lim Limits, parent string) (move bool, err error) {
-	if !lim.Any() && parent == "" {
+	if !lim.needsCgroup() && parent == "" {
 		return false, nil
 	}
-	return false, fail(ExitContainment, "limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+	return false, fail(ExitContainment, "limits, --call-limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 }
 
 // procsFD returns 0: the gate joins no cgroup.

@@ -200,7 +200,7 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(ExitUsage, "no PROGRAM given")
 	}
-	if err := o.Limits.check(); err != nil {
+	if err := o.Limits.Check(); err != nil {
 		return nil, err
 	}
 	s := &session{o: o, log: o.Logger, ctx: ctx, parentExit: -1, budget: o.KillBudget, stopSig: o.StopSignal}

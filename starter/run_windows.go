@@ -102,7 +102,7 @@ func ExplainContainment(c Containment) (mode string, why, err error) {
 // and under Wine, which enforces no job limit, every limit is refused
 // rather than set for show.
 func ExplainLimits(lim Limits, parent string) (move bool, err error) {
-	if err := lim.check(); err != nil {
+	if err := lim.Check(); err != nil {
 		return false, err
 	}
 	switch {
@@ -110,7 +110,7 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 		return false, fail(ExitContainment, "--cgroup-parent: cgroups are Linux's; a Windows session is held by its job")
 	case lim.MaxSwap > 0:
 		return false, fail(ExitContainment, "--max-swap: a Windows job has no swap bound (--max-memory bounds committed memory, page file included)")
-	case lim.Any() && sys.UnderWine():
+	case lim.needsCgroup() && sys.UnderWine():
 		return false, fail(ExitContainment, "limits: Wine enforces no job limit (ActiveProcessLimit, JobMemoryLimit, CPU rate control), so none is set for show")
 	}
 	return false, nil

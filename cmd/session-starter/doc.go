@@ -75,8 +75,8 @@
 //	                         of its own), or auto (cgroup where one can be made,
 //	                         else group). Where cgroup mode is asked for and
 //	                         impossible, session-starter exits 125 and nothing is
-//	                         executed. A limit or --cgroup-parent asks for cgroup
-//	                         mode. (default auto)
+//	                         executed. A limit, --call-limits or --cgroup-parent
+//	                         asks for cgroup mode. (default auto)
 //	  --max-tasks N          Let the session's tree have at most N tasks live at
 //	                         once, threads included (pids.max of the session
 //	                         cgroup; a Node or Go program runs several threads at
@@ -93,6 +93,14 @@
 //	  --max-cpu CPUS         Let the session's tree use at most CPUS of CPU time
 //	                         (cpu.max over 100 ms periods): 0.5 or 50% is half of
 //	                         one CPU, 2 two CPUs; at least 0.01.
+//	  --call-limits LIST     Let the Engine's contained calls (Go package
+//	                         starter/contain) set the limits of the kinds in LIST
+//	                         (tasks, memory, cpu; comma-separated) for each call's
+//	                         own cgroup: their controllers are made available to
+//	                         the session cgroup as a session limit would, and
+//	                         nothing of the session is bounded. Not needed on
+//	                         Windows, where each call's job takes limits of its
+//	                         own. (default [])
 //	  --cgroup-parent DIR    Make the session cgroup in the cgroup v2 directory
 //	                         DIR (a delegated cgroup that holds no process)
 //	                         instead of below session-starter's own cgroup: the
@@ -524,13 +532,39 @@
 // and, where the controllers are enabled for the session cgroup, the peak
 // memory and tasks, the forks refused and the OOM kills (`oom_kills`, with a
 // line on stderr). Group mode has no counter of a group's memory or tasks:
-// those are absent, never guessed. A contained call (package
-// starter/contain) tells its CPU time in `Result.CPU`: its own cgroup's
-// `cpu.stat` in a cgroup-mode session, the leader's reap in group mode
-// (`TestACallsCPUTimeIsTold`). Per-call limits are not offered: a call's
-// cgroup is made below the session cgroup, which holds the Engine, and a
-// cgroup that holds processes cannot give its children controllers (the
-// layout above); the session's limits bound its calls too.
+// those are absent, never guessed.
+//
+// Per call: a contained call (package starter/contain) in a cgroup-mode
+// session has a cgroup of its own beside the Engine's leaf (the layout
+// above), and `Cmd.Limits` bounds its tree there as a session's bound the
+// session's — `pids.max`, `memory.max` (with `memory.swap.max`),
+// `cpu.max`, written before the call's leader is born into it and read
+// back, within the session's own limits. The controllers must be in the
+// session cgroup's `cgroup.controllers`: `--call-limits tasks,memory,cpu`
+// (any of them) makes them so as a session limit would — moving
+// session-starter into its supervisor leaf where its cgroup holds it —
+// without bounding the session; a session limit of the kind, or a parent
+// that offers the controller, does as well. The Engine enables them for
+// its calls in the session cgroup, which holds no process. Asked for
+// without them, outside a session, in group mode, on macOS or FreeBSD,
+// the call's Start fails naming why and nothing runs
+// (`TestACallsLimitsInASessionWithoutTheControllerFailAndNothingRuns`,
+// `TestACallsLimitsOutsideASessionFailAndNothingRuns`). The VM tests
+// show each: a fork loop held at 20 tasks with the forks refused counted
+// and the Engine still forking
+// (`TestACallsTaskLimitHoldsItsForkLoopAndNotTheEngine`), an OOM kill
+// inside the call only (`TestACallsMemoryLimitOOMKillsInsideTheCallOnly`),
+// half a CPU (`TestACallsCPULimitBoundsItsCPUTime`). `Result.Usage` is the
+// call's own: its cgroup's `cpu.stat` always, and its peak memory and
+// tasks, OOM kills and forks refused where the session cgroup has the
+// memory and pids controllers (the Engine enables those for its calls
+// whenever the session cgroup has them; the cpu controller only for a
+// CPU limit, since it would give the Engine and each call a CPU weight of
+// their own); in group mode the leader's reap (`TestACallsCPUTimeIsTold`).
+// On Windows a call's own job takes the limits (ActiveProcessLimit,
+// JobMemoryLimit, a CPU rate cap) and tells its usage (`job`); under Wine
+// they are refused naming Wine
+// (`TestACallsLimitsUnderWineAreRefusedNamingWine`).
 //
 // Windows: the session's job holds the limits, set before the Engine
 // joins it: `--max-tasks` as its ActiveProcessLimit (processes, not

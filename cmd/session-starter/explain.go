@@ -32,7 +32,7 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	default:
 		fmt.Fprintf(w, "mode: %s\n  asked for: --containment %s\n", mode, c)
 	}
-	if lim := inv.opts.Limits; lim.Any() || inv.opts.CgroupParent != "" {
+	if lim := inv.opts.Limits; lim.Any() || len(lim.Calls) > 0 || inv.opts.CgroupParent != "" {
 		switch move, err := starter.ExplainLimits(lim, inv.opts.CgroupParent); {
 		case err != nil:
 			fmt.Fprintf(w, "limits: no\n  a session would exit %d: %v\n", starter.ExitCode(err), err)

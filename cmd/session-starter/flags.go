@@ -46,6 +46,7 @@ type flagValues struct {
 	maxMemory     int64
 	maxSwap       int64
 	maxCPU        float64
+	callLimits    []string
 	cgroupParent  string
 }
 
@@ -103,7 +104,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"Hold the session in mode `M`: group (the process group plus the subreaper sweep), "+
 			"cgroup (also a cgroup v2 of its own), or auto (cgroup where one can be made, else group). "+
 			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed. "+
-			"A limit or --cgroup-parent asks for cgroup mode.")
+			"A limit, --call-limits or --cgroup-parent asks for cgroup mode.")
 	limitFlags(fs, v)
 	durationVar(fs, &v.budget, "kill-budget", launch.DefaultKillBudget,
 		"After the grace, send SIGKILL in rounds for up to `D` before reporting survivors (exit 125); "+
@@ -235,7 +236,7 @@ func parse(args []string) (*invocation, error) {
 		ReleaseOnExit: v.releaseOnExit,
 		WatchStdin:    v.watchStdin,
 		StdinGrace:    v.stdinGrace,
-		Limits:        starter.Limits{MaxTasks: v.maxTasks, MaxMemory: v.maxMemory, MaxSwap: v.maxSwap, MaxCPU: v.maxCPU},
+		Limits:        starter.Limits{MaxTasks: v.maxTasks, MaxMemory: v.maxMemory, MaxSwap: v.maxSwap, MaxCPU: v.maxCPU, Calls: v.callLimits},
 		CgroupParent:  v.cgroupParent,
 	}
 	return inv, nil

@@ -108,6 +108,11 @@ func limitFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.Var((*cpusValue)(&v.maxCPU), "max-cpu",
 		"Let the session's tree use at most `CPUS` of CPU time (cpu.max over 100 ms periods): 0.5 or 50% is "+
 			"half of one CPU, 2 two CPUs; at least 0.01.")
+	fs.StringSliceVar(&v.callLimits, "call-limits", nil,
+		"Let the Engine's contained calls (Go package starter/contain) set the limits of the kinds in `LIST` "+
+			"(tasks, memory, cpu; comma-separated) for each call's own cgroup: their controllers are made "+
+			"available to the session cgroup as a session limit would, and nothing of the session is bounded. "+
+			"Not needed on Windows, where each call's job takes limits of its own.")
 	fs.StringVar(&v.cgroupParent, "cgroup-parent", "",
 		"Make the session cgroup in the cgroup v2 directory `DIR` (a delegated cgroup that holds no "+
 			"process) instead of below session-starter's own cgroup: the way for a launcher that starts many "+

@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,52 +88,11 @@ func limitSession(t *testing.T, mark, role, cg string, args ...string) (syscall.
 	return ws, recs[len(recs)-1], text(s.stderr.String()), out
 }
 
-// limitCgroup makes a cgroup of this test's below this process's own,
-// with the pids, memory and cpu controllers offered to it, and removes it
-// (with what it holds: only this test's processes) at cleanup. It skips
-// where they are not offered: on this host, whose cgroup v2 has none of
-// them; the kernels of scripts/vm have them all.
+// limitCgroup is [testproc.LimitCgroup] where cgroup mode works here.
 func limitCgroup(t *testing.T) string {
 	t.Helper()
-	_, own := cgroupPlace(t)
-	b, err := os.ReadFile(path.Join(own, "cgroup.subtree_control"))
-	if err != nil {
-		t.Skipf("no cgroup.subtree_control in %s: %v", own, err)
-	}
-	for _, c := range []string{"pids", "memory", "cpu"} {
-		if !slices.Contains(strings.Fields(string(b)), c) {
-			t.Skipf("the %s controller is not offered to the cgroups below %s (its subtree_control %q): "+
-				"the kernels of scripts/vm show the limits", c, own, strings.TrimSpace(string(b)))
-		}
-	}
-	dir := path.Join(own, fmt.Sprintf("limtest-%d-%d", os.Getpid(), rand.Uint32()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { removeTestCgroup(t, dir) })
-	return dir
-}
-
-// removeTestCgroup kills what is in the test's cgroup dir and below it
-// and removes it, the cgroups below it first.
-func removeTestCgroup(t *testing.T, dir string) {
-	_ = os.WriteFile(path.Join(dir, "cgroup.kill"), []byte("1"), 0)
-	testproc.Eventually(t, "the test's cgroup "+dir+" empties", func() bool {
-		b, err := os.ReadFile(path.Join(dir, "cgroup.events"))
-		return err != nil || strings.Contains(string(b), "populated 0")
-	})
-	var dirs []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	for _, d := range slices.Backward(dirs) {
-		if err := os.Remove(d); err != nil {
-			t.Errorf("remove %s: %v", d, err)
-		}
-	}
+	cgroupPlace(t)
+	return testproc.LimitCgroup(t)
 }
 
 // usageOf returns the usage object of an ended record, or nil.
@@ -144,7 +102,7 @@ func usageOf(ended map[string]any) map[string]any {
 }
 
 func TestALimitAskedForInGroupModeIsAUsageErrorAndRunsNothing(t *testing.T) {
-	for _, flag := range [][]string{{"--max-tasks", "20"}, {"--max-memory", "64M"}, {"--max-cpu", "0.5"}, {"--cgroup-parent", "/sys/fs/cgroup"}} {
+	for _, flag := range [][]string{{"--max-tasks", "20"}, {"--max-memory", "64M"}, {"--max-cpu", "0.5"}, {"--call-limits", "memory"}, {"--cgroup-parent", "/sys/fs/cgroup"}} {
 		t.Run(flag[0], func(t *testing.T) {
 			mark := newMark(t)
 			marker := filepath.Join(t.TempDir(), "ran")
@@ -168,7 +126,7 @@ func TestBadLimitsAreUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--max-tasks", "0"}, {"--max-tasks", "-3"}, {"--max-memory", "0"}, {"--max-memory", "12X"},
 		{"--max-memory", "1e3"}, {"--max-cpu", "0"}, {"--max-cpu", "0.001"}, {"--max-cpu", "half"},
-		{"--max-swap", "1G"}, {"--cgroup-parent", ""},
+		{"--max-swap", "1G"}, {"--cgroup-parent", ""}, {"--call-limits", "swap"}, {"--call-limits", "tasks,"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			out, err := exec.Command(binary, append(args, "--", "true")...).CombinedOutput()
@@ -188,9 +146,10 @@ func TestLimitsWhoseControllerIsNotOfferedExit125AndRunNothing(t *testing.T) {
 	if err := os.MkdirAll(path.Join(parent, "bare"), 0o755); err != nil {
 		t.Skipf("cannot make a cgroup in %s: %v", own, err)
 	}
-	t.Cleanup(func() { removeTestCgroup(t, parent) })
+	t.Cleanup(func() { testproc.RemoveCgroup(t, parent) })
 	for _, c := range []struct{ flag, value, controller string }{
 		{"--max-tasks", "20", "pids"}, {"--max-memory", "64M", "memory"}, {"--max-cpu", "0.5", "cpu"},
+		{"--call-limits", "tasks,memory", "pids, memory"},
 	} {
 		t.Run(c.flag, func(t *testing.T) {
 			mark := newMark(t)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path"
+	"slices"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -41,6 +42,48 @@ type Call struct {
 	Name, Path      string
 	ParentFD, DirFD int
 	removed         bool
+}
+
+// counted are the controllers whose counters a call's usage reads
+// (memory.peak, memory.events, pids.peak, pids.events). Enabling them
+// costs the call nothing it would notice; the cpu controller, which would
+// change how CPU time is shared between the Engine and its calls (each
+// cgroup a weight of its own), is enabled only for a CPU limit.
+var counted = []string{"memory", "pids"}
+
+// ForCalls enables for the cgroups made in the session cgroup p the
+// controllers need — a limit's; one the session cgroup does not have
+// fails with [ErrNotDelegated] — and those of memory and pids it has,
+// for the calls' counters. The session cgroup holds no process (the
+// Engine lives in its leaf), so the "no internal processes" rule allows
+// it; a session cgroup that does hold one fails with [ErrShared].
+// Nothing is turned off again: the session's removal ends it all.
+func ForCalls(p Place, need []string) error {
+	dir, err := openDir(sys.AT_FDCWD, p.Dir)
+	if err != nil {
+		return err
+	}
+	avail, err := readFile(dir, "cgroup.controllers")
+	sys.Close(dir)
+	if err != nil {
+		return err
+	}
+	want := slices.Clone(need)
+	for _, c := range counted {
+		if slices.Contains(words(avail), c) && !slices.Contains(want, c) {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	// self unset: nothing moves, and no supervisor leaf is returned.
+	_, err = Enable(p, want, false)
+	if err != nil && len(need) < len(want) {
+		// The counters are not worth a failure: the limits alone.
+		_, err = Enable(p, need, false)
+	}
+	return err
 }
 
 // MakeCall makes the call cgroup name in p (a session cgroup, see

@@ -288,18 +288,26 @@ func (s *Supervisor) Restore() error {
 // a write the kernel refuses and a value read back that is not the one
 // asked for (rounded down to whole pages for memory) are errors, naming
 // the file.
-func (s *Session) SetLimits(l Limits) error {
+func (s *Session) SetLimits(l Limits) error { return setLimits(s.DirFD, s.Path, l) }
+
+// SetLimits writes l to the call's cgroup and reads each file back, as
+// [Session.SetLimits] does.
+func (c *Call) SetLimits(l Limits) error { return setLimits(c.DirFD, c.Path, l) }
+
+// setLimits writes l to the cgroup dirfd names (own: its path, for the
+// errors) and reads each file back.
+func setLimits(dirfd int, own string, l Limits) error {
 	page := int64(os.Getpagesize())
 	for _, w := range l.writes(page) {
-		fd, err := sys.OpenAt(s.DirFD, w.file, sys.O_RDWR)
+		fd, err := sys.OpenAt(dirfd, w.file, sys.O_RDWR)
 		if errors.Is(err, syscall.ENOENT) && w.optional {
 			continue // no swap accounting: no swap to bound
 		}
 		if errors.Is(err, syscall.ENOENT) {
-			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", s.Path, w.file)
+			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", own, w.file)
 		}
 		if err != nil {
-			return fmt.Errorf("cgroup %s: %s: %w", s.Path, w.file, err)
+			return fmt.Errorf("cgroup %s: %s: %w", own, w.file, err)
 		}
 		err = sys.WriteAll(fd, []byte(w.value))
 		var buf [64]byte
@@ -309,10 +317,10 @@ func (s *Session) SetLimits(l Limits) error {
 		}
 		sys.Close(fd)
 		if err != nil {
-			return fmt.Errorf("cgroup %s: write %q to %s: %w", s.Path, w.value, w.file, err)
+			return fmt.Errorf("cgroup %s: write %q to %s: %w", own, w.value, w.file, err)
 		}
 		if got := strings.TrimSpace(string(buf[:n])); got != w.want {
-			return fmt.Errorf("cgroup %s: %s reads %q after %q was written, want %q", s.Path, w.file, got, w.value, w.want)
+			return fmt.Errorf("cgroup %s: %s reads %q after %q was written, want %q", own, w.file, got, w.value, w.want)
 		}
 	}
 	return nil

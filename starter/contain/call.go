@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/session-starter/session-starter/starter"
 )
 
 // Outcome says whether a call's program was executed, for a caller that
@@ -98,14 +100,17 @@ type Result struct {
 	Survivors []int
 	// Elapsed is how long the end took, for a Killed call.
 	Elapsed time.Duration
-	// CPU is the call's CPU time, user and system, once Wait returned,
-	// and CPUSource where it was read: "cpu.stat" (its own cgroup, in a
-	// cgroup-mode session: the whole tree, exited processes included),
-	// "rusage" (group mode: the leader's reap, with what the leader
-	// reaped itself — a lower bound). Nil where it cannot be told: on
-	// Windows, and for a call through the spawn helper.
-	CPU       *time.Duration
-	CPUSource string
+	// Usage is what the call's tree used, once Wait returned, each
+	// figure with where it was read, as a session's (see starter.Usage):
+	// the CPU time from its own cgroup's "cpu.stat" in a cgroup-mode
+	// session (the whole tree, exited processes included), else the
+	// leader's "rusage" (with what the leader reaped itself — a lower
+	// bound), or the "job" on Windows; the peak memory and tasks, the
+	// OOM kills and the forks refused from its cgroup where the session
+	// cgroup has the memory and pids controllers, and the peak memory of
+	// its job on Windows. A figure that cannot be told is nil: all of
+	// them for a call through the spawn helper, and under Wine.
+	Usage starter.Usage
 	// Notice is the fixed notice of a call that ran without the spawn
 	// helper although it was wanted, or that the helper failed (see the
 	// package doc), "" otherwise; it is also written to stderr once per
@@ -180,6 +185,19 @@ type Cmd struct {
 	// EndOnExit makes the leader's own exit end its whole tree (Killed)
 	// instead of releasing what it left (Released).
 	EndOnExit bool
+	// Limits bound the call's whole tree as a session's bound the
+	// session's (starter.Limits; Calls is a session's and refused here):
+	// on Linux through the call's own cgroup, in a cgroup-mode session
+	// whose cgroup has the controllers (see session-starter
+	// --call-limits); on Windows through the call's own job. They are set
+	// before the leader is born into it, so not one instruction of the
+	// call runs without them, and read back. They hold within the
+	// session's own limits, never beyond them. Asked for where they
+	// cannot be enforced — no session, group mode, a session cgroup
+	// without the controller, macOS, FreeBSD, the portable build, Wine —
+	// Start fails naming why, and nothing runs: a limit is never silently
+	// not applied.
+	Limits starter.Limits
 
 	err      error           // refused by Wrap or Command: Start returns it
 	ctx      context.Context // Command's, for a call through the helper
@@ -197,6 +215,23 @@ type Cmd struct {
 	relMu    sync.Mutex
 	pipes    []*drain
 	closers  []io.Closer // child's ends of our pipes, closed after Start
+}
+
+// checkLimits refuses a call's limits that no kernel could take, and a
+// session's field, before anything runs.
+func checkLimits(l starter.Limits) error {
+	if len(l.Calls) > 0 {
+		return errors.New("contain: Limits.Calls is a session's (--call-limits), not a call's")
+	}
+	if err := l.Check(); err != nil {
+		return fmt.Errorf("contain: the call's limits: %w", err)
+	}
+	return nil
+}
+
+// errNoLimits says why a call's limits cannot be enforced here.
+func errNoLimits(why string) error {
+	return fmt.Errorf("contain: the call's limits cannot be enforced: %s; nothing was started", why)
 }
 
 // errInner: the embedded exec.Cmd was started through its own methods.
@@ -294,6 +329,9 @@ func (c *Cmd) Start() error {
 	}
 	c.called = true
 	if err := c.Cmd.Err; err != nil {
+		return err
+	}
+	if err := checkLimits(c.Limits); err != nil {
 		return err
 	}
 	if err := c.pipeStdio(); err != nil {
@@ -401,7 +439,7 @@ func (c *Cmd) Wait() error {
 		err = c.via.waitErr()
 	case c.held:
 		err = c.Cmd.Wait()
-		c.result.CPU, c.result.CPUSource = c.tree.cpu(c.ProcessState)
+		c.result.Usage = c.tree.usage(c.ProcessState)
 		c.tree.close()
 	default:
 		err = fmt.Errorf("%w: its leader %d did not exit; it is not reaped", ErrSurvivors, c.Process.Pid)

@@ -1,6 +1,7 @@
 package contain
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/starter"
 )
 
 // conflictOS names a Linux field the call's tree needs for itself.
@@ -24,27 +26,46 @@ func conflictOS(a *syscall.SysProcAttr) string {
 // callCgroup is a call's own cgroup below the session cgroup.
 type callCgroup struct{ c *cgroup.Call }
 
-// placeCall gives the call a cgroup of its own below the session cgroup
-// when this process is an Engine of a cgroup-mode session: born there
-// with CLONE_INTO_CGROUP, so that not one instruction of the call runs
-// outside it. A fresh cgroup has never seen a cgroup.kill, so the birth
-// is not refused. Elsewhere (group mode, not in a session, a session
-// cgroup this process may not write) the call has its group only, inside
-// whatever holds this process.
-func placeCall(attr *syscall.SysProcAttr, id string) *callCgroup {
-	if _, ok := os.LookupEnv(mark.Var); !ok {
-		return nil
-	}
+// placeCall gives the call a cgroup of its own in the session cgroup
+// when this process is in a cgroup-mode session (the Engine, or a call of
+// it): born there with CLONE_INTO_CGROUP, so that not one instruction of
+// the call runs outside it, and given lim before that. A fresh cgroup has
+// never seen a cgroup.kill, so the birth is not refused. Elsewhere (group
+// mode, not in a session, a session cgroup this process may not write)
+// the call has its group only, inside whatever holds this process — or,
+// with lim, it fails: a limit is never silently not applied.
+func placeCall(attr *syscall.SysProcAttr, id string, lim starter.Limits) (*callCgroup, error) {
+	_, marked := os.LookupEnv(mark.Var)
 	p, ok := cgroup.InSession()
-	if !ok {
-		return nil
+	if !marked || !ok {
+		if lim.Any() {
+			return nil, errNoLimits("this process is not in a session in cgroup mode (start the Engine with session-starter --containment cgroup --call-limits …)")
+		}
+		return nil, nil
+	}
+	cl := cgroup.Limits{Tasks: int64(lim.MaxTasks), Memory: lim.MaxMemory, Swap: lim.MaxSwap, CPU: lim.MaxCPU}
+	if err := cgroup.ForCalls(p, cl.Controllers()); err != nil {
+		if lim.Any() {
+			return nil, errNoLimits(fmt.Sprintf("%v (start the session with --call-limits naming them)", err))
+		}
+		// The counters only: the call runs without them.
 	}
 	c, err := cgroup.MakeCall(p, id)
 	if err != nil {
-		return nil
+		if lim.Any() {
+			return nil, errNoLimits(err.Error())
+		}
+		return nil, nil
+	}
+	if lim.Any() {
+		if err := c.SetLimits(cl); err != nil {
+			_ = c.Remove()
+			c.Close()
+			return nil, errNoLimits(err.Error())
+		}
 	}
 	attr.UseCgroupFD, attr.CgroupFD = true, c.DirFD
-	return &callCgroup{c: c}
+	return &callCgroup{c: c}, nil
 }
 
 func (cg *callCgroup) path() string { return cg.c.Path }
@@ -62,18 +83,22 @@ func (cg *callCgroup) holder() (end.Holder, func()) {
 	return h, h.Close
 }
 
-// cpu is the CPU time of the call's whole tree, exited processes
-// included, from its cgroup's cpu.stat; false without a cgroup or the
-// counter.
-func (cg *callCgroup) cpu() (time.Duration, bool) {
+// usage is what the call's cgroup counted of its whole tree, exited
+// processes included; false without a cgroup.
+func (cg *callCgroup) usage() (starter.Usage, bool) {
 	if cg == nil {
-		return 0, false
+		return starter.Usage{}, false
 	}
 	u := cgroup.UsageOf(cg.c.DirFD)
-	if u.CPU == nil {
-		return 0, false
+	r := starter.Usage{MemoryPeak: u.MemoryPeak, TasksPeak: u.TasksPeak, OOMKills: u.OOMKills, ForksRefused: u.ForksRefused}
+	if u.MemoryPeak != nil {
+		r.MemoryPeakSource = "memory.peak"
 	}
-	return time.Duration(*u.CPU) * time.Microsecond, true
+	if u.CPU != nil {
+		d := time.Duration(*u.CPU) * time.Microsecond
+		r.CPU, r.CPUSource = &d, "cpu.stat"
+	}
+	return r, true
 }
 
 // abandon removes the cgroup of a call that did not start.

@@ -367,7 +367,7 @@ type engineReport struct {
 	Ending      Ending
 	Pids        []int
 	Left        []int
-	CPU         time.Duration // Result.CPU, 0 when nil
+	CPU         time.Duration // Result.Usage.CPU, 0 when nil
 	CPUSource   string
 }
 
@@ -446,8 +446,8 @@ func callsEngine(args []string) int {
 		_ = c.Wait()
 		res := c.Result()
 		rep.Cgroup, rep.Ending, rep.Left = res.Cgroup, res.Ending, res.Left
-		if res.CPU != nil {
-			rep.CPU, rep.CPUSource = *res.CPU, res.CPUSource
+		if res.Usage.CPU != nil {
+			rep.CPU, rep.CPUSource = *res.Usage.CPU, res.Usage.CPUSource
 		}
 		if args[3] == "release-end" && len(res.Left) == 1 {
 			fd, err := sys.PidfdOpen(res.Left[0])

@@ -4,9 +4,9 @@ package contain
 
 import (
 	"syscall"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/starter"
 )
 
 func conflictOS(*syscall.SysProcAttr) string { return "" }
@@ -14,9 +14,16 @@ func conflictOS(*syscall.SysProcAttr) string { return "" }
 // callCgroup: there are no cgroups here; a call has its group.
 type callCgroup struct{}
 
-func placeCall(*syscall.SysProcAttr, string) *callCgroup { return nil }
-func (*callCgroup) path() string                         { return "" }
-func (*callCgroup) holder() (end.Holder, func())         { return nil, nil }
-func (*callCgroup) abandon()                             {}
-func (*callCgroup) done(bool)                            {}
-func (*callCgroup) cpu() (time.Duration, bool)           { return 0, false }
+// placeCall gives the call no cgroup; limits, which would need one, fail.
+func placeCall(_ *syscall.SysProcAttr, _ string, lim starter.Limits) (*callCgroup, error) {
+	if lim.Any() {
+		return nil, errNoLimits("cgroups are Linux's, and there is no other way to bound a call's tree here")
+	}
+	return nil, nil
+}
+
+func (*callCgroup) path() string                 { return "" }
+func (*callCgroup) holder() (end.Holder, func()) { return nil, nil }
+func (*callCgroup) abandon()                     {}
+func (*callCgroup) done(bool)                    {}
+func (*callCgroup) usage() (starter.Usage, bool) { return starter.Usage{}, false }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
@@ -55,7 +54,10 @@ func (c *Cmd) startTree() error {
 	}
 	attr.Setpgid, attr.Pgid = true, 0
 	c.keepMark()
-	cg := placeCall(&attr, c.result.ID)
+	cg, err := placeCall(&attr, c.result.ID, c.Limits)
+	if err != nil {
+		return err
+	}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
 	if err := c.Cmd.Start(); err != nil {
@@ -322,19 +324,19 @@ func closeAll(ps []*end.Process) {
 	}
 }
 
-// cpu is the call's CPU time, once its leader is reaped (ps): its
-// cgroup's cpu.stat in cgroup mode — the whole tree, exited processes
-// included — else what the leader's reap reported (its rusage: the
-// leader's own time and that of the processes it reaped itself).
-func (t *tree) cpu(ps *os.ProcessState) (*time.Duration, string) {
-	if d, ok := t.cg.cpu(); ok {
-		return &d, "cpu.stat"
+// usage is what the call's tree used, once its leader is reaped (ps):
+// its cgroup's counters in cgroup mode — the whole tree, exited processes
+// included — else the CPU time the leader's reap reported (its rusage:
+// the leader's own time and that of the processes it reaped itself).
+func (t *tree) usage(ps *os.ProcessState) starter.Usage {
+	if u, ok := t.cg.usage(); ok {
+		return u
 	}
 	if ps == nil {
-		return nil, ""
+		return starter.Usage{}
 	}
 	d := ps.UserTime() + ps.SystemTime()
-	return &d, "rusage"
+	return starter.Usage{CPU: &d, CPUSource: "rusage"}
 }
 
 // close releases the exit descriptor once the leader is reaped, and

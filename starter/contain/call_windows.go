@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
+	"github.com/session-starter/session-starter/starter"
 )
 
 // tree is a started call on Windows: its leader, created suspended and
@@ -31,6 +32,10 @@ func (c *Cmd) startTree() error {
 	job, err := winjob.New()
 	if err != nil {
 		return fmt.Errorf("contain: make the call's job: %w", err)
+	}
+	if err := limitJob(job, c.Limits); err != nil {
+		job.Close()
+		return err
 	}
 	var attr syscall.SysProcAttr
 	if c.SysProcAttr != nil {
@@ -144,6 +149,39 @@ func (t *tree) forget(ended bool) {
 
 func pipeHolders(*os.File) []int { return nil }
 
-// cpu is not told on Windows: the leader's times are not its tree's, and
-// the job's accounting is not read yet.
-func (t *tree) cpu(*os.ProcessState) (*time.Duration, string) { return nil, "" }
+// limitJob sets lim on the call's job before the leader joins it:
+// MaxTasks as its ActiveProcessLimit (processes, not threads), MaxMemory
+// as its JobMemoryLimit (memory committed), MaxCPU as a hard cap of its
+// CPU rate; a job nested in the session's holds within the session's
+// limits too. There is no swap bound, and under Wine, which enforces no
+// job limit, none is set for show.
+func limitJob(job *winjob.Job, lim starter.Limits) error {
+	switch {
+	case !lim.Any():
+		return nil
+	case lim.MaxSwap > 0:
+		return errNoLimits("a Windows job has no swap bound (MaxMemory bounds committed memory, page file included)")
+	case sys.UnderWine():
+		return errNoLimits("Wine enforces no job limit")
+	}
+	l := winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}
+	if err := job.Limit(l); err != nil {
+		return errNoLimits(err.Error())
+	}
+	return nil
+}
+
+// usage is what the call's job counted of every process it held: CPU
+// time and peak committed memory; nothing under Wine, which accounts no
+// job time. The leader's own times are not its tree's.
+func (t *tree) usage(*os.ProcessState) starter.Usage {
+	if t.job == nil || sys.UnderWine() {
+		return starter.Usage{}
+	}
+	cpu, peak, err := t.job.Usage()
+	if err != nil {
+		return starter.Usage{}
+	}
+	p := int64(peak)
+	return starter.Usage{CPU: &cpu, CPUSource: "job", MemoryPeak: &p, MemoryPeakSource: "job"}
+}

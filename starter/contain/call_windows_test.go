@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter"
 )
 
 func init() {
@@ -121,5 +122,45 @@ func TestReleaseOnWindowsLeavesTheGrandchildRunning(t *testing.T) {
 	}
 	if !grandchild.goneWithin(testproc.TooLong) {
 		t.Fatal("EndReleased returned and the released process lives")
+	}
+}
+
+// TestACallsLimitsUnderWineAreRefusedNamingWine: Wine enforces no job
+// limit, so a call's is refused before anything runs, never set for
+// show.
+func TestACallsLimitsUnderWineAreRefusedNamingWine(t *testing.T) {
+	if !sys.UnderWine() {
+		t.Skip("not under Wine: TestACallsProcessLimitOnWindowsRefusesTheProcessBeyondIt shows the limit")
+	}
+	c := Command(context.Background(), os.Args[0])
+	c.Env = append(os.Environ(), testproc.HelperVar+"=win-call")
+	c.Limits = starter.Limits{MaxTasks: 2}
+	err := c.Start()
+	if err == nil || !strings.Contains(err.Error(), "Wine") || c.Result().Outcome != NotStarted {
+		if err == nil {
+			_ = c.Kill()
+			_ = c.Wait()
+		}
+		t.Fatalf("Start = %v, outcome %v; want the limits refused naming Wine, NotStarted", err, c.Result().Outcome)
+	}
+}
+
+// TestACallsProcessLimitOnWindowsRefusesTheProcessBeyondIt: a call whose
+// job allows one process cannot start a child (win-call exits 1 when its
+// child cannot be created), and its usage comes from its job. Checked by
+// its effect, on real Windows only: Wine enforces no job limit.
+func TestACallsProcessLimitOnWindowsRefusesTheProcessBeyondIt(t *testing.T) {
+	if sys.UnderWine() {
+		t.Skip("Wine enforces no job limit and accounts no job time: the workflow's Windows job runs this")
+	}
+	c := Command(context.Background(), os.Args[0])
+	c.Env = append(os.Environ(), testproc.HelperVar+"=win-call")
+	c.Limits = starter.Limits{MaxTasks: 1}
+	err := c.Run()
+	if code := c.ProcessState.ExitCode(); err == nil || code != 1 {
+		t.Fatalf("Run = %v (exit %d), want exit 1: the child beyond the job's one process refused", err, code)
+	}
+	if u := c.Result().Usage; u.CPU == nil || u.CPUSource != "job" || u.MemoryPeak == nil {
+		t.Errorf("usage %+v, want the job's CPU time and peak memory", u)
 	}
 }

@@ -28,10 +28,12 @@
 //
 //   - its own process group (Unix) — the leader is started with Setpgid;
 //     on Windows its own kill-on-close job, nested in the session's;
-//   - in a session in cgroup mode (this process is an Engine whose
-//     cgroup is its session's), its own cgroup below the session cgroup,
-//     born there (CLONE_INTO_CGROUP): no instruction of the call runs
-//     outside it, and the session's cgroup.kill reaches it;
+//   - in a session in cgroup mode (this process is the Engine, in the
+//     session cgroup's leaf, or a call of it), its own cgroup in the
+//     session cgroup, beside the Engine's leaf, born there
+//     (CLONE_INTO_CGROUP): no instruction of the call runs outside it,
+//     the session's cgroup.kill reaches it, and [Cmd.Limits] bound it
+//     there (on Windows, its job) and [Result.Usage] tells what it used;
 //   - under a session (the session mark, SESSION_STARTER_SESSION, is in
 //     the environment) the call carries the mark, even with an Env of its
 //     own that left it out.

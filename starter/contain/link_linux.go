@@ -306,9 +306,10 @@ func (c *Cmd) notice(n string) {
 // the call's error (NotStarted). Everything else is Unclear: the call is
 // not started again, here or by the caller.
 func (c *Cmd) startViaHelper() (handled bool, err error) {
-	if _, inSession := os.LookupEnv(mark.Var); inSession || inHelper {
+	if _, inSession := os.LookupEnv(mark.Var); inSession || inHelper || c.Limits.Any() {
 		// Under a session, or in the helper itself: the parent that
-		// ends the call with the Engine is there already.
+		// ends the call with the Engine is there already. Limits need a
+		// session's cgroup, which the direct start says is not there.
 		return false, nil
 	}
 	if c.SysProcAttr != nil || (c.Cancel != nil && c.ctx == nil) || slices.Contains(c.ExtraFiles, nil) {
