@@ -379,6 +379,13 @@ func init() {
 // callsSession runs callsEngine (args[1:]) in a session in the mode
 // args[0], as session-starter does: a subreaper.
 func callsSession(args []string) int {
+	return runSession("calls-engine", args[1:], starter.Options{Containment: starter.Containment(args[0])})
+}
+
+// runSession runs this binary as the role engine with args, in a session
+// of o (its Argv, Env, Exe, KillBudget and Subreaper set here), and
+// returns the helper's exit code.
+func runSession(engine string, args []string, o starter.Options) int {
 	self, err := os.Executable()
 	if err != nil {
 		return 1
@@ -391,15 +398,9 @@ func callsSession(args []string) int {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, testproc.HelperVar+"=calls-engine")
-	_, err = starter.Run(ctx, starter.Options{
-		Argv:        append([]string{self}, args[1:]...),
-		Env:         env,
-		Exe:         self,
-		Containment: starter.Containment(args[0]),
-		KillBudget:  testproc.TooLong,
-		Subreaper:   true,
-	})
+	o.Argv, o.Env, o.Exe = append([]string{self}, args...), append(env, testproc.HelperVar+"="+engine), self
+	o.KillBudget, o.Subreaper = testproc.TooLong, true
+	_, err = starter.Run(ctx, o)
 	if err != nil && !strings.Contains(err.Error(), "signal: killed") {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

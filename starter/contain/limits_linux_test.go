@@ -44,37 +44,11 @@ func init() {
 // limitsSession runs limitsEngine (args[1:]) in a session in cgroup mode
 // whose calls may set the limits of the kinds args[0] names ("-": none).
 func limitsSession(args []string) int {
-	self, err := os.Executable()
-	if err != nil {
-		return 1
-	}
 	var kinds []string
 	if args[0] != "-" {
 		kinds = strings.Split(args[0], ",")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), testproc.TooLong)
-	defer cancel()
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, testproc.HelperVar+"=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, testproc.HelperVar+"=limits-engine")
-	_, err = starter.Run(ctx, starter.Options{
-		Argv:        append([]string{self}, args[1:]...),
-		Env:         env,
-		Exe:         self,
-		Containment: starter.ContainCgroup,
-		Limits:      starter.Limits{Calls: kinds},
-		KillBudget:  testproc.TooLong,
-		Subreaper:   true,
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return runSession("limits-engine", args[1:], starter.Options{Containment: starter.ContainCgroup, Limits: starter.Limits{Calls: kinds}})
 }
 
 // limitsEngine runs args[2] as a contained shell call with the limits of
