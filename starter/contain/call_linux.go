@@ -35,9 +35,13 @@ type callCgroup struct{ c *cgroup.Call }
 // the call has its group only, inside whatever holds this process — or,
 // with lim, it fails: a limit is never silently not applied.
 func placeCall(attr *syscall.SysProcAttr, id string, lim starter.Limits) (*callCgroup, error) {
+	// The mark first: a call under no session reads no mountinfo.
 	_, marked := os.LookupEnv(mark.Var)
-	p, ok := cgroup.InSession()
-	if !marked || !ok {
+	var p cgroup.Place
+	if marked {
+		p, marked = cgroup.InSession()
+	}
+	if !marked {
 		if lim.Any() {
 			return nil, errNoLimits("this process is not in a session in cgroup mode (start the Engine with session-starter --containment cgroup --call-limits …)")
 		}
@@ -84,20 +88,22 @@ func (cg *callCgroup) holder() (end.Holder, func()) {
 }
 
 // usage is what the call's cgroup counted of its whole tree, exited
-// processes included; false without a cgroup.
+// processes included; false without a cgroup or its CPU counter (the
+// leader's reap tells the CPU time then).
 func (cg *callCgroup) usage() (starter.Usage, bool) {
 	if cg == nil {
 		return starter.Usage{}, false
 	}
 	u := cgroup.UsageOf(cg.c.DirFD)
+	if u.CPU == nil {
+		return starter.Usage{}, false
+	}
 	r := starter.Usage{MemoryPeak: u.MemoryPeak, TasksPeak: u.TasksPeak, OOMKills: u.OOMKills, ForksRefused: u.ForksRefused}
 	if u.MemoryPeak != nil {
 		r.MemoryPeakSource = "memory.peak"
 	}
-	if u.CPU != nil {
-		d := time.Duration(*u.CPU) * time.Microsecond
-		r.CPU, r.CPUSource = &d, "cpu.stat"
-	}
+	d := time.Duration(*u.CPU) * time.Microsecond
+	r.CPU, r.CPUSource = &d, "cpu.stat"
 	return r, true
 }
 
