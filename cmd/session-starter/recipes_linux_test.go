@@ -569,7 +569,19 @@ func TestReadmeDockerEntrypointRunsAsPID1AndEndsOnDockerStop(t *testing.T) {
 	if !strings.Contains(string(status), "\nNSpid:\t"+strconv.Itoa(pid1)+"\t1\n") || !strings.Contains(string(status), "Name:\t"+productComm()+"\n") {
 		t.Fatalf("unshare's child: %s; want session-starter as PID 1 of its namespace", status)
 	}
-	testproc.Eventually(t, "the app's worker and daemon must run", func() bool { return len(marked(mark)) >= 5 })
+	// All three sleeps must have exec'd: a TERM that reaches the shell's
+	// forked child before its exec is caught by the trap it inherited
+	// and lost with it, and that sleep would wait for the grace's
+	// SIGKILL — the app's race, not session-starter's.
+	testproc.Eventually(t, "the app's worker, daemon and server must run", func() bool {
+		sleeps := 0
+		for _, pid := range marked(mark) {
+			if comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil && string(comm) == "sleep\n" {
+				sleeps++
+			}
+		}
+		return sleeps == 3
+	})
 	// docker stop: SIGTERM to PID 1, from outside its namespace.
 	began := time.Now()
 	if err := syscall.Kill(pid1, syscall.SIGTERM); err != nil {
