@@ -41,9 +41,14 @@
 // [Guard.AwaitArmed] returns nil only once the guard watches: from then on, if the
 // starter is gone — its pidfd readable, or the end of its pipe — the guard
 // ends every holder of the session it knows (the Engine through the gate's
-// pidfd, group E, and in cgroup mode the session cgroup with the cgroups
-// below it) with SIGKILL in rounds until all are empty or its budget (the
-// whole end's: grace + kill budget) has passed, then exits. Given the
+// pidfd, group E, in cgroup mode the session cgroup with the cgroups
+// below it, and given the mark the processes that left E — on Linux those
+// that carry the mark (package internal/mark), on macOS and FreeBSD the
+// Engine's descendants by lineage and by the mark (package
+// internal/lineage), looked for as the end begins; never the guard nor
+// its pin, and only this user's) with SIGKILL in rounds until all are
+// empty or its budget (the whole end's: grace + kill budget) has passed,
+// then exits. Given the
 // ledger's directory (package internal/ledger) and the mark, it then
 // removes the session's record by its name relative to that descriptor,
 // opened at arming — only when its end reached Empty; after any other end

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/lineage"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -80,3 +81,26 @@ func cgroupHolder(string) (end.Holder, int) { return nil, refusedNoCgroup }
 
 // removeCgroup has nothing to remove: cgroupHolder accepted no cgroup.
 func removeCgroup(string) {}
+
+// markHolders is, for the end once the starter is gone, the escapee sweep
+// by lineage (package internal/lineage), or none without a mark: the
+// descendants of the Engine — the leader of group pgid, named by the
+// token the mark argument carries, which the starter read off its
+// unreaped child — found by their parents' identities, and the processes
+// that carry the mark and started after the Engine, this user's alone,
+// each read again right before its signal. The guard itself and skip
+// (its pin, its unreaped child) are left out of every snapshot: their
+// numbers are theirs while the sweep runs. The sweep's first passes run
+// here, before anything is signalled, so that it links the tree as the
+// starter left it.
+func markHolders(arg string, pgid int, skip []int) []end.Holder {
+	if arg == "-" {
+		return nil
+	}
+	id, token, err := parseMark(arg)
+	if err != nil {
+		return nil // not reached: the command line was checked
+	}
+	tab := lineage.Excluding(lineage.System(&id), append(skip, os.Getpid())...)
+	return []end.Holder{lineage.NewSweep(lineage.FromToken(pgid, token), os.Getuid(), tab)}
+}

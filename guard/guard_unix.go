@@ -49,11 +49,17 @@ type Spec struct {
 	CgroupParent int
 	CgroupName   string
 	// Mark, when set, is the session's id in the session mark, and
-	// MarkSince the session's start (the gate's, in clock ticks since
-	// boot): once the starter is gone, the guard also ends every live
-	// process that carries the mark, started since, and is this user's —
-	// the processes that left group E, found and verified as package
-	// internal/mark says (Linux, native build).
+	// MarkSince the session's start as the platform orders processes:
+	// once the starter is gone, the guard also ends the processes that
+	// left group E, this user's alone. On Linux (native build) MarkSince
+	// is the gate's start in clock ticks since boot, and the guard ends
+	// every live process that carries the mark and started since, found
+	// and verified as package internal/mark says. On macOS and FreeBSD
+	// it is the token that, with PGID, names the Engine (lineage.Token:
+	// its unique id, its ki_start), and the guard ends the Engine's
+	// descendants found by lineage, with the mark as a second source
+	// (package internal/lineage). The guard and its pin are never among
+	// them.
 	Mark      string
 	MarkSince uint64
 	// Ledger, when > 2 and with Mark set, is a descriptor of the ledger's
@@ -386,18 +392,22 @@ func Main(args []string) {
 		os.Exit(exitRefused)
 	}
 	// Once the starter is gone, the marked processes too: those that left
-	// group E had the starter, now gone, as their subreaper.
-	ending := append(slices.Clone(holders), markHolders(markArg)...)
+	// group E had the starter, now gone, as their subreaper (or, where
+	// there is none, nobody). They are looked for only then, each time
+	// from the tree as it stands (ending is called as the end begins).
+	ending := func() []end.Holder {
+		return append(slices.Clone(holders), markHolders(markArg, pgid, p.pids())...)
+	}
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endSession(ending, budget, ttyGroup, cgName, record, p)
+		endSession(ending(), budget, ttyGroup, cgName, record, p)
 	}
 	sys.Close(fdArmed)
 	if finished(pgid, obeys(holders, release)) {
 		p.end()
 		os.Exit(exitDone)
 	}
-	endSession(ending, budget, ttyGroup, cgName, record, p)
+	endSession(ending(), budget, ttyGroup, cgName, record, p)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the
@@ -455,14 +465,14 @@ func verifyMain(args []string) {
 			holders = append(holders, h)
 		}
 	}
-	ending := append(slices.Clone(holders), markHolders(markArg)...)
+	ending := func() []end.Holder { return append(slices.Clone(holders), markHolders(markArg, pgid, nil)...) }
 	if mode == verifyFinish {
 		if obeys(holders, release)() || finished(pgid, obeys(holders, release)) {
 			os.Exit(exitDone)
 		}
-		endSession(ending, time.Duration(num), ttyGroup, cgName, record, nil)
+		endSession(ending(), time.Duration(num), ttyGroup, cgName, record, nil)
 	}
-	endSession(ending, max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, record, nil)
+	endSession(ending(), max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, record, nil)
 }
 
 // parseVerifyArgs reads verifyMain's command line.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -142,8 +143,10 @@ func openGuardBinary(path string) (int, error) {
 }
 
 // markHolders is the holder of the session's marked processes, for the
-// end once the starter is gone, or none without a mark.
-func markHolders(arg string) []end.Holder {
+// end once the starter is gone, or none without a mark: never the guard
+// itself, nor skip (its pin, its unreaped child), whatever they carry.
+// pgid is the macOS and FreeBSD guard's: the mark holds here alone.
+func markHolders(arg string, _ int, skip []int) []end.Holder {
 	if arg == "-" {
 		return nil
 	}
@@ -152,5 +155,5 @@ func markHolders(arg string) []end.Holder {
 		return nil // not reached: the command line was checked
 	}
 	self := os.Getpid()
-	return []end.Holder{&mark.Holder{ID: id, Since: since, UID: os.Getuid(), Skip: func(pid int) bool { return pid == self }}}
+	return []end.Holder{&mark.Holder{ID: id, Since: since, UID: os.Getuid(), Skip: func(pid int) bool { return pid == self || slices.Contains(skip, pid) }}}
 }

@@ -2,11 +2,7 @@
 
 package guard
 
-import (
-	"errors"
-
-	"github.com/session-starter/session-starter/internal/end"
-)
+import "errors"
 
 // rawSupported reports false: the raw guard is Linux's, and the portable
 // build takes the paths of macOS, whose guard is the re-executed binary.
@@ -16,7 +12,3 @@ func rawSupported() bool { return false }
 func spawnRaw(Spec) (*Guard, error) {
 	return nil, errors.New("guard: no raw guard on this platform")
 }
-
-// markHolders is none: marked processes are not verified here (package
-// internal/mark), and nothing is signalled on a guess.
-func markHolders(string) []end.Holder { return nil }

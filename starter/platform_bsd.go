@@ -88,14 +88,21 @@ func (cgroupHold) guardCgroup(*guard.Spec) {}
 // cgroupDir is 0: there are no cgroups.
 func (cgroupHold) cgroupDir() int { return 0 }
 
-// cgroupJoined has no cgroup to check: the gate joins none. The gate,
-// ready and not yet the Engine, is read instead for the Engine's identity
-// (exec keeps it): it is this process's unreaped child, so its PID names
-// it alone. A failed read leaves the session without the sweep by
-// lineage, and says so at the end.
-func (s *session) cgroupJoined() error {
+// cgroupJoined has no cgroup to check: the gate joins none.
+func (s *session) cgroupJoined() error { return nil }
+
+// guardMark reads the gate, started and not yet the Engine, for the
+// Engine's identity (exec keeps it), the root of the escapee sweep by
+// lineage: it is this process's unreaped child, so its PID names it
+// alone. With the mark, the guard gets the identity's token
+// (guard.Spec.Mark), to sweep by lineage itself once this process is
+// gone. A failed read leaves the session without the sweep, and the end
+// says so.
+func (s *session) guardMark(gs *guard.Spec) {
 	s.root, s.rootErr = lineage.Root(s.gate.PID)
-	return nil
+	if s.mark != nil && s.rootErr == nil {
+		gs.Mark, gs.MarkSince = s.mark.String(), lineage.Token(s.root)
+	}
 }
 
 // lineageHolders is the escapee sweep by lineage: the Engine's

@@ -442,16 +442,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
 	gds := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total(), Release: s.o.ReleaseOnExit}
-	if s.mark != nil && mark.Supported {
-		// The session began with the gate: every process that carries
-		// the mark started after it. The gate is our unreaped child: its
-		// PID names it alone.
-		if st, err := proc.ReadStat(s.gate.PID); err == nil {
-			gds.Mark, gds.MarkSince = s.mark.String(), st.StartTime
-		} else {
-			s.log.Debug().Err(err).Msg("no start time of the gate: the guard ends no marked process")
-		}
-	}
+	s.guardMark(&gds)
 	if s.tty != nil {
 		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}

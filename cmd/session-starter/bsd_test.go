@@ -393,11 +393,10 @@ func TestBSDTheReaperEndsAnEscapee(t *testing.T) {
 	escapee.gone(t, "the reaper must end an escapee with the session")
 }
 
-// TestBSDADoubleForkedDaemonEndsWithTheSession: a daemon whose parent
-// exited long before the end is ended with it — on FreeBSD by the reaper,
-// on macOS by the session mark in its environment (its parent unique id
-// names a process the end never saw).
-func TestBSDADoubleForkedDaemonEndsWithTheSession(t *testing.T) {
+// startDoubleFork starts a session whose Engine is the helper
+// double-fork, and returns it with the daemon, whose parent has exited.
+func startDoubleFork(t *testing.T) (*bsdSession, watched) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -415,6 +414,15 @@ func TestBSDADoubleForkedDaemonEndsWithTheSession(t *testing.T) {
 			_ = syscall.Kill(daemon.pid, syscall.SIGKILL)
 		}
 	})
+	return s, daemon
+}
+
+// TestBSDADoubleForkedDaemonEndsWithTheSession: a daemon whose parent
+// exited long before the end is ended with it — on FreeBSD by the reaper,
+// on macOS by the session mark in its environment (its parent unique id
+// names a process the end never saw).
+func TestBSDADoubleForkedDaemonEndsWithTheSession(t *testing.T) {
+	s, daemon := startDoubleFork(t)
 	s.stdin.Close()
 	if got := exitCode(t, s.cmd.Wait()); got != 0 {
 		t.Fatalf("exit status = %d, want 0", got)
@@ -448,5 +456,57 @@ func TestBSDTheLineageSweepEndsAnEscapeeOnMacOS(t *testing.T) {
 	escapee.gone(t, "the lineage sweep must end an escapee with the session")
 	if st, err := proc.ReadStat(stranger.Process.Pid); err != nil || !st.Live() || st.State == 'T' {
 		t.Fatalf("the stranger %d: %+v, %v; want it live and running, untouched", stranger.Process.Pid, st, err)
+	}
+}
+
+// TestBSDAnEscapeeEndsWhenTheStarterIsKilled: once the starter is
+// SIGKILLed — on FreeBSD the reaper is gone with it, on macOS there was
+// none — the guard finds the process that left group E by its parent's
+// identity, the Engine's, and ends it with the group.
+func TestBSDAnEscapeeEndsWhenTheStarterIsKilled(t *testing.T) {
+	s, escapee := startEscape(t)
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+	escapee.gone(t, "the guard must end an escapee once the starter is gone")
+}
+
+// TestBSDADoubleForkedDaemonEndsWhenTheStarterIsKilled: the daemon's
+// parent exited long before, so the guard finds it by the session mark
+// in its environment, as the end does on macOS.
+func TestBSDADoubleForkedDaemonEndsWhenTheStarterIsKilled(t *testing.T) {
+	s, daemon := startDoubleFork(t)
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+	daemon.gone(t, "the guard must end a double-forked daemon once the starter is gone")
+}
+
+// TestBSDWithoutTheMarkAnEscapeeOutlivesAKilledStarter pins what
+// --no-mark gives up here: the guard ends group E, the Engine with it,
+// but sweeps nothing; the escapee is the documented survivor (the test's
+// cleanup ends it).
+func TestBSDWithoutTheMarkAnEscapeeOutlivesAKilledStarter(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "escape")}, nil, "--no-mark", "--ack", "--", exe)
+	pid := s.ack(t)
+	st, err := proc.ReadStat(pid)
+	if err != nil || !st.Live() || st.StartTime == 0 {
+		t.Fatalf("the Engine: ReadStat(%d) = %+v, %v; want a live process with a start time", pid, st, err)
+	}
+	engine := watched{pid: pid, start: st.StartTime}
+	escapee := watch(t, s.pidLine(t))
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+	engine.gone(t, "the guard must end the Engine's group")
+	if !escapee.alive() {
+		t.Fatal("the escapee ended: the guard swept where --no-mark turns the sweep off")
 	}
 }

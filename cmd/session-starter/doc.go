@@ -118,9 +118,10 @@
 //	                         inherited value extended with ":" and the id): the
 //	                         one change to the environment, by which the guard
 //	                         finds, after a SIGKILL of session-starter, the
-//	                         processes that left the Engine's group (on macOS, the
-//	                         end too, beside their lineage), and a nested session
-//	                         or contained call knows its session.
+//	                         processes that left the Engine's group (on macOS and
+//	                         FreeBSD beside their lineage, which the guard then no
+//	                         longer follows either; on macOS the end too), and a
+//	                         nested session or contained call knows its session.
 //	  --release-on-exit      When the Engine exits on its own, end nothing: what
 //	                         it left running stays, for the enclosing session to
 //	                         end, and the ended record lists it (outcome

@@ -17,7 +17,10 @@
 // the kernel lets it be read, and that started after the Engine, is a
 // second source.
 // Passes over fresh snapshots repeat until one finds nothing new: a
-// process forked during a pass is found by the next.
+// process forked during a pass is found by the next. The end of a session
+// sweeps, and so does its guard once the starter is gone: the guard is
+// given the Engine's identity as a number ([Token]) and excludes itself
+// and its pin ([Excluding]).
 //
 // # Guarantees
 //

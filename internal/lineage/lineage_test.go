@@ -427,3 +427,29 @@ func TestAnEnvironmentWithoutTheMarkIsReadOnce(t *testing.T) {
 		t.Fatalf("the environment was read %d times, want once", reads)
 	}
 }
+
+// TestAnExcludedProcessIsNeitherFoundNorSignalled: the guard's own
+// number, left out of the table, is never found even where it would
+// match — here it carries the mark and started after the Engine — while
+// a marked process beside it is found and ended.
+func TestAnExcludedProcessIsNeitherFoundNorSignalled(t *testing.T) {
+	yes := func() bool { return true }
+	guard, escapee := mac(500, 1500, 0), mac(501, 1501, 0)
+	guard.Marked, escapee.Marked = yes, yes
+	m := newMachine(guard, escapee)
+	s := NewSweep(engine, me, Excluding(m.table(), 500))
+	if err := s.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if signalled(m.pids[500]) {
+		t.Fatalf("the excluded process got %v", m.pids[500].signals)
+	}
+	if !signalled(m.pids[501]) {
+		t.Fatal("the marked escapee beside it was not signalled")
+	}
+	for _, f := range s.t.Found() {
+		if f.ID.PID == 500 {
+			t.Fatalf("found %v: the excluded process is among them", s.t.Found())
+		}
+	}
+}

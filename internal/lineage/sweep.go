@@ -4,6 +4,7 @@ package lineage
 
 import (
 	"errors"
+	"slices"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
@@ -19,6 +20,19 @@ type Table struct {
 	// then reads it again: the handle and the fresh read. [sys.ErrGone]
 	// when no process has the number, or it has exited.
 	Open func(pid int) (Handle, Proc, error)
+}
+
+// Excluding is tab with the processes numbered pids left out of every
+// snapshot: they are never found, so never signalled. The caller names
+// processes whose numbers are theirs while the sweep is used (itself, its
+// unreaped children).
+func Excluding(tab Table, pids ...int) Table {
+	snapshot := tab.Snapshot
+	tab.Snapshot = func() ([]Proc, error) {
+		ps, err := snapshot()
+		return slices.DeleteFunc(ps, func(p Proc) bool { return slices.Contains(pids, p.ID.PID) }), err
+	}
+	return tab
 }
 
 // Handle is an opened process.

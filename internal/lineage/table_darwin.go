@@ -15,6 +15,15 @@ func Root(pid int) (Identity, error) {
 	return p.ID, err
 }
 
+// Token is the number that, with its PID, names id to a process that
+// cannot read the Engine itself (the guard, once the starter that held
+// it as its child is gone): its unique id, by which macOS identities are
+// compared and ordered.
+func Token(id Identity) uint64 { return id.Unique }
+
+// FromToken is the identity that pid and token ([Token]) name.
+func FromToken(pid int, token uint64) Identity { return Identity{PID: pid, Unique: token} }
+
 // System is macOS's table: one read of kern.proc.all for a snapshot,
 // proc_pidinfo PROC_PIDUNIQIDENTIFIERINFO for each process's unique id
 // and its parent's; with id, the mark read from kern.procargs2 (argv

@@ -12,6 +12,14 @@ func Root(pid int) (Identity, error) {
 	return p.ID, err
 }
 
+// Token is the number that, with its PID, names id to a process that
+// cannot read the Engine itself (the guard, once the starter that held
+// it as its child is gone): its ki_start.
+func Token(id Identity) uint64 { return id.Start }
+
+// FromToken is the identity that pid and token ([Token]) name.
+func FromToken(pid int, token uint64) Identity { return Identity{PID: pid, Start: token} }
+
 // System is FreeBSD's table: one read of kern.proc.proc for a snapshot,
 // each process named by (PID, ki_start) and its parent by its PPID with
 // that parent's ki_start from the same snapshot (a parent not in it, or

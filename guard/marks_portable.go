@@ -1,0 +1,10 @@
+//go:build linux && portable
+
+package guard
+
+import "github.com/session-starter/session-starter/internal/end"
+
+// markHolders is none: the portable build takes macOS's paths, but
+// neither verifies marked processes (package internal/mark) nor reads
+// Linux's process table as macOS's, so nothing is signalled on a guess.
+func markHolders(string, int, []int) []end.Holder { return nil }
