@@ -457,7 +457,8 @@
 // `session-starter --reclaim` (with `--dry-run`, it only lists) reads this
 // user's ledger and takes only the sessions whose starter and guard are
 // both shown gone (no live process with the token's identity at their
-// PIDs; a PID given to another process since counts as gone). For each it
+// PIDs; a PID given to another process since counts as gone, and is
+// reported, `token-mismatch`, never signalled). For each it
 // ends the Engine the record names if the live process at its PID has its
 // token (a stranger with that PID is reported, `token-mismatch`, never
 // signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`), every live

@@ -18,7 +18,8 @@
 // Reclaim acts on a record only when it is this user's, read whole, of
 // this boot, and names a starter and a guard that are both shown gone (no
 // live process with the token's identity: a PID given to another process
-// since does not keep a session alive). It then ends the Engine the
+// since does not keep a session alive, and is reported, token-mismatch,
+// never signalled). It then ends the Engine the
 // record names, where the live process at its PID has its token, through
 // a pidfd of it (a PID that names another process now is reported,
 // token-mismatch, and never signalled), the session's cgroup (cgroup.kill

@@ -49,7 +49,7 @@ func init() {
 			unix.Close(held[len(held)-1])
 			held = held[:len(held)-1]
 		}
-		gone, err := Gone(pid, tok)
+		gone, _, err := Gone(pid, tok)
 		for _, fd := range held {
 			unix.Close(fd)
 		}
@@ -79,10 +79,10 @@ func TestGoneThatCannotBeToldIsNotGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gone, err := Gone(os.Getpid(), tok); gone || err != nil {
-		t.Errorf("Gone(self) = %v, %v; want false, nil", gone, err)
+	if gone, reused, err := Gone(os.Getpid(), tok); gone || reused || err != nil {
+		t.Errorf("Gone(self) = %v, %v, %v; want false, false, nil", gone, reused, err)
 	}
-	if gone, err := Gone(os.Getpid(), Token{Start: tok.Start + 1, Pidfs: tok.Pidfs + 1}); !gone || err != nil {
-		t.Errorf("Gone(self, another token) = %v, %v; want true, nil", gone, err)
+	if gone, reused, err := Gone(os.Getpid(), Token{Start: tok.Start + 1, Pidfs: tok.Pidfs + 1}); !gone || !reused || err != nil {
+		t.Errorf("Gone(self, another token) = %v, %v, %v; want true, true, nil: the PID is another process's", gone, reused, err)
 	}
 }

@@ -77,10 +77,13 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 
 // shownGone reports whether every one of ps (the starter and the guard)
 // is shown gone; otherwise it sets the session's action: "live", or
-// "unverified" with the reason in Left where one could not be told.
+// "unverified" with the reason in Left where one could not be told. A
+// PID now held by a stranger counts as gone and is reported in Left as
+// token-mismatch: the reclaim never signals it.
 func shownGone(s *Session, ps ...Process) bool {
+	var reused []LeftProcess
 	for _, p := range ps {
-		gone, err := Gone(p.PID, p.Token)
+		gone, other, err := Gone(p.PID, p.Token)
 		switch {
 		case err != nil:
 			s.Action = "unverified"
@@ -89,8 +92,11 @@ func shownGone(s *Session, ps ...Process) bool {
 		case !gone:
 			s.Action = "live"
 			return false
+		case other:
+			reused = append(reused, LeftProcess{PID: p.PID, Reason: "token-mismatch"})
 		}
 	}
+	s.Left = append(s.Left, reused...)
 	return true
 }
 

@@ -17,8 +17,9 @@ type Ended struct {
 }
 
 // LeftProcess is a process Reclaim did not signal, with the reason:
-// mark-unreadable, other-uid, token-mismatch (the record's Engine PID now
-// names another process, or a cgroup's id is not the recorded one),
+// mark-unreadable, other-uid, token-mismatch (the record's starter's,
+// guard's or Engine's PID now names another process, or a cgroup's id is
+// not the recorded one),
 // platform (no verified scan here).
 type LeftProcess struct {
 	PID    int    `json:"pid,omitempty"`

@@ -7,7 +7,7 @@ package ledger
 // not the session's — gets its PID. A reclaim that compared PIDs would
 // take the session for live (its starter's PID runs) and would signal the
 // stranger at the Engine's PID; this one reclaims the session, ends its
-// escapee, reports the Engine's PID as token-mismatch and signals no
+// escapee, reports the three PIDs as token-mismatch and signals no
 // stranger.
 
 import (
@@ -196,9 +196,9 @@ func reclaimReuse(args []string) int {
 // TestReclaimRefusesARecordsPIDGivenToAStranger: the record's starter,
 // guard and Engine have exited and strangers have their PIDs. The reclaim
 // takes the session for dead — its starter and guard are shown gone,
-// though their PIDs run — and ends its marked escapee; the stranger at
-// the Engine's PID is reported as token-mismatch; no stranger is
-// signalled. Both token kinds: the pidfs inode, and the start alone.
+// though their PIDs run — and ends its marked escapee; the strangers at
+// the starter's, guard's and Engine's PIDs are reported as
+// token-mismatch; no stranger is signalled. Both token kinds: the pidfs inode, and the start alone.
 func TestReclaimRefusesARecordsPIDGivenToAStranger(t *testing.T) {
 	if !mark.Supported {
 		t.Skip("the escapees are found by the mark scan, which the portable build has not (its reclaim reports them, reason platform)")
@@ -244,9 +244,10 @@ func TestReclaimRefusesARecordsPIDGivenToAStranger(t *testing.T) {
 			if !res.EscapeeEnded || !slices.ContainsFunc(s.Ended, func(e Ended) bool { return e.PID == res.Escapee }) {
 				t.Errorf("the session's escapee %d: ended %v, reported %+v; want it ended", res.Escapee, res.EscapeeEnded, s.Ended)
 			}
-			engine := res.PIDs[2]
-			if !slices.Contains(s.Left, LeftProcess{PID: engine, Reason: "token-mismatch"}) {
-				t.Errorf("reclaim left %+v; want the Engine's PID %d reported as token-mismatch", s.Left, engine)
+			for i, pid := range res.PIDs {
+				if !slices.Contains(s.Left, LeftProcess{PID: pid, Reason: "token-mismatch"}) {
+					t.Errorf("reclaim left %+v; want the %s's PID %d reported as token-mismatch", s.Left, []string{"starter", "guard", "Engine"}[i], pid)
+				}
 			}
 			for i, alive := range res.StrangersAlive {
 				if !alive {

@@ -112,17 +112,20 @@ func open(pid int, tok Token) (int, error) {
 
 // Gone reports whether the process pid of token tok is shown gone: no
 // live process has the PID, or the one that has it is of another
-// identity. An error is that it cannot be told (a pidfd_open refused for
-// want of descriptors, say): never taken for gone, so that a reclaim
-// cannot end a live session on a failed look.
-func Gone(pid int, tok Token) (bool, error) {
+// identity (reused then: the PID was handed to a stranger, to be
+// reported, never signalled). An error is that it cannot be told (a
+// pidfd_open refused for want of descriptors, say): never taken for
+// gone, so that a reclaim cannot end a live session on a failed look.
+func Gone(pid int, tok Token) (gone, reused bool, err error) {
 	fd, err := open(pid, tok)
 	switch {
 	case err == nil:
 		sys.Close(fd)
-		return false, nil
-	case errors.Is(err, sys.ErrGone), errors.Is(err, errMismatch):
-		return true, nil
+		return false, false, nil
+	case errors.Is(err, errMismatch):
+		return true, true, nil
+	case errors.Is(err, sys.ErrGone):
+		return true, false, nil
 	}
-	return false, fmt.Errorf("ledger: pid %d: %w", pid, err)
+	return false, false, fmt.Errorf("ledger: pid %d: %w", pid, err)
 }
