@@ -668,13 +668,17 @@ func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgN
 // name relative to the ledger's directory descriptor, once the end r
 // reached Empty: nothing of the session is left for a reclaim to end.
 // After any other end the record stays, so that a reclaim can try again,
-// and the guard says so on its standard error.
+// and the guard writes into it what its end came to (the record's
+// guard_end, which a reclaim reports): its standard error is /dev/null.
+// Only if that write fails does it say so there.
 func forget(record string, r end.Report) {
 	if record == "" {
 		return
 	}
 	if r.Outcome != end.Empty {
-		fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim\n", Comm, r.Outcome, record)
+		if err := noteEnd(record, r); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim, without this: %v\n", Comm, r.Outcome, record, err)
+		}
 		return
 	}
 	if err := sys.Unlinkat(fdLedger, record, 0); err != nil && !errors.Is(err, syscall.ENOENT) {

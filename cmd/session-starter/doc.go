@@ -437,7 +437,9 @@
 // directory at arming, removes the record once it has ended the session
 // and found nothing left (by name, relative to that descriptor); when its
 // end leaves something — a process SIGKILL cannot end, one waiting in the
-// kernel on a hung FUSE server, say — it keeps the record for a reclaim
+// kernel on a hung FUSE server, say — it keeps the record for a reclaim,
+// and writes into it what its end came to (`guard_end`: the outcome, the
+// processes left, the time), which `--reclaim` prints and reports
 // (`TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty`):
 //
 //   - *Where*: `/run/session-starter/` for root;

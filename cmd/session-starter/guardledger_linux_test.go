@@ -67,9 +67,10 @@ func TestTheGuardRemovesTheRecordOfASessionItEndedAfterTheStarterWasKilled(t *te
 // TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty: a member of group
 // E that SIGKILL cannot end — it waits, uninterruptibly, for a FUSE file
 // system whose server (this test) read its request and never answers —
-// outlives the guard's end; the guard then keeps the session's record.
-// Once the server lets go, the member dies, and a reclaim finds the
-// record and removes it.
+// outlives the guard's end; the guard then keeps the session's record and
+// writes into it what its end came to, naming the member. Once the server
+// lets go, the member dies, and a reclaim finds the record, reports the
+// guard's account and removes it.
 func TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty(t *testing.T) {
 	if portable {
 		t.Skip("the portable build verifies no mark (macOS's paths have no pidfd)")
@@ -92,12 +93,23 @@ func TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, ledger.FileName(session))); err != nil {
 		t.Fatalf("the record of the session the guard could not empty: %v; want it kept", err)
 	}
+	recs, probs, err := ledger.Read(dir)
+	if err != nil || len(recs) != 1 || len(probs) != 0 {
+		t.Fatalf("the kept ledger: %+v, %+v, %v; want its one record, whole", recs, probs, err)
+	}
+	account := fmt.Sprintf("session end survivors: still live: pid %d ", stuck)
+	if !strings.HasPrefix(recs[0].GuardEnd, account) {
+		t.Fatalf("the record's guard_end = %q, want the guard's account, beginning %q", recs[0].GuardEnd, account)
+	}
 
 	fuse.Close() // the connection is aborted: the waiting member dies
 	noSurvivors(t, mark)
 	out, rep, code := reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" {
 		t.Fatalf("--reclaim: exit %d, %q, %+v; want the kept record reclaimed", code, out, rep)
+	}
+	if rep.Sessions[0].GuardEnd != recs[0].GuardEnd || !strings.Contains(out, "its guard's end: "+recs[0].GuardEnd) {
+		t.Fatalf("--reclaim: %q, %+v; want the guard's account %q printed and reported", out, rep, recs[0].GuardEnd)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("after the reclaim the ledger holds %v, want nothing", entries)

@@ -44,8 +44,12 @@ func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 			left = append(left, strings.TrimSpace(fmt.Sprintf("%d %s", l.PID, l.Reason)))
 			code = starter.ExitContainment
 		}
-		fmt.Fprintf(stdout, "session %s: %s; ended %d%s; left %d%s\n", s.Session, s.Action,
-			len(s.Ended), listed(ended), len(s.Left), listed(left))
+		guard := ""
+		if s.GuardEnd != "" {
+			guard = "; its guard's end: " + s.GuardEnd
+		}
+		fmt.Fprintf(stdout, "session %s: %s; ended %d%s; left %d%s%s\n", s.Session, s.Action,
+			len(s.Ended), listed(ended), len(s.Left), listed(left), guard)
 	}
 	if len(rep.Sessions) == 0 && len(rep.Problems) == 0 {
 		fmt.Fprintf(stdout, "no dead session in %s\n", rep.Dir)

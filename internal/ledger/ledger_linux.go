@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,6 +43,11 @@ type Record struct {
 	Engine  Process `json:"engine"` // its start is the session's
 	PGID    int     `json:"pgid"`
 	Cgroup  *Cgroup `json:"cgroup,omitempty"`
+	// GuardEnd, when set, is what the guard's end of the session came to
+	// after the starter was gone, when it left something: the end's
+	// account and its time, written into the record by the guard
+	// ([NoteEnd]), whose standard error nobody reads.
+	GuardEnd string `json:"guard_end,omitempty"`
 }
 
 // EnvDir names a directory to use instead of the default, for tests and
@@ -149,6 +155,71 @@ func Write(dir string, r Record) error {
 	if err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
+
+// maxRecord bounds what NoteEnd reads of a record: one is a few hundred
+// bytes, and a larger file is not one this binary wrote.
+const maxRecord = 64 << 10
+
+// NoteEnd sets the GuardEnd of the record named name in the directory of
+// the descriptor dir, atomically as [Write] does (a temporary file, 0600,
+// renamed over it), all relative to dir, never through a path. The record
+// must be a whole record of this version and this user's, named by its
+// session, a private regular file (opened without following a link):
+// anything else is left as it is, and the error says why.
+func NoteEnd(dir int, name, text string) error {
+	fd, err := syscall.Openat(dir, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return fmt.Errorf("ledger: %s is not a regular file", name)
+	case int(st.Uid) != os.Getuid():
+		return fmt.Errorf("ledger: %s belongs to another user", name)
+	case st.Mode&0o077 != 0:
+		return fmt.Errorf("ledger: %s is open to others (mode %#o)", name, st.Mode&0o777)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
+	if err != nil {
+		return fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	if len(b) > maxRecord {
+		return fmt.Errorf("ledger: %s: over %d bytes", name, maxRecord)
+	}
+	r, err := parse(b)
+	if err != nil || FileName(r.Session) != name {
+		return fmt.Errorf("ledger: %s: torn or foreign record: %v", name, err)
+	}
+	r.GuardEnd = text
+	out, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	tmp := fmt.Sprintf(".tmp-end-%d", os.Getpid())
+	wfd, err := syscall.Openat(dir, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("ledger: %s: %w", tmp, err)
+	}
+	w := os.NewFile(uintptr(wfd), tmp)
+	_, err = w.Write(append(out, '\n'))
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syscall.Renameat(dir, tmp, dir, name)
+	}
+	if err != nil {
+		_ = syscall.Unlinkat(dir, tmp)
+		return fmt.Errorf("ledger: %s: %w", name, err)
 	}
 	return nil
 }

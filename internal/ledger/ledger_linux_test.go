@@ -1,11 +1,13 @@
 package ledger
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -152,5 +154,89 @@ func TestATokenTellsItsProcessFromOneAfterIt(t *testing.T) {
 	}
 	if Alive(os.Getpid(), Token{Start: tok.Start + 1}) {
 		t.Fatal("this PID with another start: alive")
+	}
+}
+
+// TestNoteEndSetsTheGuardsAccountAtomically: the record is rewritten
+// whole with its guard_end, through the directory's descriptor, and no
+// temporary file is left; a record that is not one to trust — torn, open
+// to others, a symlink, named for another session — is left as it was,
+// with an error.
+func TestNoteEndSetsTheGuardsAccountAtomically(t *testing.T) {
+	dir := private(t)
+	r := record(t)
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	name := FileName(r.Session)
+	if err := NoteEnd(fd, name, "session end survivors at now"); err != nil {
+		t.Fatalf("NoteEnd: %v", err)
+	}
+	recs, probs, err := Read(dir)
+	want := r
+	want.GuardEnd = "session end survivors at now"
+	if err != nil || len(probs) != 0 || len(recs) != 1 || recs[0] != want {
+		t.Fatalf("Read after NoteEnd = %+v, %+v, %v; want %+v", recs, probs, err, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("the directory holds %v, want the record alone", entries)
+	}
+
+	other := strings.Repeat("0b", 16)
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	for _, c := range []struct {
+		what  string
+		setup func(path string) error
+	}{
+		{"torn", func(path string) error { return os.WriteFile(path, []byte(`{"version":1,`), 0o600) }},
+		{"open to others", func(path string) error {
+			if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+				return err
+			}
+			return os.Chmod(path, 0o644)
+		}},
+		{"a symlink", func(path string) error {
+			if err := os.WriteFile(target, []byte("{}\n"), 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(target, path)
+		}},
+		{"another session's", func(path string) error {
+			o := r
+			o.Session = other
+			b, err := json.Marshal(o)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(path, b, 0o600)
+		}},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			d := private(t)
+			path := filepath.Join(d, name)
+			if err := c.setup(path); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+			dfd, err := syscall.Open(d, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Close(dfd)
+			if err := NoteEnd(dfd, name, "x"); err == nil {
+				t.Fatal("NoteEnd of a record not to trust: no error")
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Fatalf("the file went from %q to %q", before, after)
+			}
+			if entries, _ := os.ReadDir(d); len(entries) != 1 {
+				t.Fatalf("the directory holds %v, want the file alone", entries)
+			}
+		})
 	}
 }

@@ -48,7 +48,7 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}}
+		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}, GuardEnd: r.GuardEnd}
 		switch {
 		case r.BootID != boot:
 			// Of another boot: no process of it lives; nothing is read

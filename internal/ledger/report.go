@@ -38,6 +38,9 @@ type Session struct {
 	Cgroup bool          `json:"cgroup_ended,omitempty"`
 	Ended  []Ended       `json:"ended"`
 	Left   []LeftProcess `json:"left"`
+	// GuardEnd is what the session's guard wrote into the record when its
+	// end, after the starter was gone, left something (Record.GuardEnd).
+	GuardEnd string `json:"guard_end,omitempty"`
 }
 
 // Report is what Reclaim found and did.

@@ -37,6 +37,10 @@ type ReclaimedSession struct {
 	Cgroup bool               `json:"cgroup_ended,omitempty"`
 	Ended  []ReclaimedProcess `json:"ended"`
 	Left   []LeftProcess      `json:"left"`
+	// GuardEnd, when set, is what the session's guard's end came to after
+	// session-starter was gone, when it left something: its account and
+	// time, as the guard wrote it into the record.
+	GuardEnd string `json:"guard_end,omitempty"`
 }
 
 // ReclaimedProcess is a process a reclaim ended (dry: would end).
@@ -46,8 +50,9 @@ type ReclaimedProcess struct {
 }
 
 // LeftProcess is a process a reclaim did not signal, with the reason:
-// mark-unreadable, other-uid, token-mismatch (the record's Engine PID now
-// names another process, or a cgroup's id is not the recorded one),
+// mark-unreadable, other-uid, token-mismatch (the record's starter's,
+// guard's or Engine's PID now names another process, or a cgroup's id is
+// not the recorded one),
 // platform (no verified scan here), or what failed. PID is 0 for the
 // session as a whole.
 type LeftProcess struct {

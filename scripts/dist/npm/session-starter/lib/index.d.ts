@@ -315,11 +315,13 @@ export interface LeftProcess {
 export interface ReclaimedSession {
   /** The session's id in its mark. */
   session: string;
-  /** 'reclaimed' (what was left ended, the record removed), 'live' (its starter or guard lives: left alone), 'other-boot' (dropped, nothing signalled), 'would-reclaim' (dryRun). */
-  action: 'reclaimed' | 'live' | 'other-boot' | 'would-reclaim';
+  /** 'reclaimed' (what was left ended, the record removed), 'live' (its starter or guard lives: left alone), 'unverified' (whether they live could not be told: left alone, the reason in left), 'other-boot' (dropped, nothing signalled), 'would-reclaim' (dryRun). */
+  action: 'reclaimed' | 'live' | 'unverified' | 'other-boot' | 'would-reclaim';
   cgroup_ended?: boolean;
   ended: ReclaimedProcess[];
   left: LeftProcess[];
+  /** What the session's guard's end came to after session-starter was gone, when it left something: its account and time. */
+  guard_end?: string;
 }
 
 /** The record of session-starter --reclaim. */
