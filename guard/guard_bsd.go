@@ -3,7 +3,6 @@
 package guard
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -105,7 +104,3 @@ func markHolders(arg string, pgid int, skip []int) []end.Holder {
 	tab := lineage.Excluding(lineage.System(&id), append(skip, os.Getpid())...)
 	return []end.Holder{lineage.NewSweep(lineage.FromToken(pgid, token), os.Getuid(), tab)}
 }
-
-// noteEnd is never reached: no ledger is kept here, so the guard is
-// given no record.
-func noteEnd(string, end.Report) error { return errors.ErrUnsupported }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
-	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -94,10 +93,4 @@ func checkCgroup(dir, parent int, name string) int {
 		return refusedNoCgroup
 	}
 	return 0
-}
-
-// noteEnd writes into the session's ledger record (record, in the ledger
-// directory at fdLedger) what the end r came to, and when.
-func noteEnd(record string, r end.Report) error {
-	return ledger.NoteEnd(fdLedger, record, r.Describe()+" at "+ledger.Now())
 }

@@ -686,6 +686,12 @@ func forget(record string, r end.Report) {
 	}
 }
 
+// noteEnd writes into the session's ledger record (record, in the ledger
+// directory at fdLedger) what the end r came to, and when.
+func noteEnd(record string, r end.Report) error {
+	return ledger.NoteEnd(fdLedger, record, r.Describe()+" at "+ledger.Now())
+}
+
 // parseTail reads the terminal's group and the cgroup's name of a guard's
 // command line, each "-" for none.
 func parseTail(tty, cg string) (ttyGroup int, cgName string, ok bool) {

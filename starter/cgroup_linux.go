@@ -12,6 +12,7 @@ import (
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -351,4 +352,13 @@ func (s *session) procsFD() (int, error) {
 		return 0, err
 	}
 	return fd, nil
+}
+
+// recordCgroup is the session cgroup as the ledger records it, or nil in
+// group mode.
+func (s *session) recordCgroup() *ledger.Cgroup {
+	if s.cg == nil {
+		return nil
+	}
+	return &ledger.Cgroup{Dir: s.cg.Dir, ID: s.cg.ID}
 }

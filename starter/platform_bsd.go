@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/lineage"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -120,6 +121,9 @@ func (s *session) lineageHolders() []end.Holder {
 // cgroupHolders is empty, there being no cgroup, but for the Engine's
 // subtree on FreeBSD, where the starter is its reaper (reaperHolders).
 func (s *session) cgroupHolders() []end.Holder { return s.reaperHolders() }
+
+// recordCgroup is nil: the ledger records no cgroup here.
+func (*session) recordCgroup() *ledger.Cgroup { return nil }
 
 // readUsage has no counters to read: the usage is the reaps'.
 func (*session) readUsage() {}

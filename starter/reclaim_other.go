@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin && !freebsd
 
 package starter
 
@@ -10,10 +10,10 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// Reclaim returns an error wrapping [ErrLedgerOff]: the ledger of
-// sessions is Linux's for now, and nothing is looked at. (On Windows
-// nothing needs reclaiming: a session's job kills its processes when its
-// last handle closes.)
+// Reclaim returns an error wrapping [ErrLedgerOff]: no ledger of sessions
+// is kept here, and nothing is looked at. On Windows nothing needs
+// reclaiming: a session's job kills its processes when its last handle
+// closes.
 func Reclaim(ctx context.Context, dryRun bool) (launch.StatusReclaimed, error) {
 	return launch.StatusReclaimed{}, fmt.Errorf("%w: no ledger on %s", ErrLedgerOff, runtime.GOOS)
 }

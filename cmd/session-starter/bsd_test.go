@@ -16,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,15 +24,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 var binary string
@@ -509,4 +513,166 @@ func TestBSDWithoutTheMarkAnEscapeeOutlivesAKilledStarter(t *testing.T) {
 	if !escapee.alive() {
 		t.Fatal("the escapee ended: the guard swept where --no-mark turns the sweep off")
 	}
+}
+
+// withLedgerBSD is a private ledger directory for one test, as the
+// environment entry that names it.
+func withLedgerBSD(t *testing.T) (dir, env string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ledger.EnvDir + "=" + dir
+}
+
+// awaitRecord waits for the session's one ledger record in dir.
+func awaitRecord(t *testing.T, dir string) ledger.Record {
+	t.Helper()
+	deadline := time.Now().Add(testproc.TooLong)
+	for {
+		recs, probs, err := ledger.Read(dir)
+		if err == nil && len(recs) == 1 {
+			return recs[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session's ledger record: %+v, %+v, %v; want one", recs, probs, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startEscapeWithLedger is startEscape with the ledger in a directory of
+// the test's own: the session, its escapee, the Engine (watched) and the
+// session's record.
+func startEscapeWithLedger(t *testing.T) (*bsdSession, watched, watched, string, ledger.Record) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, env := withLedgerBSD(t)
+	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "escape"), env}, nil, "--ack", "--", exe)
+	pid := s.ack(t)
+	st, err := proc.ReadStat(pid)
+	if err != nil || !st.Live() || st.StartTime == 0 {
+		t.Fatalf("the Engine: ReadStat(%d) = %+v, %v; want a live process with a start time", pid, st, err)
+	}
+	engine := watched{pid: pid, start: st.StartTime}
+	t.Cleanup(func() {
+		if engine.alive() {
+			_ = syscall.Kill(engine.pid, syscall.SIGKILL)
+		}
+	})
+	escapee := watch(t, s.pidLine(t))
+	return s, escapee, engine, dir, awaitRecord(t, dir)
+}
+
+// reclaimBSD runs --reclaim (and args) with the ledger in dir, and
+// returns its stdout, its record and its exit status.
+func reclaimBSD(t *testing.T, dir string, args ...string) (string, launch.StatusReclaimed, int) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(binary, append([]string{"--reclaim", "--status-fd", "3"}, args...)...)
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+dir)
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	w.Close()
+	code := exitCode(t, err)
+	b, _ := io.ReadAll(r)
+	var rep launch.StatusReclaimed
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("--reclaim %v: exit %d, stdout %q, stderr %q; its record %q: %v", args, code, out, stderr.Bytes(), b, err)
+	}
+	return string(out), rep, code
+}
+
+// TestBSDTheGuardRemovesTheRecordOfASessionItEnded: the starter
+// SIGKILLed, the guard ends the session — its escapee too — and then
+// removes the session's ledger record: nothing is left for a reclaim.
+func TestBSDTheGuardRemovesTheRecordOfASessionItEnded(t *testing.T) {
+	s, escapee, engine, dir, rec := startEscapeWithLedger(t)
+	if rec.Engine.PID != engine.pid || rec.Starter.PID != s.cmd.Process.Pid {
+		t.Fatalf("the record %+v; want the Engine %d and the starter %d", rec, engine.pid, s.cmd.Process.Pid)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+	escapee.gone(t, "the guard must end the escapee once the starter is gone")
+	engine.gone(t, "the guard must end the Engine once the starter is gone")
+	deadline := time.Now().Add(testproc.TooLong)
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ledger.FileName(rec.Session))); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the record of the session the guard ended is still there")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether:
+// the starter and the guard are stopped, then SIGKILLed, so that neither
+// can act: the Engine and its escapee are nobody's. A dry run lists them
+// and ends nothing; --reclaim ends both — the Engine by its token, the
+// escapee by lineage — and removes the record; a second finds nothing.
+func TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *testing.T) {
+	s, escapee, engine, dir, rec := startEscapeWithLedger(t)
+	if rec.Guard.PID <= 1 {
+		t.Fatalf("the record %+v names no guard", rec)
+	}
+	// The guard is the starter's unreaped child: its number is its own
+	// until the starter is gone, and then init's to reap.
+	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGKILL} {
+		for _, pid := range []int{rec.Guard.PID, s.cmd.Process.Pid} {
+			if err := syscall.Kill(pid, sig); err != nil {
+				t.Fatalf("kill(%d, %v): %v", pid, sig, err)
+			}
+		}
+	}
+	_ = s.cmd.Wait()
+	if !escapee.alive() || !engine.alive() {
+		t.Fatal("the Engine or the escapee ended with the starter and guard SIGKILLed together: nothing was left to reclaim")
+	}
+
+	_, dry, code := reclaimBSD(t, dir, "--dry-run")
+	if code != 0 || len(dry.Sessions) != 1 || dry.Sessions[0].Action != "would-reclaim" {
+		t.Fatalf("--reclaim --dry-run: exit %d, %+v; want the session, would-reclaim", code, dry)
+	}
+	if !endedPIDs(dry.Sessions[0], engine.pid, escapee.pid) {
+		t.Fatalf("--reclaim --dry-run listed %+v; want the Engine %d and the escapee %d", dry.Sessions[0], engine.pid, escapee.pid)
+	}
+	if !escapee.alive() || !engine.alive() {
+		t.Fatal("--reclaim --dry-run ended something")
+	}
+
+	out, rep, code := reclaimBSD(t, dir)
+	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || !endedPIDs(rep.Sessions[0], engine.pid, escapee.pid) {
+		t.Fatalf("--reclaim: exit %d, %q, %+v; want the Engine %d and the escapee %d ended", code, out, rep, engine.pid, escapee.pid)
+	}
+	escapee.gone(t, "--reclaim must end the escapee")
+	engine.gone(t, "--reclaim must end the Engine")
+	out, rep, code = reclaimBSD(t, dir)
+	if code != 0 || len(rep.Sessions) != 0 || !strings.Contains(out, "no dead session") {
+		t.Fatalf("a second --reclaim: exit %d, %q, %+v; want nothing found", code, out, rep)
+	}
+}
+
+// endedPIDs reports whether s lists each of pids as ended, and leaves
+// nothing.
+func endedPIDs(s launch.ReclaimedSession, pids ...int) bool {
+	for _, pid := range pids {
+		if !slices.ContainsFunc(s.Ended, func(e launch.ReclaimedProcess) bool { return e.PID == pid }) {
+			return false
+		}
+	}
+	return len(s.Left) == 0
 }

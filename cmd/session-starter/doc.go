@@ -145,8 +145,11 @@
 //	                         never by PID alone), and ends each one's Engine where
 //	                         its PID still has its token, its cgroup and every
 //	                         process that carries its mark, verified on the live
-//	                         process; prints what it ended and what it left, with
-//	                         the reason, and writes them as a JSON record to
+//	                         process (on macOS and FreeBSD the Engine's
+//	                         descendants by lineage and the marked processes whose
+//	                         environment can be read; Windows keeps no ledger);
+//	                         prints what it ended and what it left, with the
+//	                         reason, and writes them as a JSON record to
 //	                         --status-fd. Exit 0, or 125 when something was left
 //	                         or refused.
 //	  --dry-run              With --reclaim: list what would be ended, and end
@@ -442,19 +445,24 @@
 // processes left, the time), which `--reclaim` prints and reports
 // (`TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty`):
 //
-//   - *Where*: `/run/session-starter/` for root;
-//     `$XDG_RUNTIME_DIR/session-starter/`; else `/tmp/session-starter-UID`;
+//   - *Where*: `/run/session-starter/` for root (on macOS and FreeBSD
+//     `/var/run/session-starter/`); `$XDG_RUNTIME_DIR/session-starter/`;
+//     else `/tmp/session-starter-UID`;
 //     `SESSION_STARTER_LEDGER_DIR` names another. The directory must be this
 //     user's, not a symlink, and not open to group or others (made `0700`
 //     when missing); the records are `0600`, written whole (a temporary
 //     file, then a rename). Where no directory passes, the ledger is off,
 //     said at log level `info`, and the session runs.
-//   - *What*: the boot id, the session's id (its mark), and for the
+//   - *What*: the boot id (on macOS `kern.bootsessionuuid`; on FreeBSD,
+//     which draws none, the boot time: a clock step moves it, and a record
+//     written before one then reads as of another boot, dropped with
+//     nothing signalled), the session's id (its mark), and for the
 //     starter, the guard and the Engine the PID with an identity token —
-//     the start in clock ticks since boot (never turned into wall time,
-//     which a clock step moves) and, on Linux 6.9+ 64-bit kernels, the pidfs
-//     inode of a pidfd of it, which no other process shares —, the group,
-//     the session cgroup's directory and id.
+//     on Linux the start in clock ticks since boot (never turned into wall
+//     time, which a clock step moves) and, on Linux 6.9+ 64-bit kernels,
+//     the pidfs inode of a pidfd of it, which no other process shares; on
+//     macOS its 64-bit unique process id; on FreeBSD its start, `ki_start`
+//     —, the group, the session cgroup's directory and id.
 //
 // `session-starter --reclaim` (with `--dry-run`, it only lists) reads this
 // user's ledger and takes only the sessions whose starter and guard are
@@ -466,7 +474,14 @@
 // signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`), every live
 // process that carries the session's mark, verified as the guard does
 // (above) and in passes until one finds nothing new, then the session cgroup (`cgroup.kill` on the directory
-// whose id the record names: no PID guessed), and removes the record. A
+// whose id the record names: no PID guessed), and removes the record. On
+// macOS and FreeBSD, with no cgroup and no pidfd, it ends the Engine by its
+// token, then the Engine's descendants by lineage and the processes that
+// carry the mark where it can be read, as the end does there (each read
+// again right before its signal); on macOS, where another process's
+// environment is usually unreadable, that is what the record names and what
+// descends from it, and a process of the session that is neither is not
+// found. A
 // record of another boot is dropped, nothing signalled; a torn one, or one
 // that is not this user's or is open to others, is reported and left; a
 // process that cannot be verified is reported with its reason
@@ -474,7 +489,9 @@
 // signalled. It prints one line a session, and writes the whole report as
 // one JSON record (`"event":"reclaimed"`) to `--status-fd`; exit 0, or 125
 // when something was left or refused. A launcher can run it before it
-// starts a session. The ledger and `--reclaim` are Linux's for now.
+// starts a session. Windows keeps no ledger: a session's job object ends
+// its processes when its last handle closes; `--reclaim` there says so
+// (exit 125).
 //
 // # Limits and accounting
 //

@@ -132,7 +132,8 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"were SIGKILLed together. Reads the ledger of live sessions (see the manual), takes only sessions whose "+
 			"starter and guard are both shown gone (by identity token, never by PID alone), and ends each one's "+
 			"Engine where its PID still has its token, its cgroup and every process that carries its mark, "+
-			"verified on the live process; prints what it ended and what it left, with the reason, and writes "+
+			"verified on the live process (on macOS and FreeBSD the Engine's descendants by lineage and the marked "+
+			"processes whose environment can be read; Windows keeps no ledger); prints what it ended and what it left, with the reason, and writes "+
 			"them as a JSON record to --status-fd. Exit 0, or 125 when something was left or refused.")
 	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
 	fs.BoolVar(&inv.explain, "explain", false,

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,91 +13,8 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// reclaimPasses bounds the scans for one session's marked processes: each
-// pass ends what it found, and the next finds what forked meanwhile; a
-// tree that still forks after this many is left to the next reclaim
-// (and reported by it).
-const reclaimPasses = 64
-
 // cgroupWait bounds the wait for a left cgroup to empty after cgroup.kill.
 const cgroupWait = 10 * time.Second
-
-// Reclaim ends what the dead sessions of this user's ledger left, as the
-// package doc says; dry, it only reports what it would end. It never
-// touches a session whose starter or guard lives. ctx is looked at before
-// each session: once it is done, Reclaim returns what it did so far with
-// ctx's error; a session begun is finished first (its passes and its
-// cgroup's wait are bounded).
-func Reclaim(ctx context.Context, dry bool) (Report, error) {
-	dir, err := Dir()
-	if err != nil {
-		return Report{}, err
-	}
-	rep := Report{Event: "reclaimed", Dir: dir, DryRun: dry, Sessions: []Session{}, Problems: []Problem{}}
-	boot, err := BootID()
-	if err != nil {
-		return rep, err
-	}
-	recs, probs, err := Read(dir)
-	if err != nil {
-		return rep, err
-	}
-	rep.Problems = append(rep.Problems, probs...)
-	for _, r := range recs {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}, GuardEnd: r.GuardEnd}
-		switch {
-		case r.BootID != boot:
-			// Of another boot: no process of it lives; nothing is read
-			// of it but the boot id.
-			s.Action = "other-boot"
-			if !dry {
-				_ = Remove(dir, r.Session)
-			}
-		case !shownGone(&s, r.Starter, r.Guard):
-			// Live, or unverified: left alone either way.
-		default:
-			reclaim(&s, r, dry)
-			if dry {
-				s.Action = "would-reclaim"
-			} else {
-				s.Action = "reclaimed"
-				if err := Remove(dir, r.Session); err != nil {
-					rep.Problems = append(rep.Problems, Problem{File: FileName(r.Session), Reason: err.Error()})
-				}
-			}
-		}
-		rep.Sessions = append(rep.Sessions, s)
-	}
-	return rep, nil
-}
-
-// shownGone reports whether every one of ps (the starter and the guard)
-// is shown gone; otherwise it sets the session's action: "live", or
-// "unverified" with the reason in Left where one could not be told. A
-// PID now held by a stranger counts as gone and is reported in Left as
-// token-mismatch: the reclaim never signals it.
-func shownGone(s *Session, ps ...Process) bool {
-	var reused []LeftProcess
-	for _, p := range ps {
-		gone, other, err := Gone(p.PID, p.Token)
-		switch {
-		case err != nil:
-			s.Action = "unverified"
-			s.Left = append(s.Left, LeftProcess{PID: p.PID, Reason: "unverifiable: " + err.Error()})
-			return false
-		case !gone:
-			s.Action = "live"
-			return false
-		case other:
-			reused = append(reused, LeftProcess{PID: p.PID, Reason: "token-mismatch"})
-		}
-	}
-	s.Left = append(s.Left, reused...)
-	return true
-}
 
 // reclaim ends the session of r: its Engine, where the live process at
 // the recorded PID has its token, its marked processes, in passes until

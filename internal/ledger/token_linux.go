@@ -8,17 +8,6 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// Token names one process beyond its PID, which the kernel hands out
-// again: its start in clock ticks since boot (/proc/PID/stat field 22,
-// with the record's boot id; never converted to wall time, which moves
-// when the clock is set) and, where pidfds live in pidfs (Linux 6.9, on
-// 64-bit kernels), the inode number of a pidfd of it, which every pidfd
-// of that process shares and no other process has.
-type Token struct {
-	Start uint64 `json:"start"`
-	Pidfs uint64 `json:"pidfs,omitempty"`
-}
-
 // pidfsMagic is the f_type of pidfs (PID_FS_MAGIC, "PIDF").
 const pidfsMagic = 0x50494446
 

@@ -29,6 +29,10 @@ func (id Identity) key() Identity {
 	return Identity{PID: id.PID, Start: id.Start}
 }
 
+// Is reports whether id and b name the same process: the same unique id
+// where there is one, else the same PID and start time.
+func (id Identity) Is(b Identity) bool { return id.known() && id.key() == b.key() }
+
 // known reports whether id names a process at all.
 func (id Identity) known() bool { return id.key() != Identity{} }
 

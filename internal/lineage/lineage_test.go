@@ -453,3 +453,24 @@ func TestAnExcludedProcessIsNeitherFoundNorSignalled(t *testing.T) {
 		}
 	}
 }
+
+// TestAnIdentityIsItsUniqueIDElseItsPIDAndStart: by unique id where there
+// is one (the PID and start then do not matter), else by PID and start;
+// an identity that names nothing is no process's.
+func TestAnIdentityIsItsUniqueIDElseItsPIDAndStart(t *testing.T) {
+	for _, c := range []struct {
+		a, b Identity
+		is   bool
+	}{
+		{Identity{PID: 5, Start: 7, Unique: 9}, Identity{Unique: 9}, true},
+		{Identity{PID: 5, Unique: 9}, Identity{PID: 5, Unique: 10}, false},
+		{Identity{PID: 5, Start: 7}, Identity{PID: 5, Start: 7}, true},
+		{Identity{PID: 5, Start: 7}, Identity{PID: 5, Start: 8}, false},
+		{Identity{PID: 5, Start: 7}, Identity{PID: 6, Start: 7}, false},
+		{Identity{}, Identity{}, false},
+	} {
+		if got := c.a.Is(c.b); got != c.is {
+			t.Errorf("%+v.Is(%+v) = %v, want %v", c.a, c.b, got, c.is)
+		}
+	}
+}

@@ -80,6 +80,10 @@ func (s *Sweep) discover() error {
 	return nil
 }
 
+// Found lists what the passes found so far, by PID (the Engine not among
+// them): found is not signalled, nor verified now.
+func (s *Sweep) Found() []Proc { return s.t.Found() }
+
 // Kind implements end.Holder: these are the escapees of the platforms
 // without a subreaper.
 func (s *Sweep) Kind() end.Kind { return end.KindEscapees }

@@ -54,7 +54,7 @@ func System(id *mark.ID) Table {
 			}
 			return out, nil
 		},
-		Open: openIdentified,
+		Open: Open,
 	}
 }
 
@@ -70,9 +70,9 @@ func (p identified) Signal(sig syscall.Signal) error {
 	return sys.SignalIdentified(p.pid, p.version, p.fd, sig)
 }
 
-// openIdentified registers pid's exit watch, then reads its unique ids
-// (with its PID version) and record.
-func openIdentified(pid int) (Handle, Proc, error) {
+// Open opens pid for a signal: it registers pid's exit watch, then reads
+// its unique ids (with its PID version) and record ([Table.Open]).
+func Open(pid int) (Handle, Proc, error) {
 	var version int32
 	h, p, err := open(pid, func(pid int) (Proc, error) {
 		ids, err := sys.ProcUniqueIDs(pid)

@@ -42,9 +42,13 @@ func System(id *mark.ID) Table {
 			}
 			return byPID(out), nil
 		},
-		Open: func(pid int) (Handle, Proc, error) { return open(pid, read) },
+		Open: Open,
 	}
 }
+
+// Open opens pid for a signal: it registers pid's exit watch, then reads
+// its record ([Table.Open]).
+func Open(pid int) (Handle, Proc, error) { return open(pid, read) }
 
 // read reads pid's record.
 func read(pid int) (Proc, error) {

@@ -46,3 +46,10 @@ func ProcArgs(pid int) ([]byte, error) {
 	}
 	return b, named("sysctl kern.procargs2", err)
 }
+
+// BootSessionUUID is sysctl kern.bootsessionuuid: a UUID the kernel draws
+// at each boot.
+func BootSessionUUID() (string, error) {
+	id, err := unix.Sysctl("kern.bootsessionuuid")
+	return id, named("sysctl kern.bootsessionuuid", err)
+}

@@ -196,3 +196,13 @@ func ReapPids(n int) ([]ReaperPidinfo, error) {
 		return err
 	}, func(pi *ReaperPidinfo) bool { return pi.Flags&REAPER_PIDINFO_VALID != 0 })
 }
+
+// BootTime is sysctl kern.boottime: when the system booted, in seconds
+// and microseconds since the epoch (moved when the clock is stepped).
+func BootTime() (sec, usec int64, err error) {
+	tv, err := unix.SysctlTimeval("kern.boottime")
+	if err != nil {
+		return 0, 0, named("sysctl kern.boottime", err)
+	}
+	return int64(tv.Sec), int64(tv.Usec), nil
+}

@@ -79,6 +79,22 @@ func OpenAt(dir int, name string, flags int) (int, error) {
 	return fd, named("openat "+name, err)
 }
 
+// CreateAt creates name in the directory of the descriptor dir, a file
+// that must not exist yet (not even as a symlink), write-only,
+// close-on-exec, with mode.
+func CreateAt(dir int, name string, mode uint32) (int, error) {
+	fd, err := ignoringEINTR(func() (int, error) {
+		return unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+	})
+	return fd, named("openat "+name, err)
+}
+
+// Renameat renames from to to, both in the directory of the descriptor
+// dir.
+func Renameat(dir int, from, to string) error {
+	return named("renameat", unix.Renameat(dir, from, dir, to))
+}
+
 // Pipes returns two close-on-exec pipes, [Pipe]'s read end then write
 // end of each, or none: a failure of the second closes the first.
 func Pipes() (r1, w1, r2, w2 int, err error) {

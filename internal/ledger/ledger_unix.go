@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package ledger
 
 import (
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // Version is the version of the records; a record of another is refused.
@@ -56,8 +60,10 @@ type Record struct {
 const EnvDir = "SESSION_STARTER_LEDGER_DIR"
 
 // Dir returns the ledger's directory for this user, made if missing
-// (0700): $SESSION_STARTER_LEDGER_DIR if set; /run/session-starter for
-// root; $XDG_RUNTIME_DIR/session-starter; else /tmp/session-starter-UID.
+// (0700): $SESSION_STARTER_LEDGER_DIR if set; for root rootDir
+// (/run/session-starter on Linux, /var/run/session-starter on macOS and
+// FreeBSD); $XDG_RUNTIME_DIR/session-starter; else
+// /tmp/session-starter-UID.
 // It must be a directory, not a symlink, owned by this user and not open
 // to group or others, as tmux checks its socket directory.
 func Dir() (string, error) {
@@ -66,7 +72,7 @@ func Dir() (string, error) {
 	switch {
 	case dir != "":
 	case uid == 0:
-		dir = "/run/session-starter"
+		dir = rootDir
 	case os.Getenv("XDG_RUNTIME_DIR") != "":
 		dir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "session-starter")
 	default:
@@ -170,14 +176,14 @@ const maxRecord = 64 << 10
 // session, a private regular file (opened without following a link):
 // anything else is left as it is, and the error says why.
 func NoteEnd(dir int, name, text string) error {
-	fd, err := syscall.Openat(dir, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	fd, err := sys.OpenAt(dir, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
 	if err != nil {
 		return fmt.Errorf("ledger: %s: %w", name, err)
 	}
 	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+	st, err := sys.Fstat(fd)
+	if err != nil {
 		return fmt.Errorf("ledger: %s: %w", name, err)
 	}
 	switch {
@@ -205,7 +211,7 @@ func NoteEnd(dir int, name, text string) error {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	tmp := fmt.Sprintf(".tmp-end-%d", os.Getpid())
-	wfd, err := syscall.Openat(dir, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	wfd, err := sys.CreateAt(dir, tmp, 0o600)
 	if err != nil {
 		return fmt.Errorf("ledger: %s: %w", tmp, err)
 	}
@@ -215,10 +221,10 @@ func NoteEnd(dir int, name, text string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = syscall.Renameat(dir, tmp, dir, name)
+		err = sys.Renameat(dir, tmp, name)
 	}
 	if err != nil {
-		_ = syscall.Unlinkat(dir, tmp)
+		_ = sys.Unlinkat(dir, tmp, 0)
 		return fmt.Errorf("ledger: %s: %w", name, err)
 	}
 	return nil
@@ -288,15 +294,6 @@ func parse(b []byte) (Record, error) {
 		return Record{}, fmt.Errorf("uid %d", r.UID)
 	}
 	return r, nil
-}
-
-// BootID is this boot's id (/proc/sys/kernel/random/boot_id).
-func BootID() (string, error) {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return "", fmt.Errorf("ledger: %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 // Now is the time a record is created, as it writes it.

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
@@ -63,9 +65,7 @@ func (s *session) record() {
 		}
 		*p.to = ledger.Process{PID: p.pid, Token: tok}
 	}
-	if s.cg != nil {
-		r.Cgroup = &ledger.Cgroup{Dir: s.cg.Dir, ID: s.cg.ID}
-	}
+	r.Cgroup = s.recordCgroup()
 	if err := ledger.Write(s.ledgerDir.Name(), r); err != nil {
 		s.log.Info().Err(err).Msg("no ledger record")
 		return

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux
+
 package starter
 
 import (
@@ -14,15 +16,20 @@ import (
 // returns what it ended and what it left (the record --reclaim writes to
 // --status-fd, [launch.StatusReclaimed]); with dryRun it ends nothing and
 // lists what it would end. It reads this user's ledger of live sessions
-// (the directory is $SESSION_STARTER_LEDGER_DIR, /run/session-starter for
-// root, $XDG_RUNTIME_DIR/session-starter, else /tmp/session-starter-UID),
-// takes only the sessions whose starter and guard are both shown gone (no
-// live process with the recorded identity token at their PIDs: a PID
-// given to another process since does not count), and for each ends every
-// live process that carries the session's mark — read back off the live
-// process and signalled through a pidfd of it — in passes until one finds
-// nothing new, then its cgroup (cgroup.kill on the directory whose id the
-// record names), and removes the record. A process that cannot be
+// (the directory is $SESSION_STARTER_LEDGER_DIR; for root
+// /run/session-starter, on macOS and FreeBSD /var/run/session-starter;
+// $XDG_RUNTIME_DIR/session-starter; else /tmp/session-starter-UID), takes
+// only the sessions whose starter and guard are both shown gone (no live
+// process with the recorded identity token at their PIDs: a PID given to
+// another process since does not count, and is reported), and for each
+// ends the Engine the record names where its token matches, then on Linux
+// every live process that carries the session's mark — read back off the
+// live process and signalled through a pidfd of it — in passes until one
+// finds nothing new, then its cgroup (cgroup.kill on the directory whose
+// id the record names); on macOS and FreeBSD the Engine's descendants by
+// lineage and the processes that carry the mark where it can be read
+// (package internal/lineage's sweep, each read again right before its
+// signal). It then removes the record. A process that cannot be
 // verified is reported in Left with its reason and never signalled;
 // another user's processes are never touched. A launcher can call it
 // before it starts a session: with an empty ledger it reads the boot id
