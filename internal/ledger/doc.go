@@ -25,8 +25,13 @@
 // token-mismatch, and never signalled), the session's cgroup (cgroup.kill
 // on the directory whose id the record names, no PID guessed) and every
 // process that carries the session's mark, verified on the live process
-// and signalled through its pidfd, in passes until one finds nothing new. Processes of other users are never touched;
-// PPID 1 is never a reason to signal.
+// and signalled through its pidfd, in passes until one finds nothing new.
+// On macOS and FreeBSD, which have neither pidfds nor cgroups, the Engine
+// is opened by its exit watch and compared by its token, and the rest is
+// package internal/lineage's sweep from it: its descendants by their
+// parents' identities and the marked processes whose environment can be
+// read, each read again right before its signal. Processes of other
+// users are never touched; PPID 1 is never a reason to signal.
 //
 // # Failure rule
 //
