@@ -343,7 +343,8 @@ func Main(args []string) {
 	// ends the guard. The guard executes nothing, so ignoring them here
 	// reaches no Engine.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	pgid, budget, ttyGroup, cgName, markArg, release, record, ok := parseArgs(args)
+	c, ok := parseArgs(args)
+	pgid, budget, ttyGroup, cgName, markArg, release, record := c.pgid, time.Duration(c.num), c.ttyGroup, c.cgName, c.markArg, c.release, c.record
 	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
 	if sys.Pidless {
 		fds = []int{fdFinish, fdArmed}
@@ -450,7 +451,8 @@ func verifyMain(args []string) {
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400)
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
-	mode, pgid, num, ttyGroup, cgName, markArg, release, record, ok := parseVerifyArgs(args)
+	mode, c, ok := parseVerifyArgs(args)
+	pgid, num, ttyGroup, cgName, markArg, release, record := c.pgid, c.num, c.ttyGroup, c.cgName, c.markArg, c.release, c.record
 	if !ok {
 		// Not the porch's: nothing here can be trusted to name the session.
 		os.Exit(exitRefused)
@@ -475,23 +477,49 @@ func verifyMain(args []string) {
 	endSession(ending(), max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, record, nil)
 }
 
-// parseVerifyArgs reads verifyMain's command line.
-func parseVerifyArgs(args []string) (mode string, pgid int, num int64, ttyGroup int, cgName, markArg string, release bool, record string, ok bool) {
+// parseVerifyArgs reads verifyMain's command line: verifyArg, the mode,
+// then what [parseLine] reads, with a number that may be 0.
+func parseVerifyArgs(args []string) (mode string, c cmdLine, ok bool) {
 	if len(args) != 10 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", 0, 0, 0, "", "", false, "", false
+		return "", cmdLine{}, false
 	}
-	pgid, err1 := strconv.Atoi(args[3])
-	num, err2 := strconv.ParseInt(args[4], 10, 64)
-	if err1 != nil || err2 != nil || pgid <= 1 || num < 0 {
-		return "", 0, 0, 0, "", "", false, "", false
+	c, ok = parseLine(args[3:])
+	return args[2], c, ok && c.num >= 0
+}
+
+// cmdLine is what the guard's command line names, in both its forms.
+type cmdLine struct {
+	pgid     int
+	num      int64 // the budget, or for verifyGone the deadline
+	ttyGroup int
+	cgName   string
+	markArg  string
+	release  bool
+	record   string
+}
+
+// parseLine reads what both forms of the guard's command line end with:
+// PGID, a number, the terminal's group ("-" for none), the session
+// cgroup's name ("-"), the mark (markArg: "-" for none), the release
+// (releaseArg: "-" for none) and the ledger record (ledgerArg: "-" for
+// none).
+func parseLine(args []string) (cmdLine, bool) {
+	var c cmdLine
+	var err1, err2 error
+	c.pgid, err1 = strconv.Atoi(args[0])
+	c.num, err2 = strconv.ParseInt(args[1], 10, 64)
+	if err1 != nil || err2 != nil || c.pgid <= 1 {
+		return cmdLine{}, false
 	}
-	ttyGroup, cgName, ok = parseTail(args[5], args[6])
-	release, relOK := parseRelease(args[8])
-	record, recOK := parseRecord(args[9], args[7])
-	if !ok || !validMark(args[7]) || !relOK || !recOK {
-		return "", 0, 0, 0, "", "", false, "", false
+	var tailOK, relOK, recOK bool
+	c.ttyGroup, c.cgName, tailOK = parseTail(args[2], args[3])
+	c.release, relOK = parseRelease(args[5])
+	c.record, recOK = parseRecord(args[6], args[4])
+	if !tailOK || !validMark(args[4]) || !relOK || !recOK {
+		return cmdLine{}, false
 	}
-	return args[2], pgid, num, ttyGroup, cgName, args[7], release, record, true
+	c.markArg = args[4]
+	return c, true
 }
 
 // parseRecord reads [Spec.ledgerArg]: "-", or the record's name of the
@@ -642,26 +670,14 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 	os.Exit(exitDone)
 }
 
-// parseArgs reads the guard's command line: Arg, PGID, the budget in
-// nanoseconds, the terminal's group ("-" for none), the session cgroup's
-// name ("-"), the mark (markArg: "-" for none), the release (releaseArg:
-// "-" for none) and the ledger record (ledgerArg: "-" for none).
-func parseArgs(args []string) (pgid int, budget time.Duration, ttyGroup int, cgName, markArg string, release bool, record string, ok bool) {
+// parseArgs reads the guard's command line: Arg, then what [parseLine]
+// reads, with the budget in nanoseconds, more than 0.
+func parseArgs(args []string) (cmdLine, bool) {
 	if len(args) != 9 || args[1] != Arg {
-		return 0, 0, 0, "", "", false, "", false
+		return cmdLine{}, false
 	}
-	pgid, err1 := strconv.Atoi(args[2])
-	ns, err2 := strconv.ParseInt(args[3], 10, 64)
-	if err1 != nil || err2 != nil || pgid <= 1 || ns <= 0 {
-		return 0, 0, 0, "", "", false, "", false
-	}
-	ttyGroup, cgName, ok = parseTail(args[4], args[5])
-	release, relOK := parseRelease(args[7])
-	record, recOK := parseRecord(args[8], args[6])
-	if !ok || !validMark(args[6]) || !relOK || !recOK {
-		return 0, 0, 0, "", "", false, "", false
-	}
-	return pgid, time.Duration(ns), ttyGroup, cgName, args[6], release, record, true
+	c, ok := parseLine(args[2:])
+	return c, ok && c.num > 0
 }
 
 // forget removes the session's ledger record (record, "" for none) by its

@@ -87,7 +87,7 @@ func TestTheGuardRefusesARecordNameNotItsSessions(t *testing.T) {
 		{id.String(), false},
 	} {
 		args := []string{"session-starter", Arg, "42", strconv.Itoa(int(time.Second)), "-", "-", markArg, "-", tt.record}
-		if _, _, _, _, _, _, _, ok := parseArgs(args); ok != tt.ok {
+		if _, ok := parseArgs(args); ok != tt.ok {
 			t.Errorf("parseArgs(record %q) ok = %v, want %v", tt.record, ok, tt.ok)
 		}
 	}
