@@ -1094,8 +1094,13 @@
 //     process forked into the session after it (the next child of a shell
 //     loop that forks before its trap runs, as in `while :; do sleep 600 &
 //     wait $!; done`) does not get it, and is ended by the SIGKILL at the
-//     grace's end. An Engine that must end within the grace waits on its
-//     children without forking new ones once it has the signal.
+//     grace's end. So is a child the shell forked just before the signal but
+//     that has not yet executed its program: it still runs the shell's
+//     handler for a trapped signal, which the signal reaches and is then lost
+//     at its exec (the child of `trap 'kill $pid' TERM; sleep 600 & pid=$!`
+//     forked in that instant runs on until the SIGKILL). An Engine that must
+//     end within the grace waits on its children without forking new ones
+//     once it has the signal, and forks before it sets its trap.
 //   - The Engine cannot call `setsid()`. It leads its own process group, and
 //     the kernel refuses `setsid()` to a group leader (EPERM), unlike a child of
 //     most SDKs. A program that needs a new session forks first and calls
