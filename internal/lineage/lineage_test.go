@@ -29,6 +29,10 @@ type fake struct {
 	alive   bool
 	stopped bool
 	signals []syscall.Signal
+	// survives is set for a process SIGKILL does not end (one in the
+	// kernel's uninterruptible wait): the signal is taken, the process
+	// stays.
+	survives bool
 }
 
 // machine is a fabricated process table: pids maps each number to the
@@ -88,7 +92,7 @@ func (h handle) Signal(sig syscall.Signal) error {
 	h.f.signals = append(h.f.signals, sig)
 	switch sig {
 	case syscall.SIGKILL, syscall.SIGTERM:
-		h.f.alive = false
+		h.f.alive = h.f.survives
 	case syscall.SIGSTOP:
 		h.f.stopped = true
 	case syscall.SIGCONT:
@@ -472,5 +476,30 @@ func TestAnIdentityIsItsUniqueIDElseItsPIDAndStart(t *testing.T) {
 		if got := c.a.Is(c.b); got != c.is {
 			t.Errorf("%+v.Is(%+v) = %v, want %v", c.a, c.b, got, c.is)
 		}
+	}
+}
+
+// TestSIGCONTGoesOnlyToWhatTheSweepStopped: a SIGKILL that did not end a
+// stopped escapee is followed by SIGCONT, so that it is not left
+// stopped; a group member the group signal reached was never stopped by
+// the sweep, and gets nothing from it, SIGCONT included.
+func TestSIGCONTGoesOnlyToWhatTheSweepStopped(t *testing.T) {
+	m := newMachine(mac(200, 1001, 1000), mac(201, 1002, 1000))
+	m.pids[200].p.Stat.Pgrp, m.pids[201].p.Stat.Pgrp = 100, 201
+	m.pids[201].survives = true
+	s := NewSweep(engine, me, m.table())
+	r := end.NewReached()
+	r.Group(100)
+	if err := s.SignalOnce(syscall.SIGKILL, r); err != nil {
+		t.Fatal(err)
+	}
+	if signalled(m.pids[200]) {
+		t.Errorf("the group member got %v, want nothing: the group signal reached it", m.pids[200].signals)
+	}
+	if got := m.pids[201].signals; !slices.Equal(got, []syscall.Signal{syscall.SIGSTOP, syscall.SIGKILL, syscall.SIGCONT}) {
+		t.Errorf("the escapee SIGKILL did not end got %v, want SIGSTOP, SIGKILL, SIGCONT", got)
+	}
+	if m.pids[201].stopped {
+		t.Error("the escapee SIGKILL did not end is left stopped")
 	}
 }

@@ -131,7 +131,7 @@ func (s *Sweep) Signal(sig syscall.Signal) error { return s.SignalOnce(sig, end.
 // the group was signalled first), each recorded in r. SIGKILL stops them
 // first (SIGSTOP: a stopped process neither forks nor reaps), takes the
 // passes again so that what they forked meanwhile is found, sends SIGKILL
-// to all, then SIGCONT. It returns sys.ErrGone once no found process is
+// to all, then SIGCONT to those it stopped. It returns sys.ErrGone once no found process is
 // live, verified or not.
 func (s *Sweep) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 	if err := s.discover(); err != nil {
@@ -143,12 +143,13 @@ func (s *Sweep) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 			o.h.Close()
 		}
 	}()
+	var stopped []opened
 	if sig == syscall.SIGKILL {
 		opened := map[int]bool{}
 		for _, o := range targets {
 			opened[o.live.ID.PID] = true
-			if !r.Has(o.live.ID.PID, o.live.Stat.Pgrp) {
-				_ = o.h.Signal(syscall.SIGSTOP)
+			if !r.Has(o.live.ID.PID, o.live.Stat.Pgrp) && o.h.Signal(syscall.SIGSTOP) == nil {
+				stopped = append(stopped, o)
 			}
 		}
 		if err := s.discover(); err != nil {
@@ -168,10 +169,10 @@ func (s *Sweep) SignalOnce(sig syscall.Signal, r *end.Reached) error {
 			errs = append(errs, err)
 		}
 	}
-	if sig == syscall.SIGKILL {
-		for _, o := range targets {
-			_ = o.h.Signal(syscall.SIGCONT)
-		}
+	// What SIGKILL did not end is not left stopped: SIGCONT to what the
+	// stop above reached, and to nothing else.
+	for _, o := range stopped {
+		_ = o.h.Signal(syscall.SIGCONT)
 	}
 	if len(targets) == 0 {
 		if live, err := s.Live(); err == nil && len(live) == 0 {
