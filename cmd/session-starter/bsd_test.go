@@ -437,12 +437,14 @@ func TestBSDADoubleForkedDaemonEndsWithTheSession(t *testing.T) {
 // TestBSDTheLineageSweepEndsAnEscapeeOnMacOS: without a subreaper, the
 // end finds a process that left group E by its parent's unique id (the
 // Engine's, kept after the Engine exited and launchd adopted it), and
-// ends it; a sleep of the same user that is not the session's, carrying
-// the mark's variable with another session's id, is left alone.
+// ends it; a sleep of the same user that is not the session's, started
+// after the session began and carrying the mark's variable with another
+// session's id — only the id tells it from the session's — is left alone.
 func TestBSDTheLineageSweepEndsAnEscapeeOnMacOS(t *testing.T) {
 	if runtime.GOOS != "darwin" {
 		t.Skip("FreeBSD's reaper ends escapees: TestBSDTheReaperEndsAnEscapee")
 	}
+	s, escapee := startEscape(t)
 	stranger := exec.Command("/bin/sleep", "600")
 	stranger.Env = append(os.Environ(), "SESSION_STARTER_SESSION=0123456789abcdef0123456789abcdef")
 	if err := stranger.Start(); err != nil {
@@ -452,7 +454,6 @@ func TestBSDTheLineageSweepEndsAnEscapeeOnMacOS(t *testing.T) {
 		_ = stranger.Process.Kill()
 		_ = stranger.Wait()
 	})
-	s, escapee := startEscape(t)
 	s.stdin.Close()
 	if got := exitCode(t, s.cmd.Wait()); got != 0 {
 		t.Fatalf("exit status = %d, want 0", got)

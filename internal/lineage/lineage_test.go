@@ -33,6 +33,9 @@ type fake struct {
 	// kernel's uninterruptible wait): the signal is taken, the process
 	// stays.
 	survives bool
+	// reread, when set, is what a fresh read of the process gives (Open)
+	// where it differs from the snapshot's record: it changed since.
+	reread *Proc
 }
 
 // machine is a fabricated process table: pids maps each number to the
@@ -77,6 +80,9 @@ func (m *machine) table() Table {
 			f := m.pids[pid]
 			if f == nil || !f.alive {
 				return nil, Proc{}, sys.ErrGone
+			}
+			if f.reread != nil {
+				return handle{f}, *f.reread, nil
 			}
 			return handle{f}, f.p, nil
 		},
@@ -501,5 +507,29 @@ func TestSIGCONTGoesOnlyToWhatTheSweepStopped(t *testing.T) {
 	}
 	if m.pids[201].stopped {
 		t.Error("the escapee SIGKILL did not end is left stopped")
+	}
+}
+
+// TestAProcessThatTookAnotherUserSinceItWasFoundIsNotSignalled: the
+// snapshot showed the session's user, the fresh read right before the
+// signal shows root (it executed a setuid program): the user of that read
+// decides, and the process is reported, never signalled.
+func TestAProcessThatTookAnotherUserSinceItWasFoundIsNotSignalled(t *testing.T) {
+	m := newMachine(mac(200, 1001, 1000))
+	s := NewSweep(engine, me, m.table())
+	now := m.pids[200].p
+	now.UID = 0
+	m.pids[200].reread = &now
+	for range 3 {
+		if err := s.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
+			t.Fatal(err)
+		}
+	}
+	if signalled(m.pids[200]) {
+		t.Fatalf("the process that is root's now got %v", m.pids[200].signals)
+	}
+	live, err := s.Live()
+	if err != nil || len(live) != 1 || live[0].PID != 200 || !live[0].Denied || live[0].UID != 0 {
+		t.Fatalf("Live = %+v, %v; want pid 200 of uid 0, denied", live, err)
 	}
 }
