@@ -144,10 +144,7 @@ func (t *Tracker) Found() []Proc {
 // Verify is the rule applied right before a signal: live, the fresh
 // read of a process opened by its PID, is a process the passes found,
 // by the same identity under the same PID, and of the session's user.
-func (t *Tracker) Verify(live Proc) bool {
-	f, ok := t.found[live.ID.key()]
-	return ok && live.ID.known() && f.ID.PID == live.ID.PID && t.owns(live.UID)
-}
+func (t *Tracker) Verify(live Proc) bool { return t.Same(live) && t.owns(live.UID) }
 
 // Same is Verify without the user: live is the process found.
 func (t *Tracker) Same(live Proc) bool {

@@ -18,6 +18,14 @@ type watched struct{ pid, fd int }
 func (w watched) Signal(sig syscall.Signal) error { return sys.KillWatched(w.pid, w.fd, sig) }
 func (w watched) Close()                          { sys.Close(w.fd) }
 
+// Root reads the identity of pid, the Engine (the caller's unreaped
+// child, so that the number names it alone): on macOS its unique id, on
+// FreeBSD its PID and ki_start.
+func Root(pid int) (Identity, error) {
+	p, err := read(pid)
+	return p.ID, err
+}
+
 // open registers the exit watch of pid, then reads it (read: the fresh
 // read of the platform, taken after the watch).
 func open(pid int, read func(pid int) (Proc, error)) (Handle, Proc, error) {

@@ -8,13 +8,6 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// Root reads the identity of pid, the Engine (the caller's unreaped
-// child, so that the number names it alone): its unique id.
-func Root(pid int) (Identity, error) {
-	p, err := read(pid)
-	return p.ID, err
-}
-
 // Token is the number that, with its PID, names id to a process that
 // cannot read the Engine itself (the guard, once the starter that held
 // it as its child is gone): its unique id, by which macOS identities are

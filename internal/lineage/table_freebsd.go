@@ -5,13 +5,6 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 )
 
-// Root reads the identity of pid, the Engine (the caller's unreaped
-// child, so that the number names it alone): its PID and ki_start.
-func Root(pid int) (Identity, error) {
-	p, err := read(pid)
-	return p.ID, err
-}
-
 // Token is the number that, with its PID, names id to a process that
 // cannot read the Engine itself (the guard, once the starter that held
 // it as its child is gone): its ki_start.
