@@ -640,6 +640,16 @@ func TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *tes
 		}
 	}
 	_ = s.cmd.Wait()
+	// The guard, orphaned, is init's to reap: the reclaim is to find it
+	// gone, not a zombie whose identity may be unreadable.
+	for deadline := time.Now().Add(testproc.TooLong); ; time.Sleep(10 * time.Millisecond) {
+		if st, err := proc.ReadStat(rec.Guard.PID); errors.Is(err, os.ErrNotExist) || (err == nil && st.StartTime != rec.Guard.Token.Start) {
+			break // reaped (its number maybe another's since)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the guard %d, SIGKILLed, was not reaped", rec.Guard.PID)
+		}
+	}
 	if !escapee.alive() || !engine.alive() {
 		t.Fatal("the Engine or the escapee ended with the starter and guard SIGKILLed together: nothing was left to reclaim")
 	}

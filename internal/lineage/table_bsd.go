@@ -27,7 +27,9 @@ func Root(pid int) (Identity, error) {
 }
 
 // open registers the exit watch of pid, then reads it (read: the fresh
-// read of the platform, taken after the watch).
+// read of the platform, taken after the watch). A read that fails once
+// the watch shows the exit — a zombie's unique ids may no longer be read
+// — is of a process gone.
 func open(pid int, read func(pid int) (Proc, error)) (Handle, Proc, error) {
 	fd, err := sys.WatchExit(pid)
 	if err != nil {
@@ -36,6 +38,11 @@ func open(pid int, read func(pid int) (Proc, error)) (Handle, Proc, error) {
 	p, err := read(pid)
 	if errors.Is(err, os.ErrNotExist) {
 		err = sys.ErrGone // exited between the watch and the read
+	}
+	if err != nil && !errors.Is(err, sys.ErrGone) {
+		if n, perr := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, 0); perr == nil && n > 0 {
+			err = sys.ErrGone
+		}
 	}
 	if err != nil {
 		sys.Close(fd)
