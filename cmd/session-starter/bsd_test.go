@@ -16,7 +16,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,7 +34,6 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter/launch"
 )
 
 var binary string
@@ -516,17 +514,6 @@ func TestBSDWithoutTheMarkAnEscapeeOutlivesAKilledStarter(t *testing.T) {
 	}
 }
 
-// withLedgerBSD is a private ledger directory for one test, as the
-// environment entry that names it.
-func withLedgerBSD(t *testing.T) (dir, env string) {
-	t.Helper()
-	dir = t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir, ledger.EnvDir + "=" + dir
-}
-
 // awaitRecord waits for the session's one ledger record in dir.
 func awaitRecord(t *testing.T, dir string) ledger.Record {
 	t.Helper()
@@ -552,8 +539,8 @@ func startEscapeWithLedger(t *testing.T) (*bsdSession, watched, watched, string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := withLedgerBSD(t)
-	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "escape"), env}, nil, "--ack", "--", exe)
+	dir := privateDir(t)
+	s := startBSDEnv(t, []string{testproc.HelperEnv(t, "escape"), ledger.EnvDir + "=" + dir}, nil, "--ack", "--", exe)
 	pid := s.ack(t)
 	st, err := proc.ReadStat(pid)
 	if err != nil || !st.Live() || st.StartTime == 0 {
@@ -567,31 +554,6 @@ func startEscapeWithLedger(t *testing.T) (*bsdSession, watched, watched, string,
 	})
 	escapee := watch(t, s.pidLine(t))
 	return s, escapee, engine, dir, awaitRecord(t, dir)
-}
-
-// reclaimBSD runs --reclaim (and args) with the ledger in dir, and
-// returns its stdout, its record and its exit status.
-func reclaimBSD(t *testing.T, dir string, args ...string) (string, launch.StatusReclaimed, int) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cmd := exec.Command(binary, append([]string{"--reclaim", "--status-fd", "3"}, args...)...)
-	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+dir)
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	w.Close()
-	code := exitCode(t, err)
-	b, _ := io.ReadAll(r)
-	var rep launch.StatusReclaimed
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("--reclaim %v: exit %d, stdout %q, stderr %q; its record %q: %v", args, code, out, stderr.Bytes(), b, err)
-	}
-	return string(out), rep, code
 }
 
 // TestBSDTheGuardRemovesTheRecordOfASessionItEnded: the starter
@@ -654,7 +616,7 @@ func TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *tes
 		t.Fatal("the Engine or the escapee ended with the starter and guard SIGKILLed together: nothing was left to reclaim")
 	}
 
-	_, dry, code := reclaimBSD(t, dir, "--dry-run")
+	_, dry, code := reclaimCmd(t, dir, "--dry-run")
 	if code != 0 || len(dry.Sessions) != 1 || dry.Sessions[0].Action != "would-reclaim" {
 		t.Fatalf("--reclaim --dry-run: exit %d, %+v; want the session, would-reclaim", code, dry)
 	}
@@ -665,13 +627,13 @@ func TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *tes
 		t.Fatal("--reclaim --dry-run ended something")
 	}
 
-	out, rep, code := reclaimBSD(t, dir)
+	out, rep, code := reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || !endedPIDs(rep.Sessions[0], engine.pid, escapee.pid) {
 		t.Fatalf("--reclaim: exit %d, %q, %+v; want the Engine %d and the escapee %d ended", code, out, rep, engine.pid, escapee.pid)
 	}
 	escapee.gone(t, "--reclaim must end the escapee")
 	engine.gone(t, "--reclaim must end the Engine")
-	out, rep, code = reclaimBSD(t, dir)
+	out, rep, code = reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 0 || !strings.Contains(out, "no dead session") {
 		t.Fatalf("a second --reclaim: exit %d, %q, %+v; want nothing found", code, out, rep)
 	}
@@ -679,9 +641,9 @@ func TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *tes
 
 // endedPIDs reports whether s lists each of pids as ended, and leaves
 // nothing.
-func endedPIDs(s launch.ReclaimedSession, pids ...int) bool {
+func endedPIDs(s ledger.Session, pids ...int) bool {
 	for _, pid := range pids {
-		if !slices.ContainsFunc(s.Ended, func(e launch.ReclaimedProcess) bool { return e.PID == pid }) {
+		if !slices.ContainsFunc(s.Ended, func(e ledger.Ended) bool { return e.PID == pid }) {
 			return false
 		}
 	}

@@ -2,6 +2,13 @@
 
 package ledger
 
+import (
+	"errors"
+	"fmt"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
 // Token names one process beyond its PID, which the kernel hands out
 // again, with the record's boot id.
 //
@@ -19,4 +26,27 @@ type Token struct {
 	Start  uint64 `json:"start"`
 	Pidfs  uint64 `json:"pidfs,omitempty"`
 	Unique uint64 `json:"unique,omitempty"`
+}
+
+// errMismatch is open's error for a live process at the PID whose
+// identity is not the token's: the PID was given to another process.
+var errMismatch = errors.New("ledger: token-mismatch")
+
+// Gone reports whether the process pid of token tok is shown gone: no
+// live process has the PID, or the one that has it is of another
+// identity (reused then: the PID was handed to a stranger, to be
+// reported, never signalled). An error is that it cannot be told (short
+// of descriptors, say): never taken for gone, so that a reclaim cannot
+// end a live session on a failed look.
+func Gone(pid int, tok Token) (gone, reused bool, err error) {
+	switch err := look(pid, tok); {
+	case err == nil:
+		return false, false, nil
+	case errors.Is(err, errMismatch):
+		return true, true, nil
+	case errors.Is(err, sys.ErrGone):
+		return true, false, nil
+	default:
+		return false, false, fmt.Errorf("ledger: pid %d: %w", pid, err)
+	}
 }

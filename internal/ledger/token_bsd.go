@@ -3,9 +3,6 @@
 package ledger
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/session-starter/session-starter/internal/lineage"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -25,10 +22,6 @@ func TokenOf(pid int) (Token, error) {
 func (tok Token) identity(pid int) lineage.Identity {
 	return lineage.Identity{PID: pid, Start: tok.Start, Unique: tok.Unique}
 }
-
-// errMismatch is open's error for a live process at the PID whose
-// identity is not the token's: the PID was given to another process.
-var errMismatch = errors.New("ledger: token-mismatch")
 
 // open opens pid for a signal when it names the live process of token
 // tok: its exit watch registered first, then its identity read again and
@@ -55,22 +48,11 @@ func open(pid int, tok Token) (lineage.Handle, lineage.Proc, error) {
 	return h, live, nil
 }
 
-// Gone reports whether the process pid of token tok is shown gone: no
-// live process has the PID, or the one that has it is of another
-// identity (reused then: the PID was handed to a stranger, to be
-// reported, never signalled). An error is that it cannot be told: never
-// taken for gone, so that a reclaim cannot end a live session on a failed
-// look.
-func Gone(pid int, tok Token) (gone, reused bool, err error) {
+// look is open's verdict alone: nil for the live process of tok.
+func look(pid int, tok Token) error {
 	h, _, err := open(pid, tok)
-	switch {
-	case err == nil:
+	if err == nil {
 		h.Close()
-		return false, false, nil
-	case errors.Is(err, errMismatch):
-		return true, true, nil
-	case errors.Is(err, sys.ErrGone):
-		return true, false, nil
 	}
-	return false, false, fmt.Errorf("ledger: pid %d: %w", pid, err)
+	return err
 }

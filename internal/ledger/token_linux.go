@@ -1,9 +1,6 @@
 package ledger
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -44,18 +41,16 @@ func pidfsInode(fd int) uint64 {
 // Alive reports whether pid names a live process with token tok (see
 // open). A zombie is not alive; a PID given to another process since is
 // not; neither is one that cannot be told (see [Gone] for that).
-func Alive(pid int, tok Token) bool {
-	fd, err := open(pid, tok)
-	if err != nil {
-		return false
-	}
-	sys.Close(fd)
-	return true
-}
+func Alive(pid int, tok Token) bool { return look(pid, tok) == nil }
 
-// errMismatch is open's error for a live process at the PID whose
-// identity is not the token's: the PID was given to another process.
-var errMismatch = errors.New("ledger: token-mismatch")
+// look is open's verdict alone: nil for the live process of tok.
+func look(pid int, tok Token) error {
+	fd, err := open(pid, tok)
+	if err == nil {
+		sys.Close(fd)
+	}
+	return err
+}
 
 // open returns a pidfd of pid when pid names the live process of token
 // tok: the pidfd is opened first, the identity compared (the pidfs inode
@@ -97,24 +92,4 @@ func open(pid int, tok Token) (int, error) {
 		return -1, errMismatch
 	}
 	return fd, nil
-}
-
-// Gone reports whether the process pid of token tok is shown gone: no
-// live process has the PID, or the one that has it is of another
-// identity (reused then: the PID was handed to a stranger, to be
-// reported, never signalled). An error is that it cannot be told (a
-// pidfd_open refused for want of descriptors, say): never taken for
-// gone, so that a reclaim cannot end a live session on a failed look.
-func Gone(pid int, tok Token) (gone, reused bool, err error) {
-	fd, err := open(pid, tok)
-	switch {
-	case err == nil:
-		sys.Close(fd)
-		return false, false, nil
-	case errors.Is(err, errMismatch):
-		return true, true, nil
-	case errors.Is(err, sys.ErrGone):
-		return true, false, nil
-	}
-	return false, false, fmt.Errorf("ledger: pid %d: %w", pid, err)
 }
