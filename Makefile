@@ -51,6 +51,7 @@ torture: ## Run the long fault tests and the fuzz targets (~10 min; not in CI)
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./cmd/session-starter/
 	$(GO) test -run '^$$' -fuzz '^FuzzGoAhead$$' -fuzztime 2000x ./gate/
 	$(GO) test -run '^$$' -fuzz '^FuzzFinishMessage$$' -fuzztime 2000x ./guard/
+	$(GO) test -run '^$$' -fuzz '^FuzzHelperMessages$$' -fuzztime 60s ./starter/contain/
 
 # The Windows build's tests run under Wine (Debian's wine64 8.0 with the
 # stand-in DLL of scripts/wine/); scripts/wine-setup.sh installs what is
