@@ -1,12 +1,10 @@
 package starter
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -100,63 +98,14 @@ func subreaper() (func(), error) {
 // Reading one file instead of one per thread (7-8 of them) matters: this
 // runs several times in every session. A file that cannot be read is an
 // error: a missed child would be a missed escapee.
-func children() ([]int, error) { return childrenOf(strconv.Itoa(os.Getpid())) }
+func children() ([]int, error) { return proc.ThreadChildren(os.Getpid(), os.Getpid()) }
 
 // everyChild lists the children of every thread of this process: once,
 // when the session starts, for the children it already had (a library
 // caller's may belong to any of its threads). A thread that ended
 // between the listing of the threads and the read of its file had no
 // children left; any other failure is an error.
-func everyChild() ([]int, error) {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, t := range tasks {
-		pids, err := childrenOf(t.Name())
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pids...)
-	}
-	return out, nil
-}
-
-// childrenOf lists the children of the thread tid.
-func childrenOf(tid string) ([]int, error) {
-	path := "/proc/self/task/" + tid + "/children"
-	fd, err := sys.Open(path, sys.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer sys.Close(fd)
-	var out []int
-	buf := make([]byte, 4096)
-	n := 0
-	for {
-		if n == len(buf) {
-			buf = append(buf, make([]byte, len(buf))...)
-		}
-		m, err := sys.Read(fd, buf[n:])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	for field := range strings.FieldsSeq(string(buf[:n])) {
-		if pid, err := strconv.Atoi(field); err == nil {
-			out = append(out, pid)
-		}
-	}
-	return out, nil
-}
+func everyChild() ([]int, error) { return proc.Children(os.Getpid()) }
 
 // withTTOUBlocked runs f on a locked thread with SIGTTOU blocked. Blocking
 // it, rather than signal.Ignore, leaves nothing for a child to inherit:

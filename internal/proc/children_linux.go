@@ -1,11 +1,10 @@
 package proc
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Children lists the children of pid, from /proc/PID/task/*/children (a
@@ -23,19 +22,38 @@ func Children(pid int) ([]int, error) {
 		return nil, err
 	}
 	var out []int
-	var buf [4096]byte
 	for _, t := range tasks {
-		b, err := readSmall(dir+"/"+t.Name()+"/children", buf[:])
+		tid, err := strconv.Atoi(t.Name())
 		if err != nil {
-			if gone(err) || errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+		kids, err := ThreadChildren(pid, tid)
+		if err != nil {
+			if gone(err) {
 				continue
 			}
 			return nil, err
 		}
-		for f := range strings.FieldsSeq(string(b)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
+		out = append(out, kids...)
+	}
+	return out, nil
+}
+
+// ThreadChildren lists the children of the thread tid of pid, from
+// /proc/PID/task/TID/children, read whole however long it is (a list cut
+// at a buffer's end would end in a number cut short: another PID). An
+// error is the read's, the thread's end included.
+func ThreadChildren(pid, tid int) ([]int, error) {
+	var buf [4096]byte
+	path := Root + "/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children"
+	b, err := readAll(path, buf[:])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []int
+	for f := range strings.FieldsSeq(string(b)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			out = append(out, c)
 		}
 	}
 	return out, nil

@@ -38,6 +38,30 @@ func readSmall(path string, buf []byte) ([]byte, error) {
 	return buf[:n], nil
 }
 
+// readAll reads the whole of the file at path into buf, grown as it
+// fills: for a file whose length is not bounded (a children list).
+func readAll(path string, buf []byte) ([]byte, error) {
+	fd, err := sys.Open(path, sys.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Close(fd)
+	n := 0
+	for {
+		if n == len(buf) {
+			buf = append(buf, make([]byte, max(len(buf), 512))...)
+		}
+		m, err := sys.Read(fd, buf[n:])
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			return buf[:n], nil
+		}
+		n += m
+	}
+}
+
 // gone reports whether err means the process ended while it was read.
 func gone(err error) bool {
 	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESRCH)

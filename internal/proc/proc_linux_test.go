@@ -256,3 +256,50 @@ func mustRead(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// TestChildrenReadsAListLongerThanOneBuffer: with 1,000 children the
+// children file is several buffers long; every child is listed, and no
+// number that is not a child — the tail of one cut at a buffer's end —
+// is.
+func TestChildrenReadsAListLongerThanOneBuffer(t *testing.T) {
+	const n = 1000
+	ours := map[int]bool{}
+	var cmds []*exec.Cmd
+	t.Cleanup(func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill() // our unreaped children: the PIDs are theirs
+			_ = c.Wait()
+		}
+	})
+	for range n {
+		c := exec.Command("/bin/sleep", "600")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+		ours[c.Process.Pid] = true
+	}
+	got, err := Children(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	length := 0
+	seen := map[int]bool{}
+	for _, pid := range got {
+		length += len(strconv.Itoa(pid)) + 1
+		seen[pid] = true
+		if !ours[pid] {
+			if st, err := ReadStat(pid); err != nil || st.PPID != os.Getpid() {
+				t.Errorf("Children lists %d, which is no child of this process (%+v, %v)", pid, st, err)
+			}
+		}
+	}
+	if length <= 4096 {
+		t.Fatalf("the children list is %d bytes: the test needs more than one 4096-byte buffer", length)
+	}
+	for pid := range ours {
+		if !seen[pid] {
+			t.Errorf("child %d is not listed (%d of %d listed)", pid, len(got), n)
+		}
+	}
+}

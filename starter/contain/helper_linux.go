@@ -331,13 +331,21 @@ func (h *helper) decide(call uint64, hc *helperCall) (kill bool) {
 func (h *helper) reapAdopted() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	kids, _ := proc.Children(os.Getpid())
+	kids, _ := adopted()
 	for _, pid := range kids {
 		if h.leaders[pid] == nil {
 			_, _ = sys.Waitid(pid, sys.WEXITED|sys.WNOHANG)
 		}
 	}
 }
+
+// adopted lists the children of the helper's main thread: an orphan is
+// re-parented to the first live thread of its subreaper, which is the
+// main thread (the thread-group leader) while it lives, and the Go
+// runtime never ends it. So the adopted orphans are all there, in one
+// read (not one per thread on every SIGCHLD); the calls' leaders, which
+// any thread may have forked, are known by their PIDs.
+func adopted() ([]int, error) { return proc.ThreadChildren(os.Getpid(), os.Getpid()) }
 
 // endAll ends everything the helper holds, once the Engine's end of the
 // connection closed: every running call's tree (a kill of each), what
@@ -377,7 +385,7 @@ func (h *helper) endAdopted() {
 		var hs []end.Holder
 		var fds []int
 		h.mu.Lock()
-		kids, _ := proc.Children(os.Getpid())
+		kids, _ := adopted()
 		for _, pid := range kids {
 			if h.leaders[pid] != nil {
 				continue // a leader that did not exit within its budget
