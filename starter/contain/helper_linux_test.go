@@ -648,3 +648,91 @@ func TestOnlyABrokenConnectionLetsTheHelperGo(t *testing.T) {
 		}
 	}
 }
+
+// TestASIGTERMedHelperEndsItsCallsAndExits: SIGTERM ends the helper as
+// the end of its connection does — its call's whole tree, a setsid
+// grandchild included, then the helper itself — not as a SIGKILL, which
+// would leave the grandchild.
+func TestASIGTERMedHelperEndsItsCallsAndExits(t *testing.T) {
+	e := startHelperEngine(t, "-", `setsid sleep 600 & echo $!; read _`, 1, "hold")
+	rep := e.result(t)
+	if !rep.Helped || len(rep.Pids) != 2 {
+		t.Fatalf("report %+v: want a helped call and its grandchild", rep)
+	}
+	leader, grandchild := watch(t, rep.Pids[0]), watch(t, rep.Pids[1])
+	helper := watch(t, rep.HelperPID)
+	if err := sys.PidfdSignal(helper.fd, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		what string
+		w    watched
+	}{{"the call's leader", leader}, {"its setsid grandchild", grandchild}, {"the helper", helper}} {
+		if !w.w.goneWithin(testproc.TooLong) {
+			t.Errorf("%s outlived the helper's SIGTERM", w.what)
+		}
+	}
+}
+
+// TestTheHelperDropsTheTerminalsSignals: SIGINT, SIGQUIT and SIGHUP to
+// the helper (the terminal's, the Engine's group's) are taken and dropped.
+// Once each was taken, a SIGTERM still ends the helper's call with its
+// setsid grandchild: a helper that any of them had killed (Go's default
+// for SIGQUIT is a traceback and exit 2) would have left the grandchild,
+// which no parent-death signal reaches.
+func TestTheHelperDropsTheTerminalsSignals(t *testing.T) {
+	e := startHelperEngine(t, "-", `setsid sleep 600 & echo $!; read _`, 1, "hold")
+	rep := e.result(t)
+	if !rep.Helped || len(rep.Pids) != 2 {
+		t.Fatalf("report %+v: want a helped call and its grandchild", rep)
+	}
+	leader, grandchild, helper := watch(t, rep.Pids[0]), watch(t, rep.Pids[1]), watch(t, rep.HelperPID)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP} {
+		if err := sys.PidfdSignal(helper.fd, sig); err != nil {
+			t.Fatal(err)
+		}
+		// Taken: no longer pending for the process or any of its threads.
+		testproc.Eventually(t, "the helper to take "+sys.SignalName(sig), func() bool {
+			return !pending(t, rep.HelperPID, sig)
+		})
+	}
+	if err := sys.PidfdSignal(helper.fd, syscall.SIGTERM); err != nil {
+		t.Fatalf("the helper after SIGINT, SIGQUIT and SIGHUP: %v", err)
+	}
+	if !grandchild.goneWithin(testproc.TooLong) {
+		t.Fatal("the setsid grandchild outlived the helper: SIGINT, SIGQUIT or SIGHUP ended the helper")
+	}
+	if !leader.goneWithin(testproc.TooLong) || !helper.goneWithin(testproc.TooLong) {
+		t.Fatal("the call's leader or the helper outlived the SIGTERM")
+	}
+}
+
+// pending reports whether sig is pending for pid as a process or for any
+// of its threads (SigPnd, ShdPnd of /proc/PID/task/*/status).
+func pending(t *testing.T, pid int, sig syscall.Signal) bool {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if !ok || (k != "SigPnd" && k != "ShdPnd") {
+				continue
+			}
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatalf("%s of %d: %q", k, pid, v)
+			}
+			if mask&(1<<(uint(sig)-1)) != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
