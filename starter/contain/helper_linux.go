@@ -23,14 +23,14 @@ import (
 // helperFD is the helper's end of its connection to the Engine.
 const helperFD = 3
 
-// FaultVar is read by the helper mode only, and only for tests: it makes
+// faultVar is read by the helper mode only, and only for tests: it makes
 // the helper fail at one step of its handshake, "PHASE:ACTION" or
 // "PHASE:ACTION:FILE" (the fault happens only in the helper that creates
 // FILE, so only once). PHASE is hello (before the hello), request (a
 // spawn request was read, nothing started), spawned (the leader was
 // started, "started" not sent) or started ("started" was sent); ACTION
 // is kill (the helper SIGKILLs itself) or pause (it SIGSTOPs itself).
-const FaultVar = "SESSION_STARTER_HELPER_FAULT_FOR_TESTS"
+const faultVar = "SESSION_STARTER_HELPER_FAULT_FOR_TESTS"
 
 // runHelperMode runs the spawn helper and exits, when args asks for it.
 func runHelperMode(args []string) {
@@ -100,7 +100,7 @@ func helperMain(sock int) int {
 		leaders: map[int]*helperCall{},
 		spawns:  make(chan func()),
 		closed:  make(chan struct{}),
-		fault:   strings.SplitN(os.Getenv(FaultVar), ":", 3),
+		fault:   strings.SplitN(os.Getenv(faultVar), ":", 3),
 	}
 	go h.spawner()
 	term := make(chan os.Signal, 1)
@@ -138,7 +138,7 @@ func (h *helper) spawner() {
 	}
 }
 
-// faultAt applies the test-only fault of FaultVar at phase.
+// faultAt applies the test-only fault of faultVar at phase.
 func (h *helper) faultAt(phase string) {
 	if len(h.fault) < 2 || h.fault[0] != phase {
 		return

@@ -239,7 +239,7 @@ func init() {
 	testproc.Register("helper-engine", helperEngine)
 }
 
-// helperEngine: args are the report path, the fault (FaultVar's value, or
+// helperEngine: args are the report path, the fault (faultVar's value, or
 // "-"), the script, how many PIDs it prints, and the ending: "wait"
 // (stdin closed, Wait), "hold" (report, then wait to be killed), "gone"
 // (the helper is killed, its end seen, then the call is made),
@@ -252,7 +252,7 @@ func helperEngine(args []string) int {
 	_ = os.Unsetenv(testproc.HelperVar) // the helper is not a test role
 	_ = os.Unsetenv(mark.Var)
 	if fault != "-" {
-		_ = os.Setenv(FaultVar, fault)
+		_ = os.Setenv(faultVar, fault)
 	}
 	// This binary dispatches the helper mode (TestMain runs RunHidden),
 	// as IfRequested records; "undispatched" is a binary that does not.
