@@ -168,16 +168,19 @@
 //     (SIGSTOP) after it said "started" holds the call's Wait until it
 //     continues. Per-call escapees are those the walk of the call's
 //     descendants finds; an orphan the helper adopted is not attributed
-//     to a call, and is ended when the helper's connection closes.
+//     to a call, and is ended when the helper's connection closes — a
+//     setsid child of the leader, orphaned at the leader's exit, too: an
+//     EndOnExit or a Kill after that exit does not reach it.
 //   - Where orphans cannot be adopted (macOS, the portable build) and
 //     there is no call cgroup, the leader's exit ends its tree as with
 //     EndOnExit: released processes would be re-parented to init,
 //     outside every session.
-//   - macOS and FreeBSD: the guard finds no marked process, so a
-//     group-mode call outlives a SIGKILL of the starter; and an escapee
-//     of a call is reported ([Result.Escaped]) but not signalled by Kill
-//     (without pidfds its number is not safe to signal): the session ends
-//     it.
+//   - macOS and FreeBSD: after a SIGKILL of the starter, the guard ends
+//     what of a call it finds as it finds the Engine's escapees (by
+//     lineage from the Engine, and by the mark where it can be read), with
+//     their limits; and an escapee of a call is reported
+//     ([Result.Escaped]) but not signalled by Kill (without pidfds its
+//     number is not safe to signal): the session ends it.
 //   - Windows: the call's tree is a kill-on-close job of its own (the
 //     leader created suspended, put into it, then resumed: no instruction
 //     of the call runs outside it), nested in the session's job when there
