@@ -602,7 +602,10 @@ func (s *session) plan() end.Plan {
 func (s *session) holders() []end.Holder {
 	hs := []end.Holder{s.engine}
 	if s.adopting {
-		hs = append(hs, &escapees{s: s, forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...)})
+		hs = append(hs, &end.Adopted{List: s.adopted, Forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...), Held: s.gate.PID,
+			Sent: func(pid, pgrp int, sig syscall.Signal, err error) {
+				s.log.Debug().Int("pid", pid).Int("pgid", pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
+			}})
 	}
 	hs = append(hs, settledGroup{s.group, s})
 	hs = append(hs, s.cgroupHolders()...)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -370,44 +371,25 @@ func (h *helper) endAll() {
 	h.endAdopted()
 }
 
-// maxSweeps bounds the rounds of endAdopted: each ends the adopted
-// children found, whose own orphans are adopted in turn.
-const maxSweeps = 64
-
-// endAdopted ends the helper's adopted children, and the groups they
-// lead, with the one end routine: each held by a pidfd opened while it
-// is this process's unreaped child (nobody else reaps the helper's
-// children but reapAdopted, which waits for mu), so the number is its
-// own. Their orphans are adopted in turn and found by the next round.
+// endAdopted ends the helper's adopted children, their descendants and
+// the groups they lead, with the one end routine and the starter's holder
+// of adopted children (end.Adopted: each opened while it is this
+// process's child, the tree stopped, then killed, its orphans adopted in
+// turn and found at the next look, which SIGCHLD hastens). The calls'
+// leaders are not among them: each is its call's, reaped by it.
 func (h *helper) endAdopted() {
-	own := sys.Getpgrp()
-	for range maxSweeps {
-		var hs []end.Holder
-		var fds []int
-		h.mu.Lock()
-		kids, _ := adopted()
-		for _, pid := range kids {
-			if h.leaders[pid] != nil {
-				continue // a leader that did not exit within its budget
-			}
-			fd, err := sys.PidfdOpen(pid)
-			if err != nil {
-				continue
-			}
-			fds = append(fds, fd)
-			hs = append(hs, &end.Process{PID: pid, Pidfd: fd, Child: true})
-			if pg, err := sys.Getpgid(pid); err == nil && pg == pid && pg != own {
-				hs = append(hs, end.Group{PGID: pid, Send: end.PidfdGroupSend(fd), Forbidden: []int{own}})
-			}
-		}
-		h.mu.Unlock()
-		if len(hs) == 0 {
-			return
-		}
-		end.End(hs, end.Plan{Stop: syscall.SIGKILL, Budget: DefaultKillBudget})
-		closeFDs(fds)
+	wake := make(chan os.Signal, 1)
+	signal.Notify(wake, syscall.SIGCHLD)
+	defer signal.Stop(wake)
+	list := func() ([]int, error) {
 		h.reapAdopted()
+		kids, err := adopted()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return slices.DeleteFunc(kids, func(pid int) bool { return h.leaders[pid] != nil }), err
 	}
+	end.End([]end.Holder{&end.Adopted{List: list, Forbidden: []int{sys.Getpgrp()}}},
+		end.Plan{Stop: syscall.SIGKILL, Budget: DefaultKillBudget, Wake: wake})
 }
 
 // helperAnswerBudget bounds how long the Engine waits for a started
