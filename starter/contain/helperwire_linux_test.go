@@ -84,7 +84,7 @@ func TestAFieldOutOfRangeIsMalformed(t *testing.T) {
 		t.Errorf("a spawn with signal 65: %v, want malformed", err)
 	}
 	for name, b := range map[string][]byte{
-		"a PID past 2^31-1":       newMsg(msgDone).num(1).num(0).num(0).num(0).str("").ints([]int{1 << 31}).ints(nil).ints(nil).num(0).b,
+		"a PID past 2^31-1":       newMsg(msgDone).num(1).num(0).num(0).num(0).str("").num(1).num(1 << 31).ints(nil).ints(nil).num(0).b,
 		"an ending past the last": newMsg(msgDone).num(1).num(0).num(uint64(Released) + 1).num(0).str("").ints(nil).ints(nil).ints(nil).num(0).b,
 		"reaped 2":                newMsg(msgDone).num(1).num(0).num(0).num(0).str("").ints(nil).ints(nil).ints(nil).num(2).b,
 		"a status past 32 bits":   newMsg(msgDone).num(1).num(1 << 32).num(0).num(0).str("").ints(nil).ints(nil).ints(nil).num(0).b,
