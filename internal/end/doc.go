@@ -3,7 +3,8 @@
 //
 // A session is held by a list of [Holder]s — the Engine itself (its
 // pidfd), the Engine's process group E, the processes that left E and
-// were adopted by the starter, the session cgroup with its child cgroups
+// were adopted by the starter ([Adopted], which the spawn helper holds
+// its calls' orphans with too), the session cgroup with its child cgroups
 // — each of which can be signalled safely and asked for its live
 // members. [End] ends them all, in the starter and in the guard alike
 // (the guard's porch strikes first, paced by the constants below):
