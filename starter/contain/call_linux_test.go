@@ -190,7 +190,12 @@ func TestReleaseLeavesWhatTheLeaderLeftAndListsIt(t *testing.T) {
 	_ = c.Close()
 }
 
-func TestEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
+func TestEndOnExitEndsWhatTheLeaderLeft(t *testing.T) { endOnExitEndsWhatTheLeaderLeft(t, false) }
+
+// endOnExitEndsWhatTheLeaderLeft: at the leader's exit what it left is
+// ended, and nothing released; helped asks that the call be the spawn
+// helper's.
+func endOnExitEndsWhatTheLeaderLeft(t *testing.T, helped bool) {
 	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
 	c.EndOnExit = true
 	in, err := c.StdinPipe()
@@ -198,6 +203,9 @@ func TestEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := startWithPIDs(t, c, 1)
+	if helped && c.via == nil {
+		t.Fatal("the call did not go through the spawn helper")
+	}
 	in.Close()
 	if err := c.Wait(); err != nil {
 		t.Fatalf("Wait() = %v", err)

@@ -738,28 +738,9 @@ func pending(t *testing.T, pid int, sig syscall.Signal) bool {
 }
 
 // TestAHelpedCallWithEndOnExitEndsWhatTheLeaderLeft: the choice at the
-// leader's exit goes to the helper as a kill: what it left, a setsid
-// process too, is ended, and nothing is released.
+// leader's exit goes to the helper as a kill: what it left is ended, and
+// nothing is released.
 func TestAHelpedCallWithEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
 	withHelper(t)
-	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
-	c.EndOnExit = true
-	in, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := startWithPIDs(t, c, 1)
-	if c.via == nil {
-		t.Fatal("the call did not go through the helper")
-	}
-	in.Close()
-	if err := c.Wait(); err != nil {
-		t.Fatalf("Wait() = %v", err)
-	}
-	if r := c.Result(); r.Ending != Killed || len(r.Left) != 0 {
-		t.Fatalf("Result() = %+v, want Killed and nothing left", r)
-	}
-	if !ws[0].goneWithin(testproc.TooLong) {
-		t.Fatal("what the leader left outlived its exit with EndOnExit")
-	}
+	endOnExitEndsWhatTheLeaderLeft(t, true)
 }
