@@ -11,7 +11,7 @@ func BenchmarkAPassOver5000UnrelatedProcesses(b *testing.B) {
 	snap := make([]Proc, 0, 5010)
 	for i := range 5000 {
 		p := mac(10000+i, uint64(5000+i), uint64(4000+i%500))
-		p.Marked = func() bool { return false }
+		p.Marked = func() (bool, bool) { return false, true }
 		snap = append(snap, p)
 	}
 	parent := engine.Unique

@@ -58,10 +58,13 @@ type Proc struct {
 	Stat   proc.Stat
 	// Marked, when set, reads the process's environment and reports
 	// whether it carries the session's mark (and the read was of this
-	// process: its identity read again after). It is asked only of a
-	// process of the session's user that started after the Engine and is
-	// not found otherwise.
-	Marked func() bool
+	// process: its identity read again after), and whether that answer is
+	// settled: an environment read empty is not (a process in the middle
+	// of an exec has its new environment's bounds set only after its
+	// close-on-exec descriptors are closed), and is asked again at the
+	// next pass. It is asked only of a process of the session's user that
+	// started after the Engine and is not found otherwise.
+	Marked func() (marked, settled bool)
 }
 
 // Tracker is what the passes found so far of one session.
@@ -117,18 +120,19 @@ func (t *Tracker) descends(p Proc) bool {
 	return ok || k == t.root.key()
 }
 
-// marked asks p's environment for the mark once: the environment read
-// is the one the process was started with, which does not change.
+// marked asks p's environment for the mark once it has a settled answer:
+// the environment read is the one the process was started with, which
+// does not change.
 func (t *Tracker) marked(p Proc) bool {
 	k := p.ID.key()
 	if p.Marked == nil || !t.owns(p.UID) || !p.ID.after(t.root) || t.unmarked[k] {
 		return false
 	}
-	if p.Marked() {
-		return true
+	marked, settled := p.Marked()
+	if !marked && settled {
+		t.unmarked[k] = true
 	}
-	t.unmarked[k] = true
-	return false
+	return marked
 }
 
 // owns reports whether a process of uid may be signalled for the session.
@@ -172,16 +176,20 @@ func byPID(ps []Proc) []Proc {
 
 // carries reads pid's environment and reports whether it carries id in
 // the session mark and pid still names the same process after the read
-// (same: the platform's identity read again).
-func carries(pid int, id mark.ID, same func() bool) bool {
+// (same: the platform's identity read again), as [Proc.Marked] does: an
+// environment read empty is no settled answer.
+func carries(pid int, id mark.ID, same func() bool) (marked, settled bool) {
 	env, err := proc.ReadEnviron(pid)
-	return err == nil && mark.InEnviron(env, id) && same()
+	if err == nil && len(env) == 0 {
+		return false, false
+	}
+	return err == nil && mark.InEnviron(env, id) && same(), true
 }
 
 // markedByStart is the Marked of a process named by PID and start time:
 // the mark read, then the start time read again.
-func markedByStart(pid int, start uint64, id mark.ID) func() bool {
-	return func() bool {
+func markedByStart(pid int, start uint64, id mark.ID) func() (bool, bool) {
+	return func() (bool, bool) {
 		return carries(pid, id, func() bool {
 			again, err := proc.ReadStat(pid)
 			return err == nil && again.StartTime == start

@@ -264,7 +264,7 @@ func TestAForkOfAStoppedTreeIsKilledToo(t *testing.T) {
 
 // TestTheMarkFindsOnlyTheSessionsUsersProcessesStartedAfterTheEngine.
 func TestTheMarkFindsOnlyTheSessionsUsersProcessesStartedAfterTheEngine(t *testing.T) {
-	yes := func() bool { return true }
+	yes := func() (bool, bool) { return true, true }
 	lost := mac(300, 2000, 0) // its parent never seen: found by its mark
 	lost.Marked = yes
 	early := mac(301, 900, 0) // carries the mark, started before the Engine
@@ -272,10 +272,10 @@ func TestTheMarkFindsOnlyTheSessionsUsersProcessesStartedAfterTheEngine(t *testi
 	foreign := mac(302, 2001, 0)
 	foreign.UID, foreign.Marked = 0, yes
 	unmarked := mac(303, 2002, 0)
-	unmarked.Marked = func() bool { return false }
+	unmarked.Marked = func() (bool, bool) { return false, true }
 	asked := false
 	child := mac(304, 2003, 1000)
-	child.Marked = func() bool { asked = true; return false }
+	child.Marked = func() (bool, bool) { asked = true; return false, true }
 	m := newMachine(lost, early, foreign, unmarked, child)
 	tr := NewTracker(engine, me)
 	snap, _ := m.table().Snapshot()
@@ -360,14 +360,18 @@ func TestAChildsMarkIsReadBackOffTheLiveProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testproc.Eventually(t, "the child's mark read back", func() bool { return markedByStart(pid, st.StartTime, ours)() })
-	if !markedByStart(pid, st.StartTime, theirs)() {
+	is := func(id mark.ID, start uint64) bool {
+		marked, _ := markedByStart(pid, start, id)()
+		return marked
+	}
+	testproc.Eventually(t, "the child's mark read back", func() bool { return is(ours, st.StartTime) })
+	if !is(theirs, st.StartTime) {
 		t.Error("the outer session's id, the first element, is not found")
 	}
-	if markedByStart(pid, st.StartTime, other)() {
-		t.Error("an id the child does not carry is found")
+	if marked, settled := markedByStart(pid, st.StartTime, other)(); marked || !settled {
+		t.Errorf("an id the child does not carry: marked %v, settled %v; want false, true", marked, settled)
 	}
-	if markedByStart(pid, st.StartTime+1, ours)() {
+	if is(ours, st.StartTime+1) {
 		t.Error("the mark is taken of a process whose start time is not the one listed")
 	}
 }
@@ -428,7 +432,7 @@ func TestAProcessTheGroupSignalReachedIsNotSignalledAgain(t *testing.T) {
 func TestAnEnvironmentWithoutTheMarkIsReadOnce(t *testing.T) {
 	reads := 0
 	other := mac(300, 2000, 77)
-	other.Marked = func() bool { reads++; return false }
+	other.Marked = func() (bool, bool) { reads++; return false, true }
 	tr := NewTracker(engine, me)
 	for range 3 {
 		tr.Pass([]Proc{other})
@@ -443,7 +447,7 @@ func TestAnEnvironmentWithoutTheMarkIsReadOnce(t *testing.T) {
 // match — here it carries the mark and started after the Engine — while
 // a marked process beside it is found and ended.
 func TestAnExcludedProcessIsNeitherFoundNorSignalled(t *testing.T) {
-	yes := func() bool { return true }
+	yes := func() (bool, bool) { return true, true }
 	guard, escapee := mac(500, 1500, 0), mac(501, 1501, 0)
 	guard.Marked, escapee.Marked = yes, yes
 	m := newMachine(guard, escapee)
@@ -531,5 +535,27 @@ func TestAProcessThatTookAnotherUserSinceItWasFoundIsNotSignalled(t *testing.T) 
 	live, err := s.Live()
 	if err != nil || len(live) != 1 || live[0].PID != 200 || !live[0].Denied || live[0].UID != 0 {
 		t.Fatalf("Live = %+v, %v; want pid 200 of uid 0, denied", live, err)
+	}
+}
+
+// TestAnEnvironmentReadEmptyIsReadAgain: a process caught in the middle
+// of an exec reads with an empty environment; that is no answer, and the
+// next pass reads it again and finds the mark.
+func TestAnEnvironmentReadEmptyIsReadAgain(t *testing.T) {
+	reads := 0
+	execing := mac(300, 2000, 77)
+	execing.Marked = func() (bool, bool) {
+		reads++
+		if reads == 1 {
+			return false, false // the environment's bounds not set yet
+		}
+		return true, true
+	}
+	tr := NewTracker(engine, me)
+	if n := tr.Pass([]Proc{execing}); n != 0 {
+		t.Fatalf("the first pass found %d, want none: the environment read empty", n)
+	}
+	if n := tr.Pass([]Proc{execing}); n != 1 {
+		t.Fatalf("the second pass found %d, want the process, its mark read again", n)
 	}
 }

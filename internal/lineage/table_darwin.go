@@ -36,7 +36,7 @@ func System(id *mark.ID) Table {
 				}
 				p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime, Unique: ids.Unique}, Parent: Identity{Unique: ids.Parent}, UID: e.UID, Stat: e.Stat}
 				if id != nil {
-					p.Marked = func() bool {
+					p.Marked = func() (bool, bool) {
 						return carries(e.PID, *id, func() bool {
 							again, err := sys.ProcUniqueIDs(e.PID)
 							return err == nil && again.Unique == ids.Unique
