@@ -245,7 +245,8 @@ func init() {
 // (the helper is killed, its end seen, then the call is made),
 // "send-fails" (the first spawn's send fails before a byte leaves),
 // "undispatched" (as wait, in a binary whose main did not call
-// IfRequested).
+// IfRequested), "linger" (report, whatever Start said, then wait to be
+// killed: the Engine's children can be looked at).
 func helperEngine(args []string) int {
 	report, fault, script, end := args[0], args[1], args[2], args[4]
 	n, _ := strconv.Atoi(args[3])
@@ -263,6 +264,9 @@ func helperEngine(args []string) int {
 		b, _ := json.Marshal(rep)
 		_ = os.WriteFile(report+".tmp", b, 0o644)
 		_ = os.Rename(report+".tmp", report)
+		if end == "linger" {
+			select {}
+		}
 	}
 	switch end {
 	case "gone":
@@ -743,4 +747,34 @@ func pending(t *testing.T, pid int, sig syscall.Signal) bool {
 func TestAHelpedCallWithEndOnExitEndsWhatTheLeaderLeft(t *testing.T) {
 	withHelper(t)
 	endOnExitEndsWhatTheLeaderLeft(t, true)
+}
+
+// TestAHelperThatDoesNotAnswerIsKilled: a helper paused before its hello,
+// after it read a request, or after it started the leader gets no more
+// time than the answer's budget: the Engine SIGKILLs it (and reaps it),
+// so that no stopped helper of the Engine's is left. Without the kill
+// the paused helper would stay a stopped child of the Engine for good.
+func TestAHelperThatDoesNotAnswerIsKilled(t *testing.T) {
+	for _, fault := range []string{"hello:pause", "request:pause", "spawned:pause"} {
+		t.Run(strings.ReplaceAll(fault, ":", "-"), func(t *testing.T) {
+			e := startHelperEngine(t, fault, `read _`, 0, "linger")
+			rep := e.result(t)
+			if rep.Helpers == 0 {
+				t.Fatalf("report %+v: no helper was started", rep)
+			}
+			engine := e.cmd.Process.Pid
+			testproc.Eventually(t, "no stopped helper left to the Engine", func() bool {
+				kids, err := proc.Children(engine)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pid := range kids {
+					if st, err := proc.ReadStat(pid); err == nil && st.State == 'T' {
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
 }
