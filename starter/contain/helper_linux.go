@@ -349,8 +349,10 @@ func (h *helper) reapAdopted() {
 func adopted() ([]int, error) { return proc.ThreadChildren(os.Getpid(), os.Getpid()) }
 
 // endAll ends everything the helper holds, once the Engine's end of the
-// connection closed: every running call's tree (a kill of each), what
-// released calls left, and every process adopted from the calls' trees.
+// connection closed: every running call's tree (a kill of each), then
+// every process adopted from the calls' trees — which is what released
+// calls left too: their leaders were reaped, so every process they left
+// is an orphan of this subreaper's.
 func (h *helper) endAll() {
 	h.mu.Lock()
 	calls := make([]*helperCall, 0, len(h.calls))
@@ -362,12 +364,6 @@ func (h *helper) endAll() {
 		hc.c.requestKill()
 	}
 	h.running.Wait()
-	for _, hc := range calls {
-		if hc.c.waited.Load() && hc.c.result.Ending == Released {
-			_ = hc.c.EndReleased()
-			_ = hc.c.Close()
-		}
-	}
 	h.endAdopted()
 }
 
