@@ -46,7 +46,7 @@ func Children(pid int) ([]int, error) {
 func ThreadChildren(pid, tid int) ([]int, error) {
 	var buf [4096]byte
 	path := Root + "/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children"
-	b, err := readAll(path, buf[:])
+	b, err := readFile(path, buf[:], true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -16,31 +16,12 @@ import (
 // Root is where procfs is read, named once.
 const Root = "/proc"
 
-// readSmall reads a small /proc file into buf with raw calls (no *os.File,
-// so a scan of thousands of processes allocates little).
-func readSmall(path string, buf []byte) ([]byte, error) {
-	fd, err := sys.Open(path, sys.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer sys.Close(fd)
-	n := 0
-	for n < len(buf) {
-		m, err := sys.Read(fd, buf[n:])
-		if err != nil {
-			return nil, err
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	return buf[:n], nil
-}
-
-// readAll reads the whole of the file at path into buf, grown as it
-// fills: for a file whose length is not bounded (a children list).
-func readAll(path string, buf []byte) ([]byte, error) {
+// readFile reads the file at path into buf: up to len(buf) bytes for a
+// file whose size is bounded (a stat line), or, whole, all of it, buf
+// grown as it fills (a children list, whose length is not bounded). It
+// uses raw calls (no *os.File), so that a scan of thousands of processes
+// allocates little.
+func readFile(path string, buf []byte, whole bool) ([]byte, error) {
 	fd, err := sys.Open(path, sys.O_RDONLY)
 	if err != nil {
 		return nil, err
@@ -49,6 +30,9 @@ func readAll(path string, buf []byte) ([]byte, error) {
 	n := 0
 	for {
 		if n == len(buf) {
+			if !whole {
+				return buf, nil
+			}
 			buf = append(buf, make([]byte, max(len(buf), 512))...)
 		}
 		m, err := sys.Read(fd, buf[n:])
@@ -71,7 +55,7 @@ func gone(err error) bool {
 // an error for which [errors.Is](err, os.ErrNotExist) holds.
 func ReadStat(pid int) (Stat, error) {
 	var buf [1024]byte
-	b, err := readSmall(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:])
+	b, err := readFile(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:], false)
 	if err != nil {
 		if gone(err) {
 			return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
@@ -156,7 +140,7 @@ func LiveMembers(pgid int) ([]Stat, error) {
 		if pg, err := sys.Getpgid(pid); err == nil && pg != pgid || errors.Is(err, sys.ErrGone) {
 			continue
 		}
-		b, err := readSmall(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:])
+		b, err := readFile(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:], false)
 		if err != nil {
 			if gone(err) {
 				continue
@@ -177,7 +161,7 @@ func LiveMembers(pgid int) ([]Stat, error) {
 // UID returns the real user ID of pid from /proc/PID/status, or -1.
 func UID(pid int) int {
 	var buf [4096]byte
-	b, err := readSmall(Root+"/"+strconv.Itoa(pid)+"/status", buf[:])
+	b, err := readFile(Root+"/"+strconv.Itoa(pid)+"/status", buf[:], false)
 	if err != nil {
 		return -1
 	}
