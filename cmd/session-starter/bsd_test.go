@@ -517,17 +517,12 @@ func TestBSDWithoutTheMarkAnEscapeeOutlivesAKilledStarter(t *testing.T) {
 // awaitRecord waits for the session's one ledger record in dir.
 func awaitRecord(t *testing.T, dir string) ledger.Record {
 	t.Helper()
-	deadline := time.Now().Add(testproc.TooLong)
-	for {
-		recs, probs, err := ledger.Read(dir)
-		if err == nil && len(recs) == 1 {
-			return recs[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session's ledger record: %+v, %+v, %v; want one", recs, probs, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var recs []ledger.Record
+	testproc.Eventually(t, "the session's one ledger record", func() bool {
+		recs, _, _ = ledger.Read(dir)
+		return len(recs) == 1
+	})
+	return recs[0]
 }
 
 // startEscapeWithLedger is startEscape with the ledger in a directory of
@@ -570,16 +565,10 @@ func TestBSDTheGuardRemovesTheRecordOfASessionItEnded(t *testing.T) {
 	_ = s.cmd.Wait()
 	escapee.gone(t, "the guard must end the escapee once the starter is gone")
 	engine.gone(t, "the guard must end the Engine once the starter is gone")
-	deadline := time.Now().Add(testproc.TooLong)
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ledger.FileName(rec.Session))); errors.Is(err, os.ErrNotExist) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the record of the session the guard ended is still there")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testproc.Eventually(t, "the guard to remove the record of the session it ended", func() bool {
+		_, err := os.Lstat(filepath.Join(dir, ledger.FileName(rec.Session)))
+		return errors.Is(err, os.ErrNotExist)
+	})
 }
 
 // TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether:
@@ -604,14 +593,10 @@ func TestBSDReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *tes
 	_ = s.cmd.Wait()
 	// The guard, orphaned, is init's to reap: the reclaim is to find it
 	// gone, not a zombie whose identity may be unreadable.
-	for deadline := time.Now().Add(testproc.TooLong); ; time.Sleep(10 * time.Millisecond) {
-		if st, err := proc.ReadStat(rec.Guard.PID); errors.Is(err, os.ErrNotExist) || (err == nil && st.StartTime != rec.Guard.Token.Start) {
-			break // reaped (its number maybe another's since)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the guard %d, SIGKILLed, was not reaped", rec.Guard.PID)
-		}
-	}
+	testproc.Eventually(t, "init to reap the SIGKILLed guard", func() bool {
+		st, err := proc.ReadStat(rec.Guard.PID)
+		return errors.Is(err, os.ErrNotExist) || (err == nil && st.StartTime != rec.Guard.Token.Start) // its number maybe another's since
+	})
 	if !escapee.alive() || !engine.alive() {
 		t.Fatal("the Engine or the escapee ended with the starter and guard SIGKILLed together: nothing was left to reclaim")
 	}
