@@ -16,6 +16,7 @@ import (
 	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -92,11 +93,21 @@ func deadSession(t *testing.T) (dir string, left []int) {
 	}
 	// The guard is the stopped starter's child: until the starter is
 	// killed and reaped, nobody reaps the guard, and its PID is its own.
-	if err := syscall.Kill(recs[0].Guard.PID, syscall.SIGKILL); err != nil {
+	guard, err := sys.PidfdOpen(recs[0].Guard.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close(guard)
+	if err := sys.PidfdSignal(guard, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	// A SIGKILLed process takes a moment to exit; until it has, it is
+	// live, and a reclaim rightly leaves its session alone.
+	if n, err := sys.Poll([]sys.PollFd{{Fd: int32(guard), Events: sys.POLLIN}}, testproc.TooLong); err != nil || n == 0 {
+		t.Fatalf("the SIGKILLed guard did not exit: %v", err)
+	}
 	for _, pid := range left {
 		if st, err := proc.ReadStat(pid); err != nil || !st.Live() {
 			t.Fatalf("process %d of the session: %v, %v; want it left running", pid, st, err)
