@@ -1,14 +1,17 @@
 package ledger
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -84,5 +87,66 @@ func TestGoneThatCannotBeToldIsNotGone(t *testing.T) {
 	}
 	if gone, reused, err := Gone(os.Getpid(), Token{Start: tok.Start + 1, Pidfs: tok.Pidfs + 1}); !gone || !reused || err != nil {
 		t.Errorf("Gone(self, another token) = %v, %v, %v; want true, true, nil: the PID is another process's", gone, reused, err)
+	}
+}
+
+// liveThread returns the TID of a live thread of this process that is not
+// its leader; it lives until the test ends.
+func liveThread(t *testing.T) int {
+	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	tids := make(chan int)
+	for range 2 {
+		go func() {
+			// Never unlocked: the thread ends with the goroutine.
+			runtime.LockOSThread()
+			tids <- unix.Gettid()
+			<-done
+		}()
+		// The first may hold the leader; the second cannot then.
+		if tid := <-tids; tid != os.Getpid() {
+			return tid
+		}
+	}
+	t.Fatal("no thread but the leader")
+	return 0
+}
+
+// TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone: a dead session's
+// starter PID that now numbers a live thread, not a leader, names no
+// process (pidfd_open answers EINVAL or ENOENT). The reclaim takes the
+// starter as gone and reclaims the session, the thread left unnamed.
+func TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone(t *testing.T) {
+	dir := private(t)
+	t.Setenv(EnvDir, dir)
+	tid := liveThread(t)
+	if gone, reused, err := Gone(tid, Token{Start: 1}); !gone || reused || err != nil {
+		t.Fatalf("Gone(a live thread's TID %d) = %v, %v, %v; want true, false, nil", tid, gone, reused, err)
+	}
+	boot, err := BootID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := mark.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := Process{PID: 1 << 22, Token: Token{Start: 1}} // above pid_max: no process
+	r := Record{Version: Version, BootID: boot, Session: id.String(), UID: os.Getuid(), Mode: "group", Created: Now(),
+		Starter: Process{PID: tid, Token: Token{Start: 1}}, Guard: none, Engine: none, PGID: none.PID}
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Reclaim(context.Background(), false)
+	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" {
+		t.Fatalf("Reclaim = %+v, %v; want the session reclaimed", rep, err)
+	}
+	for _, l := range rep.Sessions[0].Left {
+		// A process of this user whose environment is unreadable may be
+		// reported; the thread is nothing of the session's.
+		if l.PID == tid || l.Reason != "mark-unreadable" {
+			t.Errorf("Reclaim left %+v; want nothing of the record's", l)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 var (
 	// ErrGone means the process, or every member of the group, is gone:
-	// the kernel answered ESRCH.
+	// the kernel answered ESRCH (pidfd_open: see [PidfdOpen]).
 	ErrGone = errors.New("no such process")
 	// ErrNoGroupSignal means the kernel does not know
 	// PIDFD_SIGNAL_PROCESS_GROUP (added in Linux 6.9).

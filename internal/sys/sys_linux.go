@@ -2,6 +2,7 @@ package sys
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -12,10 +13,17 @@ import (
 )
 
 // PidfdOpen wraps [unix.PidfdOpen] (Linux 5.3). The descriptor is
-// close-on-exec, as every pidfd is.
+// close-on-exec, as every pidfd is. [ErrGone] when no thread-group leader
+// holds pid: ESRCH (no task at all), EINVAL (before Linux 6.15: a thread
+// that is not its group's leader, or a leader being released) and ENOENT
+// (later kernels, for such a thread). A pid that is not positive names no
+// process, and is an error, not gone.
 func PidfdOpen(pid int) (int, error) {
+	if pid <= 0 {
+		return -1, fmt.Errorf("pidfd_open: pid %d: %w", pid, unix.EINVAL)
+	}
 	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
+	if errors.Is(err, unix.ESRCH) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOENT) {
 		return -1, ErrGone
 	}
 	return fd, named("pidfd_open", err)
