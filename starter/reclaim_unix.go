@@ -55,7 +55,7 @@ func reclaimed(rep ledger.Report) launch.StatusReclaimed {
 			rs.Ended = append(rs.Ended, launch.ReclaimedProcess{PID: e.PID, Comm: e.Comm})
 		}
 		for _, l := range s.Left {
-			rs.Left = append(rs.Left, launch.LeftProcess{PID: l.PID, Reason: l.Reason})
+			rs.Left = append(rs.Left, launch.LeftProcess{PID: l.PID, Reason: l.Reason, Survivor: l.Survivor})
 		}
 		out.Sessions = append(out.Sessions, rs)
 	}

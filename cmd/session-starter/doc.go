@@ -150,8 +150,9 @@
 //	                         environment can be read; Windows keeps no ledger);
 //	                         prints what it ended and what it left, with the
 //	                         reason, and writes them as a JSON record to
-//	                         --status-fd. Exit 0, or 125 when something was left
-//	                         or refused.
+//	                         --status-fd. Exit 0, or 125 when a process verified
+//	                         as a session's is left; a reused PID or a refused
+//	                         record is reported, not 125.
 //	  --dry-run              With --reclaim: list what would be ended, and end
 //	                         nothing.
 //	  --explain              Run no PROGRAM: print the mode --containment would
@@ -487,9 +488,14 @@
 // process that cannot be verified is reported with its reason
 // (`mark-unreadable`, `other-uid`, `token-mismatch`, `platform`), never
 // signalled. It prints one line a session, and writes the whole report as
-// one JSON record (`"event":"reclaimed"`) to `--status-fd`; exit 0, or 125
-// when something was left or refused. A launcher can run it before it
-// starts a session. Windows keeps no ledger: a session's job object ends
+// one JSON record (`"event":"reclaimed"`) to `--status-fd`. It exits 125
+// only when a process verified as a session's is left (`"survivor":true`:
+// its signal failed, SIGKILL did not end it, or its cgroup did not empty),
+// else 0: a PID given to a stranger, a refused file and a process that
+// could not be verified are reported, not counted as left
+// (`TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero`). A failed
+// reclaim (the ledger off) exits 125 with no record. A launcher can run
+// it before it starts a session. Windows keeps no ledger: a session's job object ends
 // its processes when its last handle closes; `--reclaim` there says so
 // (exit 125).
 //

@@ -134,7 +134,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"Engine where its PID still has its token, its cgroup and every process that carries its mark, "+
 			"verified on the live process (on macOS and FreeBSD the Engine's descendants by lineage and the marked "+
 			"processes whose environment can be read; Windows keeps no ledger); prints what it ended and what it left, with the reason, and writes "+
-			"them as a JSON record to --status-fd. Exit 0, or 125 when something was left or refused.")
+			"them as a JSON record to --status-fd. Exit 0, or 125 when a process verified as a session's is left; a reused PID or a refused record is reported, not 125.")
 	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
 	fs.BoolVar(&inv.explain, "explain", false,
 		"Run no PROGRAM: print the mode --containment would give here and why (a session's own decision), "+

@@ -147,8 +147,8 @@ func TestReclaimTouchesNothingItCannotTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, rep, code := reclaimCmd(t, dir)
-	if code != 125 || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Reason, "torn") {
-		t.Errorf("--reclaim: exit %d, %q, %+v; want 125 and the torn record reported", code, out, rep)
+	if code != 0 || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Reason, "torn") {
+		t.Errorf("--reclaim: exit %d, %q, %+v; want 0 (no survivor) and the torn record reported", code, out, rep)
 	}
 	if len(rep.Sessions) != 1 || rep.Sessions[0].Action != "other-boot" || len(rep.Sessions[0].Ended) != 0 {
 		t.Errorf("--reclaim: %+v; want the other boot's record dropped, nothing ended", rep.Sessions)
@@ -205,5 +205,46 @@ func TestAReclaimThatFailsWritesNoRecord(t *testing.T) {
 	}
 	if b, _ := io.ReadAll(r); len(b) != 0 {
 		t.Errorf("--status-fd got %q, want no record", b)
+	}
+}
+
+// TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero: a dead session
+// whose starter's and guard's PIDs now name strangers, and whose Engine
+// is gone, left nothing. --reclaim reports the two PIDs, token-mismatch,
+// signals neither and exits 0: 125 is only for a process verified as the
+// session's that is left.
+func TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero(t *testing.T) {
+	dir := privateDir(t)
+	stranger := exec.Command("sleep", "600")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stranger.Process.Kill(); _ = stranger.Wait() })
+	boot, err := ledger.BootID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Start 1: no process of this boot started at tick 1 but its first.
+	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: strings.Repeat("ab", 16), UID: os.Getuid(), Mode: "group", Created: ledger.Now(),
+		Starter: ledger.Process{PID: os.Getpid(), Token: ledger.Token{Start: 1}}, Guard: ledger.Process{PID: stranger.Process.Pid, Token: ledger.Token{Start: 1}},
+		Engine: ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}, PGID: 1 << 22}
+	if err := ledger.Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	out, rep, code := reclaimCmd(t, dir)
+	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || rep.Survivors() != 0 {
+		t.Fatalf("--reclaim: exit %d, %q, %+v; want exit 0, the session reclaimed, no survivor", code, out, rep)
+	}
+	mismatched := map[int]bool{}
+	for _, l := range rep.Sessions[0].Left {
+		if l.Reason == "token-mismatch" {
+			mismatched[l.PID] = true
+		}
+	}
+	if !mismatched[os.Getpid()] || !mismatched[stranger.Process.Pid] {
+		t.Errorf("--reclaim left %+v; want both reused PIDs reported, token-mismatch", rep.Sessions[0].Left)
+	}
+	if st, err := proc.ReadStat(stranger.Process.Pid); err != nil || !st.Live() {
+		t.Fatalf("the stranger at the guard's PID: %v, %v; want it alive", st, err)
 	}
 }

@@ -17,7 +17,10 @@ import (
 // line a session, and written as one JSON record to --status-fd. A
 // reclaim that failed (the ledger off, its directory unreadable) writes
 // no record, only its reason on stderr: a launcher reads no record as the
-// failure it is, never a partial one as a report.
+// failure it is, never a partial one as a report. It exits 125 then, and
+// when a process verified as a session's is left (a survivor); a PID
+// given to a stranger, a refused file or a process that could not be
+// verified is printed, and is no survivor.
 func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	rep, err := starter.Reclaim(context.Background(), inv.dryRun)
 	if inv.opts.StatusFD > 0 {
@@ -34,7 +37,6 @@ func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	code := 0
 	for _, p := range rep.Problems {
 		fmt.Fprintf(stdout, "refused %s: %s\n", p.File, p.Reason)
-		code = starter.ExitContainment
 	}
 	for _, s := range rep.Sessions {
 		var ended []string
@@ -44,7 +46,9 @@ func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 		var left []string
 		for _, l := range s.Left {
 			left = append(left, strings.TrimSpace(fmt.Sprintf("%d %s", l.PID, l.Reason)))
-			code = starter.ExitContainment
+			if l.Survivor {
+				code = starter.ExitContainment
+			}
 		}
 		guard := ""
 		if s.GuardEnd != "" {

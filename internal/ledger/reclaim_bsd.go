@@ -30,24 +30,24 @@ func reclaim(s *Session, r Record, dry bool) {
 		return
 	}
 	uid := os.Getuid()
-	left := map[int]string{}
+	left := map[int]LeftProcess{}
 	switch h, live, err := open(r.Engine.PID, r.Engine.Token); {
 	case err == nil:
 		if live.UID != uid {
-			left[r.Engine.PID] = "other-uid"
+			left[r.Engine.PID] = LeftProcess{Reason: "other-uid"}
 		} else {
 			s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: live.Stat.Comm})
 			if !dry {
 				if err := h.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
-					left[r.Engine.PID] = fmt.Sprintf("signal: %v", err)
+					left[r.Engine.PID] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
 				}
 			}
 		}
 		h.Close()
 	case errors.Is(err, errMismatch):
-		left[r.Engine.PID] = "token-mismatch"
+		left[r.Engine.PID] = LeftProcess{Reason: "token-mismatch"}
 	case !errors.Is(err, sys.ErrGone):
-		left[r.Engine.PID] = "unverifiable: " + err.Error()
+		left[r.Engine.PID] = LeftProcess{Reason: "unverifiable: " + err.Error()}
 	}
 	sweep := lineage.NewSweep(r.Engine.Token.identity(r.Engine.PID), uid, lineage.Excluding(lineage.System(&id), os.Getpid()))
 	if !dry {
@@ -69,9 +69,9 @@ func reclaim(s *Session, r Record, dry bool) {
 	for _, m := range live {
 		switch {
 		case m.Denied || m.UID != uid:
-			left[m.PID] = "other-uid"
+			left[m.PID] = LeftProcess{Reason: "other-uid"}
 		case !dry:
-			left[m.PID] = "survivor: SIGKILL did not end it"
+			left[m.PID] = LeftProcess{Reason: "survivor: SIGKILL did not end it", Survivor: true}
 		}
 	}
 	for _, p := range sweep.Found() {
@@ -79,7 +79,8 @@ func reclaim(s *Session, r Record, dry bool) {
 			s.Ended = append(s.Ended, Ended{PID: p.ID.PID, Comm: p.Stat.Comm})
 		}
 	}
-	for pid, why := range left {
-		s.Left = append(s.Left, LeftProcess{PID: pid, Reason: why})
+	for pid, l := range left {
+		l.PID = pid
+		s.Left = append(s.Left, l)
 	}
 }

@@ -28,7 +28,7 @@ func reclaim(s *Session, r Record, dry bool) {
 	}
 	self := os.Getpid()
 	seen := map[int]bool{}
-	left := map[int]string{}
+	left := map[int]LeftProcess{}
 	// The Engine as the record names it, by its token: ended through a
 	// pidfd of it also when it scrubbed the mark from its environment. A
 	// PID that names another process now is reported, never signalled.
@@ -42,14 +42,14 @@ func reclaim(s *Session, r Record, dry bool) {
 		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: comm})
 		if !dry {
 			if err := sys.PidfdSignal(fd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
-				left[r.Engine.PID] = fmt.Sprintf("signal: %v", err)
+				left[r.Engine.PID] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
 			}
 		}
 		sys.Close(fd)
 	case errors.Is(err, errMismatch):
-		left[r.Engine.PID] = "token-mismatch"
+		left[r.Engine.PID] = LeftProcess{Reason: "token-mismatch"}
 	case !errors.Is(err, sys.ErrGone):
-		left[r.Engine.PID] = "unverifiable: " + err.Error()
+		left[r.Engine.PID] = LeftProcess{Reason: "unverifiable: " + err.Error()}
 	}
 	for range reclaimPasses {
 		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
@@ -58,7 +58,7 @@ func reclaim(s *Session, r Record, dry bool) {
 			break
 		}
 		for _, l := range unverified {
-			left[l.PID] = l.Reason
+			left[l.PID] = LeftProcess{Reason: l.Reason}
 		}
 		fresh := 0
 		for _, f := range found {
@@ -69,7 +69,7 @@ func reclaim(s *Session, r Record, dry bool) {
 			}
 			if !dry {
 				if err := sys.PidfdSignal(f.Pidfd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
-					left[f.PID] = fmt.Sprintf("signal: %v", err)
+					left[f.PID] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
 				}
 			}
 			sys.Close(f.Pidfd)
@@ -84,7 +84,8 @@ func reclaim(s *Session, r Record, dry bool) {
 		case errors.Is(err, cgroup.ErrNotTheSession):
 			s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
 		case err != nil:
-			s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error()})
+			// Listed in the cgroup of the recorded id, then not ended.
+			s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: len(held) > 0})
 		}
 		s.Cgroup = held != nil
 		for _, pid := range held {
@@ -94,7 +95,8 @@ func reclaim(s *Session, r Record, dry bool) {
 			}
 		}
 	}
-	for pid, why := range left {
-		s.Left = append(s.Left, LeftProcess{PID: pid, Reason: why})
+	for pid, l := range left {
+		l.PID = pid
+		s.Left = append(s.Left, l)
 	}
 }

@@ -16,14 +16,31 @@ type Ended struct {
 	Comm string `json:"comm"`
 }
 
-// LeftProcess is a process Reclaim did not signal, with the reason:
+// LeftProcess is a process Reclaim did not end, with the reason:
 // mark-unreadable, other-uid, token-mismatch (the record's starter's,
 // guard's or Engine's PID now names another process, or a cgroup's id is
 // not the recorded one),
-// platform (no verified scan here).
+// platform (no verified scan here), or what failed.
 type LeftProcess struct {
 	PID    int    `json:"pid,omitempty"`
 	Reason string `json:"reason"`
+	// Survivor is set for a process verified as the session's that lives
+	// on: its signal failed, SIGKILL did not end it, or its cgroup did
+	// not empty. Only a survivor makes --reclaim exit 125.
+	Survivor bool `json:"survivor,omitempty"`
+}
+
+// Survivors counts the processes left that were verified as a session's.
+func (r Report) Survivors() int {
+	n := 0
+	for _, s := range r.Sessions {
+		for _, l := range s.Left {
+			if l.Survivor {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Session is what Reclaim did with one record.

@@ -16,7 +16,8 @@ type StatusReclaimed struct {
 	Problems []LedgerProblem `json:"problems"`
 }
 
-// Total counts the processes ended (dry: to end) and left.
+// Total counts the processes ended (dry: to end) and left; left counts
+// every one reported, survivors or not (LeftProcess.Survivor).
 func (r StatusReclaimed) Total() (ended, left int) {
 	for _, s := range r.Sessions {
 		ended += len(s.Ended)
@@ -49,7 +50,7 @@ type ReclaimedProcess struct {
 	Comm string `json:"comm"`
 }
 
-// LeftProcess is a process a reclaim did not signal, with the reason:
+// LeftProcess is a process a reclaim did not end, with the reason:
 // mark-unreadable, other-uid, token-mismatch (the record's starter's,
 // guard's or Engine's PID now names another process, or a cgroup's id is
 // not the recorded one),
@@ -58,6 +59,10 @@ type ReclaimedProcess struct {
 type LeftProcess struct {
 	PID    int    `json:"pid,omitempty"`
 	Reason string `json:"reason"`
+	// Survivor is set for a process verified as the session's that lives
+	// on: its signal failed, SIGKILL did not end it, or its cgroup did
+	// not empty. Only a survivor makes --reclaim exit 125.
+	Survivor bool `json:"survivor,omitempty"`
 }
 
 // LedgerProblem is a file of the ledger that was not acted on.

@@ -25,14 +25,17 @@ def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optiona
 
     The record: ``{"event": "reclaimed", "dir", "dry_run", "sessions":
     [{"session", "action", "cgroup_ended", "ended": [{"pid", "comm"}],
-    "left": [{"pid", "reason"}], "guard_end"}], "problems": [{"file",
+    "left": [{"pid", "reason", "survivor"}], "guard_end"}], "problems": [{"file",
     "reason"}]}``; ``action`` is "reclaimed", "live" (its starter or guard
     lives: left alone), "unverified" (whether they live could not be told:
     left alone, the reason in "left"), "other-boot" or "would-reclaim"
     (``dry_run``: nothing is ended); ``guard_end``, when present, is what
     the session's guard's end came to after session-starter was gone, when
-    it left something. Exit status 125 (something was left or refused) still returns
-    the record. Raises LaunchError when there is none: the binary is
+    it left something. A "left" entry with ``survivor`` true is a process
+    verified as the session's that lives on; exit status 125 (only for such
+    a survivor) still returns the record. A PID given to a stranger
+    ("token-mismatch"), a refused file or an unverified process is
+    reported with exit status 0. Raises LaunchError when there is none: the binary is
     missing ("binary-missing") or cannot be started ("spawn"), or it wrote
     no record ("reclaim": the ledger is off, or the platform keeps none;
     ``stderr`` says why). ``env`` defaults to os.environ

@@ -305,10 +305,12 @@ export interface ReclaimedProcess {
   comm: string;
 }
 
-/** A process reclaim() did not signal, and why: 'mark-unreadable', 'other-uid', 'token-mismatch', 'platform', or what failed. pid is absent for the session as a whole. */
+/** A process reclaim() did not end, and why: 'mark-unreadable', 'other-uid', 'token-mismatch', 'platform', or what failed. pid is absent for the session as a whole. */
 export interface LeftProcess {
   pid?: number;
   reason: string;
+  /** Set for a process verified as the session's that lives on (its signal failed, SIGKILL did not end it, its cgroup did not empty): the only cause of exit status 125. */
+  survivor?: boolean;
 }
 
 /** What reclaim() did with one ledger record. */
@@ -347,8 +349,9 @@ export interface ReclaimOptions {
 /**
  * Runs session-starter --reclaim --status-fd: ends what the dead sessions
  * of this user left (their session-starter and guard SIGKILLed together)
- * and resolves with its record, also when it exited 125 (something left
- * or refused). Rejects with a LaunchError when there is no record
+ * and resolves with its record, also when it exited 125 (a process
+ * verified as a session's left: a survivor in left; a reused PID or a
+ * refused record is reported with exit status 0). Rejects with a LaunchError when there is no record
  * ('ERR_SESSION_STARTER_RECLAIM': the ledger is off; or the binary's
  * codes, as launch()).
  */

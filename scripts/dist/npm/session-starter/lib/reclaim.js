@@ -18,11 +18,13 @@ const tailBytes = 4096;
  * Runs session-starter --reclaim (with --dry-run when options.dryRun) and
  * resolves with its record: { event: 'reclaimed', dir, dry_run,
  * sessions: [{ session, action, cgroup_ended, ended: [{ pid, comm }],
- * left: [{ pid, reason }], guard_end }], problems: [{ file, reason }] }
+ * left: [{ pid, reason, survivor }], guard_end }], problems: [{ file, reason }] }
  * (guard_end, when set: what the session's guard's end came to after
- * session-starter was gone, when it left something). Its exit
- * status 125 (something was left or refused) still resolves: the record
- * says what. It rejects with a LaunchError when there is no record: the
+ * session-starter was gone, when it left something). Its exit status
+ * 125, only when a process verified as a session's is left (survivor:
+ * true), still resolves: the record says what. A PID given to a stranger
+ * (token-mismatch), a refused file or an unverified process is reported
+ * with exit status 0. It rejects with a LaunchError when there is no record: the
  * binary is missing or cannot be spawned (codes as launch()'s), or it
  * wrote none ('ERR_SESSION_STARTER_RECLAIM': the ledger is off, the
  * platform keeps none; stderr says why). Options: dryRun, binary, env.
