@@ -10,9 +10,11 @@ import (
 )
 
 // ledgerHold is the ledger's directory, opened for the guard at arming,
-// or nil; closed by unrecord.
+// or nil; closed by unrecord. recorded is set once the session's record
+// is written into it.
 type ledgerHold struct {
 	ledgerDir *os.File
+	recorded  bool
 }
 
 // guardLedger opens the ledger's directory (package internal/ledger) and
@@ -66,26 +68,28 @@ func (s *session) record() {
 		*p.to = ledger.Process{PID: p.pid, Token: tok}
 	}
 	r.Cgroup = s.recordCgroup()
-	if err := ledger.Write(s.ledgerDir.Name(), r); err != nil {
+	if err := ledger.Write(int(s.ledgerDir.Fd()), r); err != nil {
 		s.log.Info().Err(err).Msg("no ledger record")
 		return
 	}
-	s.ledger = s.ledgerDir.Name()
+	s.recorded = true
 }
 
 // unrecord removes the session's ledger record, unless the guard keeps
 // guarding survivors (the session is not over; the guard removes it once
-// it has ended them), and closes the ledger's directory.
+// it has ended them), and closes the ledger's directory. The record is
+// removed by its name relative to the directory's descriptor, as the
+// guard removes it: the starter's working directory is / by then.
 func (s *session) unrecord() {
-	if s.ledgerDir != nil {
-		_ = s.ledgerDir.Close()
-		s.ledgerDir = nil
-	}
-	if s.ledger == "" || s.keepRecord {
+	if s.ledgerDir == nil {
 		return
 	}
-	if err := ledger.Remove(s.ledger, s.mark.String()); err != nil {
-		s.log.Warn().Err(err).Msg("ledger record left")
+	if s.recorded && !s.keepRecord {
+		if err := ledger.Remove(int(s.ledgerDir.Fd()), s.mark.String()); err != nil {
+			s.log.Warn().Err(err).Msg("ledger record left")
+		}
 	}
-	s.ledger = ""
+	_ = s.ledgerDir.Close()
+	s.ledgerDir = nil
+	s.recorded = false
 }

@@ -143,10 +143,8 @@ type session struct {
 	// stdin is the launcher's end of the Engine's standard input, watched
 	// (WatchStdin).
 	stdin *stdinWatch
-	// ledger is the directory of the session's ledger record, once
-	// written; keepRecord keeps it at the end (survivors: the guard
-	// keeps guarding).
-	ledger     string
+	// keepRecord keeps the session's ledger record at the end
+	// (survivors: the guard keeps guarding).
 	keepRecord bool
 	ledgerHold // the ledger's directory, opened for the guard at arming (Linux)
 

@@ -452,7 +452,12 @@
 //     `SESSION_STARTER_LEDGER_DIR` names another. The directory must be this
 //     user's, not a symlink, and not open to group or others (made `0700`
 //     when missing); the records are `0600`, written whole (a temporary
-//     file, then a rename). Where no directory passes, the ledger is off,
+//     file, then a rename). Either variable must give an absolute path: a
+//     relative one names another directory from each working directory,
+//     so it turns the ledger off
+//     (`TestARelativeLedgerDirectoryTurnsTheLedgerOff`). The starter writes
+//     and removes its record through a descriptor of the directory, as the
+//     guard does. Where no directory passes, the ledger is off,
 //     said at log level `info`, and the session runs.
 //   - *What*: the boot id (on macOS `kern.bootsessionuuid`; on FreeBSD,
 //     which draws none, the boot time: a clock step moves it, and a record

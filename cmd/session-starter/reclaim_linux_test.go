@@ -140,9 +140,7 @@ func TestReclaimTouchesNothingItCannotTrust(t *testing.T) {
 	other := ledger.Record{Version: ledger.Version, BootID: "00000000-0000-0000-0000-000000000000", Session: session, UID: os.Getuid(), Mode: "group",
 		Starter: ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}, Guard: ledger.Process{PID: 1<<22 + 1, Token: ledger.Token{Start: 1}},
 		Engine: ledger.Process{PID: 1<<22 + 2, Token: ledger.Token{Start: st.StartTime}}, PGID: 1<<22 + 2}
-	if err := ledger.Write(dir, other); err != nil {
-		t.Fatal(err)
-	}
+	writeRecord(t, dir, other)
 	if err := os.WriteFile(filepath.Join(dir, strings.Repeat("ef", 16)+".json"), []byte(`{"version":1,"boot_id":`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -228,9 +226,7 @@ func TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero(t *testing.T) {
 	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: strings.Repeat("ab", 16), UID: os.Getuid(), Mode: "group", Created: ledger.Now(),
 		Starter: ledger.Process{PID: os.Getpid(), Token: ledger.Token{Start: 1}}, Guard: ledger.Process{PID: stranger.Process.Pid, Token: ledger.Token{Start: 1}},
 		Engine: ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}, PGID: 1 << 22}
-	if err := ledger.Write(dir, r); err != nil {
-		t.Fatal(err)
-	}
+	writeRecord(t, dir, r)
 	out, rep, code := reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || rep.Survivors() != 0 {
 		t.Fatalf("--reclaim: exit %d, %q, %+v; want exit 0, the session reclaimed, no survivor", code, out, rep)
@@ -246,5 +242,75 @@ func TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero(t *testing.T) {
 	}
 	if st, err := proc.ReadStat(stranger.Process.Pid); err != nil || !st.Live() {
 		t.Fatalf("the stranger at the guard's PID: %v, %v; want it alive", st, err)
+	}
+}
+
+// TestARelativeLedgerDirectoryTurnsTheLedgerOff: a relative
+// SESSION_STARTER_LEDGER_DIR, or a relative XDG_RUNTIME_DIR, would name
+// another directory from every working directory (the starter's is / once
+// the Engine runs). A session then keeps no record and says why; a
+// --reclaim refuses it, exit 125, and reads nothing.
+func TestARelativeLedgerDirectoryTurnsTheLedgerOff(t *testing.T) {
+	cwd := privateDir(t)
+	if err := os.Mkdir(filepath.Join(cwd, "relled"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--containment", "group", "--log-level", "info", "--", "true")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"=relled")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ledger.EnvDir+"=relled is not an absolute path") {
+		t.Fatalf("a session with %s=relled: %v, %q; want exit 0 and the ledger off, said", ledger.EnvDir, err, out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(cwd, "relled")); len(entries) != 0 {
+		t.Fatalf("the session left %v in relled, want nothing", entries)
+	}
+	cmd = exec.Command(binary, "--reclaim")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"=relled")
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "ledger: off: "+ledger.EnvDir+"=relled is not an absolute path") {
+		t.Fatalf("--reclaim with %s=relled: %v, %q; want exit 125, the ledger off", ledger.EnvDir, err, out)
+	}
+
+	if os.Getuid() != 0 {
+		t.Skip("XDG_RUNTIME_DIR is read for a user other than root: the test runs as nobody")
+	}
+	const nobody = 65534
+	for _, d := range []string{filepath.Dir(cwd), cwd} { // t.TempDir's parent is 0700
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := filepath.Join(cwd, "run")
+	if err := os.Mkdir(rel, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(rel, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	// The binary, where nobody may run it.
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(cwd, "session-starter")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(bin, "--reclaim")
+	cmd.Dir = cwd
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, ledger.EnvDir+"=") && !strings.HasPrefix(e, "XDG_RUNTIME_DIR=") {
+			env = append(env, e)
+		}
+	}
+	cmd.Env = append(env, "XDG_RUNTIME_DIR=run")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err = cmd.CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "ledger: off: XDG_RUNTIME_DIR=run is not an absolute path") {
+		t.Fatalf("--reclaim as nobody with XDG_RUNTIME_DIR=run: %v, %q; want exit 125, the ledger off", err, out)
 	}
 }

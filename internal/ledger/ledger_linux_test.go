@@ -20,6 +20,17 @@ func private(t *testing.T) string {
 	return dir
 }
 
+// write writes r into dir, through a descriptor of it as a session does.
+func write(t *testing.T, dir string, r Record) error {
+	t.Helper()
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	return Write(fd, r)
+}
+
 func record(t *testing.T) Record {
 	t.Helper()
 	tok, err := TokenOf(os.Getpid())
@@ -35,7 +46,7 @@ func record(t *testing.T) Record {
 func TestARecordWrittenIsReadBackWhole(t *testing.T) {
 	dir := private(t)
 	r := record(t)
-	if err := Write(dir, r); err != nil {
+	if err := write(t, dir, r); err != nil {
 		t.Fatal(err)
 	}
 	recs, probs, err := Read(dir)
@@ -50,7 +61,12 @@ func TestARecordWrittenIsReadBackWhole(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the record: %v, %v; want mode 0600", fi, err)
 	}
-	if err := Remove(dir, r.Session); err != nil {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := Remove(fd, r.Session); err != nil {
 		t.Fatal(err)
 	}
 	if recs, _, _ := Read(dir); len(recs) != 0 {
@@ -64,7 +80,7 @@ func TestARecordWrittenIsReadBackWhole(t *testing.T) {
 func TestRecordsThatCannotBeTrustedAreProblemsNotRecords(t *testing.T) {
 	dir := private(t)
 	good := record(t)
-	if err := Write(dir, good); err != nil {
+	if err := write(t, dir, good); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, FileName(good.Session)))
@@ -165,7 +181,7 @@ func TestATokenTellsItsProcessFromOneAfterIt(t *testing.T) {
 func TestNoteEndSetsTheGuardsAccountAtomically(t *testing.T) {
 	dir := private(t)
 	r := record(t)
-	if err := Write(dir, r); err != nil {
+	if err := write(t, dir, r); err != nil {
 		t.Fatal(err)
 	}
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)

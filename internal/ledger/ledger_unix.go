@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,18 +66,26 @@ const EnvDir = "SESSION_STARTER_LEDGER_DIR"
 // FreeBSD); $XDG_RUNTIME_DIR/session-starter; else
 // /tmp/session-starter-UID.
 // It must be a directory, not a symlink, owned by this user and not open
-// to group or others, as tmux checks its socket directory.
+// to group or others, as tmux checks its socket directory. A relative
+// path from either variable turns the ledger off: it would name another
+// directory from every working directory, and a reclaim would not read
+// the one a session wrote.
 func Dir() (string, error) {
 	uid := os.Getuid()
 	dir := os.Getenv(EnvDir)
+	from := EnvDir
 	switch {
 	case dir != "":
 	case uid == 0:
 		dir = rootDir
 	case os.Getenv("XDG_RUNTIME_DIR") != "":
-		dir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "session-starter")
+		from = "XDG_RUNTIME_DIR"
+		dir = filepath.Join(os.Getenv(from), "session-starter")
 	default:
 		dir = "/tmp/session-starter-" + strconv.Itoa(uid)
+	}
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("%w: %s=%s is not an absolute path", ErrOff, from, os.Getenv(from))
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%w: %w", ErrOff, err)
@@ -139,30 +148,48 @@ func checkPrivate(path string, directory bool) error {
 	return nil
 }
 
-// Write writes r atomically: a temporary file in dir, 0600, then renamed
-// to its name, so that a reader sees the whole record or none.
-func Write(dir string, r Record) error {
+// Write writes r into the directory of the descriptor dir (from
+// [OpenDir]) atomically, as [NoteEnd] does.
+func Write(dir int, r Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, FileName(r.Session)))
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
+	if err := writeAt(dir, FileName(r.Session), b); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	return nil
+}
+
+// writeAt writes b and a newline as the file name in the directory of
+// the descriptor dir: a new temporary file (".tmp-", 0600) renamed over
+// name, so that a reader sees the whole record or none, all relative to
+// dir, never through a path.
+func writeAt(dir int, name string, b []byte) error {
+	var tmp string
+	var fd int
+	var err error
+	for range 16 { // a name a writer SIGKILLed while writing may hold
+		tmp = fmt.Sprintf(".tmp-%d-%x", os.Getpid(), rand.Uint64())
+		if fd, err = sys.CreateAt(dir, tmp, 0o600); !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	w := os.NewFile(uintptr(fd), tmp)
+	_, err = w.Write(append(b, '\n'))
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = sys.Renameat(dir, tmp, name)
+	}
+	if err != nil {
+		_ = sys.Unlinkat(dir, tmp, 0)
+	}
+	return err
 }
 
 // maxRecord bounds what NoteEnd reads of a record: one is a few hundred
@@ -170,8 +197,8 @@ func Write(dir string, r Record) error {
 const maxRecord = 64 << 10
 
 // NoteEnd sets the GuardEnd of the record named name in the directory of
-// the descriptor dir, atomically as [Write] does (a temporary file, 0600,
-// renamed over it), all relative to dir, never through a path. The record
+// the descriptor dir, atomically (a temporary file, 0600, renamed over
+// it), all relative to dir, never through a path. The record
 // must be a whole record of this version and this user's, named by its
 // session, a private regular file (opened without following a link):
 // anything else is left as it is, and the error says why.
@@ -210,29 +237,16 @@ func NoteEnd(dir int, name, text string) error {
 	if err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
-	tmp := fmt.Sprintf(".tmp-end-%d", os.Getpid())
-	wfd, err := sys.CreateAt(dir, tmp, 0o600)
-	if err != nil {
-		return fmt.Errorf("ledger: %s: %w", tmp, err)
-	}
-	w := os.NewFile(uintptr(wfd), tmp)
-	_, err = w.Write(append(out, '\n'))
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = sys.Renameat(dir, tmp, name)
-	}
-	if err != nil {
-		_ = sys.Unlinkat(dir, tmp, 0)
+	if err := writeAt(dir, name, out); err != nil {
 		return fmt.Errorf("ledger: %s: %w", name, err)
 	}
 	return nil
 }
 
-// Remove removes session's record from dir.
-func Remove(dir, session string) error {
-	err := os.Remove(filepath.Join(dir, FileName(session)))
+// Remove removes session's record from the directory of the descriptor
+// dir, by its name relative to dir, never through a path.
+func Remove(dir int, session string) error {
+	err := sys.Unlinkat(dir, FileName(session), 0)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("ledger: %w", err)
 	}

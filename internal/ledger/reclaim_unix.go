@@ -2,7 +2,11 @@
 
 package ledger
 
-import "context"
+import (
+	"context"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
 
 // reclaimPasses bounds the scans for one session's marked processes: each
 // pass ends what it found, and the next finds what forked meanwhile; a
@@ -17,10 +21,11 @@ const reclaimPasses = 64
 // ctx's error; a session begun is finished first (its passes and its
 // cgroup's wait are bounded).
 func Reclaim(ctx context.Context, dry bool) (Report, error) {
-	dir, err := Dir()
+	dir, fd, err := OpenDir()
 	if err != nil {
 		return Report{}, err
 	}
+	defer sys.Close(fd)
 	rep := Report{Event: "reclaimed", Dir: dir, DryRun: dry, Sessions: []Session{}, Problems: []Problem{}}
 	boot, err := BootID()
 	if err != nil {
@@ -42,7 +47,7 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			// of it but the boot id.
 			s.Action = "other-boot"
 			if !dry {
-				_ = Remove(dir, r.Session)
+				_ = Remove(fd, r.Session)
 			}
 		case !shownGone(&s, r.Starter, r.Guard):
 			// Live, or unverified: left alone either way.
@@ -52,7 +57,7 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 				s.Action = "would-reclaim"
 			} else {
 				s.Action = "reclaimed"
-				if err := Remove(dir, r.Session); err != nil {
+				if err := Remove(fd, r.Session); err != nil {
 					rep.Problems = append(rep.Problems, Problem{File: FileName(r.Session), Reason: err.Error()})
 				}
 			}

@@ -159,14 +159,16 @@ func reclaimReuse(args []string) int {
 		res.Err = err.Error()
 		return 0
 	}
-	dir, err := Dir()
+	_, dir, err := OpenDir()
 	if err != nil {
 		res.Err = err.Error()
 		return 0
 	}
 	r := Record{Version: Version, BootID: boot, Session: id.String(), UID: os.Getuid(), Mode: "group", Created: Now(),
 		Starter: procs[0], Guard: procs[1], Engine: procs[2], PGID: procs[2].PID}
-	if err := Write(dir, r); err != nil {
+	err = Write(dir, r)
+	sys.Close(dir)
+	if err != nil {
 		res.Err = err.Error()
 		return 0
 	}
@@ -300,7 +302,7 @@ func TestReclaimEndsTheRecordsEngineByItsTokenWithoutItsMark(t *testing.T) {
 	}
 	r := Record{Version: Version, BootID: boot, Session: id.String(), UID: os.Getuid(), Mode: "group", Created: Now(),
 		Starter: gone(), Guard: gone(), Engine: Process{PID: engine.Process.Pid, Token: tok}, PGID: engine.Process.Pid}
-	if err := Write(dir, r); err != nil {
+	if err := write(t, dir, r); err != nil {
 		t.Fatal(err)
 	}
 	want := []Ended{{PID: engine.Process.Pid, Comm: "sleep"}}
