@@ -68,6 +68,11 @@ func (s *session) record() {
 		*p.to = ledger.Process{PID: p.pid, Token: tok}
 	}
 	r.Cgroup = s.recordCgroup()
+	if r.NS, err = ledger.Here(); err != nil {
+		// A record that names no namespace is never acted on.
+		s.log.Info().Err(err).Msg("no ledger record")
+		return
+	}
 	if err := ledger.Write(int(s.ledgerDir.Fd()), r); err != nil {
 		s.log.Info().Err(err).Msg("no ledger record")
 		return

@@ -206,6 +206,17 @@ func TestAReclaimThatFailsWritesNoRecord(t *testing.T) {
 	}
 }
 
+// hereNS is this process's namespaces, as a record of a session here
+// names them.
+func hereNS(t *testing.T) *ledger.Namespaces {
+	t.Helper()
+	ns, err := ledger.Here()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
 // TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero: a dead session
 // whose starter's and guard's PIDs now name strangers, and whose Engine
 // is gone, left nothing. --reclaim reports the two PIDs, token-mismatch,
@@ -225,7 +236,7 @@ func TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero(t *testing.T) {
 	// Start 1: no process of this boot started at tick 1 but its first.
 	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: strings.Repeat("ab", 16), UID: os.Getuid(), Mode: "group", Created: ledger.Now(),
 		Starter: ledger.Process{PID: os.Getpid(), Token: ledger.Token{Start: 1}}, Guard: ledger.Process{PID: stranger.Process.Pid, Token: ledger.Token{Start: 1}},
-		Engine: ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}, PGID: 1 << 22}
+		Engine: ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}, PGID: 1 << 22, NS: hereNS(t)}
 	writeRecord(t, dir, r)
 	out, rep, code := reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || rep.Survivors() != 0 {

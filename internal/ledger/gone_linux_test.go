@@ -134,7 +134,7 @@ func TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone(t *testing.T) {
 	}
 	none := Process{PID: 1 << 22, Token: Token{Start: 1}} // above pid_max: no process
 	r := Record{Version: Version, BootID: boot, Session: id.String(), UID: os.Getuid(), Mode: "group", Created: Now(),
-		Starter: Process{PID: tid, Token: Token{Start: 1}}, Guard: none, Engine: none, PGID: none.PID}
+		Starter: Process{PID: tid, Token: Token{Start: 1}}, Guard: none, Engine: none, PGID: none.PID, NS: here(t)}
 	if err := write(t, dir, r); err != nil {
 		t.Fatal(err)
 	}

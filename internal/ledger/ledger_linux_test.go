@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,17 @@ func write(t *testing.T, dir string, r Record) error {
 	return Write(fd, r)
 }
 
+// here is this process's namespaces, as a record of a session here names
+// them.
+func here(t *testing.T) *Namespaces {
+	t.Helper()
+	ns, err := Here()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
 func record(t *testing.T) Record {
 	t.Helper()
 	tok, err := TokenOf(os.Getpid())
@@ -50,7 +62,7 @@ func TestARecordWrittenIsReadBackWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, probs, err := Read(dir)
-	if err != nil || len(probs) != 0 || len(recs) != 1 || recs[0] != r {
+	if err != nil || len(probs) != 0 || len(recs) != 1 || !reflect.DeepEqual(recs[0], r) {
 		t.Fatalf("Read = %+v, %v, %v; want %+v", recs, probs, err, r)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -109,7 +121,7 @@ func TestRecordsThatCannotBeTrustedAreProblemsNotRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0] != good {
+	if len(recs) != 1 || !reflect.DeepEqual(recs[0], good) {
 		t.Errorf("Read took %+v, want only the good record", recs)
 	}
 	if len(probs) != len(bad)+2 {
@@ -196,7 +208,7 @@ func TestNoteEndSetsTheGuardsAccountAtomically(t *testing.T) {
 	recs, probs, err := Read(dir)
 	want := r
 	want.GuardEnd = "session end survivors at now"
-	if err != nil || len(probs) != 0 || len(recs) != 1 || recs[0] != want {
+	if err != nil || len(probs) != 0 || len(recs) != 1 || !reflect.DeepEqual(recs[0], want) {
 		t.Fatalf("Read after NoteEnd = %+v, %+v, %v; want %+v", recs, probs, err, want)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {

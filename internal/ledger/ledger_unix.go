@@ -20,8 +20,10 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// Version is the version of the records; a record of another is refused.
-const Version = 1
+// Version is the version of the records written. A record of version 1
+// (which names no namespace) is read, reported and never acted on; one of
+// another version is refused.
+const Version = 2
 
 // Process is one process of a session, as the record names it.
 type Process struct {
@@ -48,6 +50,13 @@ type Record struct {
 	Engine  Process `json:"engine"` // its start is the session's
 	PGID    int     `json:"pgid"`
 	Cgroup  *Cgroup `json:"cgroup,omitempty"`
+	// NS names the namespaces the numbers above are relative to (Linux;
+	// nil elsewhere, and in a record of version 1).
+	NS *Namespaces `json:"ns,omitempty"`
+	// SeenFrom are the PID namespaces from which a reclaim saw the
+	// record's PID namespace's init alive: its ancestors, which see every
+	// process of it (Linux).
+	SeenFrom []PIDNamespace `json:"seen_from,omitempty"`
 	// GuardEnd, when set, is what the guard's end of the session came to
 	// after the starter was gone, when it left something: the end's
 	// account and its time, written into the record by the guard
@@ -166,6 +175,20 @@ func Write(dir int, r Record) error {
 // name, so that a reader sees the whole record or none, all relative to
 // dir, never through a path.
 func writeAt(dir int, name string, b []byte) error {
+	tmp, err := writeTemp(dir, b)
+	if err != nil {
+		return err
+	}
+	if err := sys.Renameat(dir, tmp, name); err != nil {
+		_ = sys.Unlinkat(dir, tmp, 0)
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes b and a newline into a new temporary file of the
+// directory dir (".tmp-", 0600, which Read skips) and returns its name.
+func writeTemp(dir int, b []byte) (string, error) {
 	var tmp string
 	var fd int
 	var err error
@@ -176,20 +199,18 @@ func writeAt(dir int, name string, b []byte) error {
 		}
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	w := os.NewFile(uintptr(fd), tmp)
 	_, err = w.Write(append(b, '\n'))
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = sys.Renameat(dir, tmp, name)
-	}
 	if err != nil {
 		_ = sys.Unlinkat(dir, tmp, 0)
+		return "", err
 	}
-	return err
+	return tmp, nil
 }
 
 // maxRecord bounds what NoteEnd reads of a record: one is a few hundred
@@ -198,39 +219,14 @@ const maxRecord = 64 << 10
 
 // NoteEnd sets the GuardEnd of the record named name in the directory of
 // the descriptor dir, atomically (a temporary file, 0600, renamed over
-// it), all relative to dir, never through a path. The record
-// must be a whole record of this version and this user's, named by its
+// it), all relative to dir, never through a path. The record must be a
+// whole record (as Read takes one) and this user's, named by its
 // session, a private regular file (opened without following a link):
 // anything else is left as it is, and the error says why.
 func NoteEnd(dir int, name, text string) error {
-	fd, err := sys.OpenAt(dir, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
+	r, _, err := readAt(dir, name)
 	if err != nil {
-		return fmt.Errorf("ledger: %s: %w", name, err)
-	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	st, err := sys.Fstat(fd)
-	if err != nil {
-		return fmt.Errorf("ledger: %s: %w", name, err)
-	}
-	switch {
-	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
-		return fmt.Errorf("ledger: %s is not a regular file", name)
-	case int(st.Uid) != os.Getuid():
-		return fmt.Errorf("ledger: %s belongs to another user", name)
-	case st.Mode&0o077 != 0:
-		return fmt.Errorf("ledger: %s is open to others (mode %#o)", name, st.Mode&0o777)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
-	if err != nil {
-		return fmt.Errorf("ledger: %s: %w", name, err)
-	}
-	if len(b) > maxRecord {
-		return fmt.Errorf("ledger: %s: over %d bytes", name, maxRecord)
-	}
-	r, err := parse(b)
-	if err != nil || FileName(r.Session) != name {
-		return fmt.Errorf("ledger: %s: torn or foreign record: %v", name, err)
+		return err
 	}
 	r.GuardEnd = text
 	out, err := json.Marshal(r)
@@ -241,6 +237,43 @@ func NoteEnd(dir int, name, text string) error {
 		return fmt.Errorf("ledger: %s: %w", name, err)
 	}
 	return nil
+}
+
+// readAt reads the record name of the directory of the descriptor dir,
+// relative to it, and returns it with the bytes it was read from. It must
+// be a whole record (as Read takes one) and this user's, named by its
+// session, a private regular file (opened without following a link).
+func readAt(dir int, name string) (Record, []byte, error) {
+	fd, err := sys.OpenAt(dir, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
+	if err != nil {
+		return Record{}, nil, fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	st, err := sys.Fstat(fd)
+	if err != nil {
+		return Record{}, nil, fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return Record{}, nil, fmt.Errorf("ledger: %s is not a regular file", name)
+	case int(st.Uid) != os.Getuid():
+		return Record{}, nil, fmt.Errorf("ledger: %s belongs to another user", name)
+	case st.Mode&0o077 != 0:
+		return Record{}, nil, fmt.Errorf("ledger: %s is open to others (mode %#o)", name, st.Mode&0o777)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRecord+1))
+	if err != nil {
+		return Record{}, nil, fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	if len(b) > maxRecord {
+		return Record{}, nil, fmt.Errorf("ledger: %s: over %d bytes", name, maxRecord)
+	}
+	r, err := parse(b)
+	if err != nil || (FileName(r.Session) != name && !strings.HasPrefix(name, ".tmp-")) {
+		return Record{}, nil, fmt.Errorf("ledger: %s: torn or foreign record: %v", name, err)
+	}
+	return r, b, nil
 }
 
 // Remove removes session's record from the directory of the descriptor
@@ -254,7 +287,8 @@ func Remove(dir int, session string) error {
 }
 
 // Read reads every record of dir. A file that is not a whole record of
-// this version, this user's and private, is a problem, not an error.
+// version 1 or of this version, this user's and private, is a problem,
+// not an error.
 func Read(dir string) ([]Record, []Problem, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -287,8 +321,8 @@ func Read(dir string) ([]Record, []Problem, error) {
 	return recs, probs, nil
 }
 
-// parse reads one record: exactly one JSON object of this version, with
-// every field a reclaim needs, and nothing after it.
+// parse reads one record: exactly one JSON object of version 1 or of this
+// version, with every field a reclaim needs, and nothing after it.
 func parse(b []byte) (Record, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -300,7 +334,7 @@ func parse(b []byte) (Record, error) {
 		return Record{}, errors.New("data after the record")
 	}
 	switch {
-	case r.Version != Version:
+	case r.Version != Version && r.Version != 1:
 		return Record{}, fmt.Errorf("version %d", r.Version)
 	case r.BootID == "" || r.Session == "" || r.Starter.PID <= 0 || r.Guard.PID <= 0 || r.Engine.PID <= 0 || r.Engine.Token.Start == 0:
 		return Record{}, errors.New("fields missing")

@@ -16,7 +16,11 @@ const reclaimPasses = 64
 
 // Reclaim ends what the dead sessions of this user's ledger left, as the
 // package doc says; dry, it only reports what it would end. It never
-// touches a session whose starter or guard lives. ctx is looked at before
+// touches a session whose starter or guard lives, nor one whose record is
+// of other namespaces than this process's (other-namespace) or names
+// none (version 1). A record of another boot (other-boot), or of a PID
+// namespace in which nothing is left (namespace-gone), is removed with
+// nothing signalled. ctx is looked at before
 // each session: once it is done, Reclaim returns what it did so far with
 // ctx's error; a session begun is finished first (its passes and its
 // cgroup's wait are bounded).
@@ -36,11 +40,19 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 		return rep, err
 	}
 	rep.Problems = append(rep.Problems, probs...)
+	here, err := Here()
+	if err != nil {
+		return rep, err
+	}
 	for _, r := range recs {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}, GuardEnd: r.GuardEnd}
+		where, why := nsOwn, ""
+		if r.BootID == boot {
+			where, why = whereIs(fd, r, here, dry)
+		}
 		switch {
 		case r.BootID != boot:
 			// Of another boot: no process of it lives; nothing is read
@@ -49,6 +61,18 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			if !dry {
 				_ = Remove(fd, r.Session)
 			}
+		case where == nsGone:
+			// Of a PID namespace in which nothing is left: no process of
+			// it lives; nothing else is read of it.
+			s.Action = "namespace-gone"
+			if !dry {
+				_ = Remove(fd, r.Session)
+			}
+		case where == nsOther:
+			// Its numbers are another namespace's, or of no namespace
+			// named: none is looked up here, and nothing is signalled.
+			s.Action = "other-namespace"
+			s.Left = append(s.Left, LeftProcess{Reason: "other-namespace: " + why})
 		case !shownGone(&s, r.Starter, r.Guard):
 			// Live, or unverified: left alone either way.
 		default:

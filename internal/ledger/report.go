@@ -50,7 +50,11 @@ type Session struct {
 	// removed), "live" (its starter or guard lives: left alone),
 	// "unverified" (whether its starter or guard lives could not be told:
 	// left alone, the reason in Left), "other-boot" (a record of another
-	// boot: removed, nothing signalled), "would-reclaim" (dry run).
+	// boot: removed, nothing signalled), "other-namespace" (its numbers
+	// are of another PID, cgroup or user namespace, or of none named, as
+	// in a record of version 1: left alone, the reason in Left),
+	// "namespace-gone" (of a PID namespace in which nothing is left:
+	// removed, nothing signalled), "would-reclaim" (dry run).
 	Action string        `json:"action"`
 	Cgroup bool          `json:"cgroup_ended,omitempty"`
 	Ended  []Ended       `json:"ended"`

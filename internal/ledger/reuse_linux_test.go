@@ -164,8 +164,13 @@ func reclaimReuse(args []string) int {
 		res.Err = err.Error()
 		return 0
 	}
+	ns, err := Here()
+	if err != nil {
+		res.Err = err.Error()
+		return 0
+	}
 	r := Record{Version: Version, BootID: boot, Session: id.String(), UID: os.Getuid(), Mode: "group", Created: Now(),
-		Starter: procs[0], Guard: procs[1], Engine: procs[2], PGID: procs[2].PID}
+		Starter: procs[0], Guard: procs[1], Engine: procs[2], PGID: procs[2].PID, NS: ns}
 	err = Write(dir, r)
 	sys.Close(dir)
 	if err != nil {
@@ -301,7 +306,7 @@ func TestReclaimEndsTheRecordsEngineByItsTokenWithoutItsMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Record{Version: Version, BootID: boot, Session: id.String(), UID: os.Getuid(), Mode: "group", Created: Now(),
-		Starter: gone(), Guard: gone(), Engine: Process{PID: engine.Process.Pid, Token: tok}, PGID: engine.Process.Pid}
+		Starter: gone(), Guard: gone(), Engine: Process{PID: engine.Process.Pid, Token: tok}, PGID: engine.Process.Pid, NS: here(t)}
 	if err := write(t, dir, r); err != nil {
 		t.Fatal(err)
 	}
