@@ -29,7 +29,13 @@ import (
 // id the record names); on macOS and FreeBSD the Engine's descendants by
 // lineage and the processes that carry the mark where it can be read
 // (package internal/lineage's sweep, each read again right before its
-// signal). It then removes the record. A process that cannot be
+// signal). It then removes the record. On Linux it acts only on a record
+// of its own PID, cgroup and user namespaces: another namespace's numbers
+// name other processes here, so such a record (and one of version 1,
+// which names none) is reported, Action "other-namespace", and never
+// signalled; one of a PID namespace in which nothing is left is removed,
+// "namespace-gone" (the manual's "The ledger and --reclaim" says when).
+// A process that cannot be
 // verified is reported in Left with its reason and never signalled;
 // another user's processes are never touched. A launcher can call it
 // before it starts a session: with an empty ledger it reads the boot id

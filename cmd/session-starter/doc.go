@@ -468,13 +468,36 @@
 //     time, which a clock step moves) and, on Linux 6.9+ 64-bit kernels,
 //     the pidfs inode of a pidfd of it, which no other process shares; on
 //     macOS its 64-bit unique process id; on FreeBSD its start, `ki_start`
-//     —, the group, the session cgroup's directory and id.
+//     —, the group, the session cgroup's directory and id; on Linux the
+//     namespaces these numbers are relative to: the PID namespace (its
+//     inode and the token of its PID 1, as an inode number is handed out
+//     again), the cgroup namespace (the cgroup's path) and the user
+//     namespace (the uid).
 //
 // `session-starter --reclaim` (with `--dry-run`, it only lists) reads this
 // user's ledger and takes only the sessions whose starter and guard are
 // both shown gone (no live process with the token's identity at their
 // PIDs; a PID given to another process since counts as gone, and is
-// reported, `token-mismatch`, never signalled). For each it
+// reported, `token-mismatch`, never signalled; a number that names a
+// thread, not a process, counts as gone:
+// `TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone`). It acts only
+// on a record of its own PID, cgroup and user namespaces: one of another
+// namespace, whose numbers mean other processes here, is reported
+// `other-namespace` with the reason and never signalled, from the host
+// (`TestAReclaimInTheHostSignalsNothingOfASessionInAChildPIDNamespace`)
+// or from inside a namespace
+// (`TestAReclaimInAChildPIDNamespaceSignalsNothingOfTheOuterSession`); so
+// is a record of version 1, which names no namespace. A record of a PID
+// namespace in which nothing is left is dropped, `namespace-gone`,
+// nothing signalled: one of this namespace's inode number whose PID 1 is
+// another process now (the number named an earlier namespace), and one
+// whose PID 1 a reclaim here saw alive before (it notes that in the
+// record: this namespace is its ancestor) and sees no more — the kernel
+// kills every process of a PID namespace whose PID 1 died
+// (`TestARecordOfAnEarlierNamespaceOfThisNumberIsDropped`). A record of a
+// namespace never seen from here (a sibling container's) stays until a
+// reclaim in its own namespace takes it, or the next boot; one of version
+// 1 until the next boot. For each record it acts on it
 // ends the Engine the record names if the live process at its PID has its
 // token (a stranger with that PID is reported, `token-mismatch`, never
 // signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`), every live
@@ -1101,6 +1124,16 @@
 //     nothing ends its tree (`TestAnEngineThatKillsTheGuardAndTheStarterEscapes`
 //     pins this). That needs a boundary the Engine cannot cross: another user, a
 //     PID namespace, a cgroup it cannot write.
+//   - A `--reclaim` ends only what sessions of its own PID, cgroup and user
+//     namespaces left. A record of another namespace sharing the ledger's
+//     directory is reported `other-namespace`; where no reclaim ever saw
+//     that namespace's PID 1 alive from an ancestor namespace (a sibling
+//     container's, or one gone before a reclaim ran), it stays until the
+//     next boot. The kernel gives no way to name a PID namespace's parent
+//     from inside it. Where pidfds are not in pidfs (before Linux 6.9),
+//     "seen alive" compares a start time, and a process started in the same
+//     clock tick may be taken for that PID 1: the record then goes later,
+//     never a process signalled.
 //   - The grace's stop signal goes out once, at the start of the end: a
 //     process forked into the session after it (the next child of a shell
 //     loop that forks before its trap runs, as in `while :; do sleep 600 &

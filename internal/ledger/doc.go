@@ -16,7 +16,10 @@
 // # Guarantees
 //
 // Reclaim acts on a record only when it is this user's, read whole, of
-// this boot, and names a starter and a guard that are both shown gone (no
+// this boot, of this process's PID, cgroup and user namespaces (on Linux;
+// [Namespaces]: another namespace's numbers name other processes here,
+// and a record of version 1 names none: reported other-namespace, never
+// acted on), and names a starter and a guard that are both shown gone (no
 // live process with the token's identity: a PID given to another process
 // since does not keep a session alive, and is reported, token-mismatch,
 // never signalled). It then ends the Engine the
@@ -34,6 +37,12 @@
 // users are never touched; PPID 1 is never a reason to signal.
 //
 // # Failure rule
+//
+// A record of a PID namespace in which nothing is left is removed,
+// namespace-gone, nothing signalled: its inode number is this namespace's
+// and its PID 1 another process (an earlier namespace had the number), or
+// a reclaim here saw its PID 1 alive before (Record.SeenFrom: this
+// namespace is its ancestor) and sees it no more.
 //
 // A record or a directory that cannot be trusted — torn, of another user,
 // of the wrong mode, behind a symlink — is reported and not acted on; a

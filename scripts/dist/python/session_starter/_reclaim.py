@@ -28,8 +28,12 @@ def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optiona
     "left": [{"pid", "reason", "survivor"}], "guard_end"}], "problems": [{"file",
     "reason"}]}``; ``action`` is "reclaimed", "live" (its starter or guard
     lives: left alone), "unverified" (whether they live could not be told:
-    left alone, the reason in "left"), "other-boot" or "would-reclaim"
-    (``dry_run``: nothing is ended); ``guard_end``, when present, is what
+    left alone, the reason in "left"), "other-boot" (dropped, nothing
+    signalled), "other-namespace" (its numbers are of another PID, cgroup
+    or user namespace, or of none named, as in a record of version 1: left
+    alone, never signalled, the reason in "left"), "namespace-gone" (of a
+    PID namespace in which nothing is left: dropped, nothing signalled) or
+    "would-reclaim" (``dry_run``: nothing is ended); ``guard_end``, when present, is what
     the session's guard's end came to after session-starter was gone, when
     it left something. A "left" entry with ``survivor`` true is a process
     verified as the session's that lives on; exit status 125 (only for such
