@@ -518,7 +518,9 @@
 // signalled. It prints one line a session, and writes the whole report as
 // one JSON record (`"event":"reclaimed"`) to `--status-fd`. It exits 125
 // only when a process verified as a session's is left (`"survivor":true`:
-// its signal failed, SIGKILL did not end it, or its cgroup did not empty),
+// its signal failed, SIGKILL did not end it within 10 s, or its cgroup did
+// not empty; the record then stays for the next reclaim:
+// `TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty`),
 // else 0: a PID given to a stranger, a refused file and a process that
 // could not be verified are reported, not counted as left
 // (`TestAReclaimWhoseRecordsPIDsWereMerelyReusedExitsZero`). A failed

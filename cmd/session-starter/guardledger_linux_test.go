@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,9 +103,21 @@ func TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty(t *testing.T) {
 		t.Fatalf("the record's guard_end = %q, want the guard's account, beginning %q", recs[0].GuardEnd, account)
 	}
 
+	// A reclaim now cannot end it either: a survivor, verified as the
+	// session's, exit 125, and the record stays for the next.
+	out, rep, code := reclaimCmd(t, dir)
+	if code != 125 || len(rep.Sessions) != 1 || rep.Survivors() != 1 ||
+		!slices.Contains(rep.Sessions[0].Left, ledger.LeftProcess{PID: stuck, Reason: "survivor: SIGKILL did not end it within 10s", Survivor: true}) ||
+		slices.ContainsFunc(rep.Sessions[0].Ended, func(e ledger.Ended) bool { return e.PID == stuck }) {
+		t.Fatalf("--reclaim with the member stuck: exit %d, %q, %+v; want 125 and it left, a survivor", code, out, rep)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ledger.FileName(session))); err != nil {
+		t.Fatalf("the record after a reclaim that left a survivor: %v; want it kept", err)
+	}
+
 	fuse.Close() // the connection is aborted: the waiting member dies
 	noSurvivors(t, mark)
-	out, rep, code := reclaimCmd(t, dir)
+	out, rep, code = reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" {
 		t.Fatalf("--reclaim: exit %d, %q, %+v; want the kept record reclaimed", code, out, rep)
 	}

@@ -3,7 +3,9 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -16,10 +18,16 @@ import (
 // cgroupWait bounds the wait for a left cgroup to empty after cgroup.kill.
 const cgroupWait = 10 * time.Second
 
+// exitWait bounds the wait for the processes a reclaim SIGKILLed to exit,
+// from the end of its cgroup's wait: one still live then is a survivor.
+const exitWait = 10 * time.Second
+
 // reclaim ends the session of r: its Engine, where the live process at
 // the recorded PID has its token, its marked processes, in passes until
 // one finds nothing new, then its cgroup (what is in it and lost the mark,
-// an environment scrubbed).
+// an environment scrubbed). A process it SIGKILLed that has not exited
+// within exitWait (one waiting in the kernel on a hung FUSE server, say)
+// is left, a survivor, and not counted as ended.
 func reclaim(s *Session, r Record, dry bool) {
 	id, err := mark.Parse(r.Session)
 	if err != nil {
@@ -29,6 +37,19 @@ func reclaim(s *Session, r Record, dry bool) {
 	self := os.Getpid()
 	seen := map[int]bool{}
 	left := map[int]LeftProcess{}
+	// killed holds a pidfd of each process SIGKILLed, to wait for its exit.
+	killed := map[int]int{}
+	kill := func(pid, fd int) {
+		err := sys.PidfdSignal(fd, syscall.SIGKILL)
+		switch _, dup := killed[pid]; {
+		case err != nil && !errors.Is(err, sys.ErrGone):
+			left[pid] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
+		case err == nil && !dup:
+			killed[pid] = fd
+			return
+		}
+		sys.Close(fd)
+	}
 	// The Engine as the record names it, by its token: ended through a
 	// pidfd of it also when it scrubbed the mark from its environment. A
 	// PID that names another process now is reported, never signalled.
@@ -40,12 +61,11 @@ func reclaim(s *Session, r Record, dry bool) {
 			comm = st.Comm
 		}
 		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: comm})
-		if !dry {
-			if err := sys.PidfdSignal(fd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
-				left[r.Engine.PID] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
-			}
+		if dry {
+			sys.Close(fd)
+		} else {
+			kill(r.Engine.PID, fd)
 		}
-		sys.Close(fd)
 	case errors.Is(err, errMismatch):
 		left[r.Engine.PID] = LeftProcess{Reason: "token-mismatch"}
 	case !errors.Is(err, sys.ErrGone):
@@ -67,12 +87,11 @@ func reclaim(s *Session, r Record, dry bool) {
 				fresh++
 				s.Ended = append(s.Ended, Ended{PID: f.PID, Comm: f.Comm})
 			}
-			if !dry {
-				if err := sys.PidfdSignal(f.Pidfd, syscall.SIGKILL); err != nil && !errors.Is(err, sys.ErrGone) {
-					left[f.PID] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
-				}
+			if dry {
+				sys.Close(f.Pidfd)
+			} else {
+				kill(f.PID, f.Pidfd)
 			}
-			sys.Close(f.Pidfd)
 		}
 		if fresh == 0 || dry {
 			break
@@ -95,8 +114,39 @@ func reclaim(s *Session, r Record, dry bool) {
 			}
 		}
 	}
+	for _, pid := range awaitExits(killed, exitWait) {
+		left[pid] = LeftProcess{Reason: fmt.Sprintf("survivor: SIGKILL did not end it within %v", exitWait), Survivor: true}
+	}
+	for _, fd := range killed {
+		sys.Close(fd)
+	}
+	s.Ended = slices.DeleteFunc(s.Ended, func(e Ended) bool { return left[e.PID].Survivor })
 	for pid, l := range left {
 		l.PID = pid
 		s.Left = append(s.Left, l)
 	}
+}
+
+// awaitExits waits up to within for the processes of the pidfds of
+// killed (by PID) to exit, and returns those that have not.
+func awaitExits(killed map[int]int, within time.Duration) []int {
+	deadline := time.Now().Add(within)
+	live := maps.Clone(killed)
+	for len(live) > 0 {
+		pids := slices.Collect(maps.Keys(live))
+		fds := make([]sys.PollFd, len(pids))
+		for i, pid := range pids {
+			fds[i] = sys.PollFd{Fd: int32(live[pid]), Events: sys.POLLIN}
+		}
+		n, err := sys.Poll(fds, max(time.Until(deadline), 0))
+		if err != nil || n == 0 {
+			break // the deadline, or not told: what lives is left
+		}
+		for i, f := range fds {
+			if f.Revents != 0 {
+				delete(live, pids[i])
+			}
+		}
+	}
+	return slices.Collect(maps.Keys(live))
 }

@@ -80,7 +80,11 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			if dry {
 				s.Action = "would-reclaim"
 			} else {
+				// A survivor keeps the record, for the next reclaim.
 				s.Action = "reclaimed"
+				if s.survivors() > 0 {
+					break
+				}
 				if err := Remove(fd, r.Session); err != nil {
 					rep.Problems = append(rep.Problems, Problem{File: FileName(r.Session), Reason: err.Error()})
 				}

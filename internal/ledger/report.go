@@ -34,10 +34,18 @@ type LeftProcess struct {
 func (r Report) Survivors() int {
 	n := 0
 	for _, s := range r.Sessions {
-		for _, l := range s.Left {
-			if l.Survivor {
-				n++
-			}
+		n += s.survivors()
+	}
+	return n
+}
+
+// survivors counts the session's processes left that were verified as
+// its own.
+func (s Session) survivors() int {
+	n := 0
+	for _, l := range s.Left {
+		if l.Survivor {
+			n++
 		}
 	}
 	return n
@@ -47,7 +55,7 @@ func (r Report) Survivors() int {
 type Session struct {
 	Session string `json:"session"`
 	// Action: "reclaimed" (ended, or nothing was left, and the record
-	// removed), "live" (its starter or guard lives: left alone),
+	// removed; kept when a survivor is left, for the next reclaim), "live" (its starter or guard lives: left alone),
 	// "unverified" (whether its starter or guard lives could not be told:
 	// left alone, the reason in Left), "other-boot" (a record of another
 	// boot: removed, nothing signalled), "other-namespace" (its numbers

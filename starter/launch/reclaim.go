@@ -30,7 +30,8 @@ func (r StatusReclaimed) Total() (ended, left int) {
 type ReclaimedSession struct {
 	Session string `json:"session"` // the session's id in its mark
 	// Action: "reclaimed" (what was left ended, or nothing was left, and
-	// the record removed), "live" (its starter or guard lives: left
+	// the record removed; kept when a survivor is left, for the next
+	// reclaim), "live" (its starter or guard lives: left
 	// alone), "unverified" (whether they live could not be told: left
 	// alone, the reason in Left), "other-boot" (a record of another boot:
 	// removed, nothing signalled), "other-namespace" (its numbers are of

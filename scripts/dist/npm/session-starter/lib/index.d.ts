@@ -317,7 +317,7 @@ export interface LeftProcess {
 export interface ReclaimedSession {
   /** The session's id in its mark. */
   session: string;
-  /** 'reclaimed' (what was left ended, the record removed), 'live' (its starter or guard lives: left alone), 'unverified' (whether they live could not be told: left alone, the reason in left), 'other-boot' (dropped, nothing signalled), 'other-namespace' (its numbers are of another PID, cgroup or user namespace, or of none named, as in a record of version 1: left alone, never signalled, the reason in left), 'namespace-gone' (of a PID namespace in which nothing is left: dropped, nothing signalled), 'would-reclaim' (dryRun). */
+  /** 'reclaimed' (what was left ended, the record removed; kept when a survivor is left, for the next reclaim), 'live' (its starter or guard lives: left alone), 'unverified' (whether they live could not be told: left alone, the reason in left), 'other-boot' (dropped, nothing signalled), 'other-namespace' (its numbers are of another PID, cgroup or user namespace, or of none named, as in a record of version 1: left alone, never signalled, the reason in left), 'namespace-gone' (of a PID namespace in which nothing is left: dropped, nothing signalled), 'would-reclaim' (dryRun). */
   action: 'reclaimed' | 'live' | 'unverified' | 'other-boot' | 'other-namespace' | 'namespace-gone' | 'would-reclaim';
   cgroup_ended?: boolean;
   ended: ReclaimedProcess[];
