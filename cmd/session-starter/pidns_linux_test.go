@@ -4,6 +4,7 @@ package main
 // namespace's, and a reclaim in another namespace signals nothing of it.
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,4 +125,20 @@ func TestAReclaimInAChildPIDNamespaceSignalsNothingOfTheOuterSession(t *testing.
 	s.signal(syscall.SIGTERM)
 	s.wait()
 	noSurvivors(t, mark)
+}
+
+// TestAReclaimRefusesAProcOfAnotherPIDNamespace: in a PID namespace of its
+// own whose /proc is still the host's, the numbers /proc lists are not
+// the ones pidfds are opened by. --reclaim refuses to run, exit 125 and
+// no record, and signals nothing.
+func TestAReclaimRefusesAProcOfAnotherPIDNamespace(t *testing.T) {
+	needsPIDNamespace(t)
+	dir := privateDir(t)
+	cmd := exec.Command("unshare", "--pid", "--fork", "--kill-child", binary, "--reclaim")
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+dir)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "belongs to another PID namespace") {
+		t.Fatalf("--reclaim with the host's /proc in a PID namespace: %v, %q; want exit 125, /proc refused", err, out)
+	}
 }

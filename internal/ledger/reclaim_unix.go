@@ -4,7 +4,9 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -16,6 +18,7 @@ const reclaimPasses = 64
 
 // Reclaim ends what the dead sessions of this user's ledger left, as the
 // package doc says; dry, it only reports what it would end. It never
+// runs where /proc is of another PID namespace than this process's, nor
 // touches a session whose starter or guard lives, nor one whose record is
 // of other namespaces than this process's (other-namespace) or names
 // none (version 1). A record of another boot (other-boot), or of a PID
@@ -25,6 +28,11 @@ const reclaimPasses = 64
 // ctx's error; a session begun is finished first (its passes and its
 // cgroup's wait are bounded).
 func Reclaim(ctx context.Context, dry bool) (Report, error) {
+	// Every number is read in /proc and acted on through pidfds: a /proc
+	// of another PID namespace would make them name other processes.
+	if err := proc.SameNamespace(); err != nil {
+		return Report{}, fmt.Errorf("ledger: %w", err)
+	}
 	dir, fd, err := OpenDir()
 	if err != nil {
 		return Report{}, err
