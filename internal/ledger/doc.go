@@ -7,8 +7,10 @@
 // rename) into a private per-user directory ([Dir]): the boot id, the
 // session id of its mark (package internal/mark), and for the starter,
 // the guard and the Engine the PID with an identity token ([Token]), the
-// group, the session cgroup's directory and id, the start time. The
-// starter removes it at a clean end; after a SIGKILL of the starter, the
+// group, the session cgroup's directory and id, the start time, and on
+// Linux the namespaces these numbers are relative to ([Namespaces]). The
+// starter writes it, and removes it at a clean end, by its name relative
+// to a descriptor of the directory; after a SIGKILL of the starter, the
 // guard removes it ([FileName], relative to a descriptor of the directory
 // it got at arming: [OpenDir]) once its end of the session found nothing
 // left, and keeps it otherwise, for a reclaim.

@@ -58,9 +58,9 @@ type ReclaimedProcess struct {
 // LeftProcess is a process a reclaim did not end, with the reason:
 // mark-unreadable, other-uid, token-mismatch (the record's starter's,
 // guard's or Engine's PID now names another process, or a cgroup's id is
-// not the recorded one),
-// platform (no verified scan here), or what failed. PID is 0 for the
-// session as a whole.
+// not the recorded one), other-namespace (the record is of another
+// namespace: which), platform (no verified scan here), survivor (SIGKILL
+// did not end it), or what failed. PID is 0 for the session as a whole.
 type LeftProcess struct {
 	PID    int    `json:"pid,omitempty"`
 	Reason string `json:"reason"`

@@ -305,7 +305,7 @@ export interface ReclaimedProcess {
   comm: string;
 }
 
-/** A process reclaim() did not end, and why: 'mark-unreadable', 'other-uid', 'token-mismatch', 'platform', or what failed. pid is absent for the session as a whole. */
+/** A process reclaim() did not end, and why: 'mark-unreadable', 'other-uid', 'token-mismatch', 'other-namespace: …' (the record is of another namespace: which), 'platform', 'survivor: …' (SIGKILL did not end it), or what failed. pid is absent for the session as a whole. */
 export interface LeftProcess {
   pid?: number;
   reason: string;
