@@ -288,26 +288,12 @@ func TestARelativeLedgerDirectoryTurnsTheLedgerOff(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("XDG_RUNTIME_DIR is read for a user other than root: the test runs as nobody")
 	}
-	const nobody = 65534
-	for _, d := range []string{filepath.Dir(cwd), cwd} { // t.TempDir's parent is 0700
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := forNobody(t, cwd)
 	rel := filepath.Join(cwd, "run")
 	if err := os.Mkdir(rel, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chown(rel, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
-	// The binary, where nobody may run it.
-	b, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(cwd, "session-starter")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd = exec.Command(bin, "--reclaim")
@@ -323,5 +309,53 @@ func TestARelativeLedgerDirectoryTurnsTheLedgerOff(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "ledger: off: XDG_RUNTIME_DIR=run is not an absolute path") {
 		t.Fatalf("--reclaim as nobody with XDG_RUNTIME_DIR=run: %v, %q; want exit 125, the ledger off", err, out)
+	}
+}
+
+// forNobody opens dir, one of t.TempDir's, to every user, copies the
+// binary into it and returns the copy's path: nobody may run it there.
+func forNobody(t *testing.T, dir string) string {
+	t.Helper()
+	for _, d := range []string{filepath.Dir(dir), dir} { // t.TempDir's parent is 0700
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "session-starter")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestALedgerRecordIsWrittenWhereProcHidesOtherUsersProcesses: with
+// /proc mounted hidepid=invisible, a user's session cannot read PID 1's
+// entry. Its record names its PID namespace's init by the pidfs inode
+// alone, and is written.
+func TestALedgerRecordIsWrittenWhereProcHidesOtherUsersProcesses(t *testing.T) {
+	needsPIDNamespace(t) // root and unshare(1)
+	if tok, err := ledger.TokenOf(os.Getpid()); err != nil || tok.Pidfs == 0 {
+		t.Skip("pidfds are not in pidfs here (before Linux 6.9, or a 32-bit kernel)")
+	}
+	dir := privateDir(t)
+	bin := forNobody(t, dir)
+	led := filepath.Join(dir, "ledger")
+	if err := os.Mkdir(led, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(led, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	// A mount namespace of its own: the host's /proc is left as it is.
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c",
+		`mount -t proc -o hidepid=invisible proc /proc && exec setpriv --reuid 65534 --regid 65534 --clear-groups "$0" --containment group --log-level info -- sh -c 'ls "$1"' sh "$1"`, bin, led)
+	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+led)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ".json") || strings.Contains(string(out), "no ledger record") {
+		t.Fatalf("a session of nobody with /proc hidepid=invisible: %v, %q; want its record in the ledger", err, out)
 	}
 }

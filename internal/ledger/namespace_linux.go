@@ -47,10 +47,30 @@ func Here() (*Namespaces, error) {
 	}
 	init, err := TokenOf(1)
 	if err != nil {
+		// /proc/1 hidden (hidepid): the pidfs inode alone names it.
+		init, err = pidfsToken(1)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("ledger: the PID namespace's init: %w", err)
 	}
 	ns.PID.Init = init
 	return &ns, nil
+}
+
+// pidfsToken is pid's token by its pidfs inode alone, for a process whose
+// /proc entry this one may not read; an error where pidfds are not in
+// pidfs.
+func pidfsToken(pid int) (Token, error) {
+	fd, err := sys.PidfdOpen(pid)
+	if err != nil {
+		return Token{}, err
+	}
+	defer sys.Close(fd)
+	ino := pidfsInode(fd)
+	if ino == 0 {
+		return Token{}, errors.New("no pidfs inode")
+	}
+	return Token{Pidfs: ino}, nil
 }
 
 // Namespace verdicts of a record (whereIs).
