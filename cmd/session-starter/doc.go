@@ -844,7 +844,13 @@
 // nothing ran; no record (a SIGKILLed starter) means it cannot be known.
 // (TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession,
 // TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL,
-// TestExecutedIsTheRetrySignalOfACompleteRecord.)
+// TestExecutedIsTheRetrySignalOfACompleteRecord.) What a call released
+// may hold its output pipes: the packages' `call()` reads them for at
+// most a drain bound after session-starter's exit (500 ms, option `drain`),
+// then closes them and returns with the output read so far
+// (`outputHeld`, `output_held`). It keeps at most 100 MiB of stdout and
+// of stderr each (`maxBuffer`, `max_buffer`); past that it ends the call
+// and says so (`MaxBufferError`).
 //
 // The contain rows are pinned by the tests of `starter/contain`
 // (TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped,
