@@ -143,15 +143,15 @@
 //	                         (see the manual), takes only sessions whose starter
 //	                         and guard are both shown gone (by identity token,
 //	                         never by PID alone), and ends each one's Engine where
-//	                         its PID still has its token, its cgroup and every
-//	                         process that carries its mark, verified on the live
-//	                         process (on macOS and FreeBSD the Engine's
-//	                         descendants by lineage and the marked processes whose
-//	                         environment can be read; Windows keeps no ledger);
-//	                         prints what it ended and what it left, with the
-//	                         reason, and writes them as a JSON record to
-//	                         --status-fd. Exit 0, or 125 when something was left
-//	                         or refused.
+//	                         its PID still has its token, then its cgroup, or in
+//	                         group mode every process that carries its mark,
+//	                         verified on the live process (on macOS and FreeBSD
+//	                         the Engine's descendants by lineage and the marked
+//	                         processes whose environment can be read; Windows
+//	                         keeps no ledger); prints what it ended and what it
+//	                         left, with the reason, and writes them as a JSON
+//	                         record to --status-fd. Exit 0, or 125 when something
+//	                         was left or refused.
 //	  --dry-run              With --reclaim: list what would be ended, and end
 //	                         nothing.
 //	  --explain              Run no PROGRAM: print the mode --containment would
@@ -393,9 +393,25 @@
 // it out (and turns off what needs it). The `started` status record carries the id (`session`). Every
 // descendant of the Engine inherits it unless it scrubs its environment.
 //
-// The mark is for discovery, never for a signal on its own. Once the
-// starter is gone (SIGKILLed), the guard ends, with group E and the session
-// cgroup, every process that carries the session's id — read back off the
+// One rule says which processes are the session's. A process is when it
+// is in group E or the session cgroup, or descends from the Engine (the
+// subreaper sweep, lineage). Where a mode has nothing stronger, it is also
+// the session's when it carries the mark, is this user's, started after the
+// gate, and was verified through a pidfd. The stronger evidence decides
+// first. In cgroup mode the cgroup alone decides, in the guard and in
+// `--reclaim`; the mark never does. While the starter lives, group E and
+// its sweep decide. The mark decides only in group mode once the starter is
+// gone: the guard's end, a reclaim. A candidate that cannot be verified is
+// reported, never signalled. A stranger that got a copy of the mark's value
+// from an environment importer (`systemctl --user import-environment`,
+// tmux's `update-environment`) is spared wherever there is stronger
+// evidence (`TestTheGuardSparesACopyOfTheMarkInCgroupMode`,
+// `TestReclaimSparesACopyOfTheMarkInCgroupMode`,
+// `TestAnEndSparesACopyOfTheMarkWhileTheStarterLives`); in group mode after
+// a starter SIGKILL it is not (Limits).
+//
+// Once the starter is gone (SIGKILLed) in group mode, the guard ends, with
+// group E, every process that carries the session's id — read back off the
 // live process: a pidfd of it opened first, then its `/proc/PID/stat`,
 // owner and `environ` read, then the pidfd checked to show no exit (so that
 // all of it was of the process the pidfd names, whose number cannot have
@@ -471,10 +487,11 @@
 // reported, `token-mismatch`, never signalled). For each it
 // ends the Engine the record names if the live process at its PID has its
 // token (a stranger with that PID is reported, `token-mismatch`, never
-// signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`), every live
-// process that carries the session's mark, verified as the guard does
-// (above) and in passes until one finds nothing new, then the session cgroup (`cgroup.kill` on the directory
-// whose id the record names: no PID guessed), and removes the record. On
+// signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`). Then, for a
+// cgroup-mode session, the session cgroup (`cgroup.kill` on the directory
+// whose id the record names: no PID guessed); for a group-mode one, every
+// live process that carries the session's mark, verified as the guard does
+// (above), in passes until one finds nothing new. It removes the record. On
 // macOS and FreeBSD, with no cgroup and no pidfd, it ends the Engine by its
 // token, then the Engine's descendants by lineage and the processes that
 // carry the mark where it can be read, as the end does there (each read
@@ -1121,7 +1138,13 @@
 //     left the group and scrubbed its environment, or runs as another user,
 //     survives: nothing names it (with `--no-mark` every process that left
 //     the group does: `TestWithoutTheMarkEscapeesOutliveAStarterKilledWithSIGKILL`).
-//     cgroup mode closes it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
+//     cgroup mode closes it. The mark alone decides there: a process of this
+//     user, started after the session, that got a copy of the mark's value
+//     from an environment importer (`systemctl --user import-environment`,
+//     `dbus-update-activation-environment --all`, tmux's
+//     `update-environment`, direnv) is ended by the guard after a starter
+//     SIGKILL, and by a reclaim of the session. cgroup mode, where the
+//     cgroup decides, or `--no-mark` avoids it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
 //     reaches the Engine, group E and the adopted escapees, not the rest of the
 //     cgroup; `cgroup.kill` still reaches all.
 //   - Orphans of a launcher's own children. Children session-starter had before

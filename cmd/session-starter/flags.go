@@ -131,7 +131,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"Run no PROGRAM: end what dead sessions of this user left behind, where session-starter and its guard "+
 			"were SIGKILLed together. Reads the ledger of live sessions (see the manual), takes only sessions whose "+
 			"starter and guard are both shown gone (by identity token, never by PID alone), and ends each one's "+
-			"Engine where its PID still has its token, its cgroup and every process that carries its mark, "+
+			"Engine where its PID still has its token, then its cgroup, or in group mode every process that carries its mark, "+
 			"verified on the live process (on macOS and FreeBSD the Engine's descendants by lineage and the marked "+
 			"processes whose environment can be read; Windows keeps no ledger); prints what it ended and what it left, with the reason, and writes "+
 			"them as a JSON record to --status-fd. Exit 0, or 125 when something was left or refused.")

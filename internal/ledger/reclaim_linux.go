@@ -17,16 +17,17 @@ import (
 const cgroupWait = 10 * time.Second
 
 // reclaim ends the session of r: its Engine, where the live process at
-// the recorded PID has its token, its marked processes, in passes until
-// one finds nothing new, then its cgroup (what is in it and lost the mark,
-// an environment scrubbed).
+// the recorded PID has its token, then its cgroup where it had one, else
+// its marked processes, in passes until one finds nothing new. The cgroup
+// holds everything the Engine started, whatever its environment; the mark
+// is the evidence only where there is nothing stronger, since a copy of
+// its value can reach a stranger (an environment importer).
 func reclaim(s *Session, r Record, dry bool) {
 	id, err := mark.Parse(r.Session)
 	if err != nil {
 		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch"})
 		return
 	}
-	self := os.Getpid()
 	seen := map[int]bool{}
 	left := map[int]string{}
 	// The Engine as the record names it, by its token: ended through a
@@ -51,8 +52,22 @@ func reclaim(s *Session, r Record, dry bool) {
 	case !errors.Is(err, sys.ErrGone):
 		left[r.Engine.PID] = "unverifiable: " + err.Error()
 	}
+	if r.Cgroup != nil {
+		reclaimCgroup(s, *r.Cgroup, dry, seen)
+	} else {
+		reclaimMarked(s, id, r.Engine.Token.Start, dry, seen, left)
+	}
+	for pid, why := range left {
+		s.Left = append(s.Left, LeftProcess{PID: pid, Reason: why})
+	}
+}
+
+// reclaimMarked ends the live processes that carry the session's id, in
+// passes until one finds nothing new, and notes what it cannot verify.
+func reclaimMarked(s *Session, id mark.ID, since uint64, dry bool, seen map[int]bool, left map[int]string) {
+	self := os.Getpid()
 	for range reclaimPasses {
-		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
+		found, unverified, err := mark.Scan(id, since, os.Getuid(), func(pid int) bool { return pid == self })
 		if err != nil {
 			s.Left = append(s.Left, LeftProcess{Reason: "platform: " + err.Error()})
 			break
@@ -78,23 +93,37 @@ func reclaim(s *Session, r Record, dry bool) {
 			break
 		}
 	}
-	if r.Cgroup != nil && !dry {
-		held, err := cgroup.EndLeft(r.Cgroup.Dir, r.Cgroup.ID, cgroupWait)
-		switch {
-		case errors.Is(err, cgroup.ErrNotTheSession):
-			s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
-		case err != nil:
-			s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error()})
+}
+
+// reclaimCgroup ends the session cgroup c names: cgroup.kill on the
+// directory whose id the record names, no PID guessed. A dry run lists
+// what it holds.
+func reclaimCgroup(s *Session, c Cgroup, dry bool, seen map[int]bool) {
+	pids, err := cgroup.Left(c.Dir, c.ID)
+	for _, pid := range pids {
+		if !seen[pid] {
+			seen[pid] = true
+			comm := ""
+			if st, err := proc.ReadStat(pid); err == nil {
+				comm = st.Comm
+			}
+			s.Ended = append(s.Ended, Ended{PID: pid, Comm: comm})
 		}
-		s.Cgroup = held != nil
-		for _, pid := range held {
+	}
+	if err == nil && !dry {
+		pids, err = cgroup.EndLeft(c.Dir, c.ID, cgroupWait)
+		s.Cgroup = pids != nil
+		for _, pid := range pids {
 			if !seen[pid] {
 				seen[pid] = true
 				s.Ended = append(s.Ended, Ended{PID: pid})
 			}
 		}
 	}
-	for pid, why := range left {
-		s.Left = append(s.Left, LeftProcess{PID: pid, Reason: why})
+	switch {
+	case errors.Is(err, cgroup.ErrNotTheSession):
+		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
+	case err != nil:
+		s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error()})
 	}
 }
