@@ -168,8 +168,9 @@
 // A duration D is read as coreutils `timeout` reads it — seconds, fractions
 // and exponents allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`,
 // `.5`, `1.5m`, `1d`, `1e-1`, `2.34e-5d`) — or as a Go duration (`1m30s`,
-// `500ms`). At most 100 years. Package starter/launch reads them the same
-// way ([launch.ParseDuration]).
+// `500ms`). At most 100 years. A positive D shorter than a nanosecond
+// (`1e-10000`, `0.1ns`) is 1ns, never 0: a timeout fires at once.
+// Package starter/launch reads them the same way ([launch.ParseDuration]).
 //
 // The control descriptor's open file is never changed under the launcher:
 // on Linux a pipe is reopened through `/proc/self/fd/N` as a private
