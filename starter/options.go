@@ -84,7 +84,9 @@ type Options struct {
 	// nothing. On the hang-up the Engine, which sees the same end of
 	// input, gets StdinGrace to exit by itself (its own status is then
 	// mirrored, and nothing is signalled); then the session ends as on
-	// any stop (Grace, SIGKILL rounds), ReasonStdinClosed. While Run
+	// any stop (Grace, SIGKILL rounds), ReasonStdinClosed. A hang-up
+	// before the go-ahead is one like any other: the Engine runs, and
+	// reads what was written before it, within StdinGrace. While Run
 	// holds the duplicate, a launcher writing to a dead Engine gets EPIPE
 	// only once the session's holders are empty and Run has closed it.
 	WatchStdin bool

@@ -662,8 +662,10 @@
 // sees the same end of input, gets `--stdin-grace` (2 s, as an MCP client
 // waits before its SIGTERM) to exit by itself — its status is then mirrored,
 // and nothing is signalled, reason `engine-exit` —, then the session ends as
-// on any stop (`--grace`, SIGKILL rounds), reason `stdin-closed`; a hang-up
-// before the go-ahead runs nothing (125). Refused as usage errors (2),
+// on any stop (`--grace`, SIGKILL rounds), reason `stdin-closed`. A hang-up
+// before the go-ahead is one like any other (`printf x | session-starter
+// --watch-stdin -- cat` prints `x`): the Engine runs, reads what was
+// written and gets `--stdin-grace`. Refused as usage errors (2),
 // nothing started: stdin a terminal, `/dev/null` or another character
 // device, a file, a listening or datagram socket, a pipe that a passed
 // descriptor also writes to (its hang-up could never come); a socket on macOS
