@@ -273,6 +273,9 @@ type Result struct {
 	// Usage is what the session's tree used (see [Usage]), read at its
 	// end.
 	Usage Usage
+	// why, if set, says more than Reason for a session that ended before
+	// the Engine started: which parent a ParentPID mismatch found.
+	why string
 }
 
 // Why names the reason as logs and the status record do: the reason, or
@@ -354,7 +357,11 @@ func (r Result) Verdict() Verdict {
 		if r.Reason == ReasonSignal {
 			return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal)}
 		}
-		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Why())}
+		why := r.Why()
+		if r.why != "" {
+			why += ": " + r.why
+		}
+		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", why)}
 	}
 	if r.Reason == ReasonSignal && diesOfStop(r.Signal) {
 		// A signal the Go runtime would have crashed on: the session

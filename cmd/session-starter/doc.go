@@ -520,7 +520,9 @@
 // a small one written before would refuse them — and before the go-ahead;
 // each is read back (memory rounded down to whole pages, as the kernel keeps
 // it), and a refusal, a mismatch or a missing controller exits 125 with
-// nothing executed. Sizes are powers of 1024 (`512M`, `2G`, `1.5GiB`); CPUs
+// nothing executed. A controller the host binds to cgroup v1 (a hybrid
+// host, in /proc/self/cgroup) is reported as such: no delegation helps.
+// Sizes are powers of 1024 (`512M`, `2G`, `1.5GiB`); CPUs
 // are a number (`0.5`, `1.5`) or a percentage of one (`50%`), at least
 // 0.01. Tested on Linux 6.1 in the VM: a loop of up to 2,000 forks under
 // `--max-tasks 20` peaks at 20 tasks with the refused forks counted and the

@@ -153,7 +153,7 @@ func parse(args []string) (*invocation, error) {
 	var v flagValues
 	fs := newFlagSet(inv, &v)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, suggestLong(fs, err)
 	}
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
@@ -203,6 +203,9 @@ func parse(args []string) (*invocation, error) {
 	if v.stdinGrace < 0 {
 		return nil, errors.New("--stdin-grace must not be negative")
 	}
+	if fs.Changed("stdin-grace") && !v.watchStdin {
+		return nil, errors.New("--stdin-grace goes with --watch-stdin: without it no hang-up is watched")
+	}
 	sig, ok := sys.SignalByName(v.stopSignal)
 	if !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
@@ -241,6 +244,25 @@ func parse(args []string) (*invocation, error) {
 		CgroupParent:  v.cgroupParent,
 	}
 	return inv, nil
+}
+
+// suggestLong adds to pflag's error for an unknown shorthand, as a
+// single dash before a long name gets ("-timeout 1": unknown shorthand
+// flag 't'), the long flag meant, when there is one.
+func suggestLong(fs *pflag.FlagSet, err error) error {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "unknown shorthand flag") {
+		return err
+	}
+	_, arg, ok := strings.Cut(msg, " in -")
+	if !ok {
+		return err
+	}
+	name, _, _ := strings.Cut(arg, "=")
+	if fs.Lookup(name) == nil {
+		return err
+	}
+	return fmt.Errorf("%w; did you mean --%s?", err, name)
 }
 
 // flagDoc is one flag as --help and the docs list it.
