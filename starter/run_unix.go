@@ -353,8 +353,10 @@ func (s *session) notify(o Options) {
 	var jobStops []os.Signal
 	for _, sig := range JobStops {
 		// Left ignored by the launcher, it stays ignored, here and in
-		// the Engine.
-		if !signal.Ignored(sig) {
+		// the Engine. Read from the kernel: signal.Ignored never sees
+		// an inherited ignore of these three, which the Go runtime
+		// leaves alone at start.
+		if !sys.SignalIgnored(sig.(syscall.Signal)) {
 			jobStops = append(jobStops, sig)
 		}
 	}

@@ -690,7 +690,7 @@
 //	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |
 //	| SIGKILL | ends session-starter; the guard ends the session (group E, the cgroup, the processes that carry the session's mark) |
 //	| SIGSTOP | stops session-starter only; the session runs, and its end waits for SIGCONT (the guard is not stopped) |
-//	| SIGTSTP, SIGTTIN, SIGTTOU | passed on to the Engine's group, then session-starter stops itself (SIGSTOP), so that the job shows stopped with its Engine (Ctrl-Z on `session-starter -- cmd \| cat`); continued, session-starter continues the group (SIGCONT), as dumb-init does; the guard is not stopped. Left ignored by the launcher, they stay ignored (`TestAJobStopOfTheStarterStopsTheEnginesGroupAndContinuesIt`) |
+//	| SIGTSTP, SIGTTIN, SIGTTOU | passed on to the Engine's group, then session-starter stops itself (SIGSTOP), so that the job shows stopped with its Engine (Ctrl-Z on `session-starter -- cmd \| cat`); continued, session-starter continues the group (SIGCONT), as dumb-init does; the guard is not stopped (`TestAJobStopOfTheStarterStopsTheEnginesGroupAndContinuesIt`). Left ignored by the launcher, they stay ignored, for session-starter and for the Engine, read from the kernel before any catch (`TestJobStopsTheLauncherIgnoredStayIgnoredInTheEngine`; on macOS and FreeBSD the Go runtime cannot tell, and they are caught) |
 //	| SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | end the session as a stop does, then session-starter dies of that signal (no traceback, no core; 128+S as PID 1), as it would have without a session; the Engine's status is in the `ended` record (`TestFatalSignalsEndTheSessionThenTheStarterDiesOfThem`) |
 //	| SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGPROF, SIGURG, the real-time signals 35 and up | nothing: the Go runtime's handler drops them |
 //
@@ -726,11 +726,12 @@
 // then starts and is ended at once, as on any stop, and its status (normally
 // SIGKILL) is mirrored.
 //
-// Ignored signals. Of the signals the launcher left ignored, only SIGHUP and
-// SIGINT stay ignored for the Engine. Any other (SIGPIPE, SIGTERM, SIGUSR1, …)
-// reaches the Engine at its default disposition: the Go runtime replaces the
-// ignore with its own handler before `main` runs, and an exec resets handled
-// signals to the default. The exceptions are the real-time signals 32 and 34,
+// Ignored signals. Of the signals the launcher left ignored, SIGHUP and
+// SIGINT stay ignored for the Engine, and on Linux SIGTSTP, SIGTTIN and
+// SIGTTOU too. Any other (SIGPIPE, SIGTERM, SIGUSR1, …) reaches the Engine at
+// its default disposition: the Go runtime replaces the ignore with its own
+// handler before `main` runs, and an exec resets handled signals to the
+// default. The exceptions are the real-time signals 32 and 34,
 // which the Go runtime never handles (they belong to the C library): whatever
 // disposition the launcher gave them reaches the Engine unchanged, as in a
 // direct launch. (GNU make 4.3, for one, starts its recipes with 32 and 33
