@@ -43,7 +43,8 @@
 //	  --stdin-grace D        With --watch-stdin, how long D the Engine is given to
 //	                         exit by itself once its standard input hung up (its
 //	                         own status is then mirrored, nothing signalled); then
-//	                         the session ends as on any stop. (default 2s)
+//	                         the session ends as on any stop. Without
+//	                         --watch-stdin it is a usage error (2). (default 2s)
 //	  --control-fd N         End the session when descriptor N reaches end of
 //	                         input; data read from it is ignored. N must be a pipe
 //	                         or stream socket the launcher passed open and not

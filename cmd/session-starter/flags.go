@@ -78,7 +78,8 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"Data the Engine has not read does not end it.")
 	durationVar(fs, &v.stdinGrace, "stdin-grace", starter.DefaultStdinGrace,
 		"With --watch-stdin, how long `D` the Engine is given to exit by itself once its standard input hung up "+
-			"(its own status is then mirrored, nothing signalled); then the session ends as on any stop.")
+			"(its own status is then mirrored, nothing signalled); then the session ends as on any stop. "+
+			"Without --watch-stdin it is a usage error (2).")
 	fs.IntVar(&v.controlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
 			"N must be a pipe or stream socket the launcher passed open and not close-on-exec, greater than 2, "+
