@@ -191,7 +191,8 @@ type Options struct {
 	NoMark bool
 	// WatchStdin is "--watch-stdin": the session also ends when this
 	// process's end of the Engine's stdin (Stdin) is closed, after the
-	// Engine's own time to exit (StdinGrace, "--stdin-grace", when set).
+	// Engine's own time to exit (StdinGrace, "--stdin-grace", when set;
+	// without WatchStdin session-starter refuses it as a usage error).
 	WatchStdin bool
 	StdinGrace time.Duration
 	// ExtraFlags are more flags for session-starter, placed after those of
