@@ -407,7 +407,10 @@ class _Prepared:
             raise _invalid(f"watch_stdin={watch_stdin!r}: want True or False")
         if watch_stdin:
             flags = ["--watch-stdin"] + flags
-        flags = _duration("stdin_grace", "--stdin-grace", stdin_grace) + flags
+        grace_flags = _duration("stdin_grace", "--stdin-grace", stdin_grace)
+        if grace_flags and not watch_stdin:
+            raise _invalid("stdin_grace needs watch_stdin, as --stdin-grace needs --watch-stdin")
+        flags = grace_flags + flags
         self.ack_timeout = _positive("ack_timeout", ack_timeout, DEFAULT_ACK_TIMEOUT)
         self.stop_timeout = _positive(
             "stop_timeout",
