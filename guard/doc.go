@@ -42,8 +42,10 @@
 // starter is gone — its pidfd readable, or the end of its pipe — the guard
 // ends every holder of the session it knows (the Engine through the gate's
 // pidfd, group E, in cgroup mode the session cgroup with the cgroups
-// below it, and given the mark the processes that left E — on Linux those
-// that carry the mark (package internal/mark), on macOS and FreeBSD the
+// below it, and given the mark the processes that left E — on Linux, in
+// group mode only, those that carry the mark (package internal/mark; in
+// cgroup mode the cgroup decides, never a mark a stranger may have a copy
+// of), on macOS and FreeBSD the
 // Engine's descendants by lineage and by the mark (package
 // internal/lineage), looked for as the end begins; never the guard nor
 // its pin, and only this user's) with SIGKILL in rounds until all are

@@ -396,9 +396,7 @@ func Main(args []string) {
 	// group E had the starter, now gone, as their subreaper (or, where
 	// there is none, nobody). They are looked for only then, each time
 	// from the tree as it stands (ending is called as the end begins).
-	ending := func() []end.Holder {
-		return append(slices.Clone(holders), markHolders(markArg, pgid, p.pids())...)
-	}
+	ending := func() []end.Holder { return withMarked(holders, cgName != "", markArg, pgid, p.pids()) }
 	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
 		endSession(ending(), budget, ttyGroup, cgName, record, p)
@@ -409,6 +407,20 @@ func Main(args []string) {
 		os.Exit(exitDone)
 	}
 	endSession(ending(), budget, ttyGroup, cgName, record, p)
+}
+
+// withMarked is the guard's holders for its end: the session's own, and
+// the processes that carry its mark unless the session cgroup holds it
+// (cgroup). The cgroup is the stronger evidence: everything the Engine
+// started is in it, while a copy of the mark's value can reach a stranger
+// (an environment importer: `systemctl --user import-environment`, tmux's
+// update-environment), which the mark alone would take for the session's.
+// skip is what the mark holder leaves out: the pin, an unreaped child.
+func withMarked(holders []end.Holder, cgroup bool, markArg string, pgid int, skip []int) []end.Holder {
+	if cgroup {
+		return holders
+	}
+	return append(slices.Clone(holders), markHolders(markArg, pgid, skip)...)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the
@@ -460,14 +472,17 @@ func verifyMain(args []string) {
 	own, _ := sys.Getpgid(0)
 	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
 	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: fdGate}, group}
+	held := false
 	if cgName != "" {
 		// The porch checked it at arming and struck it; one that cannot
-		// be read now is ended with the rest, unconfirmed.
+		// be read now is ended with the rest, unconfirmed, and the mark
+		// stands in for it.
 		if h, code := cgroupHolder(cgName); code == 0 {
 			holders = append(holders, h)
+			held = true
 		}
 	}
-	ending := func() []end.Holder { return append(slices.Clone(holders), markHolders(markArg, pgid, nil)...) }
+	ending := func() []end.Holder { return withMarked(holders, held, markArg, pgid, nil) }
 	if mode == verifyFinish {
 		if obeys(holders, release)() || finished(pgid, obeys(holders, release)) {
 			os.Exit(exitDone)

@@ -25,6 +25,9 @@ func CgroupFix(why error) string {
 	case errors.Is(why, cgroup.ErrShared):
 		return "limits need session-starter in a cgroup of its own (systemd-run --scope -p Delegate=yes session-starter …, " +
 			"or --user as a user), or --cgroup-parent naming a delegated cgroup that holds no process"
+	case errors.Is(why, cgroup.ErrOnV1):
+		return "limits need the controller on cgroup v2, which only the host can change " +
+			"(systemd.unified_cgroup_hierarchy=1 at boot); delegation or subtree_control cannot help"
 	case errors.Is(why, cgroup.ErrNotDelegated):
 		return "enable the controller in the cgroups above (their cgroup.subtree_control), or start session-starter where " +
 			"it is delegated (systemd-run --scope -p Delegate=yes session-starter …)"

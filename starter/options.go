@@ -84,7 +84,9 @@ type Options struct {
 	// nothing. On the hang-up the Engine, which sees the same end of
 	// input, gets StdinGrace to exit by itself (its own status is then
 	// mirrored, and nothing is signalled); then the session ends as on
-	// any stop (Grace, SIGKILL rounds), ReasonStdinClosed. While Run
+	// any stop (Grace, SIGKILL rounds), ReasonStdinClosed. A hang-up
+	// before the go-ahead is one like any other: the Engine runs, and
+	// reads what was written before it, within StdinGrace. While Run
 	// holds the duplicate, a launcher writing to a dead Engine gets EPIPE
 	// only once the session's holders are empty and Run has closed it.
 	WatchStdin bool
@@ -271,6 +273,9 @@ type Result struct {
 	// Usage is what the session's tree used (see [Usage]), read at its
 	// end.
 	Usage Usage
+	// why, if set, says more than Reason for a session that ended before
+	// the Engine started: which parent a ParentPID mismatch found.
+	why string
 }
 
 // Why names the reason as logs and the status record do: the reason, or
@@ -352,7 +357,11 @@ func (r Result) Verdict() Verdict {
 		if r.Reason == ReasonSignal {
 			return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal)}
 		}
-		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", r.Why())}
+		why := r.Why()
+		if r.why != "" {
+			why += ": " + r.why
+		}
+		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", why)}
 	}
 	if r.Reason == ReasonSignal && diesOfStop(r.Signal) {
 		// A signal the Go runtime would have crashed on: the session

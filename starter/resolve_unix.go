@@ -18,11 +18,12 @@ const defaultPath = "/bin:/usr/bin"
 // Resolve finds program as execvp would: a name with a slash is taken as
 // it is; otherwise each PATH entry is tried in order, an empty entry
 // meaning the current directory (unlike exec.LookPath, which refuses "."
-// entries). It returns the path, or ENOENT (not found, exit 127) or EACCES
-// (found but not executable, exit 126).
+// entries). It returns the path, or an error that is ENOENT (not found,
+// exit 127) or EACCES (found but not executable, exit 126). Its message
+// says when the program is an empty name or a directory.
 func Resolve(program, path string, pathSet bool) (string, error) {
 	if program == "" {
-		return "", syscall.ENOENT
+		return "", errEmptyProgram
 	}
 	if strings.Contains(program, "/") {
 		return program, executable(program)
@@ -30,7 +31,7 @@ func Resolve(program, path string, pathSet bool) (string, error) {
 	if !pathSet {
 		path = defaultPath
 	}
-	denied := false
+	var denied error
 	for _, dir := range strings.Split(path, ":") {
 		if dir == "" {
 			dir = "."
@@ -40,15 +41,32 @@ func Resolve(program, path string, pathSet bool) (string, error) {
 		if err == nil {
 			return candidate, nil
 		}
-		if errors.Is(err, syscall.EACCES) {
-			denied = true
+		if denied == nil && errors.Is(err, syscall.EACCES) {
+			denied = err
 		}
 	}
-	if denied {
-		return "", syscall.EACCES
+	if denied != nil {
+		return "", denied
 	}
 	return "", syscall.ENOENT
 }
+
+// errEmptyProgram is Resolve's error for an empty name: ENOENT, as execvp
+// answers, with a message that says so.
+var errEmptyProgram = &resolveError{"an empty PROGRAM names no file", syscall.ENOENT}
+
+// errIsDirectory is Resolve's error for a directory: EACCES, as execve
+// answers, with a message that says what it is.
+var errIsDirectory = &resolveError{"is a directory, not a program", syscall.EACCES}
+
+// resolveError is an errno with a message of its own.
+type resolveError struct {
+	msg   string
+	errno syscall.Errno
+}
+
+func (e *resolveError) Error() string { return e.msg }
+func (e *resolveError) Unwrap() error { return e.errno }
 
 // executable checks what execve would check first: the file exists, is
 // not a directory, and is executable by the effective user.
@@ -62,7 +80,7 @@ func executable(path string) error {
 		return syscall.ENOENT
 	}
 	if st.IsDir() {
-		return syscall.EACCES
+		return errIsDirectory
 	}
 	if err := sys.Faccessat(sys.AT_FDCWD, path, sys.X_OK, sys.AT_EACCESS); err != nil {
 		return syscall.EACCES

@@ -117,6 +117,27 @@ func TestResolveTakesAnEmptyPathEntryAsTheCurrentDirectory(t *testing.T) {
 	}
 }
 
+// A directory and an empty name are EACCES and ENOENT, as execve and
+// execvp answer, with messages that say what they are.
+func TestResolveSaysADirectoryOrAnEmptyNameIsOne(t *testing.T) {
+	base := resolveTree(t)
+	for _, tt := range []struct {
+		program, path string
+		errno         syscall.Errno
+		message       string
+	}{
+		{filepath.Join(base, "dir", "prog"), "", syscall.EACCES, "is a directory, not a program"},
+		{"prog", filepath.Join(base, "dir"), syscall.EACCES, "is a directory, not a program"},
+		{"prog", filepath.Join(base, "plain") + ":" + filepath.Join(base, "dir"), syscall.EACCES, "permission denied"},
+		{"", filepath.Join(base, "exe"), syscall.ENOENT, "an empty PROGRAM names no file"},
+	} {
+		_, err := Resolve(tt.program, tt.path, true)
+		if !errors.Is(err, tt.errno) || err.Error() != tt.message {
+			t.Errorf("Resolve(%q, %q) = %v; want %q, which is %v", tt.program, tt.path, err, tt.message, tt.errno)
+		}
+	}
+}
+
 func TestLookupEnvTakesTheLastDefinition(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -78,7 +78,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		var st stop
 		if errors.As(err, &st) {
-			return Result{Reason: st.reason}, nil
+			return Result{Reason: st.reason, why: st.why}, nil
 		}
 		return Result{}, err
 	}
@@ -107,6 +107,8 @@ func run(ctx context.Context, o Options) (Result, error) {
 type stop struct {
 	reason Reason
 	signal syscall.Signal
+	// why, if set, says more than the reason (Result.why).
+	why string
 }
 
 func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
@@ -133,6 +135,15 @@ func (s *session) watchParent(parent int) error {
 }
 
 var errParentGone = stop{reason: ReasonParentGone}
+
+// programName is how a message names PROGRAM: as given, or "" quoted
+// when it is empty, so that the message does not start with ": ".
+func programName(p string) string {
+	if p == "" {
+		return `""`
+	}
+	return p
+}
 
 // session is the state of one Run.
 type session struct {
@@ -252,14 +263,15 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 	// The launcher: recorded first, so that a parent gone already is seen.
 	s.parent = os.Getppid()
 	if o.ParentPID != 0 && s.parent != o.ParentPID {
-		return nil, errParentGone
+		return nil, stop{reason: ReasonParentGone,
+			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.parent, o.ParentPID)}
 	}
 	s.program = o.Path
 	if s.program == "" {
 		path, pathSet := lookupEnv(s.env, "PATH")
 		var err error
 		if s.program, err = Resolve(o.Argv[0], path, pathSet); err != nil {
-			return nil, fail(gate.ExitStatusFor(err), "%s: %w", o.Argv[0], err)
+			return nil, fail(gate.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
 		}
 	} else if err := executable(s.program); err != nil {
 		return nil, fail(gate.ExitStatusFor(err), "%s: %w", s.program, err)
@@ -339,8 +351,10 @@ func (s *session) notify(o Options) {
 	var jobStops []os.Signal
 	for _, sig := range JobStops {
 		// Left ignored by the launcher, it stays ignored, here and in
-		// the Engine.
-		if !signal.Ignored(sig) {
+		// the Engine. Read from the kernel: signal.Ignored never sees
+		// an inherited ignore of these three, which the Go runtime
+		// leaves alone at start.
+		if !sys.SignalIgnored(sig.(syscall.Signal)) {
 			jobStops = append(jobStops, sig)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // fatalStops are the stop signals that the Go runtime would crash on
@@ -35,7 +37,7 @@ func diesOfStop(sig syscall.Signal) bool { return slices.Contains(fatalStops, si
 func stopSignals() []os.Signal {
 	var out []os.Signal
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if !signal.Ignored(sig) {
+		if !sys.SignalIgnored(sig) {
 			out = append(out, sig)
 		}
 	}

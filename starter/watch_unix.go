@@ -201,14 +201,9 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
 		return ReasonControlClosed, 0
 	}
-	// Before the go-ahead a hung-up standard input is a launcher gone:
-	// nothing is executed.
-	if s.stdin != nil {
-		in := []sys.PollFd{{Fd: int32(s.stdin.fd), Events: s.stdin.events}}
-		if _, err := sys.Poll(in, 0); err == nil && s.stdin.hungUp(in[0].Revents) {
-			return ReasonStdinClosed, 0
-		}
-	}
+	// A hung-up standard input is not a stop here: the writer may have
+	// written all and closed (printf x | …). The watch sees the hang-up
+	// after the go-ahead and gives the Engine StdinGrace.
 	return "", 0
 }
 

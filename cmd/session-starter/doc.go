@@ -43,7 +43,8 @@
 //	  --stdin-grace D        With --watch-stdin, how long D the Engine is given to
 //	                         exit by itself once its standard input hung up (its
 //	                         own status is then mirrored, nothing signalled); then
-//	                         the session ends as on any stop. (default 2s)
+//	                         the session ends as on any stop. Without
+//	                         --watch-stdin it is a usage error (2). (default 2s)
 //	  --control-fd N         End the session when descriptor N reaches end of
 //	                         input; data read from it is ignored. N must be a pipe
 //	                         or stream socket the launcher passed open and not
@@ -143,16 +144,16 @@
 //	                         (see the manual), takes only sessions whose starter
 //	                         and guard are both shown gone (by identity token,
 //	                         never by PID alone), and ends each one's Engine where
-//	                         its PID still has its token, its cgroup and every
-//	                         process that carries its mark, verified on the live
-//	                         process (on macOS and FreeBSD the Engine's
-//	                         descendants by lineage and the marked processes whose
-//	                         environment can be read; Windows keeps no ledger);
-//	                         prints what it ended and what it left, with the
-//	                         reason, and writes them as a JSON record to
-//	                         --status-fd. Exit 0, or 125 when a process verified
-//	                         as a session's is left; a reused PID or a refused
-//	                         record is reported, not 125.
+//	                         its PID still has its token, then its cgroup, or in
+//	                         group mode every process that carries its mark,
+//	                         verified on the live process (on macOS and FreeBSD
+//	                         the Engine's descendants by lineage and the marked
+//	                         processes whose environment can be read; Windows
+//	                         keeps no ledger); prints what it ended and what it
+//	                         left, with the reason, and writes them as a JSON
+//	                         record to --status-fd. Exit 0, or 125 when a process
+//	                         verified as a session's is left; a reused PID or a
+//	                         refused record is reported, not 125.
 //	  --dry-run              With --reclaim: list what would be ended, and end
 //	                         nothing.
 //	  --explain              Run no PROGRAM: print the mode --containment would
@@ -169,8 +170,9 @@
 // A duration D is read as coreutils `timeout` reads it — seconds, fractions
 // and exponents allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`,
 // `.5`, `1.5m`, `1d`, `1e-1`, `2.34e-5d`) — or as a Go duration (`1m30s`,
-// `500ms`). At most 100 years. Package starter/launch reads them the same
-// way ([launch.ParseDuration]).
+// `500ms`). At most 100 years. A positive D shorter than a nanosecond
+// (`1e-10000`, `0.1ns`) is 1ns, never 0: a timeout fires at once.
+// Package starter/launch reads them the same way ([launch.ParseDuration]).
 //
 // The control descriptor's open file is never changed under the launcher:
 // on Linux a pipe is reopened through `/proc/self/fd/N` as a private
@@ -394,9 +396,25 @@
 // it out (and turns off what needs it). The `started` status record carries the id (`session`). Every
 // descendant of the Engine inherits it unless it scrubs its environment.
 //
-// The mark is for discovery, never for a signal on its own. Once the
-// starter is gone (SIGKILLed), the guard ends, with group E and the session
-// cgroup, every process that carries the session's id — read back off the
+// One rule says which processes are the session's. A process is when it
+// is in group E or the session cgroup, or descends from the Engine (the
+// subreaper sweep, lineage). Where a mode has nothing stronger, it is also
+// the session's when it carries the mark, is this user's, started after the
+// gate, and was verified through a pidfd. The stronger evidence decides
+// first. In cgroup mode the cgroup alone decides, in the guard and in
+// `--reclaim`; the mark never does. While the starter lives, group E and
+// its sweep decide. The mark decides only in group mode once the starter is
+// gone: the guard's end, a reclaim. A candidate that cannot be verified is
+// reported, never signalled. A stranger that got a copy of the mark's value
+// from an environment importer (`systemctl --user import-environment`,
+// tmux's `update-environment`) is spared wherever there is stronger
+// evidence (`TestTheGuardSparesACopyOfTheMarkInCgroupMode`,
+// `TestReclaimSparesACopyOfTheMarkInCgroupMode`,
+// `TestAnEndSparesACopyOfTheMarkWhileTheStarterLives`); in group mode after
+// a starter SIGKILL it is not (Limits).
+//
+// Once the starter is gone (SIGKILLed) in group mode, the guard ends, with
+// group E, every process that carries the session's id — read back off the
 // live process: a pidfd of it opened first, then its `/proc/PID/stat`,
 // owner and `environ` read, then the pidfd checked to show no exit (so that
 // all of it was of the process the pidfd names, whose number cannot have
@@ -500,10 +518,12 @@
 // 1 until the next boot. For each record it acts on it
 // ends the Engine the record names if the live process at its PID has its
 // token (a stranger with that PID is reported, `token-mismatch`, never
-// signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`), every live
-// process that carries the session's mark, verified as the guard does
-// (above) and in passes until one finds nothing new, then the session cgroup (`cgroup.kill` on the directory
-// whose id the record names: no PID guessed), and removes the record. On
+// signalled: `TestReclaimRefusesARecordsPIDGivenToAStranger`). Then, for a
+// cgroup-mode session, the session cgroup (`cgroup.kill` on the directory
+// whose id the record names: no PID guessed); for a group-mode one, every
+// live process that carries the session's mark, verified as the guard does
+// (above), in passes until one finds nothing new. It removes the record
+// unless a survivor is left (below). On
 // macOS and FreeBSD, with no cgroup and no pidfd, it ends the Engine by its
 // token, then the Engine's descendants by lineage and the processes that
 // carry the mark where it can be read, as the end does there (each read
@@ -538,7 +558,9 @@
 // a small one written before would refuse them — and before the go-ahead;
 // each is read back (memory rounded down to whole pages, as the kernel keeps
 // it), and a refusal, a mismatch or a missing controller exits 125 with
-// nothing executed. Sizes are powers of 1024 (`512M`, `2G`, `1.5GiB`); CPUs
+// nothing executed. A controller the host binds to cgroup v1 (a hybrid
+// host, in /proc/self/cgroup) is reported as such: no delegation helps.
+// Sizes are powers of 1024 (`512M`, `2G`, `1.5GiB`); CPUs
 // are a number (`0.5`, `1.5`) or a percentage of one (`50%`), at least
 // 0.01. Tested on Linux 6.1 in the VM: a loop of up to 2,000 forks under
 // `--max-tasks 20` peaks at 20 tasks with the refused forks counted and the
@@ -680,8 +702,10 @@
 // sees the same end of input, gets `--stdin-grace` (2 s, as an MCP client
 // waits before its SIGTERM) to exit by itself — its status is then mirrored,
 // and nothing is signalled, reason `engine-exit` —, then the session ends as
-// on any stop (`--grace`, SIGKILL rounds), reason `stdin-closed`; a hang-up
-// before the go-ahead runs nothing (125). Refused as usage errors (2),
+// on any stop (`--grace`, SIGKILL rounds), reason `stdin-closed`. A hang-up
+// before the go-ahead is one like any other (`printf x | session-starter
+// --watch-stdin -- cat` prints `x`): the Engine runs, reads what was
+// written and gets `--stdin-grace`. Refused as usage errors (2),
 // nothing started: stdin a terminal, `/dev/null` or another character
 // device, a file, a listening or datagram socket, a pipe that a passed
 // descriptor also writes to (its hang-up could never come); a socket on macOS
@@ -704,7 +728,7 @@
 //	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |
 //	| SIGKILL | ends session-starter; the guard ends the session (group E, the cgroup, the processes that carry the session's mark) |
 //	| SIGSTOP | stops session-starter only; the session runs, and its end waits for SIGCONT (the guard is not stopped) |
-//	| SIGTSTP, SIGTTIN, SIGTTOU | passed on to the Engine's group, then session-starter stops itself (SIGSTOP), so that the job shows stopped with its Engine (Ctrl-Z on `session-starter -- cmd \| cat`); continued, session-starter continues the group (SIGCONT), as dumb-init does; the guard is not stopped. Left ignored by the launcher, they stay ignored (`TestAJobStopOfTheStarterStopsTheEnginesGroupAndContinuesIt`) |
+//	| SIGTSTP, SIGTTIN, SIGTTOU | passed on to the Engine's group, then session-starter stops itself (SIGSTOP), so that the job shows stopped with its Engine (Ctrl-Z on `session-starter -- cmd \| cat`); continued, session-starter continues the group (SIGCONT), as dumb-init does; the guard is not stopped (`TestAJobStopOfTheStarterStopsTheEnginesGroupAndContinuesIt`). Left ignored by the launcher, they stay ignored, for session-starter and for the Engine, read from the kernel before any catch (`TestJobStopsTheLauncherIgnoredStayIgnoredInTheEngine`; on macOS and FreeBSD the Go runtime cannot tell, and they are caught) |
 //	| SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGSTKFLT (sent with kill) | end the session as a stop does, then session-starter dies of that signal (no traceback, no core; 128+S as PID 1), as it would have without a session; the Engine's status is in the `ended` record (`TestFatalSignalsEndTheSessionThenTheStarterDiesOfThem`) |
 //	| SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGPROF, SIGURG, the real-time signals 35 and up | nothing: the Go runtime's handler drops them |
 //
@@ -740,11 +764,12 @@
 // then starts and is ended at once, as on any stop, and its status (normally
 // SIGKILL) is mirrored.
 //
-// Ignored signals. Of the signals the launcher left ignored, only SIGHUP and
-// SIGINT stay ignored for the Engine. Any other (SIGPIPE, SIGTERM, SIGUSR1, …)
-// reaches the Engine at its default disposition: the Go runtime replaces the
-// ignore with its own handler before `main` runs, and an exec resets handled
-// signals to the default. The exceptions are the real-time signals 32 and 34,
+// Ignored signals. Of the signals the launcher left ignored, SIGHUP and
+// SIGINT stay ignored for the Engine, and on Linux SIGTSTP, SIGTTIN and
+// SIGTTOU too. Any other (SIGPIPE, SIGTERM, SIGUSR1, …) reaches the Engine at
+// its default disposition: the Go runtime replaces the ignore with its own
+// handler before `main` runs, and an exec resets handled signals to the
+// default. The exceptions are the real-time signals 32 and 34,
 // which the Go runtime never handles (they belong to the C library): whatever
 // disposition the launcher gave them reaches the Engine unchanged, as in a
 // direct launch. (GNU make 4.3, for one, starts its recipes with 32 and 33
@@ -880,7 +905,13 @@
 // nothing ran; no record (a SIGKILLed starter) means it cannot be known.
 // (TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession,
 // TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL,
-// TestExecutedIsTheRetrySignalOfACompleteRecord.)
+// TestExecutedIsTheRetrySignalOfACompleteRecord.) What a call released
+// may hold its output pipes: the packages' `call()` reads them for at
+// most a drain bound after session-starter's exit (500 ms, option `drain`),
+// then closes them and returns with the output read so far
+// (`outputHeld`, `output_held`). It keeps at most 100 MiB of stdout and
+// of stderr each (`maxBuffer`, `max_buffer`); past that it ends the call
+// and says so (`MaxBufferError`).
 //
 // The contain rows are pinned by the tests of `starter/contain`
 // (TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped,
@@ -1161,7 +1192,13 @@
 //     left the group and scrubbed its environment, or runs as another user,
 //     survives: nothing names it (with `--no-mark` every process that left
 //     the group does: `TestWithoutTheMarkEscapeesOutliveAStarterKilledWithSIGKILL`).
-//     cgroup mode closes it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
+//     cgroup mode closes it. The mark alone decides there: a process of this
+//     user, started after the session, that got a copy of the mark's value
+//     from an environment importer (`systemctl --user import-environment`,
+//     `dbus-update-activation-environment --all`, tmux's
+//     `update-environment`, direnv) is ended by the guard after a starter
+//     SIGKILL, and by a reclaim of the session. cgroup mode, where the
+//     cgroup decides, or `--no-mark` avoids it. Before Linux 6.13, cgroup mode's stop signal (`--grace`)
 //     reaches the Engine, group E and the adopted escapees, not the rest of the
 //     cgroup; `cgroup.kill` still reaches all.
 //   - Orphans of a launcher's own children. Children session-starter had before

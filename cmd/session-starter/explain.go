@@ -129,7 +129,11 @@ func wrapperKind(comm, exe string, argv []string) string {
 func explainProgram(w io.Writer, program string) {
 	found, code, err := lookProgram(program)
 	if err != nil {
-		fmt.Fprintf(w, "program: not found\n  %s: %v in PATH=%s (a session would exit %d)\n", program, err, os.Getenv("PATH"), code)
+		what := "not found"
+		if code == starter.ExitCannotExecute {
+			what = "cannot be executed"
+		}
+		fmt.Fprintf(w, "program: %s\n  %q: %v in PATH=%s (a session would exit %d)\n", what, program, err, os.Getenv("PATH"), code)
 		return
 	}
 	abs, _ := filepath.Abs(found)

@@ -78,7 +78,8 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"Data the Engine has not read does not end it.")
 	durationVar(fs, &v.stdinGrace, "stdin-grace", starter.DefaultStdinGrace,
 		"With --watch-stdin, how long `D` the Engine is given to exit by itself once its standard input hung up "+
-			"(its own status is then mirrored, nothing signalled); then the session ends as on any stop.")
+			"(its own status is then mirrored, nothing signalled); then the session ends as on any stop. "+
+			"Without --watch-stdin it is a usage error (2).")
 	fs.IntVar(&v.controlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
 			"N must be a pipe or stream socket the launcher passed open and not close-on-exec, greater than 2, "+
@@ -131,7 +132,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"Run no PROGRAM: end what dead sessions of this user left behind, where session-starter and its guard "+
 			"were SIGKILLed together. Reads the ledger of live sessions (see the manual), takes only sessions whose "+
 			"starter and guard are both shown gone (by identity token, never by PID alone), and ends each one's "+
-			"Engine where its PID still has its token, its cgroup and every process that carries its mark, "+
+			"Engine where its PID still has its token, then its cgroup, or in group mode every process that carries its mark, "+
 			"verified on the live process (on macOS and FreeBSD the Engine's descendants by lineage and the marked "+
 			"processes whose environment can be read; Windows keeps no ledger); prints what it ended and what it left, with the reason, and writes "+
 			"them as a JSON record to --status-fd. Exit 0, or 125 when a process verified as a session's is left; a reused PID or a refused record is reported, not 125.")
@@ -153,7 +154,7 @@ func parse(args []string) (*invocation, error) {
 	var v flagValues
 	fs := newFlagSet(inv, &v)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, suggestLong(fs, err)
 	}
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
@@ -203,6 +204,9 @@ func parse(args []string) (*invocation, error) {
 	if v.stdinGrace < 0 {
 		return nil, errors.New("--stdin-grace must not be negative")
 	}
+	if fs.Changed("stdin-grace") && !v.watchStdin {
+		return nil, errors.New("--stdin-grace goes with --watch-stdin: without it no hang-up is watched")
+	}
 	sig, ok := sys.SignalByName(v.stopSignal)
 	if !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
@@ -241,6 +245,25 @@ func parse(args []string) (*invocation, error) {
 		CgroupParent:  v.cgroupParent,
 	}
 	return inv, nil
+}
+
+// suggestLong adds to pflag's error for an unknown shorthand, as a
+// single dash before a long name gets ("-timeout 1": unknown shorthand
+// flag 't'), the long flag meant, when there is one.
+func suggestLong(fs *pflag.FlagSet, err error) error {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "unknown shorthand flag") {
+		return err
+	}
+	_, arg, ok := strings.Cut(msg, " in -")
+	if !ok {
+		return err
+	}
+	name, _, _ := strings.Cut(arg, "=")
+	if fs.Lookup(name) == nil {
+		return err
+	}
+	return fmt.Errorf("%w; did you mean --%s?", err, name)
 }
 
 // flagDoc is one flag as --help and the docs list it.

@@ -35,7 +35,8 @@ func TestTheFirstArgumentThatIsNotAFlagStartsProgram(t *testing.T) {
 
 // TestDurationsAreTakenAsCoreutilsTimeoutTakesThem: bare seconds,
 // fractions, exponents, one suffix s, m, h or d, Go's forms; --timeout 0
-// is no timeout and --grace 0 is SIGKILL at once.
+// is no timeout and --grace 0 is SIGKILL at once. A positive timeout too
+// small for a float64 or a nanosecond is 1ns, and fires at once.
 func TestDurationsAreTakenAsCoreutilsTimeoutTakesThem(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -51,6 +52,8 @@ func TestDurationsAreTakenAsCoreutilsTimeoutTakesThem(t *testing.T) {
 		{"Go's form", []string{"--timeout", "1h0m0s", "--grace", "1m30s"}, "exit 3", 3, ""},
 		{"an exponent", []string{"--timeout", "2e-1", "--grace", "2.34e-5d"}, "sleep 600 & wait", 124, "timed out after 200ms"},
 		{"grace 0 is SIGKILL at once", []string{"--timeout", "0.2s", "--grace", "0"}, "trap '' TERM; sleep 600 & wait", 124, "timed out after 200ms"},
+		{"an underflow is not 0", []string{"--timeout", "1e-10000"}, "sleep 5 & wait", 124, "timed out after 1ns"},
+		{"less than a nanosecond is not 0", []string{"--timeout", "0.1ns"}, "sleep 5 & wait", 124, "timed out after 1ns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -132,6 +132,20 @@ func TestParentPIDOfTheRealParentRunsTheEngine(t *testing.T) {
 	wantExit(t, s.wait(), 7, s.stderr)
 }
 
+// TestAParentPIDThatIsNotTheParentNamesTheParent: --parent-pid names a
+// process that is not session-starter's parent (a wrapper between, or
+// the launcher gone). The report names the parent it has, so that the
+// launcher's author sees which.
+func TestAParentPIDThatIsNotTheParentNamesTheParent(t *testing.T) {
+	mark := newMark(t)
+	s := start(t, mark, []string{"--parent-pid", "1", "--", "sh", "-c", "exit 7"})
+	wantExit(t, s.wait(), 125, s.stderr)
+	want := fmt.Sprintf("(parent-gone: its parent at start is PID %d, not 1, the launcher's PID given); nothing was executed", os.Getpid())
+	if !strings.Contains(s.stderr.String(), want) {
+		t.Fatalf("stderr = %q, want %q", s.stderr, want)
+	}
+}
+
 // TestBadInputIsAUsageErrorAndNothingRuns: each bad
 // command line exits with its status and a clear message, and the Engine,
 // which would write a marker file, never runs.
@@ -165,7 +179,11 @@ func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
 		{"bad log level", append([]string{"--log-level", "loud", "--"}, engine...), nil, 2, "--log-level"},
 		{"program not found", []string{"--ack", "--", "no-such-program-anywhere"}, nil, 127, "no-such-program-anywhere: no such file or directory"},
 		{"program not executable", []string{"--ack", "--", notExec}, nil, 126, "permission denied"},
-		{"program is a directory", []string{"--ack", "--", "/"}, nil, 126, "permission denied"},
+		{"program is a directory", []string{"--ack", "--", "/"}, nil, 126, "session-starter: /: is a directory, not a program\n"},
+		{"program is empty", []string{"--ack", "--", ""}, nil, 127, "session-starter: \"\": an empty PROGRAM names no file\n"},
+		{"a long flag with one dash", append([]string{"-timeout", "1", "--"}, engine...), nil, 2, "unknown shorthand flag: 't' in -timeout; did you mean --timeout?"},
+		{"a long flag with one dash and a value", append([]string{"-watch-stdin=true", "--"}, engine...), nil, 2, "; did you mean --watch-stdin?"},
+		{"stdin grace without watch stdin", append([]string{"--stdin-grace", "1", "--"}, engine...), nil, 2, "--stdin-grace goes with --watch-stdin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

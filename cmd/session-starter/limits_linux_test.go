@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -137,6 +138,31 @@ func TestBadLimitsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// onCgroupV1 reports whether every controller of list (", "-separated)
+// is bound to a cgroup v1 hierarchy here: named in a line of
+// /proc/self/cgroup other than the 0:: one.
+func onCgroupV1(list string) bool {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return false
+	}
+	var v1 []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if f := strings.SplitN(line, ":", 3); len(f) == 3 && f[0] != "0" {
+			v1 = append(v1, strings.Split(f[1], ",")...)
+		}
+	}
+	for c := range strings.SplitSeq(list, ", ") {
+		if !slices.Contains(v1, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestLimitsWhoseControllerIsNotOfferedExit125AndRunNothing: where a
+// controller is bound to cgroup v1 (a hybrid host), the report says so
+// instead of advising delegation.
 func TestLimitsWhoseControllerIsNotOfferedExit125AndRunNothing(t *testing.T) {
 	needsCgroup(t)
 	_, own := cgroupPlace(t)
@@ -156,7 +182,13 @@ func TestLimitsWhoseControllerIsNotOfferedExit125AndRunNothing(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), "ran")
 			ws, ended, stderr, _ := limitSession(t, mark, "", "", "--cgroup-parent", path.Join(parent, "bare"), c.flag, c.value, "--", "touch", marker)
 			wantExit(t, ws, 125, stderr)
-			if !strings.Contains(string(stderr), "controller not available: "+c.controller) || !strings.Contains(string(stderr), "subtree_control") {
+			if onCgroupV1(c.controller) {
+				// No subtree_control or delegation can offer it.
+				if !strings.Contains(string(stderr), "controller on cgroup v1: "+c.controller+" bound to a v1 hierarchy here") ||
+					!strings.Contains(string(stderr), "only the host can change") || strings.Contains(string(stderr), "Delegate=yes") {
+					t.Errorf("stderr %q, want it to say the %s controller is on cgroup v1, and no delegation advice", stderr, c.controller)
+				}
+			} else if !strings.Contains(string(stderr), "controller not available: "+c.controller) || !strings.Contains(string(stderr), "subtree_control") {
 				t.Errorf("stderr %q, want it to name the %s controller and what to do", stderr, c.controller)
 			}
 			if ended["executed"] != false {
@@ -169,6 +201,9 @@ func TestLimitsWhoseControllerIsNotOfferedExit125AndRunNothing(t *testing.T) {
 			out, err := exec.Command(binary, "--explain", "--cgroup-parent", path.Join(parent, "bare"), c.flag, c.value).CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "limits: no\n  a session would exit 125") || !strings.Contains(string(out), c.controller) {
 				t.Errorf("--explain %s: %v; output:\n%s\nwant limits: no, naming %s", c.flag, err, out, c.controller)
+			}
+			if onCgroupV1(c.controller) && (!strings.Contains(string(out), "on cgroup v1") || strings.Contains(string(out), "Delegate=yes")) {
+				t.Errorf("--explain %s: output:\n%s\nwant it to say %s is on cgroup v1, with no advice to delegate", c.flag, out, c.controller)
 			}
 		})
 	}

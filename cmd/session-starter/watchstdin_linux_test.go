@@ -82,6 +82,28 @@ func TestAnEngineThatExitsOnEndOfInputIsMirroredAndNotSignalled(t *testing.T) {
 	noSurvivors(t, mark)
 }
 
+// TestAHangUpBeforeTheGoAheadStillRunsTheEngine: `printf x |
+// session-starter --watch-stdin -- cat`. The writer closes its end before
+// the Engine runs; that hang-up is one like any other: the Engine runs,
+// reads what was written and exits within its time. Twenty runs, since
+// which comes first was a matter of scheduling.
+func TestAHangUpBeforeTheGoAheadStillRunsTheEngine(t *testing.T) {
+	for i := range 20 {
+		mark := newMark(t)
+		s := start(t, mark, []string{"--watch-stdin", "--", "cat"})
+		if _, err := s.in.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		s.in.Close()
+		s.in = nil
+		if got := s.rest(); got != "x" {
+			t.Fatalf("run %d: the Engine wrote %q, want x; stderr: %s", i, got, s.stderr)
+		}
+		wantExit(t, s.wait(), 0, s.stderr)
+		noSurvivors(t, mark)
+	}
+}
+
 // TestAnEngineIgnoringEndOfInputGetsTheStopSignalAfterItsTime: with
 // --grace the normal end follows the Engine's own time: the stop signal,
 // which this Engine answers with exit 9.

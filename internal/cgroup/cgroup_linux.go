@@ -482,33 +482,69 @@ func CleanLeftovers(p Place) ([]string, error) {
 // path is not the cgroup whose id was recorded (removed and made again).
 var ErrNotTheSession = errors.New("cgroup: not the session cgroup recorded")
 
+// openLeft opens the cgroup at dirPath, a session cgroup a dead starter
+// left, and its parent, provided its id (its inode number) is still id.
+// A cgroup gone already gives -1, -1 and no error.
+func openLeft(dirPath string, id uint64) (parent, dir int, err error) {
+	parent, err = openDir(sys.AT_FDCWD, path.Dir(dirPath))
+	if errors.Is(err, syscall.ENOENT) {
+		return -1, -1, nil
+	}
+	if err != nil {
+		return -1, -1, err
+	}
+	dir, err = openDir(parent, path.Base(dirPath))
+	if errors.Is(err, syscall.ENOENT) {
+		sys.Close(parent)
+		return -1, -1, nil
+	}
+	if err != nil {
+		sys.Close(parent)
+		return -1, -1, err
+	}
+	if st, err := sys.Fstat(dir); err != nil || st.Ino != id {
+		sys.Close(dir)
+		sys.Close(parent)
+		return -1, -1, fmt.Errorf("%w: %s", ErrNotTheSession, dirPath)
+	}
+	return parent, dir, nil
+}
+
+// held lists the processes of the cgroup dirfd names and of the cgroups
+// below it: a session's are in its leaves.
+func held(dirfd int) ([]int, error) {
+	var pids []int
+	err := walk(dirfd, maxDepth, func(_ uint64, procs []int) { pids = append(pids, procs...) })
+	return pids, err
+}
+
+// Left lists the processes of the cgroup at dirPath and of the cgroups
+// below it, provided its id is still id, as [EndLeft] would end them;
+// none for a cgroup gone already.
+func Left(dirPath string, id uint64) ([]int, error) {
+	parent, dir, err := openLeft(dirPath, id)
+	if err != nil || dir < 0 {
+		return nil, err
+	}
+	defer sys.Close(parent)
+	defer sys.Close(dir)
+	return held(dir)
+}
+
 // EndLeft ends the cgroup at dirPath, a session cgroup a dead starter left,
 // provided its id (its inode number) is still id: cgroup.kill, a wait of
 // at most within for "populated 0" (told by poll on cgroup.events, read
 // again after each wake-up), then its removal with the cgroups below it.
-// It returns the PIDs its cgroup.procs listed before the kill (what it
-// held, zombies left out); a cgroup gone already is not an error.
+// It returns the PIDs it and the cgroups below it listed before the kill
+// (what it held, zombies left out); a cgroup gone already is not an error.
 func EndLeft(dirPath string, id uint64, within time.Duration) ([]int, error) {
-	parent, err := openDir(sys.AT_FDCWD, path.Dir(dirPath))
-	if errors.Is(err, syscall.ENOENT) {
-		return nil, nil
-	}
-	if err != nil {
+	parent, dir, err := openLeft(dirPath, id)
+	if err != nil || dir < 0 {
 		return nil, err
 	}
 	defer sys.Close(parent)
-	name := path.Base(dirPath)
-	dir, err := openDir(parent, name)
-	if errors.Is(err, syscall.ENOENT) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	defer sys.Close(dir)
-	if st, err := sys.Fstat(dir); err != nil || st.Ino != id {
-		return nil, fmt.Errorf("%w: %s", ErrNotTheSession, dirPath)
-	}
+	name := path.Base(dirPath)
 	events, err := sys.OpenAt(dir, "cgroup.events", sys.O_RDONLY)
 	if err != nil {
 		return nil, err
@@ -518,26 +554,26 @@ func EndLeft(dirPath string, id uint64, within time.Duration) ([]int, error) {
 	if err != nil || !busy {
 		return nil, errors.Join(err, Remove(parent, name))
 	}
-	held, err := Procs(dir)
+	pids, err := held(dir)
 	if err != nil {
 		return nil, err
 	}
 	if err := Kill(dir); err != nil {
-		return held, err
+		return pids, err
 	}
 	deadline := time.Now().Add(within)
 	for busy {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return held, fmt.Errorf("cgroup: %s still populated %v after cgroup.kill", dirPath, within)
+			return pids, fmt.Errorf("cgroup: %s still populated %v after cgroup.kill", dirPath, within)
 		}
 		fds := []sys.PollFd{{Fd: int32(events), Events: sys.POLLPRI}}
 		if _, err := sys.Poll(fds, left); err != nil {
-			return held, err
+			return pids, err
 		}
 		if busy, err = readPopulated(events); err != nil {
-			return held, err
+			return pids, err
 		}
 	}
-	return held, Remove(parent, name)
+	return pids, Remove(parent, name)
 }

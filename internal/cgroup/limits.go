@@ -15,6 +15,12 @@ import (
 // it, or did not delegate it).
 var ErrNotDelegated = errors.New("controller not available")
 
+// ErrOnV1 is wrapped by the error of [Enable] when a controller a limit
+// needs is bound to a cgroup v1 hierarchy on this host: no delegation
+// or subtree_control can offer it in cgroup v2, only a host whose init
+// mounts it as v2 (systemd's unified hierarchy).
+var ErrOnV1 = errors.New("controller on cgroup v1")
+
 // ErrShared is wrapped by the error of [Enable] when the cgroup where
 // session cgroups are made holds processes other than this one: cgroup
 // v2 lets a cgroup hold processes or enable controllers for its children,

@@ -59,7 +59,8 @@ func PlaceAt(dir string) (Place, error) {
 }
 
 // Enable makes the controllers need available to the cgroups made in p:
-// each must be in p's cgroup.controllers (else [ErrNotDelegated]), and is
+// each must be in p's cgroup.controllers (else [ErrOnV1] when this host
+// binds it to a cgroup v1 hierarchy, or [ErrNotDelegated]), and is
 // written to its cgroup.subtree_control unless it is there already.
 //
 // A cgroup other than the root may do that only while it holds no
@@ -141,6 +142,9 @@ func plan(dir int, p Place, need []string, self bool) (todo []string, move bool,
 		if !slices.Contains(words(avail), c) {
 			absent = append(absent, c)
 		}
+	}
+	if v1 := controllersOnV1(absent); len(v1) > 0 {
+		return nil, false, fmt.Errorf("%w: %s bound to a v1 hierarchy here (/proc/self/cgroup)", ErrOnV1, strings.Join(v1, ", "))
 	}
 	if len(absent) > 0 {
 		return nil, false, fmt.Errorf("%w: %s in %s (its cgroup.controllers: %q)", ErrNotDelegated, strings.Join(absent, ", "), p.Own, strings.TrimSpace(string(avail)))

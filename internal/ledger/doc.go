@@ -27,10 +27,11 @@
 // never signalled). It then ends the Engine the
 // record names, where the live process at its PID has its token, through
 // a pidfd of it (a PID that names another process now is reported,
-// token-mismatch, and never signalled), the session's cgroup (cgroup.kill
-// on the directory whose id the record names, no PID guessed) and every
-// process that carries the session's mark, verified on the live process
-// and signalled through its pidfd, in passes until one finds nothing new.
+// token-mismatch, and never signalled). Then it ends the session's cgroup
+// (cgroup.kill on the directory whose id the record names, no PID guessed)
+// or, for a session without one, every process that carries the session's
+// mark, verified on the live process and signalled through its pidfd, in
+// passes until one finds nothing new.
 // On macOS and FreeBSD, which have neither pidfds nor cgroups, the Engine
 // is opened by its exit watch and compared by its token, and the rest is
 // package internal/lineage's sweep from it: its descendants by their

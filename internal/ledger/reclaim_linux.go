@@ -23,33 +23,22 @@ const cgroupWait = 10 * time.Second
 const exitWait = 10 * time.Second
 
 // reclaim ends the session of r: its Engine, where the live process at
-// the recorded PID has its token, its marked processes, in passes until
-// one finds nothing new, then its cgroup (what is in it and lost the mark,
-// an environment scrubbed). A process it SIGKILLed that has not exited
-// within exitWait (one waiting in the kernel on a hung FUSE server, say)
-// is left, a survivor, and not counted as ended.
+// the recorded PID has its token, then its cgroup where it had one, else
+// its marked processes, in passes until one finds nothing new. The cgroup
+// holds everything the Engine started, whatever its environment; the mark
+// is the evidence only where there is nothing stronger, since a copy of
+// its value can reach a stranger (an environment importer). A process it
+// SIGKILLed that has not exited within exitWait (one waiting in the
+// kernel on a hung FUSE server, say) is left, a survivor, and not counted
+// as ended.
 func reclaim(s *Session, r Record, dry bool) {
 	id, err := mark.Parse(r.Session)
 	if err != nil {
 		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch"})
 		return
 	}
-	self := os.Getpid()
 	seen := map[int]bool{}
-	left := map[int]LeftProcess{}
-	// killed holds a pidfd of each process SIGKILLed, to wait for its exit.
-	killed := map[int]int{}
-	kill := func(pid, fd int) {
-		err := sys.PidfdSignal(fd, syscall.SIGKILL)
-		switch _, dup := killed[pid]; {
-		case err != nil && !errors.Is(err, sys.ErrGone):
-			left[pid] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
-		case err == nil && !dup:
-			killed[pid] = fd
-			return
-		}
-		sys.Close(fd)
-	}
+	k := &killing{killed: map[int]int{}, left: map[int]LeftProcess{}}
 	// The Engine as the record names it, by its token: ended through a
 	// pidfd of it also when it scrubbed the mark from its environment. A
 	// PID that names another process now is reported, never signalled.
@@ -64,21 +53,64 @@ func reclaim(s *Session, r Record, dry bool) {
 		if dry {
 			sys.Close(fd)
 		} else {
-			kill(r.Engine.PID, fd)
+			k.kill(r.Engine.PID, fd)
 		}
 	case errors.Is(err, errMismatch):
-		left[r.Engine.PID] = LeftProcess{Reason: "token-mismatch"}
+		k.left[r.Engine.PID] = LeftProcess{Reason: "token-mismatch"}
 	case !errors.Is(err, sys.ErrGone):
-		left[r.Engine.PID] = LeftProcess{Reason: "unverifiable: " + err.Error()}
+		k.left[r.Engine.PID] = LeftProcess{Reason: "unverifiable: " + err.Error()}
 	}
+	if r.Cgroup != nil {
+		reclaimCgroup(s, *r.Cgroup, dry, seen)
+	} else {
+		reclaimMarked(s, id, r.Engine.Token.Start, dry, seen, k)
+	}
+	for _, pid := range awaitExits(k.killed, exitWait) {
+		k.left[pid] = LeftProcess{Reason: fmt.Sprintf("survivor: SIGKILL did not end it within %v", exitWait), Survivor: true}
+	}
+	for _, fd := range k.killed {
+		sys.Close(fd)
+	}
+	s.Ended = slices.DeleteFunc(s.Ended, func(e Ended) bool { return k.left[e.PID].Survivor })
+	for pid, l := range k.left {
+		l.PID = pid
+		s.Left = append(s.Left, l)
+	}
+}
+
+// killing is what a reclaim SIGKILLed through pidfds, and what it left,
+// by PID.
+type killing struct {
+	killed map[int]int // a pidfd of each process SIGKILLed, to wait for its exit
+	left   map[int]LeftProcess
+}
+
+// kill SIGKILLs pid through its pidfd fd, and keeps fd (one a PID) or
+// closes it.
+func (k *killing) kill(pid, fd int) {
+	err := sys.PidfdSignal(fd, syscall.SIGKILL)
+	switch _, dup := k.killed[pid]; {
+	case err != nil && !errors.Is(err, sys.ErrGone):
+		k.left[pid] = LeftProcess{Reason: fmt.Sprintf("signal: %v", err), Survivor: true}
+	case err == nil && !dup:
+		k.killed[pid] = fd
+		return
+	}
+	sys.Close(fd)
+}
+
+// reclaimMarked ends the live processes that carry the session's id, in
+// passes until one finds nothing new, and notes what it cannot verify.
+func reclaimMarked(s *Session, id mark.ID, since uint64, dry bool, seen map[int]bool, k *killing) {
+	self := os.Getpid()
 	for range reclaimPasses {
-		found, unverified, err := mark.Scan(id, r.Engine.Token.Start, os.Getuid(), func(pid int) bool { return pid == self })
+		found, unverified, err := mark.Scan(id, since, os.Getuid(), func(pid int) bool { return pid == self })
 		if err != nil {
 			s.Left = append(s.Left, LeftProcess{Reason: "platform: " + err.Error()})
 			break
 		}
 		for _, l := range unverified {
-			left[l.PID] = LeftProcess{Reason: l.Reason}
+			k.left[l.PID] = LeftProcess{Reason: l.Reason}
 		}
 		fresh := 0
 		for _, f := range found {
@@ -90,40 +122,49 @@ func reclaim(s *Session, r Record, dry bool) {
 			if dry {
 				sys.Close(f.Pidfd)
 			} else {
-				kill(f.PID, f.Pidfd)
+				k.kill(f.PID, f.Pidfd)
 			}
 		}
 		if fresh == 0 || dry {
 			break
 		}
 	}
-	if r.Cgroup != nil && !dry {
-		held, err := cgroup.EndLeft(r.Cgroup.Dir, r.Cgroup.ID, cgroupWait)
-		switch {
-		case errors.Is(err, cgroup.ErrNotTheSession):
-			s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
-		case err != nil:
-			// Listed in the cgroup of the recorded id, then not ended.
-			s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: len(held) > 0})
+}
+
+// reclaimCgroup ends the session cgroup c names: cgroup.kill on the
+// directory whose id the record names, no PID guessed. A dry run lists
+// what it holds. What the cgroup still held when its wait ended is left,
+// survivors.
+func reclaimCgroup(s *Session, c Cgroup, dry bool, seen map[int]bool) {
+	pids, err := cgroup.Left(c.Dir, c.ID)
+	for _, pid := range pids {
+		if !seen[pid] {
+			seen[pid] = true
+			comm := ""
+			if st, err := proc.ReadStat(pid); err == nil {
+				comm = st.Comm
+			}
+			s.Ended = append(s.Ended, Ended{PID: pid, Comm: comm})
 		}
-		s.Cgroup = held != nil
-		for _, pid := range held {
+	}
+	killed := false
+	if err == nil && !dry {
+		pids, err = cgroup.EndLeft(c.Dir, c.ID, cgroupWait)
+		killed = true
+		s.Cgroup = pids != nil
+		for _, pid := range pids {
 			if !seen[pid] {
 				seen[pid] = true
 				s.Ended = append(s.Ended, Ended{PID: pid})
 			}
 		}
 	}
-	for _, pid := range awaitExits(killed, exitWait) {
-		left[pid] = LeftProcess{Reason: fmt.Sprintf("survivor: SIGKILL did not end it within %v", exitWait), Survivor: true}
-	}
-	for _, fd := range killed {
-		sys.Close(fd)
-	}
-	s.Ended = slices.DeleteFunc(s.Ended, func(e Ended) bool { return left[e.PID].Survivor })
-	for pid, l := range left {
-		l.PID = pid
-		s.Left = append(s.Left, l)
+	switch {
+	case errors.Is(err, cgroup.ErrNotTheSession):
+		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
+	case err != nil:
+		// Listed in the cgroup of the recorded id, then not ended.
+		s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: killed && len(pids) > 0})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,8 +23,9 @@ var ErrDurationRange = errors.New("out of range (at most 100 years)")
 // a decimal number of seconds, with a fraction and an exponent allowed,
 // and an optional single suffix s, m, h or d ("10", ".5", "1.5m", "1d",
 // "1e-1", "2.34e-5d") — or in Go's form ("1m30s", "0s", "500ms",
-// "1h0m0s"). A positive duration shorter than a nanosecond is one
-// nanosecond: it stays positive, as in coreutils. Signs,
+// "1h0m0s"). A positive duration shorter than a nanosecond, even one
+// too small for a float64 ("1e-10000", "0.1ns"), is one nanosecond: it
+// stays positive, as in coreutils, never 0 (off). Signs,
 // hexadecimal and "inf" are refused; a negative Go duration is returned
 // for the caller to refuse; anything beyond [MaxDuration] either way is
 // [ErrDurationRange].
@@ -33,7 +35,7 @@ func ParseDuration(s string) (time.Duration, error) {
 			return 0, ErrDurationRange
 		}
 		d := time.Duration(math.Round(ns))
-		if d == 0 && ns > 0 {
+		if d == 0 && nonzero(s) {
 			d = 1
 		}
 		return d, nil
@@ -42,10 +44,27 @@ func ParseDuration(s string) (time.Duration, error) {
 	if err != nil {
 		return 0, errors.New("want seconds (10, 0.5, 1e-1), a number with one suffix s, m, h or d (90s, 1.5m, 1d), or a Go duration (1m30s)")
 	}
+	if d == 0 && nonzero(s) {
+		d = 1
+		if s[0] == '-' {
+			d = -1
+		}
+	}
 	if d > MaxDuration || d < -MaxDuration {
 		return 0, ErrDurationRange
 	}
 	return d, nil
+}
+
+// nonzero reports whether a duration's number, before any exponent, has
+// a digit other than 0. Its value is then not zero, however small: float
+// underflow and Go's truncation to whole nanoseconds must not make it 0.
+// Unit suffixes hold no digit; the Go form has no exponent.
+func nonzero(s string) bool {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.ContainsAny(s, "123456789")
 }
 
 // parseSeconds reads the coreutils form, in nanoseconds: digits with at

@@ -32,7 +32,16 @@ func TestDurationsAreReadAsTimeoutReadsThem(t *testing.T) {
 		{"1.e1", 10 * time.Second},
 		{".5e1m", 5 * time.Minute},
 		{"0e5", 0},
-		{"1e-400", 0},
+		// A positive duration never reads as 0 (off), however small.
+		{"1e-400", 1},
+		{"1e-10000", 1},
+		{"0.0000000000000000000000000001e-400s", 1},
+		{"0.1ns", 1},
+		{"0.9ns", 1},
+		{"0s0.1ns", 1},
+		{"-0.1ns", -1},
+		{"0.000e-10000", 0},
+		{"0.0ns", 0},
 	}
 	for _, tt := range tests {
 		got, err := ParseDuration(tt.in)

@@ -191,7 +191,8 @@ type Options struct {
 	NoMark bool
 	// WatchStdin is "--watch-stdin": the session also ends when this
 	// process's end of the Engine's stdin (Stdin) is closed, after the
-	// Engine's own time to exit (StdinGrace, "--stdin-grace", when set).
+	// Engine's own time to exit (StdinGrace, "--stdin-grace", when set;
+	// Start refuses StdinGrace without WatchStdin, as the flag does).
 	WatchStdin bool
 	StdinGrace time.Duration
 	// ExtraFlags are more flags for session-starter, placed after those of
@@ -241,6 +242,9 @@ func (o *Options) flags() ([]string, error) {
 	if o.StdinGrace != 0 {
 		if o.StdinGrace < 0 || o.StdinGrace > MaxDuration {
 			return nil, fmt.Errorf("launch: StdinGrace %v: out of range", o.StdinGrace)
+		}
+		if !o.WatchStdin {
+			return nil, errors.New("launch: StdinGrace needs WatchStdin")
 		}
 		args = append(args, "--stdin-grace", o.StdinGrace.String())
 	}

@@ -557,6 +557,7 @@ func TestBadDurationsAreRefusedBeforeAnythingStarts(t *testing.T) {
 		{Timeout: -1},
 		{KillBudget: -time.Hour},
 		{Timeout: launch.MaxDuration + 1},
+		{StdinGrace: time.Second},
 	} {
 		opts.Binary, opts.Argv = missing, []string{"engine"}
 		_, err := launch.Start(context.Background(), opts)

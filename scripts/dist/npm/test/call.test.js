@@ -79,3 +79,71 @@ test('releaseOnExit without an enclosing session is not started', () =>
     assert.match(r.error.stderr, /enclosing session/);
     assert.equal(fs.existsSync(marker), false);
   }));
+
+// inSession runs script (Node, in this process's environment with the
+// mark) as the Engine of an enclosing session and resolves with the JSON
+// it writes as its first line, and the session; the caller stops it.
+async function inSession(mark, script) {
+  const s = await h.sessionStarter.launch(process.execPath, ['-e', script], { env: h.markedEnv(mark) });
+  const line = await h.lines(s.stdout)();
+  assert.notEqual(line, null, 'the enclosing Engine wrote nothing');
+  return { s, result: JSON.parse(line) };
+}
+
+test('call() with releaseOnExit returns at the exit plus the drain bound while what it released holds stdout and stderr', () =>
+  h.withMark(async (mark) => {
+    // The released sleep holds both output pipes for 300 s: call() must
+    // not wait for it.
+    const script = `
+      const { call } = require('session-starter');
+      (async () => {
+        const t0 = Date.now();
+        const r = await call('sh', ['-c', 'sleep 300 & echo out; echo err >&2'], { releaseOnExit: true, drain: 200 });
+        console.log(JSON.stringify({ ms: Date.now() - t0, stdout: r.stdout.toString(), stderr: r.stderr.toString(),
+          outcome: r.outcome, exitCode: r.exitCode, outputHeld: r.outputHeld, released: r.ended && r.ended.released }));
+        setInterval(() => {}, 1000); // the enclosing session ends it
+      })();`;
+    const { s, result } = await h.bounded('call() under an enclosing session', inSession(mark, script));
+    try {
+      assert.equal(result.outcome, started);
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.stdout, 'out\n');
+      assert.equal(result.stderr, 'err\n');
+      assert.equal(result.outputHeld, true);
+      assert.ok(result.ms >= 200, `returned after ${result.ms} ms, before the drain bound`);
+      assert.equal(result.released.length, 1);
+      assert.ok(h.alive(result.released[0]), 'the released sleep was ended by the call');
+    } finally {
+      await s.stop();
+    }
+  }));
+
+test('call() ends a command whose stdout or stderr goes past maxBuffer, and keeps the first maxBuffer bytes', async () => {
+  for (const stream of ['stdout', 'stderr']) {
+    await h.withMark(async (mark) => {
+      const to = stream === 'stderr' ? ' >&2' : '';
+      const r = await h.bounded(
+        'call()',
+        call('sh', ['-c', `head -c 3000000 /dev/zero${to}; exec sleep 300`], { maxBuffer: 1000000, env: h.markedEnv(mark) }),
+      );
+      assert.ok(r.error instanceof h.sessionStarter.MaxBufferError, `${stream}: ${r.error}`);
+      assert.equal(r.error.code, 'ERR_SESSION_STARTER_MAX_BUFFER');
+      assert.equal(r.error.stream, stream);
+      assert.match(r.error.message, /went past maxBuffer \(1000000 bytes\)/);
+      assert.equal(r[stream].length, 1000000);
+      assert.equal(r.outcome, started);
+      assert.equal(r.ended.reason, 'control-closed');
+    });
+  }
+});
+
+test('call() refuses a bad drain or maxBuffer, and runs nothing', () =>
+  h.withMark(async (mark) => {
+    const marker = path.join(h.tempDir(), 'ran');
+    for (const bad of [{ drain: -1 }, { maxBuffer: 0 }, { maxBuffer: 1.5 }, { maxBuffer: '1' }]) {
+      const r = await h.bounded('call()', call('touch', [marker], { ...bad, env: h.markedEnv(mark) }));
+      assert.equal(r.outcome, notStarted, JSON.stringify(bad));
+      assert.equal(r.error.code, 'ERR_SESSION_STARTER_INVALID_OPTION');
+    }
+    assert.equal(fs.existsSync(marker), false);
+  }));

@@ -304,6 +304,7 @@ test('bad options are refused before anything starts', async () => {
     { extraFlags: [7] },
     { ackTimeout: -5 },
     { stopTimeout: 'soon' },
+    { stdinGrace: 1000 },
     { stderr: 'pipe' },
     { cwd: path.join(h.tempDir(), 'none') },
   ]) {

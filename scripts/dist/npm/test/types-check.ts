@@ -3,7 +3,7 @@
 // it, and misuses the types must refuse (@ts-expect-error fails the
 // compile when the line is accepted).
 
-import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear, reclaim } from 'session-starter';
+import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear, reclaim, MaxBufferError, defaultDrainMs, defaultMaxBuffer } from 'session-starter';
 import type { CallResult, ReclaimRecord, EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
 
 async function main(): Promise<void> {
@@ -47,6 +47,11 @@ async function main(): Promise<void> {
   console.log(retry, r.stdout.length, r.exitCode, r.ended?.reason, r.timedOut, started, unclear);
   // @ts-expect-error call() captures stderr itself
   await call('engine', { stderr: 'ignore' });
+  const held = await call('engine', { releaseOnExit: true, drain: defaultDrainMs, maxBuffer: defaultMaxBuffer });
+  const tooMuch: 'stdout' | 'stderr' | null = held.error instanceof MaxBufferError ? held.error.stream : null;
+  console.log(held.outputHeld, tooMuch);
+  // @ts-expect-error maxBuffer is a number of bytes
+  await call('engine', { maxBuffer: '1m' });
 
   const rec: ReclaimRecord = await reclaim({ dryRun: true });
   for (const s of rec.sessions) {

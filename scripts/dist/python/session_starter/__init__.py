@@ -34,19 +34,22 @@ import sysconfig
 from typing import List, Optional, Tuple
 
 from ._aio import AsyncSession, launch_async
-from ._call import NOT_STARTED, STARTED, UNCLEAR, CallResult, call
+from ._call import DEFAULT_MAX_BUFFER, NOT_STARTED, STARTED, UNCLEAR, CallResult, MaxBufferError, call
 from ._reclaim import reclaim
 from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, Usage, parse_ack, parse_record, read_ended, read_records
-from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
+from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_DRAIN, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
 
 __all__ = [
     "AsyncSession",
     "BinaryNotFoundError",
     "CallResult",
     "DEFAULT_ACK_TIMEOUT",
+    "DEFAULT_DRAIN",
     "DEFAULT_KILL_BUDGET",
+    "DEFAULT_MAX_BUFFER",
     "Ended",
     "LaunchError",
+    "MaxBufferError",
     "NOT_STARTED",
     "Other",
     "Record",

@@ -10,22 +10,44 @@ be retried: only "not-started" may.
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from ._records import Ended
-from ._session import LaunchError, end_bound, launch
+from ._session import DEFAULT_DRAIN, LaunchError, Session, _Feed, _invalid, _Pump, end_bound, launch
 
 NOT_STARTED = "not-started"
 STARTED = "started"
 UNCLEAR = "unclear"
+
+# Bounds what call() keeps of stdout and of stderr, each, in bytes: 100 MiB,
+# about execa's default.
+DEFAULT_MAX_BUFFER = 100 * 1024 * 1024
 
 # The LaunchError codes and kinds after which provably nothing was
 # executed: session-starter refused or exited before its ack (which comes
 # before the go-ahead), or never started.
 _NOTHING_RAN_CODES = frozenset(["invalid-option", "binary-missing", "spawn"])
 _NOTHING_RAN_KINDS = frozenset(["usage", "containment", "cannot-execute", "not-found"])
+
+
+class MaxBufferError(Exception):
+    """The error of a call whose stdout or stderr went past max_buffer.
+
+    That output holds its first ``max_buffer`` bytes, and the call was
+    ended. ``stream`` is "stdout" or "stderr".
+    """
+
+    def __init__(self, stream: str, max_buffer: float) -> None:
+        super().__init__(
+            f"session-starter: call(): {stream} went past max_buffer ({max_buffer} bytes): "
+            f"it holds the first {max_buffer} bytes, and the call was ended"
+        )
+        self.stream = stream
+        self.max_buffer = max_buffer
 
 
 @dataclass
@@ -38,7 +60,11 @@ class CallResult:
     an ack: whether the command ran cannot be known). ``returncode`` is the
     command's status as session-starter mirrored it (-N: died of signal
     N), None when there was no session; ``ended`` the ended record;
-    ``error`` the LaunchError when there was no session.
+    ``error`` the LaunchError when there was no session, a MaxBufferError
+    when the output went past max_buffer. ``output_held`` is True when an
+    output pipe was still held open at the drain bound (by what a released
+    call left running) and was closed: stdout and stderr hold what was read
+    until then, and that process's later writes to them fail (EPIPE).
     """
 
     outcome: str
@@ -46,7 +72,8 @@ class CallResult:
     stdout: bytes
     stderr: bytes
     ended: Optional[Ended]
-    error: Optional[LaunchError] = None
+    error: Optional[Union[LaunchError, MaxBufferError]] = None
+    output_held: bool = False
 
     @property
     def timed_out(self) -> bool:
@@ -54,19 +81,49 @@ class CallResult:
         return self.ended is not None and self.ended.reason == "timeout"
 
 
-class _Sink:
-    def __init__(self) -> None:
+class _Capture:
+    """Keeps at most limit bytes of one output; past them it calls over once and drops the rest, so that the writer is never blocked."""
+
+    def __init__(self, limit: float, over: Callable[[], None]) -> None:
         self.parts: List[bytes] = []
-        self.lock = threading.Lock()
+        self.size = 0
+        self.limit = limit
+        self.exceeded = False
+        self._over = over
+        self._lock = threading.Lock()
 
     def write(self, b: bytes) -> int:
-        with self.lock:
+        with self._lock:
+            room = self.limit - self.size
+            first = len(b) > room and not self.exceeded
+            if len(b) > room:
+                self.exceeded = True
+                b = b[: int(room)]
             self.parts.append(bytes(b))
+            self.size += len(b)
+        if first:
+            self._over()
         return len(b)
 
     def value(self) -> bytes:
-        with self.lock:
+        with self._lock:
             return b"".join(self.parts)
+
+
+def _drain(drain: Any) -> float:
+    if isinstance(drain, bool) or not isinstance(drain, (int, float)) or not (0 <= drain < math.inf):
+        raise _invalid(f"drain={drain!r}: want a number of seconds, 0 or more")
+    return float(drain) if drain > 0 else DEFAULT_DRAIN
+
+
+def _max_buffer(max_buffer: Any) -> float:
+    if max_buffer is None:
+        return DEFAULT_MAX_BUFFER
+    if max_buffer == math.inf and isinstance(max_buffer, float):
+        return max_buffer
+    if type(max_buffer) is not int or max_buffer <= 0:
+        raise _invalid(f"max_buffer={max_buffer!r}: want a number of bytes, more than 0, or math.inf")
+    return max_buffer
 
 
 def call(
@@ -82,24 +139,47 @@ def call(
     cwd: Optional[str] = None,
     binary: Optional[str] = None,
     release_on_exit: bool = False,
+    drain: float = 0,
+    max_buffer: Optional[float] = None,
     extra_flags: Sequence[str] = (),
 ) -> CallResult:
-    """Run argv as a session of its own and return its CallResult once every process of it has ended.
+    """Run argv as a session of its own and return its CallResult once session-starter has exited and the output is read.
 
     ``input`` is written to the command's stdin, which is then closed;
-    stdout and stderr are captured whole. ``timeout`` (seconds; 0: none)
-    ends the whole tree after that long (returncode 124), with ``grace``
-    and ``stop_signal`` first. ``release_on_exit`` keeps what the command
-    left running when it exits on its own (a dev server it started), for
-    the enclosing session to end (--release-on-exit: it needs one, else
-    the result is not-started with a usage error). It never raises for the
+    stdout and stderr are captured, up to ``max_buffer`` bytes each
+    (default DEFAULT_MAX_BUFFER, 100 MiB; math.inf: no bound): past it the
+    call is ended, the rest is dropped and ``error`` is a MaxBufferError.
+    ``timeout`` (seconds; 0: none) ends the whole tree after that long
+    (returncode 124), with ``grace`` and ``stop_signal`` first. What the
+    command left running is ended with it, so the output reaches end of
+    file. ``release_on_exit`` keeps it instead when the command exits on
+    its own (a dev server it started), for the enclosing session to end
+    (--release-on-exit: it needs one, else the result is not-started with
+    a usage error); it may hold the output pipes, so they are read for at
+    most ``drain`` seconds after session-starter's exit (0: DEFAULT_DRAIN,
+    0.5 s), then closed (``output_held``). It never raises for the
     command's failure: a session that could not be made comes back as a
     result with ``error`` set.
     """
-    if release_on_exit:
-        extra_flags = ["--release-on-exit", *extra_flags]
-    err = _Sink()
+    holder: List[Session] = []
+    exceeded: List[MaxBufferError] = []
+
+    def over(stream: str) -> Callable[[], None]:
+        def end() -> None:
+            if not exceeded:
+                exceeded.append(MaxBufferError(stream, limit))
+            if holder:
+                holder[0]._end()
+
+        return end
+
+    limit: float = DEFAULT_MAX_BUFFER
+    err = _Capture(math.inf, over("stderr"))
     try:
+        bound = _drain(drain)
+        limit = err.limit = _max_buffer(max_buffer)
+        if release_on_exit:
+            extra_flags = ["--release-on-exit", *extra_flags]
         s = launch(
             argv,
             binary=binary,
@@ -118,28 +198,28 @@ def call(
         nothing = e.code in _NOTHING_RAN_CODES or e.kind in _NOTHING_RAN_KINDS
         return CallResult(NOT_STARTED if nothing else UNCLEAR, e.returncode, b"", err.value(), None, e)
 
-    def feed() -> None:
-        try:
-            if input:
-                s.stdin.write(input)
-            s.stdin.close()
-        except (BrokenPipeError, OSError, ValueError):
-            pass  # the command stopped reading
-
-    feeder = threading.Thread(target=feed, daemon=True)
-    feeder.start()
+    holder.append(s)
+    if exceeded:
+        s._end()  # stderr went past max_buffer before the ack
+    out = _Capture(limit, over("stdout"))
     with s:
-        out = s.stdout.read()  # end of file once every holder of the pipe has ended
+        feed = _Feed(s.stdin, input or b"")
+        pump = _Pump(s.stdout, out.write)
         code = s.wait()
+        # The call is over: what it left running (released) may hold the
+        # pipes, so they are read for at most the drain bound, then closed.
+        feed.finish()
+        deadline = time.monotonic() + bound
+        held = not pump.finish(deadline)
+        held = not s._stderr.finish(deadline) or held
         try:
             ended = s.ended(timeout=end_bound(grace, kill_budget))
         except Exception:  # a bad record, or none in time: not known
             ended = None
-    feeder.join(1)
     if ended is None:
         outcome = UNCLEAR
     elif ended.executed:
         outcome = STARTED
     else:
         outcome = NOT_STARTED
-    return CallResult(outcome, code, out, err.value(), ended)
+    return CallResult(outcome, code, out.value(), err.value(), ended, exceeded[0] if exceeded else None, held)

@@ -43,6 +43,12 @@ END_SLACK = 0.25
 # still ending a large group is not interrupted.
 STOP_SLACK = 5.0
 
+# How long output is still read after session-starter has exited, seconds:
+# call()'s default drain and Session.close()'s (contain.DefaultDrain). Past
+# it a pipe still held open (by what a released call left running) is
+# closed.
+DEFAULT_DRAIN = 0.5
+
 # Bounds the wait for the ack line (launch.DefaultAckTimeout), seconds.
 # session-starter acknowledges within milliseconds; its gate and its guard
 # each give up after 30 s (a stuck fork, a machine out of memory), so one
@@ -223,6 +229,132 @@ class _Tail:
             return bytes(self._buf[-STDERR_TAIL:]).decode("utf-8", "replace")
 
 
+class _Cut:
+    """Stops a thread that waits on a pipe before the pipe's end.
+
+    On POSIX the thread polls a wake-up pipe beside its own, and cut()
+    writes to it. On Windows pipes cannot be polled: cut() only stops the
+    thread at its next chunk, never in a blocked read or write.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cut = False
+        self._r = self._w = -1
+        if not _WINDOWS:
+            self._r, self._w = os.pipe()
+
+    def wait(self, fd: int, event: int) -> bool:
+        """Waits until fd is ready for event (POLLIN, POLLOUT) or at its end; False once cut."""
+        if self._cut:
+            return False
+        if _WINDOWS:
+            return True
+        p = select.poll()
+        p.register(fd, event)
+        p.register(self._r, select.POLLIN)
+        while True:
+            ready = {f for f, _ in p.poll()}
+            if self._r in ready:
+                return False
+            if ready:
+                return True
+
+    def __call__(self) -> None:
+        with self._lock:
+            if not self._cut:
+                self._cut = True
+                if self._w >= 0:
+                    os.write(self._w, b"x")
+
+    def close(self) -> None:
+        """Called by the waiting thread at its end."""
+        with self._lock:
+            self._cut = True
+            for fd in (self._r, self._w):
+                if fd >= 0:
+                    os.close(fd)
+            self._r = self._w = -1
+
+
+_POLLIN = getattr(select, "POLLIN", 1)
+_POLLOUT = getattr(select, "POLLOUT", 4)
+
+
+class _Pump:
+    """Reads a pipe in a thread of its own, handing each chunk to take, until its end of file or finish()'s bound; then closes it."""
+
+    def __init__(self, f: IO[bytes], take: Callable[[bytes], None]) -> None:
+        self._f = f
+        self._take = take
+        self._cut = _Cut()
+        self.eof = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            fd = self._f.fileno()
+            while self._cut.wait(fd, _POLLIN):
+                b = os.read(fd, 65536)
+                if not b:
+                    self.eof = True
+                    break
+                self._take(b)
+        except (OSError, ValueError):
+            pass  # closed under it
+        finally:
+            self._cut.close()
+            try:
+                self._f.close()
+            except OSError:
+                pass
+
+    def finish(self, deadline: float) -> bool:
+        """Waits for the end of file until deadline (time.monotonic()), then stops the reading and closes the pipe; True if the end of file came."""
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        if self._thread.is_alive():
+            self._cut()
+            self._thread.join(0 if _WINDOWS else 1)
+        return self.eof
+
+
+class _Feed:
+    """Writes data to a pipe in a thread of its own, then closes it; finish() stops it first."""
+
+    def __init__(self, f: IO[bytes], data: bytes) -> None:
+        self._f = f
+        self._data = data
+        self._cut = _Cut()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            fd = self._f.fileno()
+            view = memoryview(self._data)
+            if not _WINDOWS:
+                os.set_blocking(fd, False)
+            while view and self._cut.wait(fd, _POLLOUT):
+                try:
+                    view = view[os.write(fd, view) :]
+                except BlockingIOError:
+                    continue
+        except (OSError, ValueError):
+            pass  # the command stopped reading
+        finally:
+            self._cut.close()
+            try:
+                self._f.close()
+            except OSError:
+                pass
+
+    def finish(self) -> None:
+        """Stops the writing (the command is over) and closes the pipe."""
+        self._cut()
+        self._thread.join(0 if _WINDOWS else 1)
+
+
 def _stderr_writer(stderr: Any) -> Optional[Callable[[bytes], None]]:
     """Where the stderr copier writes: None to discard."""
     if stderr is None:
@@ -275,7 +407,10 @@ class _Prepared:
             raise _invalid(f"watch_stdin={watch_stdin!r}: want True or False")
         if watch_stdin:
             flags = ["--watch-stdin"] + flags
-        flags = _duration("stdin_grace", "--stdin-grace", stdin_grace) + flags
+        grace_flags = _duration("stdin_grace", "--stdin-grace", stdin_grace)
+        if grace_flags and not watch_stdin:
+            raise _invalid("stdin_grace needs watch_stdin, as --stdin-grace needs --watch-stdin")
+        flags = grace_flags + flags
         self.ack_timeout = _positive("ack_timeout", ack_timeout, DEFAULT_ACK_TIMEOUT)
         self.stop_timeout = _positive(
             "stop_timeout",
@@ -437,7 +572,7 @@ class Session:
     closes the pipes.
     """
 
-    def __init__(self, proc: subprocess.Popen, pid: int, mode: str, prep: _Prepared, tail: _Tail, threads: List[threading.Thread], records: _Records) -> None:
+    def __init__(self, proc: subprocess.Popen, pid: int, mode: str, prep: _Prepared, tail: _Tail, stderr: _Pump, threads: List[threading.Thread], records: _Records) -> None:
         self.process = proc
         self.starter_pid = proc.pid
         self.pid = pid
@@ -447,6 +582,7 @@ class Session:
         self._control = prep.ctl_w
         self._stop_timeout = prep.stop_timeout
         self._tail = tail
+        self._stderr = stderr
         self._threads = threads
         self._records = records
         self._lock = threading.Lock()
@@ -489,6 +625,17 @@ class Session:
                 os.close(self._control)
                 self._control = -1
 
+    def _end(self) -> None:
+        """Begins the end without waiting: closes the control pipe, else sends SIGTERM (terminates on Windows)."""
+        with self._lock:
+            had_control = self._control >= 0
+        if had_control:
+            self._close_control()
+        elif _WINDOWS:
+            self.process.terminate()
+        else:
+            self.process.send_signal(_signal.SIGTERM)
+
     def stop(self) -> int:
         """Ends the session and returns session-starter's status.
 
@@ -499,14 +646,7 @@ class Session:
         the session with nothing executed (status 125).
         """
         if self.process.poll() is None:
-            with self._lock:
-                had_control = self._control >= 0
-            if had_control:
-                self._close_control()
-            elif _WINDOWS:
-                self.process.terminate()
-            else:
-                self.process.send_signal(_signal.SIGTERM)
+            self._end()
             try:
                 self.process.wait(self._stop_timeout)
             except subprocess.TimeoutExpired:
@@ -519,7 +659,12 @@ class Session:
         return self._tail.text()
 
     def close(self) -> None:
-        """Stops the session if it still runs, waits for it, and closes the pipes."""
+        """Stops the session if it still runs, waits for it, and closes the pipes.
+
+        Its stderr is still read for DEFAULT_DRAIN after session-starter
+        has exited; past it the pipe is closed, even if something the
+        session released holds it.
+        """
         try:
             self.stop()
         finally:
@@ -528,6 +673,7 @@ class Session:
                     f.close()
                 except OSError:
                     pass
+            self._stderr.finish(time.monotonic() + DEFAULT_DRAIN)
             for t in self._threads:
                 t.join(1)
 
@@ -591,20 +737,6 @@ def _read_ack_line_thread(fd: int, deadline: float) -> Tuple[str, Optional[str]]
     if not result:
         return bytes(line).decode("utf-8", "replace"), "ack-timeout"
     return result[0]
-
-
-def _copy_stderr(f: IO[bytes], tail: _Tail, write: Optional[Callable[[bytes], None]]) -> None:
-    while True:
-        b = f.read1(65536) if hasattr(f, "read1") else f.read(65536)  # type: ignore[attr-defined]
-        if not b:
-            break
-        tail.write(b)
-        if write is not None:
-            try:
-                write(b)
-            except (OSError, ValueError):
-                write = None  # the destination is gone: keep the tail only
-    f.close()
 
 
 def _read_status(fd: int, records: _Records) -> None:
@@ -693,7 +825,20 @@ def launch(
         raise prep.spawn_error(err) from None
     prep.close_passed()
     tail = _Tail()
-    threads = [threading.Thread(target=_copy_stderr, args=(proc.stderr, tail, prep.write_stderr), daemon=True)]
+    write = prep.write_stderr
+
+    def copy_stderr(b: bytes) -> None:
+        nonlocal write
+        tail.write(b)
+        if write is not None:
+            try:
+                write(b)
+            except (OSError, ValueError):
+                write = None  # the destination is gone: keep the tail only
+
+    assert proc.stderr is not None
+    stderr = _Pump(proc.stderr, copy_stderr)
+    threads: List[threading.Thread] = []
     records = _Records()
     if prep.stat_r >= 0:
         threads.append(threading.Thread(target=_read_status, args=(prep.stat_r, records), daemon=True))
@@ -715,11 +860,11 @@ def launch(
     elif code == "malformed-ack":
         why = f"first line longer than {MAX_ACK_LINE} bytes"
     if code is not None:
-        raise _abandon(proc, prep, threads, tail, code, why, line)
-    return Session(proc, pid, mode, prep, tail, threads, records)
+        raise _abandon(proc, prep, stderr, threads, tail, code, why, line)
+    return Session(proc, pid, mode, prep, tail, stderr, threads, records)
 
 
-def _abandon(proc: subprocess.Popen, prep: _Prepared, threads: List[threading.Thread], tail: _Tail, code: str, why: str, line: str) -> LaunchError:
+def _abandon(proc: subprocess.Popen, prep: _Prepared, stderr: _Pump, threads: List[threading.Thread], tail: _Tail, code: str, why: str, line: str) -> LaunchError:
     """Ends a session-starter that did not acknowledge, and returns the error.
 
     One that ended its stdout is left to exit by itself within the ack
@@ -742,6 +887,7 @@ def _abandon(proc: subprocess.Popen, prep: _Prepared, threads: List[threading.Th
         proc.kill()
         proc.wait()
     proc.stdout.close()  # type: ignore[union-attr]
+    stderr.finish(time.monotonic() + 1)
     for t in threads:
         t.join(1)
     return prep.no_session(code, why, line, proc.returncode, tail.text())

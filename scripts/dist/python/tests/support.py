@@ -15,6 +15,7 @@ import os
 import secrets
 import signal
 import tempfile
+import threading
 import time
 import unittest
 
@@ -121,6 +122,36 @@ class SessionTest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory(prefix="session-starter-py-test-")
         self.addCleanup(self.tmp.cleanup)
         self.addCleanup(none_left, self.mark)
+
+    def bounded(self, fn):
+        """fn(), run in a thread; fails if it has not returned within TOO_LONG."""
+        out, errs = [], []
+
+        def run():
+            try:
+                out.append(fn())
+            except BaseException as e:  # re-raised in the test's thread
+                errs.append(e)
+
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        t.join(TOO_LONG)
+        if t.is_alive():
+            self.fail(f"not returned within {TOO_LONG} s")
+        if errs:
+            raise errs[0]
+        return out[0]
+
+    @staticmethod
+    def alive(pid):
+        """Whether process pid runs (is not a zombie), by its /proc/PID/stat."""
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            return False
+        i = stat.rfind(b")")
+        return stat[i + 2 : i + 3] != b"Z"
 
     def fake_starter(self, script):
         """An executable shell script standing in for a binary that is not session-starter; its last command is exec'd."""

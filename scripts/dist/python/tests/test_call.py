@@ -1,6 +1,9 @@
 """call() against the real binary: one command as a session of its own."""
 
+import json
+import math
 import os
+import sys
 import tempfile
 import time
 import unittest
@@ -58,6 +61,46 @@ class CallTest(SessionTest):
         bin = self.fake_starter("printf '%s\\n' '{\"session_containment\":1,\"pid\":4242,\"mode\":\"group\"}'; exit 0")
         r = ss.call(["true"], binary=bin, env=self.env)
         self.assertEqual(r.outcome, ss.UNCLEAR)
+
+    def test_release_on_exit_returns_at_the_exit_plus_the_drain_bound_while_what_it_released_holds_the_output(self):
+        """The released sleep holds stdout and stderr for 300 s: call() returns after the drain bound, not when the sleep would exit."""
+        script = (
+            "import json, sys, time\n"
+            "import session_starter as ss\n"
+            "t0 = time.monotonic()\n"
+            "r = ss.call(['sh', '-c', 'sleep 300 & echo out; echo err >&2'], release_on_exit=True)\n"
+            "print(json.dumps({'s': time.monotonic() - t0, 'stdout': r.stdout.decode(), 'stderr': r.stderr.decode(),"
+            " 'outcome': r.outcome, 'returncode': r.returncode, 'held': r.output_held,"
+            " 'released': r.ended.released if r.ended else None}), flush=True)\n"
+            "time.sleep(300)  # the enclosing session ends it\n"
+        )
+        with ss.launch([sys.executable, "-c", script], env=self.env) as s:
+            line = self.bounded(s.stdout.readline)
+            self.assertTrue(line, "the enclosing Engine wrote nothing")
+            r = json.loads(line)
+            self.assertEqual((r["outcome"], r["returncode"], r["stdout"], r["stderr"], r["held"]), (ss.STARTED, 0, "out\n", "err\n", True))
+            self.assertGreaterEqual(r["s"], ss.DEFAULT_DRAIN, "returned before the drain bound")
+            self.assertEqual(len(r["released"]), 1)
+            self.assertTrue(self.alive(r["released"][0]), "the released sleep was ended by the call")
+
+    def test_output_past_max_buffer_ends_the_call_and_keeps_the_first_bytes(self):
+        for stream in ("stdout", "stderr"):
+            with self.subTest(stream=stream):
+                to = " >&2" if stream == "stderr" else ""
+                r = self.bounded(lambda: ss.call(["sh", "-c", f"head -c 3000000 /dev/zero{to}; exec sleep 300"], max_buffer=1000000, env=self.env))
+                self.assertIsInstance(r.error, ss.MaxBufferError)
+                self.assertEqual(r.error.stream, stream)
+                self.assertIn("went past max_buffer (1000000 bytes)", str(r.error))
+                self.assertEqual(len(getattr(r, stream)), 1000000)
+                self.assertEqual((r.outcome, r.ended.reason), (ss.STARTED, "control-closed"))
+
+    def test_a_bad_drain_or_max_buffer_is_refused_and_runs_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            marker = os.path.join(d, "ran")
+            for bad in ({"drain": -1}, {"drain": math.inf}, {"max_buffer": 0}, {"max_buffer": 1.5}, {"max_buffer": "1"}):
+                r = ss.call(["touch", marker], env=self.env, **bad)
+                self.assertEqual((r.outcome, r.error.code), (ss.NOT_STARTED, "invalid-option"), bad)
+            self.assertFalse(os.path.exists(marker))
 
 
 if __name__ == "__main__":

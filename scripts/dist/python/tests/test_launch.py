@@ -195,6 +195,7 @@ class LaunchTest(SessionTest):
             {"extra_flags": "--log-level"},
             {"ack_timeout": -5},
             {"stop_timeout": "soon"},
+            {"stdin_grace": 1},
             {"stderr": "pipe"},
             {"cwd": os.path.join(self.tmp.name, "none")},
         ):

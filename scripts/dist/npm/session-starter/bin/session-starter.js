@@ -12,17 +12,33 @@
 // binary directly, and its exit status or death by signal is the
 // launcher's to see.
 //
-// Elsewhere, and when --control-fd or --status-fd name a descriptor, it
-// spawns the binary as its child and stays as a relay. (Node marks the
+// Elsewhere it spawns the binary as its child and stays as a relay; also
+// when --control-fd or --status-fd name a descriptor (Node marks the
 // descriptors above 2 that it inherits close-on-exec at start, the low
 // ones at least, so an exec would lose them; the relay hands those two on
-// by number.) It passes
-// SIGTERM, SIGINT, SIGHUP and SIGQUIT on, and exits with the binary's code
-// or dies of the binary's signal (128+N only for a signal Node ignores,
-// SIGPIPE). What the relay cannot hide: the binary's parent is this
-// process, so --watch-parent watches it (it lives until the binary exits,
-// even if the launcher is SIGKILLed) and --parent-pid of the launcher's PID
-// exits 125. Launchers therefore spawn binaryPath() themselves
+// by number), and when a package runner ran it (npm_lifecycle_event is
+// set: npx and npm exec, npm run, yarn and pnpm scripts). A runner
+// SIGKILLed sends nothing on, and one SIGTERMed may end only the shell it
+// ran the command through (sh -c, which dash does not replace by the
+// command): the binary, exec'd, would run on. The relay passes SIGTERM,
+// SIGINT, SIGHUP and SIGQUIT on, and exits with the binary's code or dies
+// of the binary's signal (128+N only for a signal Node ignores, SIGPIPE).
+//
+// The relay never outlives its launcher: every 500 ms it checks that its
+// parent is the one it started with (process.ppid), and, under a package
+// runner whose shell (sh -c) is that parent, that the shell's parent is
+// too (Linux, /proc/PID/stat). Once either is gone (exited, or SIGKILLed:
+// no signal can be relayed then) it sends SIGTERM to the binary, which
+// ends the session as a SIGTERM to the binary itself does, and exits with
+// it (within the end's bound, grace plus kill budget). So nohup does not
+// keep a relay alive past its parent; the exec'd binary it keeps. Not on
+// Windows. A SIGINT sent to npx alone goes on to that shell, which waits
+// for its command before it acts on it (as bash does): it reaches the
+// session only from a terminal, which sends it to the whole group.
+//
+// What the relay cannot hide: the binary's parent is this process, so
+// --watch-parent watches it and --parent-pid of the launcher's PID exits
+// 125. Launchers therefore spawn binaryPath() themselves
 // (require('session-starter').binaryPath()), as the README shows, and keep
 // this command for people and scripts. Other descriptors above 2 do not
 // reach the binary or the Engine through this command.
@@ -77,7 +93,10 @@ function passedDescriptors(argv) {
 // inherited as they are.
 const fds = process.platform === 'win32' ? [] : passedDescriptors(args);
 
-if (typeof process.execve === 'function' && process.platform !== 'win32' && fds.length === 0) {
+// A package runner ran this command: see above.
+const underRunner = process.env.npm_lifecycle_event !== undefined;
+
+if (typeof process.execve === 'function' && process.platform !== 'win32' && fds.length === 0 && !underRunner) {
   try {
     // The environment must be passed: process.execve's default is an
     // empty one. On success this call does not return.
@@ -85,6 +104,54 @@ if (typeof process.execve === 'function' && process.platform !== 'win32' && fds.
   } catch {
     // Refused (the permission model, a failed execve): the relay below
     // reports what the spawn makes of it.
+  }
+}
+
+// watchIntervalMs is how often the relay checks that its launcher lives.
+const watchIntervalMs = 500;
+
+// parentOf returns the parent PID of process pid from /proc/PID/stat (its
+// fourth field, after the command name in parentheses).
+function parentOf(pid) {
+  const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+// shellParent returns, where this process's parent is a shell running a
+// command string (sh -c …) on Linux, that shell's parent; else null.
+function shellParent(parent) {
+  if (process.platform !== 'linux') {
+    return null;
+  }
+  try {
+    const argv = require('node:fs').readFileSync(`/proc/${parent}/cmdline`, 'latin1').split('\0');
+    if (!/(?:^|\/)(?:sh|dash|bash|ash|ksh|mksh|zsh)$/.test(argv[0]) || argv[1] !== '-c') {
+      return null;
+    }
+    return parentOf(parent);
+  } catch {
+    return null; // gone already: process.ppid says so
+  }
+}
+
+// The launcher as this process found it at start: under a package
+// runner, the runner beyond its shell.
+const parent = process.ppid;
+const shellsParent = underRunner ? shellParent(parent) : null;
+
+// launcherGone says whether the parent, or the parent shell's parent, is
+// no longer the one found at start.
+function launcherGone() {
+  if (process.ppid !== parent) {
+    return true;
+  }
+  if (shellsParent === null) {
+    return false;
+  }
+  try {
+    return parentOf(parent) !== shellsParent;
+  } catch {
+    return true;
   }
 }
 
@@ -121,12 +188,28 @@ const listeners = forwarded.map((sig) => {
   return [sig, listener];
 });
 
+// The launcher's watch; the binary's exit ends it.
+const watch =
+  process.platform === 'win32'
+    ? null
+    : setInterval(() => {
+        if (launcherGone()) {
+          clearInterval(watch);
+          try {
+            child.kill('SIGTERM');
+          } catch {
+            // The binary has exited; its 'exit' event follows.
+          }
+        }
+      }, watchIntervalMs);
+
 child.on('error', (err) => {
   process.stderr.write(`session-starter: ${bin}: ${err.message}\n`);
   process.exit(err.code === 'ENOENT' ? exitNotFound : exitCannotExecute);
 });
 
 child.on('exit', (code, signal) => {
+  clearInterval(watch);
   if (signal === null) {
     process.exit(code);
     return;

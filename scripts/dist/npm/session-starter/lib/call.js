@@ -33,30 +33,123 @@ function nothingRan(err) {
   return err.code === 'ERR_SESSION_STARTER_ABORTED' && err.exitCode === null && err.signal === null;
 }
 
-function collect(stream) {
-  const chunks = [];
-  stream.on('data', (c) => chunks.push(c));
+// defaultDrainMs bounds how long output is still read after
+// session-starter has exited, as contain.DefaultDrain does for Go's calls:
+// past it, a pipe still held open (by what a released call left running)
+// is closed.
+const defaultDrainMs = 500;
+
+// defaultMaxBuffer bounds what call() keeps of stdout and of stderr, in
+// bytes, each: 100 MiB, about execa's default.
+const defaultMaxBuffer = 100 * 1024 * 1024;
+
+/**
+ * The error of a call whose stdout or stderr went past maxBuffer: the
+ * output holds the first maxBuffer bytes, and the call was ended if it
+ * still ran.
+ */
+class MaxBufferError extends Error {
+  constructor(stream, maxBuffer) {
+    super(`session-starter: call(): ${stream} went past maxBuffer (${maxBuffer} bytes): it holds the first ${maxBuffer} bytes, and the call was ended`);
+    this.name = 'MaxBufferError';
+    this.code = 'ERR_SESSION_STARTER_MAX_BUFFER';
+    this.stream = stream;
+    this.maxBuffer = maxBuffer;
+  }
+}
+
+// Capture keeps at most max bytes of one output stream; past them it calls
+// over once and drops the rest, so that the writer is never blocked.
+class Capture {
+  constructor(max, over) {
+    this.chunks = [];
+    this.size = 0;
+    this.max = max;
+    this.over = over;
+    this.exceeded = false;
+  }
+
+  write(chunk) {
+    const b = Buffer.from(chunk);
+    const room = this.max - this.size;
+    if (b.length > room) {
+      if (room > 0) {
+        this.chunks.push(b.subarray(0, room));
+        this.size = this.max;
+      }
+      if (!this.exceeded) {
+        this.exceeded = true;
+        this.over();
+      }
+      return;
+    }
+    this.chunks.push(b);
+    this.size += b.length;
+  }
+
+  value() {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+// ended resolves once stream has delivered its last byte (its end, close
+// or error).
+function ended(stream) {
+  if (stream.destroyed || stream.readableEnded) {
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('close', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', () => resolve(Buffer.concat(chunks)));
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', resolve);
   });
 }
 
+// drainOption checks drain (milliseconds, more than 0; 0 or undefined is
+// the default) and returns it.
+function drainOption(options) {
+  const ms = options.drain;
+  if (ms === undefined || ms === 0) {
+    return defaultDrainMs;
+  }
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+    throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', `session-starter: drain ${String(ms)}: want a number of milliseconds, 0 or more`);
+  }
+  return ms;
+}
+
+// maxBufferOption checks maxBuffer (bytes, more than 0, or Infinity for no
+// bound; undefined is the default) and returns it.
+function maxBufferOption(options) {
+  const n = options.maxBuffer;
+  if (n === undefined) {
+    return defaultMaxBuffer;
+  }
+  if (typeof n !== 'number' || !(n > 0) || !(Number.isInteger(n) || n === Infinity)) {
+    throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', `session-starter: maxBuffer ${String(n)}: want a number of bytes, more than 0, or Infinity`);
+  }
+  return n;
+}
+
 /**
- * Runs cmd with args as a session of its own and resolves, once every
- * process of it has ended, with { outcome, exitCode, signal, stdout,
- * stderr, ended, error, timedOut }. outcome is 'not-started' (provably
- * nothing was executed: the only outcome after which the call may be
- * started again), 'started', or 'unclear' (no ended record, or no ack:
- * whether it ran cannot be known). It never rejects for the command's
- * failure: a session that could not be made resolves with error set.
+ * Runs cmd with args as a session of its own and resolves, once
+ * session-starter has exited and its output is read, with { outcome,
+ * exitCode, signal, stdout, stderr, ended, error, timedOut, outputHeld }.
+ * outcome is 'not-started' (provably nothing was executed: the only
+ * outcome after which the call may be started again), 'started', or
+ * 'unclear' (no ended record, or no ack: whether it ran cannot be known).
+ * It never rejects for the command's failure: a session that could not be
+ * made resolves with error set (a LaunchError), and so does output past
+ * maxBuffer (a MaxBufferError).
  * Options: those of launch() (timeout, grace, stopSignal, killBudget,
  * containment, env, cwd, binary, extraFlags, signal; stderr and status are
  * call()'s), input (a string or Buffer written to the command's stdin,
- * which is then closed) and releaseOnExit (what the command left running
+ * which is then closed), releaseOnExit (what the command left running
  * when it exits on its own stays, for the enclosing session to end:
- * --release-on-exit, which needs one).
+ * --release-on-exit, which needs one), drain (how long output is still
+ * read after session-starter has exited: 500 ms if 0) and maxBuffer (the
+ * bytes kept of stdout and of stderr, each: 100 MiB by default; past it
+ * the call is ended).
  */
 async function call(cmd, args, options) {
   if (!Array.isArray(args) && options === undefined) {
@@ -70,11 +163,25 @@ async function call(cmd, args, options) {
     options.extraFlags = ['--release-on-exit', ...(options.extraFlags ?? [])];
   }
   delete options.releaseOnExit;
-  const stderrChunks = [];
-  options.stderr = { write: (c) => stderrChunks.push(Buffer.from(c)) };
+  let drainMs = defaultDrainMs;
+  let maxBuffer = defaultMaxBuffer;
+  let session = null;
+  let exceeded = null;
+  const over = (stream) => () => {
+    exceeded ??= new MaxBufferError(stream, maxBuffer);
+    session?.stop();
+  };
+  const stdout = new Capture(Infinity, over('stdout'));
+  const stderr = new Capture(Infinity, over('stderr'));
+  options.stderr = stderr;
   options.status = true;
-  let session;
   try {
+    drainMs = drainOption(options);
+    maxBuffer = maxBufferOption(options);
+    delete options.drain;
+    delete options.maxBuffer;
+    stdout.max = maxBuffer;
+    stderr.max = maxBuffer;
     session = await launch(cmd, args ?? [], options);
   } catch (err) {
     if (!(err instanceof LaunchError)) {
@@ -85,37 +192,55 @@ async function call(cmd, args, options) {
       exitCode: err.exitCode,
       signal: err.signal,
       stdout: Buffer.alloc(0),
-      stderr: Buffer.concat(stderrChunks),
+      stderr: stderr.value(),
       ended: null,
       error: err,
       timedOut: false,
+      outputHeld: false,
     };
+  }
+  if (exceeded !== null) {
+    session.stop(); // stderr went past maxBuffer before the ack
   }
   session.stdin.on('error', () => {}); // the command stopped reading
   session.stdin.end(input ?? undefined);
-  // End of file once every holder of the pipe has ended.
-  const stdout = await collect(session.stdout);
+  session.stdout.on('data', (c) => stdout.write(c));
+  const outputs = [session.stdout, session.process.stderr];
+  const read = Promise.all(outputs.map(ended));
   const status = await session.wait();
-  let ended = null;
+  // The call is over: what it left running (released) may hold the
+  // pipes, so they are read for at most the drain bound, then closed.
+  session.stdin.destroy();
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), drainMs);
+  });
+  const outputHeld = !(await Promise.race([read.then(() => true), late]));
+  clearTimeout(timer);
+  for (const s of outputs) {
+    s.destroy();
+  }
+  let endedRecord = null;
   try {
-    ended = await session.ended;
+    endedRecord = await session.ended;
   } catch {
-    ended = null; // a bad record: not known
+    endedRecord = null; // a bad record: not known
   }
   let outcome = unclear;
-  if (ended !== null) {
-    outcome = ended.executed ? started : notStarted;
+  if (endedRecord !== null) {
+    outcome = endedRecord.executed ? started : notStarted;
   }
   return {
     outcome,
     exitCode: status.exitCode,
     signal: status.signal,
-    stdout,
-    stderr: Buffer.concat(stderrChunks),
-    ended,
-    error: null,
-    timedOut: ended !== null && ended.reason === 'timeout',
+    stdout: stdout.value(),
+    stderr: stderr.value(),
+    ended: endedRecord,
+    error: exceeded,
+    timedOut: endedRecord !== null && endedRecord.reason === 'timeout',
+    outputHeld,
   };
 }
 
-module.exports = { call, notStarted, started, unclear };
+module.exports = { call, notStarted, started, unclear, MaxBufferError, defaultDrainMs, defaultMaxBuffer };

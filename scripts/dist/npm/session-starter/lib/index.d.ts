@@ -256,10 +256,27 @@ export interface CallResult {
   stderr: Buffer;
   /** The ended record, or null (no session, or session-starter ended without one). */
   ended: EndedRecord | null;
-  /** The LaunchError when there was no session. */
-  error: LaunchError | null;
+  /** The LaunchError when there was no session; a MaxBufferError when stdout or stderr went past maxBuffer. */
+  error: LaunchError | MaxBufferError | null;
   /** True when the session was ended by its timeout (exit status 124). */
   timedOut: boolean;
+  /**
+   * True when an output pipe was still held open at the drain bound (by
+   * what a released call left running) and was closed: stdout and stderr
+   * hold what was read until then, and that process's later writes to
+   * them fail (EPIPE).
+   */
+  outputHeld: boolean;
+}
+
+/**
+ * The error of a call whose stdout or stderr went past maxBuffer: that
+ * output holds its first maxBuffer bytes, and the call was ended.
+ */
+export class MaxBufferError extends Error {
+  readonly code: 'ERR_SESSION_STARTER_MAX_BUFFER';
+  readonly stream: 'stdout' | 'stderr';
+  readonly maxBuffer: number;
 }
 
 export interface CallOptions extends Omit<LaunchOptions, 'stderr' | 'status'> {
@@ -267,19 +284,37 @@ export interface CallOptions extends Omit<LaunchOptions, 'stderr' | 'status'> {
   input?: string | Buffer;
   /** --release-on-exit: what the command left running when it exits on its own stays, for the enclosing session to end (it needs one, else a usage error: not-started). */
   releaseOnExit?: boolean;
+  /**
+   * How long output is still read after session-starter has exited, in
+   * milliseconds (0 or undefined: defaultDrainMs, 500). Its clock starts
+   * at that exit; past it a pipe still held open is closed (outputHeld).
+   */
+  drain?: number;
+  /**
+   * The bytes kept of stdout and of stderr, each (undefined:
+   * defaultMaxBuffer, 100 MiB; Infinity: no bound). Past it the call is
+   * ended, the rest is dropped, and error is a MaxBufferError.
+   */
+  maxBuffer?: number;
 }
 
 /**
  * Runs one command (an Engine's per-call command) as a session of its own
- * and resolves once every process of it has ended: what it left running is
- * ended with it, and its output pipes reach end of file. Never rejects for
- * the command's failure.
+ * and resolves once session-starter has exited and the output is read:
+ * what the command left running is ended with it, so its output pipes
+ * reach end of file. With releaseOnExit what it left stays and may hold
+ * them: call() then resolves at most drain after the exit. Never rejects
+ * for the command's failure.
  */
 export function call(cmd: string, args?: readonly string[], options?: CallOptions): Promise<CallResult>;
 export function call(cmd: string, options?: CallOptions): Promise<CallResult>;
 export const notStarted: 'not-started';
 export const started: 'started';
 export const unclear: 'unclear';
+/** call()'s default drain bound, in milliseconds: 500. */
+export const defaultDrainMs: number;
+/** call()'s default maxBuffer, in bytes: 100 MiB. */
+export const defaultMaxBuffer: number;
 
 export function endBound(graceMs?: number, killBudgetMs?: number): number;
 export const defaultAckTimeoutMs: number;

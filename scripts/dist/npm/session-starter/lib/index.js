@@ -14,7 +14,7 @@
 const { binaryPath, packageName } = require('./binary.js');
 const { LaunchError, Session, launch, endBound, defaultAckTimeoutMs, defaultKillBudgetMs } = require('./launch.js');
 const { RecordError, parseAck, parseRecord, readRecords, readEnded } = require('./records.js');
-const { call, notStarted, started, unclear } = require('./call.js');
+const { call, notStarted, started, unclear, MaxBufferError, defaultDrainMs, defaultMaxBuffer } = require('./call.js');
 const { reclaim } = require('./reclaim.js');
 
 module.exports = {
@@ -24,6 +24,9 @@ module.exports = {
   notStarted,
   started,
   unclear,
+  MaxBufferError,
+  defaultDrainMs,
+  defaultMaxBuffer,
   Session,
   LaunchError,
   endBound,

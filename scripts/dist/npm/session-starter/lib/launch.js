@@ -167,6 +167,9 @@ function flagsOf(options) {
       flags.push('--watch-stdin');
     }
   }
+  if (flags.includes('--stdin-grace') && !options.watchStdin) {
+    throw invalid('stdinGrace needs watchStdin, as --stdin-grace needs --watch-stdin');
+  }
   const sig = options.stopSignal;
   if (sig !== undefined) {
     if (!(typeof sig === 'string' && sig !== '') && !(Number.isInteger(sig) && sig > 0)) {

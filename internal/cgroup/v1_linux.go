@@ -1,0 +1,43 @@
+package cgroup
+
+import (
+	"bytes"
+	"os"
+	"slices"
+)
+
+// onV1 lists, in want's order, the controllers of want that /proc/self/cgroup (b) shows
+// bound to a cgroup v1 hierarchy: a line "ID:LIST:PATH" with an ID other
+// than 0 and want's name in its comma-separated LIST. A controller is on
+// one version at a time, so cgroup v2 can offer none of these here.
+func onV1(b []byte, want []string) []string {
+	var v1 []string
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		id, rest, ok := bytes.Cut(line, []byte(":"))
+		if !ok || string(id) == "0" {
+			continue
+		}
+		if list, _, ok := bytes.Cut(rest, []byte(":")); ok {
+			for c := range bytes.SplitSeq(list, []byte(",")) {
+				v1 = append(v1, string(c))
+			}
+		}
+	}
+	var found []string
+	for _, c := range want {
+		if slices.Contains(v1, c) {
+			found = append(found, c)
+		}
+	}
+	return found
+}
+
+// controllersOnV1 is onV1 of this process's /proc/self/cgroup; none when
+// it cannot be read.
+func controllersOnV1(want []string) []string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	return onV1(b, want)
+}
