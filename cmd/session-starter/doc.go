@@ -498,8 +498,8 @@
 // PIDs; a PID given to another process since counts as gone, and is
 // reported, `token-mismatch`, never signalled; a number that names a
 // thread, not a process, counts as gone:
-// `TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone`). It acts only
-// on a record of its own PID, cgroup and user namespaces: one of another
+// `TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone`). On Linux it
+// acts only on a record of its own PID, cgroup and user namespaces: one of another
 // namespace, whose numbers mean other processes here, is reported
 // `other-namespace` with the reason and never signalled, from the host
 // (`TestAReclaimInTheHostSignalsNothingOfASessionInAChildPIDNamespace`)

@@ -129,11 +129,14 @@ func TestAReclaimInAChildPIDNamespaceSignalsNothingOfTheOuterSession(t *testing.
 
 // TestAReclaimRefusesAProcOfAnotherPIDNamespace: in a PID namespace of its
 // own whose /proc is still the host's, the numbers /proc lists are not
-// the ones pidfds are opened by. --reclaim refuses to run, exit 125 and
-// no record, and signals nothing.
+// the ones pidfds are opened by. --reclaim, with a record to read,
+// refuses to run, exit 125 and no record, and signals nothing.
 func TestAReclaimRefusesAProcOfAnotherPIDNamespace(t *testing.T) {
 	needsPIDNamespace(t)
 	dir := privateDir(t)
+	none := ledger.Process{PID: 1 << 22, Token: ledger.Token{Start: 1}}
+	writeRecord(t, dir, ledger.Record{Version: ledger.Version, BootID: "00000000-0000-0000-0000-000000000000", Session: strings.Repeat("cd", 16),
+		UID: os.Getuid(), Mode: "group", Starter: none, Guard: none, Engine: none, PGID: none.PID})
 	cmd := exec.Command("unshare", "--pid", "--fork", "--kill-child", binary, "--reclaim")
 	cmd.Env = append(os.Environ(), ledger.EnvDir+"="+dir)
 	out, err := cmd.CombinedOutput()

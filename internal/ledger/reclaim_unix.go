@@ -28,11 +28,6 @@ const reclaimPasses = 64
 // ctx's error; a session begun is finished first (its passes and its
 // cgroup's wait are bounded).
 func Reclaim(ctx context.Context, dry bool) (Report, error) {
-	// Every number is read in /proc and acted on through pidfds: a /proc
-	// of another PID namespace would make them name other processes.
-	if err := proc.SameNamespace(); err != nil {
-		return Report{}, fmt.Errorf("ledger: %w", err)
-	}
 	dir, fd, err := OpenDir()
 	if err != nil {
 		return Report{}, err
@@ -48,6 +43,14 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 		return rep, err
 	}
 	rep.Problems = append(rep.Problems, probs...)
+	if len(recs) == 0 {
+		return rep, nil
+	}
+	// Every number is read in /proc and acted on through pidfds: a /proc
+	// of another PID namespace would make them name other processes.
+	if err := proc.SameNamespace(); err != nil {
+		return rep, fmt.Errorf("ledger: %w", err)
+	}
 	here, err := Here()
 	if err != nil {
 		return rep, err
