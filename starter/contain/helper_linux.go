@@ -271,7 +271,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		// Start fails only before the program was executed (the leader
 		// is held by its pidfd from the fork: there is no later step to
 		// fail on this build).
-		_ = h.send(newMsg(msgFailed).num(s.call).str(err.Error()), nil)
+		_ = h.send(failureOf(err).encode(newMsg(msgFailed).num(s.call)), nil)
 		return
 	}
 	pid := c.Process.Pid

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -214,6 +215,38 @@ func TestASpawnTheHelperCouldNotExecuteIsNotStartedAndNotRetried(t *testing.T) {
 	liveHelperPID(t) // the helper that answered is kept
 	if got := helpersStarted.Load() - before; got != 1 {
 		t.Errorf("%d helpers started for the call, want 1: a failed spawn is not tried on another", got)
+	}
+}
+
+// TestAFailedStartThroughTheHelperIsThePathErrorOfADirectOne: a program
+// or a directory that is not there fails Start with the *fs.PathError,
+// errno included, that a direct Start (os/exec) returns.
+func TestAFailedStartThroughTheHelperIsThePathErrorOfADirectOne(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ what, path, dir string }{
+		{"a missing program", filepath.Join(dir, "missing"), ""},
+		{"a missing directory", "/bin/true", filepath.Join(dir, "gone")},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			start := func() (*Cmd, error) {
+				c := Command(context.Background(), tc.path)
+				c.Dir = tc.dir
+				return c, c.Start()
+			}
+			_, direct := start()
+			withHelper(t)
+			c, helped := start()
+			if c.Result().Notice != "" || c.Result().Outcome != NotStarted {
+				t.Fatalf("Result() = %+v: want the helper's answer, NotStarted", c.Result())
+			}
+			var pe *fs.PathError
+			if !errors.As(helped, &pe) || !errors.Is(helped, fs.ErrNotExist) || !errors.Is(helped, syscall.ENOENT) {
+				t.Errorf("Start() through the helper = %v (%T): want an *fs.PathError of ENOENT", helped, helped)
+			}
+			if direct == nil || helped == nil || helped.Error() != direct.Error() {
+				t.Errorf("Start() through the helper = %v, directly %v: want the same error", helped, direct)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,8 @@
 package contain
 
 import (
+	"errors"
+	"io/fs"
 	"syscall"
 	"time"
 )
@@ -32,6 +34,38 @@ func decodeSpawn(r *reader) (spawnReq, error) {
 	}
 	s.stop = syscall.Signal(stop)
 	return s, r.end()
+}
+
+// failure is the error of a spawn the helper's Start refused, sent so
+// that the Engine's Start returns the error a direct Start would: an
+// *fs.PathError with its errno (errors.Is(err, fs.ErrNotExist) holds for
+// a program not found), or, for an error of another kind, its text.
+type failure struct {
+	op, path, text string
+	errno          syscall.Errno // 0: the error is not an *fs.PathError of an errno
+}
+
+func failureOf(err error) failure {
+	var pe *fs.PathError
+	var errno syscall.Errno
+	if errors.As(err, &pe) && errors.As(pe.Err, &errno) {
+		return failure{op: pe.Op, path: pe.Path, errno: errno}
+	}
+	return failure{text: err.Error()}
+}
+
+func (f failure) encode(m *msg) *msg { return m.str(f.op).str(f.path).num(uint64(f.errno)).str(f.text) }
+
+func decodeFailure(r *reader) failure {
+	return failure{op: r.str(), path: r.str(), errno: syscall.Errno(r.num()), text: r.str()}
+}
+
+// err is the failure as the Engine's Start returns it.
+func (f failure) err() error {
+	if f.errno != 0 {
+		return &fs.PathError{Op: f.op, Path: f.path, Err: f.errno}
+	}
+	return errors.New(f.text)
 }
 
 // doneMsg is how a helped call ended: the leader's wait status, reaped

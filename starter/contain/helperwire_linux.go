@@ -30,7 +30,7 @@ const (
 	// Helper → Engine.
 	msgHello    = 'H' // protocol
 	msgStarted  = 's' // call, pid: the leader runs, in a group of its own
-	msgFailed   = 'f' // call, message: nothing was executed
+	msgFailed   = 'f' // call, failure (see failure): nothing was executed
 	msgExited   = 'x' // call: the leader exited; it is held unreaped
 	msgDone     = 'd' // call, status, ending, elapsed, error, left, escaped, survivors, reaped
 	msgLeftDone = 'e' // call, error: EndReleased ended

@@ -40,6 +40,7 @@ type reply struct {
 	kind byte
 	pid  int
 	err  string
+	fail failure
 	done doneMsg
 }
 
@@ -139,7 +140,10 @@ func (l *link) read() {
 				r.err = errMalformed
 			}
 			rep.pid = int(pid)
-		case msgFailed, msgLeftDone:
+		case msgFailed:
+			call = r.num()
+			rep.fail = decodeFailure(r)
+		case msgLeftDone:
 			call, rep.err = r.num(), r.str()
 		case msgExited:
 			call = r.num()
@@ -443,7 +447,7 @@ func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, e
 			return &helped{l: l, call: call, ch: ch}, rep.pid, true, nil
 		case ok && rep.kind == msgFailed:
 			l.unregister(call)
-			return nil, 0, true, errors.New(rep.err)
+			return nil, 0, true, rep.fail.err()
 		}
 		l.abandon(true)
 	case <-timer.C:
