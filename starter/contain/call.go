@@ -167,7 +167,10 @@ var (
 // called (they would reap the leader before its tree is ended): call
 // those of Cmd, which shadow them. Everything else of the embedded
 // exec.Cmd is used as usual (Path, Args, Env, Dir, Stdin, Stdout, Stderr,
-// ExtraFiles, SysProcAttr, StdoutPipe, Process, ProcessState).
+// ExtraFiles, SysProcAttr, Process, ProcessState). StdinPipe, StdoutPipe
+// and StderrPipe are Cmd's own, as exec's: the call's end of each pipe
+// is closed here once the call has it (in its leader, or in the spawn
+// helper), and Wait closes this end after the drain.
 type Cmd struct {
 	*exec.Cmd
 
@@ -215,6 +218,86 @@ type Cmd struct {
 	relMu    sync.Mutex
 	pipes    []*drain
 	closers  []io.Closer // child's ends of our pipes, closed after Start
+	parents  []io.Closer // this end of StdinPipe, StdoutPipe and StderrPipe, closed by Wait
+}
+
+// StdinPipe is [exec.Cmd.StdinPipe] for the call: a pipe connected to
+// its standard input, closed by Wait once the call has ended (or by the
+// caller, to send end of input).
+func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
+	if c.Cmd != nil && c.Stdin != nil {
+		return nil, errors.New("exec: Stdin already set")
+	}
+	p, child, err := c.pipe(true)
+	if err != nil {
+		return nil, err
+	}
+	c.Stdin = child
+	return p, nil
+}
+
+// StdoutPipe is [exec.Cmd.StdoutPipe] for the call: a pipe connected to
+// its standard output, which reaches end of file once every process
+// holding the call's end has closed it. Wait closes it after the drain:
+// read to the end before calling Wait, as with exec.
+func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
+	if c.Cmd != nil && c.Stdout != nil {
+		return nil, errors.New("exec: Stdout already set")
+	}
+	p, child, err := c.pipe(false)
+	if err != nil {
+		return nil, err
+	}
+	c.Stdout = child
+	return p, nil
+}
+
+// StderrPipe is [exec.Cmd.StderrPipe] for the call, as StdoutPipe.
+func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
+	if c.Cmd != nil && c.Stderr != nil {
+		return nil, errors.New("exec: Stderr already set")
+	}
+	p, child, err := c.pipe(false)
+	if err != nil {
+		return nil, err
+	}
+	c.Stderr = child
+	return p, nil
+}
+
+// pipe makes the pipe of StdinPipe (in), StdoutPipe or StderrPipe; the
+// call's end is closed here once the call has its copy (Start).
+func (c *Cmd) pipe(in bool) (*closeOnce, *os.File, error) {
+	switch {
+	case c.Cmd == nil:
+		return nil, nil, c.err
+	case c.called || c.Process != nil:
+		return nil, nil, errors.New("exec: pipe after process started")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	parent, child := r, w
+	if in {
+		parent, child = w, r
+	}
+	c.closers = append(c.closers, child)
+	p := &closeOnce{File: parent}
+	c.parents = append(c.parents, p)
+	return p, child, nil
+}
+
+// closeOnce is a pipe end that Wait and the caller may both close.
+type closeOnce struct {
+	*os.File
+	once sync.Once
+	err  error
+}
+
+func (c *closeOnce) Close() error {
+	c.once.Do(func() { c.err = c.File.Close() })
+	return c.err
 }
 
 // checkLimits refuses a call's limits that no kernel could take, and a
@@ -447,6 +530,9 @@ func (c *Cmd) Wait() error {
 	if perr := c.drainPipes(); perr != nil && err == nil {
 		err = perr
 	}
+	for _, p := range c.parents {
+		_ = p.Close()
+	}
 	if c.endErr != nil && err == nil {
 		err = c.endErr
 	}
@@ -658,7 +744,10 @@ func (c *Cmd) closePipes() {
 	for _, d := range c.pipes {
 		_ = d.parent.Close()
 	}
-	c.closers, c.pipes = nil, nil
+	for _, p := range c.parents {
+		_ = p.Close()
+	}
+	c.closers, c.pipes, c.parents = nil, nil, nil
 }
 
 // drainPipes reads the output pipes for at most the Drain bound, then

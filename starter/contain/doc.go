@@ -115,7 +115,11 @@
 // [Cmd.Drain] ([DefaultDrain]); a pipe still held open then — by a
 // released process, or an escapee — is closed, and Wait's error wraps
 // [exec.ErrWaitDelay] naming the holders ([Result.PipeHolders]). Wait
-// never hangs on a grandchild.
+// never hangs on a grandchild. [Cmd.StdinPipe], [Cmd.StdoutPipe] and
+// [Cmd.StderrPipe] are exec's, wherever the call runs: the call's end is
+// closed here at Start, so output read before Wait reaches end of file.
+// Pipes made on an exec.Cmd before [Wrap] are closed only by its own
+// Start: such a call runs directly, with [NoticeDirect].
 //
 // # Retries
 //
@@ -159,8 +163,9 @@
 //   - Outside any session, where there is no spawn helper (macOS,
 //     FreeBSD, Windows, the portable build), or for a call that runs
 //     directly (no helper could be started; a SysProcAttr of its own, a
-//     nil ExtraFiles entry, or a context given through Wrap rather than
-//     Command, which the helper does not carry), a SIGKILL of the Engine
+//     nil ExtraFiles entry, pipes made before Wrap, or a context given
+//     through Wrap rather than Command, which the helper does not carry),
+//     a SIGKILL of the Engine
 //     leaves the call running. Run the Engine under session-starter.
 //   - The spawn helper SIGKILLed: the parent-death signal ends each
 //     call's leader, not what the leader started (its group, escapees,

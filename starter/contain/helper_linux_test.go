@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -247,6 +248,90 @@ func TestAFailedStartThroughTheHelperIsThePathErrorOfADirectOne(t *testing.T) {
 				t.Errorf("Start() through the helper = %v, directly %v: want the same error", helped, direct)
 			}
 		})
+	}
+}
+
+// TestStdoutAndStderrPipesReachEndOfFileBeforeWait: read to end of file
+// before Wait, the order os/exec documents, directly and through the
+// helper: the call's ends of the pipes are not held open here.
+func TestStdoutAndStderrPipesReachEndOfFileBeforeWait(t *testing.T) {
+	for _, helped := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "helped"}[helped], func(t *testing.T) {
+			if helped {
+				withHelper(t)
+			}
+			c := Command(context.Background(), "sh", "-c", "echo out; echo err >&2")
+			out, err := c.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			errp, err := c.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if (c.via != nil) != helped {
+				t.Fatalf("helped %v, want %v", c.via != nil, helped)
+			}
+			read := make(chan string, 2)
+			for _, r := range []io.Reader{out, errp} {
+				go func() {
+					b, _ := io.ReadAll(r)
+					read <- string(b)
+				}()
+			}
+			var got []string
+			for range 2 {
+				select {
+				case s := <-read:
+					got = append(got, s)
+				case <-time.After(testproc.TooLong):
+					t.Fatal("a pipe did not reach end of file before Wait")
+				}
+			}
+			slices.Sort(got)
+			if err := c.Wait(); err != nil || !slices.Equal(got, []string{"err\n", "out\n"}) {
+				t.Errorf("read %q, Wait() = %v; want out and err, nil", got, err)
+			}
+		})
+	}
+}
+
+// TestAWrappedCmdWithPipesOfItsOwnRunsDirectly: pipes made on the
+// exec.Cmd before Wrap are closed for the call only by its own Start, so
+// such a call runs directly, and its pipe still reaches end of file
+// before Wait.
+func TestAWrappedCmdWithPipesOfItsOwnRunsDirectly(t *testing.T) {
+	withHelper(t)
+	inner := exec.Command("echo", "out")
+	out, err := inner.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Wrap(inner)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if c.via != nil {
+		t.Error("the call went through the helper: want a direct call")
+	}
+	read := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(out)
+		read <- string(b)
+	}()
+	select {
+	case s := <-read:
+		if s != "out\n" {
+			t.Errorf("read %q", s)
+		}
+	case <-time.After(testproc.TooLong):
+		t.Fatal("the pipe did not reach end of file before Wait")
+	}
+	if err := c.Wait(); err != nil || c.Result().Notice != NoticeDirect {
+		t.Errorf("Wait() = %v, notice %q: want nil and the direct call's notice", err, c.Result().Notice)
 	}
 }
 

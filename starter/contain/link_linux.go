@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -316,10 +317,11 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 		// session's cgroup, which the direct start says is not there.
 		return false, nil
 	}
-	if c.SysProcAttr != nil || (c.Cancel != nil && c.ctx == nil) || slices.Contains(c.ExtraFiles, nil) {
+	if c.SysProcAttr != nil || (c.Cancel != nil && c.ctx == nil) || slices.Contains(c.ExtraFiles, nil) || innerPipes(c.Cmd) {
 		// What the helper does not carry: attributes of the fork, a
 		// context this package was not given (Wrap of a CommandContext),
-		// a closed extra descriptor.
+		// a closed extra descriptor, pipes of the wrapped exec.Cmd's own
+		// (only its Start closes their ends for the call).
 		c.notice(NoticeDirect)
 		return false, nil
 	}
@@ -366,6 +368,15 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 	}
 	c.notice(NoticeDirect)
 	return false, nil
+}
+
+// innerPipes reports whether c holds call ends of pipes that its own
+// Start would close (StdinPipe, StdoutPipe or StderrPipe of the exec.Cmd
+// before Wrap): through the helper they would stay open here, and a
+// reader of the pipe would never see end of file.
+func innerPipes(c *exec.Cmd) bool {
+	f := reflect.ValueOf(c).Elem().FieldByName("childIOFiles")
+	return f.IsValid() && f.Len() > 0
 }
 
 // request is the spawn request for c, with the descriptors it passes:
