@@ -553,7 +553,7 @@ func (c *Cmd) EndReleased() error {
 	c.relMu.Lock()
 	defer c.relMu.Unlock()
 	if c.via != nil {
-		return c.via.endReleased()
+		return c.via.endReleased(c)
 	}
 	return c.tree.endReleased(c)
 }

@@ -102,10 +102,15 @@
 // or no binary plays the helper, the call runs as this process's child
 // with [NoticeDirect] in [Result.Notice] (and on stderr, once per
 // process): a call is never refused for want of a helper, and never runs
-// without one silently. A helper that does not answer within 10 s is
-// SIGKILLed. A kill or release that cannot be sent lets the helper go
-// (its end of input comes, and it ends what it holds);
-// [NoticeReleaseUnsent] says so for a release.
+// without one silently. Every step with the helper is bounded, from the
+// moment a call is handed over: the request's send and the helper's
+// answer within 10 s together, each later message's send (a kill, a
+// release) within 10 s, an EndReleased's answer within the call's Grace
+// and KillBudget and 10 s more. A helper that misses a bound (stopped,
+// or stuck) is SIGKILLed. A request whose send ran out of time queued
+// nothing: the call runs directly, with [NoticeDirect]. A kill or release
+// that cannot be sent lets the helper go (its end of input comes, and it
+// ends what it holds); [NoticeReleaseUnsent] says so for a release.
 //
 // # Output
 //
@@ -132,11 +137,12 @@
 // Through the spawn helper exactly three things prove that a call did
 // not run, and let its request go to a second helper (or the call run
 // directly): the helper was known gone before sending; not one byte of
-// the request left this process (a seqpacket send that fails queued
-// nothing); the helper answered "spawn failed" (then Start returns its
-// error, NotStarted). A request that may have reached a helper that then
-// said nothing is never sent again: Start's error wraps [ErrUnclear], the
-// outcome is Unclear, and [NoticeUnclear] is the call's notice.
+// the request left this process (a seqpacket send that fails, or runs
+// out of time, queued nothing); the helper answered "spawn failed" (then
+// Start returns its error, NotStarted). A request that may have reached
+// a helper that then said nothing is never sent again: Start's error
+// wraps [ErrUnclear], the outcome is Unclear, and [NoticeUnclear] is the
+// call's notice.
 //
 // # Naming a call
 //

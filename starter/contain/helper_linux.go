@@ -166,7 +166,8 @@ func (h *helper) faultAt(phase string) {
 func (h *helper) send(m *msg, fds []int) error {
 	h.sendMu.Lock()
 	defer h.sendMu.Unlock()
-	return sendPacket(h.sock, m, fds)
+	// The Engine reads all the time: no deadline.
+	return sendPacket(h.sock, m, fds, time.Time{})
 }
 
 // serve reads the Engine's requests until the connection ends, or a

@@ -896,3 +896,120 @@ func TestAHelperThatDoesNotAnswerIsKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestAStoppedHelperHangsNoCall: with the helper SIGSTOPped, eight calls
+// at once, each with a 60 kB environment, fill its socket's buffer. Each
+// call's send and answer are bounded from its hand-over: a call whose
+// request was queued is Unclear and did not run; one whose send ran out
+// of time queued nothing and runs (directly, with its notice, or through
+// a second helper, once the first is gone); the stopped helper is
+// SIGKILLed, and reaped. Without the bound the sends hold every call.
+func TestAStoppedHelperHangsNoCall(t *testing.T) {
+	withHelper(t)
+	budget := helperAnswerBudget
+	helperAnswerBudget = 2 * time.Second
+	t.Cleanup(func() { helperAnswerBudget = budget })
+	if c := Command(context.Background(), "true"); c.Run() != nil || c.via == nil {
+		t.Fatal("the first call did not go through a helper")
+	}
+	linkMu.Lock()
+	l := current
+	linkMu.Unlock()
+	t.Cleanup(func() { _ = l.helper.Kill() })
+	if err := l.helper.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	testproc.Eventually(t, "the helper to stop", func() bool {
+		st, err := proc.ReadStat(l.helper.Pid)
+		return err == nil && st.State == 'T'
+	})
+	big := "BIG=" + strings.Repeat("x", 60<<10)
+	dir := t.TempDir()
+	const n = 8
+	type outcome struct {
+		i      int
+		err    error
+		r      Result
+		helped bool
+	}
+	done := make(chan outcome, n)
+	for i := range n {
+		go func() {
+			c := Command(context.Background(), "sh", "-c", "echo run >> "+filepath.Join(dir, strconv.Itoa(i)))
+			c.Env = append(os.Environ(), big)
+			err := c.Run()
+			done <- outcome{i, err, c.Result(), c.via != nil}
+		}()
+	}
+	timeout := time.After(testproc.TooLong)
+	for range n {
+		select {
+		case o := <-done:
+			runs := markerCount(t, filepath.Join(dir, strconv.Itoa(o.i)))
+			switch {
+			case o.r.Outcome == Unclear && errors.Is(o.err, ErrUnclear) && runs == 0:
+			case o.r.Outcome == Started && o.err == nil && runs == 1 && (o.helped || o.r.Notice == NoticeDirect):
+			default:
+				t.Errorf("call %d: %v, %+v, helped %v, ran %d times: want Unclear and not run, or Started once", o.i, o.err, o.r, o.helped, runs)
+			}
+		case <-timeout:
+			t.Fatal("calls to a stopped helper did not return")
+		}
+	}
+	select {
+	case <-l.ended:
+	case <-time.After(testproc.TooLong):
+		t.Fatal("the stopped helper was not killed and reaped")
+	}
+}
+
+// TestARequestTheHelperDoesNotTakeInTimeRunsDirectly: a helper whose
+// socket buffer is full and who reads nothing (a process standing in for
+// a stuck helper) gets the answer's budget from the hand-over, no more:
+// the send queued nothing, so the call runs directly with its notice,
+// and the helper is SIGKILLed.
+func TestARequestTheHelperDoesNotTakeInTimeRunsDirectly(t *testing.T) {
+	withHelper(t)
+	budget := helperAnswerBudget
+	helperAnswerBudget = time.Second
+	t.Cleanup(func() { helperAnswerBudget = budget })
+	ours, theirs, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(theirs) })
+	fill := newMsg(msgKill).str(strings.Repeat("x", 16<<10))
+	for sendPacket(ours, fill, nil, time.Now()) == nil {
+	}
+	stuck := exec.Command("sleep", "300")
+	if err := stuck.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stuck.Process.Kill() })
+	l := &link{sock: ours, helper: stuck.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
+	go l.read()
+	linkMu.Lock()
+	current = l
+	linkMu.Unlock()
+	marker := filepath.Join(t.TempDir(), "marker")
+	c := Command(context.Background(), "sh", "-c", "echo run >> "+marker)
+	ran := make(chan error, 1)
+	go func() { ran <- c.Run() }()
+	select {
+	case err := <-ran:
+		if r := c.Result(); err != nil || r.Outcome != Started || r.Notice != NoticeDirect || c.via != nil {
+			t.Errorf("Run() = %v, Result() = %+v, helped %v: want a direct call with its notice", err, r, c.via != nil)
+		}
+	case <-time.After(testproc.TooLong):
+		t.Fatal("a call to a helper that reads nothing did not return")
+	}
+	if n := markerCount(t, marker); n != 1 {
+		t.Errorf("the call ran %d times, want once", n)
+	}
+	// The reader reaps the helper: "sleep 300" ends only when killed.
+	select {
+	case <-l.ended:
+	case <-time.After(testproc.TooLong):
+		t.Fatal("the helper that read nothing was not killed")
+	}
+}

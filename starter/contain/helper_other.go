@@ -16,7 +16,7 @@ type helped struct{}
 func (*Cmd) startViaHelper() (handled bool, err error) { return false, nil }
 func (*helped) watch(*Cmd)                             {}
 func (*helped) waitErr() error                         { return nil }
-func (*helped) endReleased() error                     { return nil }
+func (*helped) endReleased(*Cmd) error                 { return nil }
 func (*helped) forget()                                {}
 
 // runHelperMode refuses the spawn helper's mode, which this build does

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // The spawn helper and the Engine talk over a SOCK_SEQPACKET socketpair:
@@ -145,9 +148,15 @@ type errUnsent struct{ err error }
 func (e errUnsent) Error() string { return "contain: not sent to the spawn helper: " + e.err.Error() }
 func (e errUnsent) Unwrap() error { return e.err }
 
-// sendPacket sends one message with descriptors fds. Every error is an
-// errUnsent: on a seqpacket socket a failed sendmsg queued nothing.
-func sendPacket(sock int, m *msg, fds []int) error {
+// errSendTimeout: the send could not complete by its deadline (the
+// helper does not read: stopped, or stuck); nothing was queued.
+var errSendTimeout = errors.New("the spawn helper did not take the message in time")
+
+// sendPacket sends one message with descriptors fds, by deadline (none
+// if zero). Every error is an errUnsent: on a seqpacket socket a failed
+// sendmsg queued nothing, and a send that would block queues nothing
+// either, so one that runs out of time (errSendTimeout) is unsent too.
+func sendPacket(sock int, m *msg, fds []int, deadline time.Time) error {
 	if len(m.b) > maxPacket {
 		return errUnsent{fmt.Errorf("message of %d bytes is over %d", len(m.b), maxPacket)}
 	}
@@ -155,15 +164,29 @@ func sendPacket(sock int, m *msg, fds []int) error {
 	if len(fds) > 0 {
 		oob = syscall.UnixRights(fds...)
 	}
+	flags := syscall.MSG_NOSIGNAL
+	if !deadline.IsZero() {
+		flags |= syscall.MSG_DONTWAIT
+	}
 	for {
-		err := syscall.Sendmsg(sock, m.b, oob, nil, syscall.MSG_NOSIGNAL)
-		if errors.Is(err, syscall.EINTR) {
+		err := syscall.Sendmsg(sock, m.b, oob, nil, flags)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, syscall.EINTR):
 			continue
-		}
-		if err != nil {
+		case !errors.Is(err, syscall.EAGAIN):
 			return errUnsent{err}
 		}
-		return nil
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errUnsent{errSendTimeout}
+		}
+		// Woken by room in the helper's queue, its end's close (the
+		// next send then fails), or the deadline.
+		if _, err := sys.Poll([]sys.PollFd{{Fd: int32(sock), Events: sys.POLLOUT}}, left); err != nil {
+			return errUnsent{err}
+		}
 	}
 }
 

@@ -26,8 +26,10 @@ import (
 type link struct {
 	sock   int
 	helper *os.Process
-	sendMu sync.Mutex
-	closed bool // sock is closed: guarded by sendMu
+	// fdMu keeps sock open while it is used: sends and the shutdown
+	// share it (each send is bounded), closeSocket holds it alone.
+	fdMu   sync.RWMutex
+	closed bool // sock is closed: guarded by fdMu
 	mu     sync.Mutex
 	calls  map[uint64]chan reply
 	gone   atomic.Bool // the helper is gone, or is not used any more
@@ -191,25 +193,27 @@ func (l *link) route(call uint64, rep reply) bool {
 }
 
 func (l *link) closeSocket() {
-	l.sendMu.Lock()
-	defer l.sendMu.Unlock()
+	l.fdMu.Lock()
+	defer l.fdMu.Unlock()
 	if !l.closed {
 		l.closed = true
 		_ = syscall.Close(l.sock)
 	}
 }
 
-// send sends one message; an error means it was not sent at all.
-func (l *link) send(m *msg, fds []int) error {
-	l.sendMu.Lock()
-	defer l.sendMu.Unlock()
+// send sends one message by deadline; an error means it was not sent at
+// all. Sends do not wait for each other: each packet is queued whole or
+// not at all.
+func (l *link) send(m *msg, fds []int, deadline time.Time) error {
+	l.fdMu.RLock()
+	defer l.fdMu.RUnlock()
 	if l.closed {
 		return errUnsent{syscall.EPIPE}
 	}
 	if failNextSend.Load() && failNextSend.Swap(false) {
 		return errUnsent{errTestSend}
 	}
-	return sendPacket(l.sock, m, fds)
+	return sendPacket(l.sock, m, fds, deadline)
 }
 
 // failNextSend makes the next send fail before a byte leaves, as a broken
@@ -234,14 +238,14 @@ func brokenLink(err error) bool {
 // parents then get their parent-death signal.
 func (l *link) abandon(kill bool) {
 	l.gone.Store(true)
-	l.sendMu.Lock()
-	if !l.closed {
-		_ = syscall.Shutdown(l.sock, syscall.SHUT_RDWR)
-	}
-	l.sendMu.Unlock()
 	if kill {
 		_ = l.helper.Kill()
 	}
+	l.fdMu.RLock()
+	if !l.closed {
+		_ = syscall.Shutdown(l.sock, syscall.SHUT_RDWR)
+	}
+	l.fdMu.RUnlock()
 }
 
 func (l *link) register() (uint64, chan reply) {
@@ -305,9 +309,11 @@ func (c *Cmd) notice(n string) {
 // nothing seen here proves that it did not run. Exactly three things
 // prove that it did NOT: the helper was known gone before sending (its
 // end of the socket had closed); the send failed, and a seqpacket send
-// that fails queued not one byte; the helper answered "spawn failed"
-// (its Start failed before the program was executed). Only the first two
-// let the request go to a second helper, or run directly; the third is
+// that fails queued not one byte (one that ran out of time, too: the
+// stuck helper is killed and the call runs directly); the helper answered
+// "spawn failed" (its Start failed before the program was executed).
+// Only the first two let the request go to a second helper, or run
+// directly; the third is
 // the call's error (NotStarted). Everything else is Unclear: the call is
 // not started again, here or by the caller.
 func (c *Cmd) startViaHelper() (handled bool, err error) {
@@ -350,6 +356,9 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 			continue // could not be started: once more, then directly
 		}
 		h, pid, sent, err := l.spawn(&req, fds)
+		if !sent && errors.Is(err, errSendTimeout) {
+			break // proof 2, from a helper that was stuck and is killed
+		}
 		if !sent {
 			continue // proof 1 or 2: not a byte reached it
 		}
@@ -431,25 +440,33 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 	return req, fds, cleanup, nil
 }
 
-// spawn asks the helper to start req. sent false: provably nothing
+// spawn asks the helper to start req, within helperAnswerBudget from
+// now for the send and the answer together. sent false: provably nothing
 // reached it (the helper was gone, or not a byte was sent), and it is
-// not used again. Else h is the call, with its leader's pid, or err the
-// helper's "spawn failed" (NotStarted), or both nil: Unclear.
+// not used again; err is errSendTimeout when the send ran out of time
+// (the helper is SIGKILLed). Else h is the call, with its leader's pid,
+// or err the helper's "spawn failed" (NotStarted), or both nil: Unclear.
 func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, err error) {
+	deadline := time.Now().Add(helperAnswerBudget)
 	call, ch := l.register()
 	req.call = call
 	if l.gone.Load() {
 		l.unregister(call)
 		return nil, 0, false, nil
 	}
-	if err := l.send(req.encode(), fds); err != nil {
+	if err := l.send(req.encode(), fds, deadline); err != nil {
 		l.unregister(call)
+		if errors.Is(err, errSendTimeout) {
+			// A helper that does not take its requests is not waited for.
+			l.abandon(true)
+			return nil, 0, false, err
+		}
 		if brokenLink(err) {
 			l.abandon(false)
 		}
 		return nil, 0, false, nil
 	}
-	timer := time.NewTimer(helperAnswerBudget)
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case rep, ok := <-ch:
@@ -533,12 +550,20 @@ func (h *helped) watch(c *Cmd) {
 // sendOrAbandon sends a kill or release; one that cannot be sent lets
 // the helper go (it is gone, or its connection is broken): its end of
 // input comes, and it ends what it holds — this call's tree included.
+// One that cannot be sent within helperAnswerBudget (the helper does not
+// read) SIGKILLs it: its calls' leaders get their parent-death signal.
 func (h *helped) sendOrAbandon(kind byte) bool {
-	if h.l.send(newMsg(kind).num(h.call), nil) != nil {
-		h.l.abandon(false)
+	if err := h.send(kind); err != nil {
+		h.l.abandon(errors.Is(err, errSendTimeout))
 		return false
 	}
 	return true
+}
+
+// send sends a message of kind about the call, within
+// helperAnswerBudget.
+func (h *helped) send(kind byte) error {
+	return h.l.send(newMsg(kind).num(h.call), nil, time.Now().Add(helperAnswerBudget))
 }
 
 // waitErr is Wait's error for the leader's end, as the helper reported
@@ -555,25 +580,43 @@ func (h *helped) waitErr() error {
 	return &ExitError{Status: h.done.status}
 }
 
-// endReleased asks the helper to end what the released call left.
-func (h *helped) endReleased() error {
-	if err := h.l.send(newMsg(msgEndLeft).num(h.call), nil); err != nil {
+// endReleased asks the helper to end what the released call c left, and
+// waits for its answer for at most c's grace and kill budget and
+// helperAnswerBudget more; a helper that does not answer by then is
+// SIGKILLed.
+func (h *helped) endReleased(c *Cmd) error {
+	plan := c.plan()
+	if err := h.send(msgEndLeft); err != nil {
+		if errors.Is(err, errSendTimeout) {
+			h.l.abandon(true)
+		}
 		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
 	}
-	for rep := range h.ch {
-		if rep.kind != msgLeftDone {
-			continue
+	timer := time.NewTimer(plan.Grace + plan.Budget + helperAnswerBudget)
+	defer timer.Stop()
+	for {
+		select {
+		case rep, ok := <-h.ch:
+			switch {
+			case !ok:
+				return errors.New("contain: EndReleased: the spawn helper went away (it ends what it holds when it goes)")
+			case rep.kind != msgLeftDone:
+				continue
+			case rep.err != "":
+				return fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.err)
+			}
+			return nil
+		case <-timer.C:
+			h.l.abandon(true)
+			return errors.New("contain: EndReleased: the spawn helper did not answer; it was killed")
 		}
-		if rep.err != "" {
-			return fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.err)
-		}
-		return nil
 	}
-	return errors.New("contain: EndReleased: the spawn helper went away (it ends what it holds when it goes)")
 }
 
 // forget lets the helper close what it keeps for EndReleased.
 func (h *helped) forget() {
-	_ = h.l.send(newMsg(msgForget).num(h.call), nil)
+	if err := h.send(msgForget); errors.Is(err, errSendTimeout) {
+		h.l.abandon(true)
+	}
 	h.l.unregister(h.call)
 }
