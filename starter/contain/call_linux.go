@@ -9,6 +9,8 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -21,6 +23,30 @@ func conflictOS(a *syscall.SysProcAttr) string {
 		return "PidFD"
 	}
 	return ""
+}
+
+// inheritable lists this process's descriptors from 3 up that are not
+// close-on-exec: those every child would inherit.
+func inheritable() []int {
+	fds, _ := proc.OpenFDs()
+	var out []int
+	for _, fd := range fds {
+		if cloexec, err := sys.CloseOnExec(fd); fd > 2 && err == nil && !cloexec {
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// passOnlyAsked makes the call receive its Stdin, Stdout, Stderr and
+// ExtraFiles and nothing else, as through the spawn helper: every other
+// descriptor this process holds without close-on-exec is marked so. The
+// flag is this process's (its later children do not inherit them
+// either); the call's own files are put in place by the fork as always.
+func passOnlyAsked() {
+	for _, fd := range inheritable() {
+		_ = sys.SetCloseOnExec(fd)
+	}
 }
 
 // callCgroup is a call's own cgroup below the session cgroup.

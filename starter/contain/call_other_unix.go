@@ -11,6 +11,10 @@ import (
 
 func conflictOS(*syscall.SysProcAttr) string { return "" }
 
+// passOnlyAsked: a call here also inherits what this process holds
+// without close-on-exec, as with os/exec (see the package doc).
+func passOnlyAsked() {}
+
 // callCgroup: there are no cgroups here; a call has its group.
 type callCgroup struct{}
 

@@ -60,6 +60,7 @@ func (c *Cmd) startTree() error {
 	}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
+	passOnlyAsked()
 	if err := c.Cmd.Start(); err != nil {
 		cg.abandon()
 		return err

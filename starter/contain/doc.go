@@ -38,6 +38,15 @@
 //     the environment) the call carries the mark, even with an Env of its
 //     own that left it out.
 //
+// A call receives its Stdin, Stdout and Stderr (/dev/null for a nil one)
+// and its ExtraFiles (from 3 on), and no other descriptor, wherever it
+// runs. Directly, Start first marks close-on-exec every other descriptor
+// this process holds without it (one it inherited, or made inheritable):
+// the flag is this process's, so its later children do not inherit them
+// either — pass a descriptor meant for a call in ExtraFiles. The spawn
+// helper keeps only its socket. On macOS and FreeBSD a call also
+// inherits those, as with os/exec.
+//
 // Kill before reap, always: the leader's exit is observed without
 // reaping it (its pidfd, from the fork, turns readable; waitid WNOWAIT
 // reads how it ended), the tree is ended or released while the leader's

@@ -79,6 +79,14 @@ type helperCall struct {
 // ends everything it holds and returns the exit status.
 func helperMain(sock int) int {
 	inHelper = true
+	// The helper keeps only its socket: a descriptor the Engine left
+	// inheritable, held here for the helper's life, would keep a pipe
+	// the Engine closed from reaching end of file.
+	for _, fd := range inheritable() {
+		if fd != sock {
+			_ = syscall.Close(fd)
+		}
+	}
 	// The terminal's and the Engine's group's signals are the Engine's:
 	// the helper ends its calls when the Engine's end closes the socket.
 	// Caught and dropped, not ignored: an ignored signal would stay

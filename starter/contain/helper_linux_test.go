@@ -25,6 +25,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"golang.org/x/sys/unix"
 )
 
 // withHelper makes this test process an Engine outside any session whose
@@ -1011,5 +1012,76 @@ func TestARequestTheHelperDoesNotTakeInTimeRunsDirectly(t *testing.T) {
 	case <-l.ended:
 	case <-time.After(testproc.TooLong):
 		t.Fatal("the helper that read nothing was not killed")
+	}
+}
+
+// inheritablePipe is a pipe whose write end this process holds without
+// close-on-exec, numbered 100 or above (clear of a call's 0-3).
+func inheritablePipe(t *testing.T) (r *os.File, w int) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	w, err = unix.FcntlInt(pw.Fd(), unix.F_DUPFD, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pr.Close(); _ = syscall.Close(w) })
+	return pr, w
+}
+
+// TestAPipeTheEngineClosesReachesEndOfFileWithAHelper: the helper keeps
+// only its socket, not what the Engine left inheritable when it started
+// the helper, so a pipe the Engine closes reaches end of file.
+func TestAPipeTheEngineClosesReachesEndOfFileWithAHelper(t *testing.T) {
+	withHelper(t)
+	r, w := inheritablePipe(t)
+	if c := Command(context.Background(), "true"); c.Run() != nil || c.via == nil {
+		t.Fatal("the call did not go through a helper")
+	}
+	_ = syscall.Close(w)
+	eof := make(chan struct{})
+	go func() {
+		_, _ = io.ReadAll(r)
+		close(eof)
+	}()
+	select {
+	case <-eof:
+	case <-time.After(testproc.TooLong):
+		t.Fatalf("the pipe did not reach end of file: the helper %d holds it", liveHelperPID(t))
+	}
+}
+
+// TestACallReceivesItsStdioAndExtraFilesOnly: the one descriptor rule,
+// directly (under a session) and through the helper: a descriptor this
+// process left inheritable does not reach the call; its ExtraFiles do.
+func TestACallReceivesItsStdioAndExtraFilesOnly(t *testing.T) {
+	for _, helped := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "helped"}[helped], func(t *testing.T) {
+			if helped {
+				withHelper(t)
+			} else {
+				id, _ := mark.New()
+				t.Setenv(mark.Var, id.String())
+			}
+			_, w := inheritablePipe(t)
+			extra, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer extra.Close()
+			c := Command(context.Background(), "sh", "-c",
+				fmt.Sprintf(`[ -e /proc/$$/fd/%d ] && echo held || echo closed; [ -e /proc/$$/fd/3 ] && echo extra`, w))
+			c.ExtraFiles = []*os.File{extra}
+			out, err := c.Output()
+			if err != nil || (c.via != nil) != helped {
+				t.Fatalf("Output() = %q, %v; helped %v", out, err, c.via != nil)
+			}
+			if string(out) != "closed\nextra\n" {
+				t.Errorf("the call says %q: want the inheritable descriptor %d closed and its extra file at 3", out, w)
+			}
+		})
 	}
 }
