@@ -561,7 +561,8 @@ func (c *Cmd) EndReleased() error {
 // Close releases the handles a Released call keeps for [Cmd.EndReleased]
 // (descriptors: one a process it left, or the call's cgroup), ending
 // nothing: what it left stays the session's. Calls after the first do
-// nothing.
+// nothing. A call that left nothing keeps nothing: on Unix, Wait already
+// released its handles and removed its cgroup.
 func (c *Cmd) Close() error {
 	if c.waited.Load() && c.result.Ending == Released {
 		c.relMu.Lock()

@@ -133,6 +133,10 @@ func (cg *callCgroup) usage() (starter.Usage, bool) {
 	return r, true
 }
 
+// removeEmpty removes the call's cgroup if nothing lives in it, and
+// reports whether it is gone (true without one).
+func (cg *callCgroup) removeEmpty() bool { return cg == nil || cg.c.Remove() == nil }
+
 // abandon removes the cgroup of a call that did not start.
 func (cg *callCgroup) abandon() { cg.done(true) }
 

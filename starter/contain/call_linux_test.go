@@ -19,6 +19,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
@@ -377,6 +378,9 @@ type engineReport struct {
 	Left        []int
 	CPU         time.Duration // Result.Usage.CPU, 0 when nil
 	CPUSource   string
+	// many: the call cgroups left in the session cgroup, and the
+	// descriptors the Engine holds more than before the calls.
+	CallCgroups, MoreFDs int
 }
 
 func init() {
@@ -422,6 +426,15 @@ func runSession(engine string, args []string, o starter.Options) int {
 func callsEngine(args []string) int {
 	n, _ := strconv.Atoi(args[2])
 	rep := engineReport{}
+	if args[3] == "many" {
+		var err error
+		if rep.CallCgroups, rep.MoreFDs, err = manyCalls(n); err != nil {
+			rep.Err = err.Error()
+		}
+		b, _ := json.Marshal(rep)
+		_ = os.WriteFile(args[0], b, 0o644)
+		return 0
+	}
 	c := Command(context.Background(), "sh", "-c", args[1])
 	out, _ := c.StdoutPipe()
 	in, _ := c.StdinPipe()
@@ -473,6 +486,49 @@ func callsEngine(args []string) int {
 	b, _ := json.Marshal(rep)
 	_ = os.WriteFile(args[0], b, 0o644)
 	return 0
+}
+
+// manyCalls makes n calls of true, the README's way (CombinedOutput, no
+// Close), and tells how many call cgroups and descriptors they left.
+func manyCalls(n int) (cgroups, moreFDs int, err error) {
+	before, err := proc.OpenFDs()
+	if err != nil {
+		return 0, 0, err
+	}
+	for range n {
+		c := Command(context.Background(), "true")
+		if out, err := c.CombinedOutput(); err != nil || c.Result().Ending != Released || c.Result().Cgroup == "" {
+			return 0, 0, fmt.Errorf("a call of true: %q, %v, %+v", out, err, c.Result())
+		}
+	}
+	after, err := proc.OpenFDs()
+	if err != nil {
+		return 0, 0, err
+	}
+	p, ok := cgroup.InSession()
+	if !ok {
+		return 0, 0, errors.New("not in a cgroup-mode session")
+	}
+	entries, err := os.ReadDir(p.Dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "call-") {
+			cgroups++
+		}
+	}
+	return cgroups, len(after) - len(before), nil
+}
+
+// TestCallsThatLeftNothingHoldNoCgroupAndNoDescriptor: in a cgroup-mode
+// session, a released call that left nothing releases its cgroup and its
+// descriptors at Wait, without Close.
+func TestCallsThatLeftNothingHoldNoCgroupAndNoDescriptor(t *testing.T) {
+	rep := runEngine(t, "", 200, "many")
+	if rep.CallCgroups != 0 || rep.MoreFDs > 2 {
+		t.Errorf("200 calls of true left %d call cgroups and %d more descriptors, want none", rep.CallCgroups, rep.MoreFDs)
+	}
 }
 
 // runEngine runs callsEngine in a session in cgroup mode, and returns

@@ -29,5 +29,6 @@ func placeCall(_ *syscall.SysProcAttr, _ string, lim starter.Limits) (*callCgrou
 func (*callCgroup) path() string                 { return "" }
 func (*callCgroup) holder() (end.Holder, func()) { return nil, nil }
 func (*callCgroup) abandon()                     {}
+func (*callCgroup) removeEmpty() bool            { return true }
 func (*callCgroup) done(bool)                    {}
 func (*callCgroup) usage() (starter.Usage, bool) { return starter.Usage{}, false }

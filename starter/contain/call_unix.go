@@ -341,14 +341,16 @@ func (t *tree) usage(ps *os.ProcessState) starter.Usage {
 }
 
 // close releases the exit descriptor once the leader is reaped, and
-// removes a killed call's cgroup; a released call's stays open for
-// endReleased.
+// removes a killed call's cgroup. A released call's stays open for
+// endReleased, unless it left nothing: no process kept, and its cgroup
+// empty (its removal, which the kernel refuses for a populated cgroup,
+// is the proof), so a call that left nothing holds nothing until Close.
 func (t *tree) close() {
 	if t.fd >= 0 {
 		sys.Close(t.fd)
 		t.fd = -1
 	}
-	if t.killed {
+	if t.killed || (len(t.kept) == 0 && t.cg.removeEmpty()) {
 		t.forget(true)
 	}
 }
