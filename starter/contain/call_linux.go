@@ -49,6 +49,32 @@ func passOnlyAsked() {
 	}
 }
 
+// cgroupStartNeeds is the most descriptors a start in a call cgroup
+// opens, once the call's pipes are made: exec's /dev/null for each of
+// three nil standard descriptors, the fork's error pipe (two), the
+// leader's pidfd, and the call cgroup's two.
+const cgroupStartNeeds = 8
+
+// freeDescriptors is how many descriptor numbers below the soft
+// RLIMIT_NOFILE are free (0 when that cannot be told).
+func freeDescriptors() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return 0
+	}
+	fds, err := proc.OpenFDs()
+	if err != nil {
+		return 0
+	}
+	used := 0
+	for _, fd := range fds {
+		if uint64(fd) < rl.Cur {
+			used++
+		}
+	}
+	return int(min(rl.Cur, 1<<20)) - used
+}
+
 // callCgroup is a call's own cgroup below the session cgroup.
 type callCgroup struct{ c *cgroup.Call }
 
@@ -71,6 +97,12 @@ func placeCall(attr *syscall.SysProcAttr, id string, lim starter.Limits) (*callC
 		if lim.Any() {
 			return nil, errNoLimits("this process is not in a session in cgroup mode (start the Engine with session-starter --containment cgroup --call-limits …)")
 		}
+		return nil, nil
+	}
+	if !lim.Any() && freeDescriptors() < cgroupStartNeeds {
+		// Short of descriptors: a call cgroup's two would fail a start
+		// that group mode makes. The call runs without (in the Engine's
+		// leaf, inside the session cgroup), as when one cannot be made.
 		return nil, nil
 	}
 	cl := cgroup.Limits{Tasks: int64(lim.MaxTasks), Memory: lim.MaxMemory, Swap: lim.MaxSwap, CPU: lim.MaxCPU}

@@ -799,3 +799,109 @@ func TestWithoutASubreaperALeadersExitEndsItsTree(t *testing.T) {
 		t.Fatalf("Result() = %+v, left alive %v; want Killed and nothing left", r, !ws[0].gone())
 	}
 }
+
+func init() {
+	testproc.Register("pressure-engine", pressureEngine)
+	testproc.Register("pressure-session", func(args []string) int {
+		return runSession("pressure-engine", args[1:], starter.Options{Containment: starter.Containment(args[0])})
+	})
+}
+
+// pressureFree are the free descriptors pressureEngine leaves for a call.
+var pressureFree = []int{8, 9, 10, 12, 16}
+
+// pressureRun is what one call under descriptor pressure came to.
+type pressureRun struct {
+	Free   int
+	Err    string
+	Cgroup string
+}
+
+// pressureEngine lowers RLIMIT_NOFILE to 128, opens 16 files to pass,
+// and for each count of pressureFree fills the table up to leave that
+// many free, then runs echo with the 16 as ExtraFiles. The report (a
+// JSON list of pressureRun) goes to args[0].
+func pressureEngine(args []string) int {
+	const limit = 128
+	var extra []*os.File
+	for range 16 {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return 1
+		}
+		extra = append(extra, f)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+		return 1
+	}
+	var runs []pressureRun
+	for _, free := range pressureFree {
+		fds, err := proc.OpenFDs()
+		if err != nil {
+			return 1
+		}
+		var hold []int
+		for len(fds)+len(hold) < limit-free {
+			fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+			if err != nil {
+				return 1
+			}
+			hold = append(hold, fd)
+		}
+		c := Command(context.Background(), "/bin/echo", "hi")
+		c.ExtraFiles = extra
+		run := pressureRun{Free: free}
+		if out, err := c.Output(); err != nil || string(out) != "hi\n" {
+			run.Err = fmt.Sprintf("%q, %v", out, err)
+		}
+		run.Cgroup = c.Result().Cgroup
+		runs = append(runs, run)
+		for _, fd := range hold {
+			_ = syscall.Close(fd)
+		}
+	}
+	b, _ := json.Marshal(runs)
+	_ = os.WriteFile(args[0], b, 0o644)
+	return 0
+}
+
+// TestUnderDescriptorPressureACallRunsInCgroupModeAsInGroupMode: at
+// RLIMIT_NOFILE 128 with 16 ExtraFiles and few descriptors free, a call
+// runs in cgroup mode wherever it runs in group mode (without a cgroup
+// of its own when its two descriptors would fail the start); with
+// enough free it has its cgroup.
+func TestUnderDescriptorPressureACallRunsInCgroupModeAsInGroupMode(t *testing.T) {
+	got := map[starter.Containment][]pressureRun{}
+	for _, mode := range []starter.Containment{starter.ContainGroup, starter.ContainCgroup} {
+		report := filepath.Join(t.TempDir(), "report")
+		cmd := testproc.HelperCommand(t, "pressure-session", string(mode), report)
+		_ = testproc.HelperEnv(t, "pressure-engine")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if mode == starter.ContainCgroup && strings.Contains(string(out), "cgroup") {
+				t.Skipf("no cgroup mode here: %s", out)
+			}
+			t.Fatalf("%s session: %v: %s", mode, err, out)
+		}
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []pressureRun
+		if err := json.Unmarshal(b, &runs); err != nil || len(runs) != len(pressureFree) {
+			t.Fatalf("%s: report %s: %v", mode, b, err)
+		}
+		got[mode] = runs
+	}
+	for i, g := range got[starter.ContainGroup] {
+		c := got[starter.ContainCgroup][i]
+		if g.Err == "" && c.Err != "" {
+			t.Errorf("with %d descriptors free a call runs in group mode, and in cgroup mode fails: %s", g.Free, c.Err)
+		}
+	}
+	if last := got[starter.ContainCgroup][len(pressureFree)-1]; last.Err != "" || last.Cgroup == "" {
+		t.Errorf("with %d descriptors free: %+v, want the call run in a cgroup of its own", last.Free, last)
+	}
+	if first := got[starter.ContainGroup][0]; first.Err != "" {
+		t.Errorf("with %d descriptors free a call fails in group mode: %s (the test's pressure is too high)", first.Free, first.Err)
+	}
+}

@@ -209,6 +209,11 @@
 //     clears the job's kill-on-close before closing it — a released
 //     call's job still open when the Engine exits is closed by the
 //     system, which ends what it held. No holder of a pipe is named.
+//   - Short of descriptors (fewer than 8 free below RLIMIT_NOFILE once
+//     its pipes are made), a call in cgroup mode gets no cgroup of its
+//     own, whose two descriptors could fail a start that group mode
+//     makes: it runs in the Engine's leaf, inside the session cgroup,
+//     and [Result.Cgroup] is empty. With Limits it fails instead.
 //   - A released call in group mode is listed by a /proc scan (every PID
 //     asked its group) made once, while the leader's exit holds the
 //     group's number; in cgroup mode the cgroup is read instead.
