@@ -114,9 +114,10 @@
 // without one silently. Every step with the helper is bounded, from the
 // moment a call is handed over: the request's send and the helper's
 // answer within 10 s together, each later message's send (a kill, a
-// release) within 10 s, an EndReleased's answer within the call's Grace
-// and KillBudget and 10 s more. A helper that misses a bound (stopped,
-// or stuck) is SIGKILLed. A request whose send ran out of time queued
+// release) within 10 s, and the report of the end it asked for, or an
+// EndReleased's answer, within the call's Grace and KillBudget and 10 s
+// more. A helper that misses a bound (stopped, or stuck) is SIGKILLed
+// (the call is then lost, with [NoticeLost]). A request whose send ran out of time queued
 // nothing: the call runs directly, with [NoticeDirect]. A kill or release
 // that cannot be sent lets the helper go (its end of input comes, and it
 // ends what it holds); [NoticeReleaseUnsent] says so for a release.
@@ -186,7 +187,8 @@
 //     call's leader, not what the leader started (its group, escapees,
 //     what a release left), which then lives on. A helper stopped
 //     (SIGSTOP) after it said "started" holds the call's Wait until it
-//     continues. Per-call escapees are those the walk of the call's
+//     continues, or until a Kill or a cancelled context, whose end is
+//     bounded as above. Per-call escapees are those the walk of the call's
 //     descendants finds; an orphan the helper adopted is not attributed
 //     to a call, and is ended when the helper's connection closes — a
 //     setsid child of the leader, orphaned at the leader's exit, too: an

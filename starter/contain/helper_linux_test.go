@@ -1085,3 +1085,43 @@ func TestACallReceivesItsStdioAndExtraFilesOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestAKillOfACallWhoseHelperStoppedReturns: a helper stopped while its
+// call runs does not hold a Kill: the end's report is due within the
+// grace, the kill budget and the answer's budget; then the helper is
+// SIGKILLed (its leader gets the parent-death signal) and the call is
+// lost, with its notice.
+func TestAKillOfACallWhoseHelperStoppedReturns(t *testing.T) {
+	withHelper(t)
+	budget := helperAnswerBudget
+	helperAnswerBudget = time.Second
+	t.Cleanup(func() { helperAnswerBudget = budget })
+	c := Command(context.Background(), "sleep", "300")
+	c.KillBudget = time.Second
+	if err := c.Start(); err != nil || c.via == nil {
+		t.Fatalf("Start() = %v, helped %v", err, c.via != nil)
+	}
+	leader := watch(t, c.Process.Pid)
+	l := c.via.l
+	t.Cleanup(func() { _ = l.helper.Kill() })
+	if err := l.helper.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	testproc.Eventually(t, "the helper to stop", func() bool {
+		st, err := proc.ReadStat(l.helper.Pid)
+		return err == nil && st.State == 'T'
+	})
+	killed := make(chan error, 1)
+	go func() { killed <- c.Kill() }()
+	select {
+	case <-killed:
+	case <-time.After(testproc.TooLong):
+		t.Fatal("Kill of a call whose helper stopped did not return")
+	}
+	if err := c.Wait(); err == nil || c.Result().Notice != NoticeLost {
+		t.Errorf("Wait() = %v, notice %q: want the call lost, with its notice", err, c.Result().Notice)
+	}
+	if !leader.goneWithin(testproc.TooLong) {
+		t.Error("the call's leader outlived its killed helper")
+	}
+}

@@ -496,16 +496,31 @@ func (h *helped) watch(c *Cmd) {
 	if c.ctx != nil {
 		cancelled = c.ctx.Done()
 	}
+	// Once a kill or release is sent, the end's report is due within the
+	// call's grace and kill budget and helperAnswerBudget more.
+	var due <-chan time.Time
+	expect := func() {
+		if due == nil {
+			plan := c.plan()
+			due = time.After(plan.Grace + plan.Budget + helperAnswerBudget)
+		}
+	}
 	for {
 		select {
 		case <-cancelled:
 			c.requestKill()
 			cancelled = nil
+		case <-due:
+			// A helper that does not report the end is not waited for:
+			// killed, its connection ends, and the call is lost.
+			due = nil
+			h.l.abandon(true)
 		case <-killc:
 			killc = nil // sent once
 			if !h.killed {
 				h.killed = true
 				h.sendOrAbandon(msgKill)
+				expect()
 			}
 		case rep, ok := <-h.ch:
 			if !ok {
@@ -530,6 +545,7 @@ func (h *helped) watch(c *Cmd) {
 				if !h.sendOrAbandon(kind) && !kill {
 					c.notice(NoticeReleaseUnsent)
 				}
+				expect()
 			case msgDone:
 				h.done = rep.done
 				r := &c.result
