@@ -1125,3 +1125,45 @@ func TestAKillOfACallWhoseHelperStoppedReturns(t *testing.T) {
 		t.Error("the call's leader outlived its killed helper")
 	}
 }
+
+// TestEndReleasedWithAStoppedHelperReturns: EndReleased waits for the
+// helper's answer within the call's grace and kill budget and the
+// answer's budget, no more; then the helper is SIGKILLed.
+func TestEndReleasedWithAStoppedHelperReturns(t *testing.T) {
+	withHelper(t)
+	budget := helperAnswerBudget
+	helperAnswerBudget = time.Second
+	t.Cleanup(func() { helperAnswerBudget = budget })
+	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)
+	c.KillBudget = time.Second
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := startWithPIDs(t, c, 1)
+	t.Cleanup(func() { _ = sys.PidfdSignal(ws[0].fd, syscall.SIGKILL) })
+	in.Close()
+	if err := c.Wait(); err != nil || c.Result().Ending != Released {
+		t.Fatalf("Wait() = %v, Result() = %+v: want Released", err, c.Result())
+	}
+	l := c.via.l
+	t.Cleanup(func() { _ = l.helper.Kill() })
+	if err := l.helper.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- c.EndReleased() }()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("EndReleased() = nil with the helper stopped: want an error")
+		}
+	case <-time.After(testproc.TooLong):
+		t.Fatal("EndReleased with a stopped helper did not return")
+	}
+	select {
+	case <-l.ended:
+	case <-time.After(testproc.TooLong):
+		t.Fatal("the stopped helper was not killed")
+	}
+}

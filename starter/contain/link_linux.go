@@ -313,9 +313,8 @@ func (c *Cmd) notice(n string) {
 // stuck helper is killed and the call runs directly); the helper answered
 // "spawn failed" (its Start failed before the program was executed).
 // Only the first two let the request go to a second helper, or run
-// directly; the third is
-// the call's error (NotStarted). Everything else is Unclear: the call is
-// not started again, here or by the caller.
+// directly; the third is the call's error (NotStarted). Everything else
+// is Unclear: the call is not started again, here or by the caller.
 func (c *Cmd) startViaHelper() (handled bool, err error) {
 	if _, inSession := os.LookupEnv(mark.Var); inSession || inHelper || c.Limits.Any() {
 		// Under a session, or in the helper itself: the parent that
