@@ -15,8 +15,10 @@
 // finish it obeys at once when a cheap test shows the session empty (the
 // Engine's pidfd readable, group E gone — the group signal 0 answers
 // ESRCH, zombies count —, the cgroup's "populated 0"); otherwise, and once
-// the starter is gone after its first SIGKILL strikes at every holder,
-// it executes the guard proper: this binary in a hidden mode, through a
+// the starter is gone after its first SIGKILL strikes at every holder
+// (the marked among them, verified as the mark holder verifies them, and
+// for as long as it finds any: a storm of escapees at the user's process
+// limit leaves no room for a runtime), it executes the guard proper: this binary in a hidden mode, through a
 // descriptor opened at arming, never a path, and checked then to speak
 // this protocol. The guard proper verifies with the one end routine
 // (package internal/end): the /proc look for live members, the rounds up

@@ -5,11 +5,17 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/sys/rawfork"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // withoutVerifier makes the raw guard's porch unable to execute the guard
@@ -61,6 +67,95 @@ func TestWithoutTheGuardProperThePorchStillEndsTheGroup(t *testing.T) {
 	leader, member := group(t)
 	g := arm(t, leader, kind{"raw", false})
 	starterGone(t, g, leader, member)
+}
+
+// TestWithoutTheGuardProperThePorchEndsTheMarkedAlone: a storm outside
+// group E can hold every slot of the user's process limit, so that the
+// guard proper's runtime cannot start; the porch then must end the
+// marked itself. Here the guard proper cannot be executed at all: the
+// porch SIGKILLs the processes in their own groups that carry the
+// session's id as an element of the mark and started after the session,
+// and none that carries it only as part of an element or in another
+// variable, nor one that started before the session.
+func TestWithoutTheGuardProperThePorchEndsTheMarkedAlone(t *testing.T) {
+	withoutVerifier(t)
+	id, err := mark.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// apart starts a process in a group of its own with the entry kv
+	// (none if "") in its environment, and no other mark.
+	apart := func(kv string) *testproc.Child {
+		t.Helper()
+		t.Setenv(mark.Var, "")
+		os.Unsetenv(mark.Var)
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			t.Setenv(k, v)
+		}
+		return testproc.StartLeader(t, "/bin/sleep", "600")
+	}
+	before := apart(mark.Var + "=" + id.String())
+	// The session starts after before: its start is the leader's, in
+	// clock ticks, so wait for the next tick.
+	st, err := proc.ReadStat(before.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leader *testproc.Child
+	var member int
+	for {
+		leader, member = group(t)
+		ls, err := proc.ReadStat(leader.PID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ls.StartTime > st.StartTime {
+			st = ls
+			break
+		}
+		_ = leader.KillGroup()
+		leader.Wait(t)
+	}
+	marked := []*testproc.Child{
+		apart(mark.Var + "=" + id.String()),
+		apart(mark.Var + "=0123456789abcdef0123456789abcdef:" + id.String() + ":fedcba9876543210fedcba9876543210"),
+	}
+	spared := []*testproc.Child{
+		before,
+		apart(mark.Var + "=" + id.String() + "0"),
+		apart(mark.Var + "=" + id.String()[1:]),
+		apart("SESSION_STARTER_OTHER=" + id.String()),
+		apart(""),
+	}
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: 10 * time.Second, Mark: id.String(), MarkSince: st.StartTime})
+	if err != nil {
+		t.Fatalf("Arm: %v", err)
+	}
+	t.Cleanup(func() {
+		if g.Pidfd >= 0 {
+			_ = sys.PidfdSignal(g.Pidfd, syscall.SIGKILL)
+			_, _ = sys.ReapWithin(g.Pidfd, testproc.TooLong)
+			g.close()
+		}
+	})
+	starterGone(t, g, leader, member)
+	for _, c := range marked {
+		if !c.Exited(0) {
+			t.Errorf("marked process %d (its own group) lives after the porch's end", c.PID)
+		} else if ws := c.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("marked process %d ended with %v, want SIGKILL", c.PID, ws)
+		}
+	}
+	for i, c := range spared {
+		if c.Exited(0) {
+			t.Errorf("process %d (case %d), not the session's, was ended", c.PID, i)
+		}
+	}
 }
 
 // TestThePorchsSlotsAreTheGuards: the porch puts the descriptors where

@@ -37,10 +37,10 @@ var rawSupported = sync.OnceValue(func() bool {
 var testOnlyUnexecutableVerifier = false
 
 // strikes is how many SIGKILL rounds the porch sends to every holder,
-// once the starter is gone, before it executes the guard proper: the
-// first strikes must not wait for a Go runtime to start, which is what
-// fails under the pressure (RLIMIT_NPROC, memory) that often kills the
-// starter.
+// once the starter is gone, before it executes the guard proper, and
+// more while it finds marked processes: the first strikes must not wait
+// for a Go runtime to start, which is what fails under the pressure
+// (RLIMIT_NPROC, memory) that often kills the starter.
 const strikes = 3
 
 // spawnRaw starts the porch and returns without waiting for it;
@@ -80,6 +80,13 @@ func spawnRaw(spec Spec) (*Guard, error) {
 	if spec.TTY > 0 {
 		ps.From[fdTTY] = spec.TTY
 		ttyArg = strconv.Itoa(spec.TTYGroup)
+	}
+	if arg := spec.markArg(); arg != "-" {
+		id, since, err := parseMark(arg)
+		if err != nil {
+			return nil, fmt.Errorf("guard: %w", err)
+		}
+		ps.MarkVar, ps.MarkID, ps.Since = mark.Var, id.String(), since
 	}
 	for mode, name := range []string{verifyFinish, verifyGone} {
 		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg(), spec.releaseArg(), spec.ledgerArg()}

@@ -224,8 +224,11 @@
 //     that runs no Go runtime (one thread; it shows the starter's environment
 //     in /proc/PID/environ): it strikes every holder with SIGKILL at once, three
 //     rounds, without waiting for a Go runtime to start (which is what fails
-//     under the RLIMIT_NPROC or memory pressure that often kills a starter),
-//     then executes this binary, opened when it was armed (never by path), to
+//     under the RLIMIT_NPROC or memory pressure that often kills a starter).
+//     The marked processes are among the holders it strikes, verified as the
+//     guard proper verifies them. It goes on while it finds any: escapees that
+//     hold every slot of the user's process limit leave no room for a runtime.
+//     Then it executes this binary, opened when it was armed (never by path), to
 //     verify and end the rest with the same end routine as the starter's;
 //     where that cannot be executed it strikes on by itself. Before 6.9, and
 //     on macOS and FreeBSD, it is this binary again in a hidden mode from the

@@ -19,10 +19,13 @@ import (
 // (descriptor slots, checks, ignored signals), gives back its copy of the
 // starter's memory, waits for the finish line or the starter's end, tells
 // with a cheap test whether the session is empty, and once the starter is
-// gone strikes every holder with SIGKILL for the first rounds. Then it
-// executes the guard proper (the binary opened at arming, through its
-// descriptor), which verifies and ends what is left with the one end
-// routine. It never reads /proc for members: that is the guard's.
+// gone strikes every holder with SIGKILL for the first rounds, and on
+// while it finds marked processes. Then it executes the guard proper (the
+// binary opened at arming, through its descriptor), which verifies and
+// ends what is left with the one end routine. Of /proc it reads only
+// what its sweep of the marked needs (sweep_linux.go): a storm of them
+// outside group E can hold every slot of the user's process limit, and
+// the guard proper's runtime cannot start until they are gone.
 
 // porchChild is everything the porch reads and writes, in its arena: its
 // own mapping, which it keeps when it gives back the rest of the
@@ -56,6 +59,7 @@ type porchChild struct {
 	envv   **byte
 	numArg line // the number of the guard proper's command line, NUL-terminated
 	tried  bool // the guard proper was executed once for a finish
+	sw     sweep
 
 	// Scratch.
 	msg, digits         line
@@ -69,7 +73,7 @@ type porchChild struct {
 	round, look, wait   int64
 	rounds              uintptr
 	live, engine, group bool
-	cg                  bool
+	cg, marked          bool
 	ts                  syscall.Timespec
 	fds                 [2]pollFd
 	evBuf               [128]byte
@@ -164,6 +168,9 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	if c.envv = a.CStrings(spec.Env); c.envv == nil {
 		return Porch{}, errors.New("the guard's environment does not fit, or holds a NUL")
 	}
+	if err := c.sw.set(spec); err != nil {
+		return Porch{}, err
+	}
 
 	pidfd := int32(-1)
 	pid, errno := forkPorch(c, &pidfd)
@@ -228,6 +235,7 @@ func porchMain(c *porchChild) {
 func porchArm(c *porchChild) bool {
 	setName(&c.comm[0])
 	rawSyscall6(unix.SYS_SETPGID, 0, 0, 0, 0, 0, 0)
+	c.sw.self, _ = rawSyscall6(unix.SYS_GETPID, 0, 0, 0, 0, 0, 0)
 	// Sound: root is NUL-terminated in the arena. The porch holds no
 	// directory a launcher may want to unmount.
 	rawSyscall6(unix.SYS_CHDIR, uintptr(unsafe.Pointer(&c.root[0])), 0, 0, 0, 0, 0)
@@ -472,8 +480,9 @@ func porchCgroupEmpty(c *porchChild) bool {
 
 // porchRounds sends SIGKILL to every holder still live at once — the
 // broadest first: the cgroup, group E, the Engine (which may have left
-// E) — in rounds paced as the end routine's, until the cheap test holds,
-// max rounds were sent and the next is due, or the deadline.
+// E), the marked — in rounds paced as the end routine's, until the cheap
+// test holds and no marked process is found, max rounds were sent, the
+// next is due and no marked process is found, or the deadline.
 //
 //go:nosplit
 //go:norace
@@ -482,7 +491,8 @@ func porchRounds(c *porchChild, max uintptr) {
 		c.engine = !porchEngineExited(c)
 		c.group = groupSignal(0) != uintptr(syscall.ESRCH)
 		c.cg = !porchCgroupEmpty(c)
-		if !c.engine && !c.group && !c.cg {
+		c.marked = porchSweep(c, 0) > 0
+		if !c.engine && !c.group && !c.cg && !c.marked {
 			return
 		}
 		c.now = now(&c.ts)
@@ -490,7 +500,7 @@ func porchRounds(c *porchChild, max uintptr) {
 			return
 		}
 		if c.now >= c.next {
-			if c.rounds >= max {
+			if c.rounds >= max && !c.marked {
 				return
 			}
 			if c.cg {
@@ -502,6 +512,9 @@ func porchRounds(c *porchChild, max uintptr) {
 			if c.engine {
 				rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, SlotGate, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
 			}
+			if c.marked {
+				porchSweep(c, uintptr(syscall.SIGKILL))
+			}
 			c.rounds++
 			c.next = c.now + c.round
 			c.round = min(2*c.round, c.maxRound)
@@ -511,14 +524,15 @@ func porchRounds(c *porchChild, max uintptr) {
 }
 
 // porchPause waits until a holder may have emptied (the Engine's pidfd,
-// the cgroup's events), the next round is due or the deadline; group E,
-// whose last exit nothing announces, is looked at again after a backoff.
+// the cgroup's events), the next round is due or the deadline; group E
+// and the marked, whose last exit nothing announces, are looked at again
+// after a backoff.
 //
 //go:nosplit
 //go:norace
 func porchPause(c *porchChild) {
 	c.wait = min(c.next, c.deadline) - c.now
-	if c.group {
+	if c.group || c.marked {
 		c.wait = min(c.wait, c.look)
 		c.look = min(2*c.look, c.maxLook)
 	}

@@ -99,6 +99,13 @@ type PorchSpec struct {
 	// then obeyed once the Engine has exited, whatever group E and the
 	// session cgroup still hold.
 	Release bool
+	// MarkVar and MarkID are the session's mark: the variable's name and
+	// the id among the elements of its value (32 hexadecimal digits),
+	// or "" without a mark. Since is the session's start, in clock ticks
+	// since boot: a marked process started before it is not the
+	// session's. The porch strikes the marked of this user itself.
+	MarkVar, MarkID string
+	Since           uint64
 	// Argv[mode] is the guard proper's command line for each verify
 	// mode; the number at Argv[mode][NumArg] ("" in the spec) is filled
 	// in by the porch: the budget for VerifyFinish, the deadline (as
