@@ -671,7 +671,7 @@ func empty(holders []end.Holder) bool {
 func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName, record string, p *pin) {
 	r := end.End(holders, end.Plan{Budget: budget})
 	p.end()
-	forget(record, r)
+	forget(record, r, unverified(holders))
 	if cgName != "" {
 		removeCgroup(cgName)
 	}
@@ -695,19 +695,49 @@ func parseArgs(args []string) (cmdLine, bool) {
 	return c, ok && c.num > 0
 }
 
+// unverifier is a holder with candidates it cannot verify and never
+// signals (mark.Holder on Linux).
+type unverifier interface {
+	Unverified() ([]mark.Left, error)
+}
+
+// unverified lists, once the end is over, the candidates the holders
+// could not verify that something besides the mark ties to the session.
+func unverified(holders []end.Holder) []mark.Left {
+	var tied []mark.Left
+	for _, h := range holders {
+		if u, ok := h.(unverifier); ok {
+			if t, err := u.Unverified(); err == nil {
+				tied = append(tied, t...)
+			}
+		}
+	}
+	return tied
+}
+
+// describeLeft names left processes: "mark-unreadable 1234, ...".
+func describeLeft(left []mark.Left) string {
+	names := make([]string, 0, len(left))
+	for _, l := range left {
+		names = append(names, l.Reason+" "+strconv.Itoa(l.PID))
+	}
+	return strings.Join(names, ", ")
+}
+
 // forget removes the session's ledger record (record, "" for none) by its
 // name relative to the ledger's directory descriptor, once the end r
-// reached Empty: nothing of the session is left for a reclaim to end.
-// After any other end the record stays, so that a reclaim can try again,
-// and the guard writes into it what its end came to (the record's
-// guard_end, which a reclaim reports): its standard error is /dev/null.
-// Only if that write fails does it say so there.
-func forget(record string, r end.Report) {
+// reached Empty and no candidate it could not verify is tied to the
+// session (tied): nothing of the session is left for a reclaim to end.
+// After any other end the record stays, so that a reclaim can try again
+// and name them, and the guard writes into it what its end came to (the
+// record's guard_end, which a reclaim reports): its standard error is
+// /dev/null. Only if that write fails does it say so there.
+func forget(record string, r end.Report, tied []mark.Left) {
 	if record == "" {
 		return
 	}
-	if r.Outcome != end.Empty {
-		if err := noteEnd(record, r); err != nil {
+	if r.Outcome != end.Empty || len(tied) > 0 {
+		if err := noteEnd(record, r, tied); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim, without this: %v\n", Comm, r.Outcome, record, err)
 		}
 		return
@@ -718,9 +748,14 @@ func forget(record string, r end.Report) {
 }
 
 // noteEnd writes into the session's ledger record (record, in the ledger
-// directory at fdLedger) what the end r came to, and when.
-func noteEnd(record string, r end.Report) error {
-	return ledger.NoteEnd(fdLedger, record, r.Describe()+" at "+ledger.Now())
+// directory at fdLedger) what the end r came to, the candidates tied to
+// the session it could not verify, and when.
+func noteEnd(record string, r end.Report, tied []mark.Left) error {
+	note := r.Describe()
+	if len(tied) > 0 {
+		note += "; not verified, tied to the session: " + describeLeft(tied)
+	}
+	return ledger.NoteEnd(fdLedger, record, note+" at "+ledger.Now())
 }
 
 // parseTail reads the terminal's group and the cgroup's name of a guard's

@@ -19,6 +19,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/sys/rawfork"
 	"github.com/session-starter/session-starter/internal/wire"
@@ -152,7 +153,9 @@ func openGuardBinary(path string) (int, error) {
 // markHolders is the holder of the session's marked processes, for the
 // end once the starter is gone, or none without a mark: never the guard
 // itself, nor skip (its pin, its unreaped child), whatever they carry.
-// pgid is the macOS and FreeBSD guard's: the mark holds here alone.
+// The guard's session, E's, ties to the session a candidate that cannot
+// be verified (mark.Holder.Unverified). pgid is the macOS and FreeBSD
+// guard's: the mark holds here alone.
 func markHolders(arg string, _ int, skip []int) []end.Holder {
 	if arg == "-" {
 		return nil
@@ -162,5 +165,11 @@ func markHolders(arg string, _ int, skip []int) []end.Holder {
 		return nil // not reached: the command line was checked
 	}
 	self := os.Getpid()
-	return []end.Holder{&mark.Holder{ID: id, Since: since, UID: os.Getuid(), Skip: func(pid int) bool { return pid == self || slices.Contains(skip, pid) }}}
+	// The guard never leaves the starter's session, which is E's.
+	session := 0
+	if st, err := proc.ReadStat(self); err == nil {
+		session = st.Session
+	}
+	return []end.Holder{&mark.Holder{ID: id, Since: since, UID: os.Getuid(), Skip: func(pid int) bool { return pid == self || slices.Contains(skip, pid) },
+		Session: session}}
 }

@@ -426,7 +426,10 @@
 // (clock ticks since boot, which no clock step moves); it is this user's —
 // and signals it through that pidfd. What cannot be verified (an
 // environment that may not be read, another user's process) is never
-// signalled. On macOS and FreeBSD, and in the portable build, the guard
+// signalled. A guard whose end leaves such a candidate of this user's in
+// the session of group E (the launcher's) keeps the ledger record and names
+// it there (`TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession`).
+// On macOS and FreeBSD, and in the portable build, the guard
 // verifies no mark (no handle that outlives the reading of a process). At
 // the end on macOS (and on FreeBSD without the reaper) the mark is the
 // second source of the escapee sweep by lineage ("macOS and FreeBSD"):
@@ -1242,6 +1245,13 @@
 //     mark) and verifies it; another user's is a survivor. On FreeBSD the
 //     reaper ends it. On both, the guard cannot end such a process once the
 //     starter is SIGKILLed.
+//   - Processes that are not dumpable. An escapee that made itself not
+//     dumpable (`prctl(PR_SET_DUMPABLE, 0)`, as `ssh-agent` does) hides its
+//     environment, and so its mark, from its own user. In group mode, once
+//     the starter is SIGKILLed, nothing but that mark ties a daemon that
+//     called `setsid` to the session: the guard does not end it, and removes
+//     the ledger record, as it would for any same-user agent started later.
+//     Root, or cgroup mode, ends it.
 //   - Windows: the Engine's command line is the launcher's, byte for byte, from
 //     PROGRAM on, where `Options.Argv` is the tail of session-starter's own
 //     command line (always so for the binary); a library caller's other `Argv`

@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,4 +169,121 @@ func endUsersMarked(t *testing.T, uid int, mark string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Errorf("processes of uid %d with the test's mark still live after 1,000 passes", uid)
+}
+
+// nonDumpableEngine forks an escapee that leaves group E (setsid with
+// "setsid", else setpgrp: a group of its own in E's session), makes itself
+// not dumpable (prctl(PR_SET_DUMPABLE, 0) through its system call number,
+// the first argument), says "escapee PID" and sleeps, at most 120 s.
+const nonDumpableEngine = `$| = 1; use POSIX (); my ($nr, $how) = @ARGV;
+my $p = fork; if (defined $p && $p == 0) { if ($how eq 'setsid') { POSIX::setsid() } else { setpgrp(0, 0) }
+  syscall($nr, 4, 0) == 0 or die "prctl: $!"; print "escapee $$\n"; open(STDOUT, '>', '/dev/null'); open(STDERR, '>', '/dev/null'); alarm 120; sleep 120; exit 0 }
+alarm 120; sleep 120;`
+
+// TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession
+// runs a group-mode session as an unprivileged user whose escapee is not
+// dumpable (as ssh-agent makes itself): its environment, and so its
+// mark, cannot be read. After a SIGKILL of the starter the guard never
+// signals it. It keeps the session's ledger record, naming it, when the
+// escapee is still in E's session; one that called setsid is tied to the
+// session by nothing but its unreadable mark, and the record goes.
+func TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession(t *testing.T) {
+	needPerl(t)
+	if os.Geteuid() != 0 {
+		skipUnlessCI(t, "needs root to run the session as another user")
+	}
+	// prctl's number for perl's syscall: this build's is the machine's.
+	prctl := unix.SYS_PRCTL
+	for _, how := range []string{"setpgrp", "setsid"} {
+		t.Run(how, func(t *testing.T) {
+			for deadline := time.Now().Add(10 * time.Second); processesOf(nprocUser) > 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Skipf("uid %d has processes on this machine", nprocUser)
+				}
+			}
+			mark := newMark(t)
+			t.Cleanup(func() { endUsersMarked(t, nprocUser, mark) })
+			// Not t.TempDir: its parent is not open to the user.
+			dir, err := os.MkdirTemp("", "session-starter-undumpable-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			bin := filepath.Join(dir, "session-starter")
+			copyFile(t, binary, bin)
+			ledgerDir := filepath.Join(dir, "ledger")
+			if err := os.Mkdir(ledgerDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(ledgerDir, nprocUser, nprocUser); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "--containment", "group", "--", "perl", "-e", nonDumpableEngine, strconv.Itoa(prctl), how)
+			cmd.Dir = "/"
+			cmd.Env = append(os.Environ(), markVar+"="+mark, ledger.EnvDir+"="+ledgerDir)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nprocUser, Gid: nprocUser}}
+			s := startCmd(t, mark, cmd)
+			var escapee int
+			if _, err := fmt.Sscanf(s.line(), "escapee %d", &escapee); err != nil {
+				t.Fatalf("no escapee line: %v; stderr: %s", err, s.stderr)
+			}
+			s.signal(syscall.SIGKILL)
+			s.wait()
+			// The guard is done once the escapee is the user's last live
+			// process.
+			testproc.Eventually(t, "the guard must end", func() bool {
+				left := 0
+				for _, pid := range usersLive(nprocUser) {
+					if pid != escapee {
+						left++
+					}
+				}
+				return left == 0
+			})
+			if st, err := os.Stat("/proc/" + strconv.Itoa(escapee)); err != nil || int(st.Sys().(*syscall.Stat_t).Uid) != nprocUser {
+				t.Fatalf("the escapee %d, which cannot be verified, was signalled (%v)", escapee, err)
+			}
+			records, err := os.ReadDir(ledgerDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case how == "setsid" && len(records) != 0:
+				t.Errorf("the record stays for an escapee that nothing but its unreadable mark ties to the session: %v", records)
+			case how == "setpgrp" && len(records) != 1:
+				t.Errorf("records %v, want the session's kept for an escapee in E's session", records)
+			case how == "setpgrp":
+				b, err := os.ReadFile(filepath.Join(ledgerDir, records[0].Name()))
+				if want := "mark-unreadable " + strconv.Itoa(escapee); err != nil || !bytes.Contains(b, []byte(want)) {
+					t.Errorf("record %s: %v, want it to name %q", b, err, want)
+				}
+			}
+		})
+	}
+}
+
+// usersLive lists the live processes of uid (zombies left out).
+func usersLive(uid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.Stat("/proc/" + e.Name())
+		if err != nil || int(st.Sys().(*syscall.Stat_t).Uid) != uid {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+				continue
+			}
+		}
+		out = append(out, pid)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -21,6 +22,37 @@ type Holder struct {
 	Since uint64 // the session's start, in clock ticks since boot
 	UID   int
 	Skip  func(pid int) bool
+	// Session is the number of the session group E belongs to (0:
+	// none). A candidate that cannot be verified is tied to the session
+	// by more than its mark when it is in it ([Holder.Unverified]).
+	Session int
+}
+
+// Unverified lists the live candidates the holder cannot verify, and so
+// never signals, that something besides the mark ties to the session:
+// this user's processes started after the session whose environment
+// cannot be read (mark-unreadable: not dumpable, as ssh-agent makes
+// itself) and that are in E's session. Any other such process is as
+// likely a same-user process started later (an agent, a sandboxed
+// browser) as one of the session's. (One in group E is no candidate:
+// the group's signal reaches it.)
+func (h *Holder) Unverified() ([]Left, error) {
+	found, left, err := Scan(h.ID, h.Since, h.UID, h.Skip)
+	closeAll(found)
+	if err != nil {
+		return nil, err
+	}
+	var tied []Left
+	for _, l := range left {
+		if l.Reason != LeftUnreadable {
+			continue
+		}
+		st, err := proc.ReadStat(l.PID)
+		if err == nil && st.Live() && h.Session > 0 && st.Session == h.Session {
+			tied = append(tied, l)
+		}
+	}
+	return tied, nil
 }
 
 // Kind implements end.Holder.
