@@ -82,7 +82,9 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		ps.From[fdTTY] = spec.TTY
 		ttyArg = strconv.Itoa(spec.TTYGroup)
 	}
-	if arg := spec.markArg(); arg != "-" {
+	if arg := spec.markArg(); arg != "-" && spec.Cgroup <= 2 {
+		// The porch sweeps the marked as the guard proper's end does:
+		// only where no session cgroup holds the session (withMarked).
 		id, since, err := parseMark(arg)
 		if err != nil {
 			return nil, fmt.Errorf("guard: %w", err)
