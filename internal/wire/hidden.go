@@ -11,12 +11,13 @@ import (
 // gate, the guard and the guard's pin, started from a session-starter
 // binary, and the spawn helper a Go Engine starts for its contained calls
 // (package starter/contain) — say to each other: their command lines,
-// descriptors and messages. A change to any of them raises it (6: the
-// guard's ledger directory, and the spawn helper). A Go Engine built
+// descriptors and messages. A change to any of them raises it (7: the
+// spawn helper's failure names its errno, and it keeps only its socket).
+// A Go Engine built
 // with one version of this module may start its hidden modes from an
 // installed session-starter of another; a hidden mode of another protocol
 // refuses to run ([CheckProtocol]).
-const Protocol = 6
+const Protocol = 7
 
 const hiddenPrefix = "__session-starter-"
 
