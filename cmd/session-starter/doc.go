@@ -1309,7 +1309,7 @@
 //     `TestControlDescriptorClosedByTheLauncherEndsTheSession`,
 //     `TestLauncherSIGKILLedEndsTheSessionWithWatchParent`.
 //   - Storms and width — `TestAForkStormIsEmptyWhenTheStarterExits`,
-//     `TestAGroupOfThousandsOfSleepersEndsWithinTheBudget`.
+//     `TestAGroupOfThousandsOfSleepersAllEndBeforeTheStarterExits`.
 //   - Never signal what may not be ours — `TestNoSignalReachesAReusedPID`
 //     (pid_max 400 in a new PID namespace, canaries each leading a group),
 //     `TestTheLaunchersGroupIsNeverSignalled`,
