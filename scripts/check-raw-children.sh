@@ -23,6 +23,7 @@ allow=(
   porchArm porchSlots porchIgnore porchRefuse porchWait porchLine
   porchTakeFinish porchEmpty porchEngineExited porchCgroupEmpty
   porchRounds porchPause porchExec groupSignal
+  porchSweep sweepPID sweepFile sweepStat sweepUID sweepMarked sweepByte
   exit writeAll keepOnly setName putNum now poll rawSyscall6.abi0
 )
 
