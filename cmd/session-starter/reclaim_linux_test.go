@@ -19,6 +19,20 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
+// writeRecord writes r into the ledger dir, through a descriptor of it
+// as a session does.
+func writeRecord(t *testing.T, dir string, r ledger.Record) {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := ledger.Write(int(f.Fd()), r); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // withLedger points the sessions of the test at a ledger directory of
 // its own, and returns it.
 func withLedger(t *testing.T) (string, startOpt) {

@@ -24,20 +24,6 @@ func privateDir(t *testing.T) string {
 	return dir
 }
 
-// writeRecord writes r into the ledger dir, through a descriptor of it
-// as a session does.
-func writeRecord(t *testing.T, dir string, r ledger.Record) {
-	t.Helper()
-	f, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := ledger.Write(int(f.Fd()), r); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // reclaimCmd runs session-starter --reclaim with args and the ledger dir,
 // and returns its stdout, its status record and its exit code.
 func reclaimCmd(t *testing.T, dir string, args ...string) (string, ledger.Report, int) {
