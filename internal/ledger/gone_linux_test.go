@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,29 +89,6 @@ func TestGoneThatCannotBeToldIsNotGone(t *testing.T) {
 	}
 }
 
-// liveThread returns the TID of a live thread of this process that is not
-// its leader; it lives until the test ends.
-func liveThread(t *testing.T) int {
-	t.Helper()
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done) })
-	tids := make(chan int)
-	for range 2 {
-		go func() {
-			// Never unlocked: the thread ends with the goroutine.
-			runtime.LockOSThread()
-			tids <- unix.Gettid()
-			<-done
-		}()
-		// The first may hold the leader; the second cannot then.
-		if tid := <-tids; tid != os.Getpid() {
-			return tid
-		}
-	}
-	t.Fatal("no thread but the leader")
-	return 0
-}
-
 // TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone: a dead session's
 // starter PID that now numbers a live thread, not a leader, names no
 // process (pidfd_open answers EINVAL or ENOENT). The reclaim takes the
@@ -120,7 +96,7 @@ func liveThread(t *testing.T) int {
 func TestARecordWhoseStarterPIDIsALiveThreadIsTakenAsGone(t *testing.T) {
 	dir := private(t)
 	t.Setenv(EnvDir, dir)
-	tid := liveThread(t)
+	tid := testproc.LiveThread(t)
 	if gone, reused, err := Gone(tid, Token{Start: 1}); !gone || reused || err != nil {
 		t.Fatalf("Gone(a live thread's TID %d) = %v, %v, %v; want true, false, nil", tid, gone, reused, err)
 	}

@@ -587,34 +587,11 @@ func TestPidfdSignalGroupDoesNotBlameTheKernelForABadSignal(t *testing.T) {
 	}
 }
 
-// liveThread returns the TID of a live thread of this process that is not
-// its leader; it lives until the test ends.
-func liveThread(t *testing.T) int {
-	t.Helper()
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done) })
-	tids := make(chan int)
-	for range 2 {
-		go func() {
-			// Never unlocked: the thread ends with the goroutine.
-			runtime.LockOSThread()
-			tids <- unix.Gettid()
-			<-done
-		}()
-		// The first may hold the leader; the second cannot then.
-		if tid := <-tids; tid != os.Getpid() {
-			return tid
-		}
-	}
-	t.Fatal("no thread but the leader")
-	return 0
-}
-
 // TestPidfdOpenOfALiveThreadThatIsNotALeaderIsGone: no process has the
 // number of a non-leader thread. The kernel answers EINVAL (before 6.15)
 // or ENOENT, and both are ErrGone.
 func TestPidfdOpenOfALiveThreadThatIsNotALeaderIsGone(t *testing.T) {
-	tid := liveThread(t)
+	tid := testproc.LiveThread(t)
 	if fd, err := PidfdOpen(tid); !errors.Is(err, ErrGone) {
 		if err == nil {
 			Close(fd)

@@ -2,6 +2,7 @@ package testproc
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -83,4 +84,27 @@ func (c *Child) Exited(d time.Duration) bool {
 		}
 		return err == nil && n > 0
 	}
+}
+
+// LiveThread returns the TID of a live thread of this process that is not
+// its leader; it lives until the test ends.
+func LiveThread(t testing.TB) int {
+	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	tids := make(chan int)
+	for range 2 {
+		go func() {
+			// Never unlocked: the thread ends with the goroutine.
+			runtime.LockOSThread()
+			tids <- unix.Gettid()
+			<-done
+		}()
+		// The first may hold the leader; the second cannot then.
+		if tid := <-tids; tid != os.Getpid() {
+			return tid
+		}
+	}
+	t.Fatal("no thread but the leader")
+	return 0
 }
