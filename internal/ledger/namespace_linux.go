@@ -9,8 +9,6 @@ import (
 	"slices"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -146,11 +144,11 @@ func noteSeen(dir int, session string, ns PIDNamespace) error {
 		return err
 	}
 	defer sys.Unlinkat(dir, tmp, 0)
-	if err := unix.Renameat2(dir, tmp, dir, name, unix.RENAME_EXCHANGE); err != nil {
+	if err := sys.Exchangeat(dir, tmp, name); err != nil {
 		return err
 	}
 	if _, old, err := readAt(dir, tmp); err != nil || !bytes.Equal(old, before) {
-		return unix.Renameat2(dir, tmp, dir, name, unix.RENAME_EXCHANGE)
+		return sys.Exchangeat(dir, tmp, name)
 	}
 	return nil
 }
