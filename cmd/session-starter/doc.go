@@ -398,6 +398,10 @@
 // launch would give, but for socket activation (below); `--no-mark` leaves
 // it out (and turns off what needs it). The `started` status record carries the id (`session`). Every
 // descendant of the Engine inherits it unless it scrubs its environment.
+// A Go Engine's contained call without a cgroup of its own (package
+// starter/contain: group mode, its spawn helper) adds an id of its own
+// the same way, after the session's or alone, by which the call's orphans
+// are found and ended with it or listed.
 //
 // One rule says which processes are the session's. A process is when it
 // is in group E or the session cgroup, or descends from the Engine (the
@@ -896,7 +900,7 @@
 //	|---|---|---|---|---|
 //	| `exec.CommandContext` (Go 1.26) | live / live (Cancel kills the leader only) | `Wait` waits for the grandchild (without `WaitDelay`) | gone / gone (the call is in the Engine's group) | gone / gone (group E; the escapee by the session mark) |
 //	| `contain.Command`, cgroup mode | gone / gone | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone |
-//	| `contain.Command`, group mode | gone / gone (the escapee found while its parent lives, and listed) | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone (by the session mark) |
+//	| `contain.Command`, group mode | gone / gone (the escapee found while its parent lives, an orphan by the call's own mark, and listed) | `Wait` returns after `Drain`, naming the holder | gone / gone | gone / gone (by the session mark) |
 //
 // An Engine in any language gets the same per call from the command line:
 // each call is a session of its own, nested in the Engine's —
@@ -925,7 +929,11 @@
 // TestKillInCgroupModeEndsASetsidGrandchild,
 // TestWaitReturnsWithinTheDrainBoundWhenAnEscapeeHoldsStdout,
 // TestAnEngineKilledMidCallLeavesNothingOfTheCall,
-// TestAStarterKilledMidCallLeavesNothingOfTheCall). What a contained call
+// TestAStarterKilledMidCallLeavesNothingOfTheCall,
+// TestInGroupModeEndOnExitEndsTheCallsOrphan,
+// TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt,
+// TestAHelpedCallsEndOnExitEndsItsOrphan,
+// TestAHelpedCallsOrphanIsLeftAndEndReleasedEndsIt). What a contained call
 // costs is row f of `make bench`.
 //
 // # Windows

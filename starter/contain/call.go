@@ -85,12 +85,13 @@ type Result struct {
 	Cgroup string
 	// Left lists the processes a Released call left running, found while
 	// the leader's unreaped exit still held the group's number (or in the
-	// call's cgroup).
+	// call's cgroup), and on Linux its orphans, found by the call's mark.
 	Left []int
 	// Escaped lists, in group mode, the processes of the call found
 	// outside its group when it was ended (a setsid grandchild) — ended
-	// with it, where exit descriptors are pidfds (Linux). One whose
-	// parent had exited already is not found here; the session ends it.
+	// with it, where exit descriptors are pidfds (Linux). On Linux one
+	// whose parent had exited already (an orphan) is found by the call's
+	// own mark (see the package doc); elsewhere the session ends it.
 	Escaped []int
 	// PipeHolders lists the processes that still held an output pipe
 	// when the drain bound ran out and the pipe was closed.

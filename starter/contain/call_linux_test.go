@@ -355,14 +355,26 @@ func TestAStartThatFailsIsNotStarted(t *testing.T) {
 	}
 }
 
+// TestAnEnvWithoutTheMarkKeepsTheSessionsMark: a call carries the
+// session's mark, even with an Env of its own that left it out, and an id
+// of its own after it (in group mode: no cgroup of its own decides),
+// another for each call.
 func TestAnEnvWithoutTheMarkKeepsTheSessionsMark(t *testing.T) {
 	id, _ := mark.New()
 	t.Setenv(mark.Var, id.String())
-	c := Command(context.Background(), "sh", "-c", `printf %s "$`+mark.Var+`"`)
-	c.Env = []string{"PATH=" + os.Getenv("PATH")}
-	out, err := c.Output()
-	if err != nil || string(out) != id.String() {
-		t.Fatalf("the call's mark = %q, %v; want %s", out, err, id)
+	var calls []string
+	for range 2 {
+		c := Command(context.Background(), "sh", "-c", `printf %s "$`+mark.Var+`"`)
+		c.Env = []string{"PATH=" + os.Getenv("PATH")}
+		out, err := c.Output()
+		session, call, ok := strings.Cut(string(out), ":")
+		if _, perr := mark.Parse(call); err != nil || !ok || session != id.String() || perr != nil {
+			t.Fatalf("the call's mark = %q, %v; want %s followed by the call's id", out, err, id)
+		}
+		calls = append(calls, call)
+	}
+	if calls[0] == calls[1] {
+		t.Errorf("two calls have the same id %s", calls[0])
 	}
 }
 
@@ -381,6 +393,9 @@ type engineReport struct {
 	// many: the call cgroups left in the session cgroup, and the
 	// descriptors the Engine holds more than before the calls.
 	CallCgroups, MoreFDs int
+	// orphan-exit and orphan-release: how the call ended, and which of
+	// Pids lived after Wait (and EndReleased).
+	Survivors, Escaped, AliveAfter []int
 }
 
 func init() {
@@ -436,6 +451,10 @@ func callsEngine(args []string) int {
 		return 0
 	}
 	c := Command(context.Background(), "sh", "-c", args[1])
+	if strings.HasPrefix(args[3], "orphan-") {
+		orphans(c, args[0], n, args[3] == "orphan-exit")
+		return 0
+	}
 	out, _ := c.StdoutPipe()
 	in, _ := c.StdinPipe()
 	if err := c.Start(); err != nil {
@@ -486,6 +505,50 @@ func callsEngine(args []string) int {
 	b, _ := json.Marshal(rep)
 	_ = os.WriteFile(args[0], b, 0o644)
 	return 0
+}
+
+// orphans runs c, whose script prints n PIDs and exits, orphaning them:
+// with EndOnExit (exit) or released and then ended by EndReleased. It
+// reports how the call ended, and which of the PIDs lived after.
+func orphans(c *Cmd, report string, n int, exit bool) {
+	rep := engineReport{}
+	defer func() {
+		b, _ := json.Marshal(rep)
+		_ = os.WriteFile(report, b, 0o644)
+	}()
+	c.EndOnExit = exit
+	out, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		rep.Err = err.Error()
+		return
+	}
+	r := bufio.NewReader(out)
+	var fds []int
+	for range n {
+		line, _ := r.ReadString('\n')
+		pid, _ := strconv.Atoi(strings.TrimSpace(line))
+		fd, err := sys.PidfdOpen(pid)
+		if err != nil {
+			rep.Err = fmt.Sprintf("pidfd_open(%d): %v", pid, err)
+			return
+		}
+		defer sys.Close(fd)
+		rep.Pids, fds = append(rep.Pids, pid), append(fds, fd)
+	}
+	werr := c.Wait()
+	res := c.Result()
+	rep.Ending, rep.Left, rep.Survivors, rep.Escaped = res.Ending, res.Left, res.Survivors, res.Escaped
+	if !exit {
+		werr = c.EndReleased()
+	}
+	if werr != nil {
+		rep.Err = werr.Error()
+	}
+	for i, fd := range fds {
+		if n, _ := sys.Poll([]sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}, 0); n == 0 {
+			rep.AliveAfter = append(rep.AliveAfter, rep.Pids[i])
+		}
+	}
 }
 
 // manyCalls makes n calls of true, the README's way (CombinedOutput, no
@@ -757,6 +820,33 @@ func TestEndReleasedEndsWhatAReleasedCallLeft(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// orphanScript orphans a setsid grandchild before the leader's own exit:
+// its parent is gone when the call ends, so no walk from the leader
+// finds it.
+const orphanScript = `setsid sleep 330 >/dev/null & echo $!; sleep 0.3; exit 0`
+
+// TestInGroupModeEndOnExitEndsTheCallsOrphan: under a group-mode session
+// the orphan is the starter's (the subreaper), not the Engine's; the
+// call's own mark finds it, the end reaches it, and the Result is true.
+func TestInGroupModeEndOnExitEndsTheCallsOrphan(t *testing.T) {
+	rep := runEngineIn(t, starter.ContainGroup, orphanScript, 1, "orphan-exit")
+	if rep.Ending != Killed || len(rep.Survivors) != 0 || len(rep.AliveAfter) != 0 {
+		t.Fatalf("report %+v: want Killed, no survivors and nothing alive after Wait", rep)
+	}
+	if !slices.Equal(rep.Escaped, rep.Pids) {
+		t.Errorf("Escaped = %v, want the orphan %v", rep.Escaped, rep.Pids)
+	}
+}
+
+// TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt: the
+// orphan is in Left, and EndReleased ends it.
+func TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T) {
+	rep := runEngineIn(t, starter.ContainGroup, orphanScript, 1, "orphan-release")
+	if rep.Ending != Released || !slices.Equal(rep.Left, rep.Pids) || len(rep.AliveAfter) != 0 {
+		t.Fatalf("report %+v: want Released leaving %v, and nothing alive after EndReleased", rep, rep.Pids)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 type tree struct {
 	pid, fd int
 	cg      *callCgroup
+	mk      *callMark // the call's own mark, without a cgroup
 	killed  bool
 	// kept holds what a release left, for EndReleased: each process by
 	// a pidfd (Linux), and the call's cgroup stays open.
@@ -58,6 +59,15 @@ func (c *Cmd) startTree() error {
 	if err != nil {
 		return err
 	}
+	var mk *callMark
+	switch {
+	case cg != nil:
+		// The cgroup decides: no mark of the call's.
+	case inHelper:
+		mk = callMarkOf(c.Env) // the Engine gave the call its id
+	default:
+		c.Env, mk = newCallMark(c.Environ())
+	}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
 	passOnlyAsked()
@@ -75,7 +85,7 @@ func (c *Cmd) startTree() error {
 		c.result.Outcome = Started
 		return fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
 	}
-	c.tree = tree{pid: c.Process.Pid, fd: fd, cg: cg}
+	c.tree = tree{pid: c.Process.Pid, fd: fd, cg: cg, mk: mk}
 	c.result.Group = c.Process.Pid
 	if cg != nil {
 		c.result.Cgroup = cg.path()
@@ -166,12 +176,18 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	defer done()
 	if t.cg == nil {
 		esc := t.escapees()
+		orphans := t.mk.orphans(t.pid, t.pid, esc)
+		esc = append(esc, orphans...)
 		defer closeAll(esc)
 		for _, p := range esc {
 			r.Escaped = append(r.Escaped, p.PID)
 			if !sys.Pidless {
 				hs = append(hs, p)
 			}
+		}
+		if len(orphans) > 0 {
+			// What the orphans fork during the end carries the mark.
+			hs = append(hs, t.mk.holder())
 		}
 	}
 	rep := end.End(hs, c.plan())
@@ -198,8 +214,12 @@ func (t *tree) release() []int {
 	for _, pid := range left {
 		t.keep(pid)
 	}
-	if t.cg == nil && len(left) > 0 {
-		for _, p := range t.escapees() {
+	if t.cg == nil {
+		var esc []*end.Process
+		if len(left) > 0 {
+			esc = t.escapees()
+		}
+		for _, p := range append(esc, t.mk.orphans(t.pid, t.pid, esc)...) {
 			if slices.Contains(left, p.PID) || sys.Pidless {
 				sys.Close(p.Pidfd)
 				continue
@@ -238,6 +258,12 @@ func (t *tree) endReleased(c *Cmd) error {
 	var hs []end.Holder
 	for _, p := range t.kept {
 		hs = append(hs, p)
+	}
+	if len(t.kept) > 0 && t.mk != nil {
+		// What the processes left forked since carries the call's mark.
+		if h := t.mk.holder(); h != nil {
+			hs = append(hs, h)
+		}
 	}
 	if h, release := t.cg.holder(); h != nil {
 		hs = append(hs, h)

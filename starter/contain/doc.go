@@ -36,7 +36,14 @@
 //     there (on Windows, its job) and [Result.Usage] tells what it used;
 //   - under a session (the session mark, SESSION_STARTER_SESSION, is in
 //     the environment) the call carries the mark, even with an Env of its
-//     own that left it out.
+//     own that left it out;
+//   - without a cgroup of its own (group mode, the spawn helper, no
+//     session), on Linux, the call adds an id of its own to the mark —
+//     after the session's, as a nested session does, or alone where there
+//     is no session — so that its orphans are found (below). A program
+//     run as such a call sees SESSION_STARTER_SESSION, even outside any
+//     session: a Go Engine run as a call runs its own calls directly,
+//     inside the call's tree.
 //
 // A call receives its Stdin, Stdout and Stderr (/dev/null for a nil one)
 // and its ExtraFiles (from 3 on), and no other descriptor, wherever it
@@ -46,6 +53,22 @@
 // either — pass a descriptor meant for a call in ExtraFiles. The spawn
 // helper keeps only its socket. On macOS and FreeBSD a call also
 // inherits those, as with os/exec.
+//
+// A call's orphans are the call's. A process of the call whose parent
+// exited is re-parented to a subreaper — the session's starter, or the
+// spawn helper — where no walk from the leader finds it. Without a call
+// cgroup, the end and the release find it by the call's own mark: the
+// call's id as an element of the mark, this user's, started at or after
+// the leader, verified through a pidfd (as the session's guard verifies
+// the session's). An orphan is then ended with a Killed call (listed in
+// [Result.Escaped], and in [Result.Survivors] if it outlived the budget),
+// or listed in [Result.Left] of a Released one and ended by
+// [Cmd.EndReleased]. In cgroup mode the call's cgroup decides, never the
+// mark. The cost per call is one random id and, at its end, a read of the
+// children of this process and of each of its ancestors (where an orphan
+// is re-parented; at most 64), each child's stat and, for one started
+// after the leader, its environment; only a call that left an orphan pays
+// a scan of /proc, once per look of its end.
 //
 // Kill before reap, always: the leader's exit is observed without
 // reaping it (its pidfd, from the fork, turns readable; waitid WNOWAIT
@@ -101,6 +124,9 @@
 // with a parent-death signal (PR_SET_PDEATHSIG, SIGKILL), which fires
 // when that thread exits: it lives as long as the helper, so a SIGKILLed
 // helper takes the leaders with it.
+//
+// The helper tells which call an orphan it adopted belongs to by the
+// call's id, which the Engine adds to the request's environment.
 //
 // A helped call's Process names its leader (found by PID while the
 // helper holds it unreaped), ProcessState stays nil, and Wait's error for
@@ -188,11 +214,11 @@
 //     what a release left), which then lives on. A helper stopped
 //     (SIGSTOP) after it said "started" holds the call's Wait until it
 //     continues, or until a Kill or a cancelled context, whose end is
-//     bounded as above. Per-call escapees are those the walk of the call's
-//     descendants finds; an orphan the helper adopted is not attributed
-//     to a call, and is ended when the helper's connection closes — a
-//     setsid child of the leader, orphaned at the leader's exit, too: an
-//     EndOnExit or a Kill after that exit does not reach it.
+//     bounded as above.
+//   - Without a call cgroup, an orphan whose mark cannot be read (not
+//     dumpable, another user's) or that scrubbed its environment is not
+//     found by the call's mark: it is not the call's to end or list, and
+//     ends with the session (or the spawn helper's end).
 //   - Where orphans cannot be adopted (macOS, the portable build) and
 //     there is no call cgroup, the leader's exit ends its tree as with
 //     EndOnExit: released processes would be re-parented to init,
@@ -218,5 +244,6 @@
 //     and [Result.Cgroup] is empty. With Limits it fails instead.
 //   - A released call in group mode is listed by a /proc scan (every PID
 //     asked its group) made once, while the leader's exit holds the
-//     group's number; in cgroup mode the cgroup is read instead.
+//     group's number, and its orphans by the call's mark; in cgroup mode
+//     the cgroup is read instead.
 package contain

@@ -184,6 +184,45 @@ func TestAHelpedCallReleasesWhatItLeftAndEndReleasedEndsIt(t *testing.T) {
 	}
 }
 
+// TestAHelpedCallsEndOnExitEndsItsOrphan: the orphan is adopted by the
+// helper, which tells by the call's own mark that it is this call's.
+func TestAHelpedCallsEndOnExitEndsItsOrphan(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", orphanScript)
+	c.EndOnExit = true
+	ws := startWithPIDs(t, c, 1)
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	r := c.Result()
+	if r.Ending != Killed || len(r.Survivors) != 0 || !slices.Equal(r.Escaped, []int{ws[0].pid}) {
+		t.Fatalf("Result() = %+v, want Killed, the orphan %d escaped, no survivors", r, ws[0].pid)
+	}
+	if !ws[0].gone() {
+		t.Error("Wait returned Killed and the orphan lives")
+	}
+}
+
+// TestAHelpedCallsOrphanIsLeftAndEndReleasedEndsIt: released, the orphan
+// is in Left, and EndReleased ends it.
+func TestAHelpedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", orphanScript)
+	ws := startWithPIDs(t, c, 1)
+	if err := c.Wait(); err != nil {
+		t.Fatalf("Wait() = %v", err)
+	}
+	if r := c.Result(); r.Ending != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
+		t.Fatalf("Result() = %+v, want Released leaving the orphan %d", r, ws[0].pid)
+	}
+	if err := c.EndReleased(); err != nil {
+		t.Fatalf("EndReleased() = %v", err)
+	}
+	if !ws[0].gone() {
+		t.Error("EndReleased returned and the orphan lives")
+	}
+}
+
 func TestWhatAReleasedCallLeftEndsWithTheHelper(t *testing.T) {
 	withHelper(t)
 	c := Command(context.Background(), "sh", "-c", `setsid sleep 300 >/dev/null & echo $!; read _; exit 0`)

@@ -399,7 +399,9 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 		}
 		dir = wd
 	}
-	req := spawnReq{path: c.Path, argv: c.Args, env: c.Environ(), dir: dir, stop: c.StopSignal, grace: c.Grace, budget: c.KillBudget}
+	// The call's own mark: the helper finds by it the orphans it adopts.
+	env, _ := newCallMark(c.Environ())
+	req := spawnReq{path: c.Path, argv: c.Args, env: env, dir: dir, stop: c.StopSignal, grace: c.Grace, budget: c.KillBudget}
 	if req.stop == 0 {
 		req.stop = syscall.SIGTERM
 	}

@@ -1,0 +1,132 @@
+//go:build linux && !portable
+
+package contain
+
+import (
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// callMark is a call's own id in the mark, after the session's (if any):
+// what finds the call's orphans, re-parented to a subreaper (the
+// session's starter, the spawn helper) where no walk from the leader
+// reaches them. A call with a cgroup of its own has none: the cgroup
+// decides there.
+type callMark struct {
+	id    mark.ID
+	since uint64 // the leader's start, in clock ticks since boot; 0 until read
+}
+
+// newCallMark gives a call's environment, env, an id of the call's own,
+// nested in the mark as a nested session's is.
+func newCallMark(env []string) ([]string, *callMark) {
+	id, err := mark.New()
+	if err != nil {
+		return env, nil
+	}
+	return mark.Extend(env, id), &callMark{id: id}
+}
+
+// callMarkOf is, in the spawn helper, the id the Engine gave the call:
+// the last element of the mark in env.
+func callMarkOf(env []string) *callMark {
+	for _, kv := range slices.Backward(env) {
+		if v, ok := strings.CutPrefix(kv, mark.Var+"="); ok {
+			if id, err := mark.Parse(v[strings.LastIndexByte(v, ':')+1:]); err == nil {
+				return &callMark{id: id}
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// start reads the leader's start once, while its unreaped exit (or its
+// life) still holds its number: every process of the call started at or
+// after it. False if it cannot be read: then no process is taken for the
+// call's by its mark.
+func (m *callMark) start(leader int) bool {
+	if m == nil {
+		return false
+	}
+	if m.since == 0 {
+		st, err := proc.ReadStat(leader)
+		if err != nil {
+			return false
+		}
+		m.since = st.StartTime
+	}
+	return true
+}
+
+// holder is the call's marked processes as a holder of the end: every
+// look scans /proc again, and each is signalled through a pidfd of the
+// process just verified (same user, started after the leader, the call's
+// id in its mark). Nil without a mark.
+func (m *callMark) holder() end.Holder {
+	if m == nil || m.since == 0 {
+		return nil
+	}
+	return &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}
+}
+
+// orphans lists the live processes verified to carry the call's mark
+// that are neither in its group (group) nor in known, each held by the
+// pidfd of its verification. It scans /proc only when a process carrying
+// the mark is a child of this process or of one of its ancestors — where
+// an orphan is re-parented (the nearest subreaper, or init) — so that a
+// call that left no orphan costs a read of each ancestor's children, not
+// a walk of every process of the host.
+func (m *callMark) orphans(leader, group int, known []*end.Process) []*end.Process {
+	if !m.start(leader) || !m.adopted() {
+		return nil
+	}
+	found, _, err := mark.Scan(m.id, m.since, os.Getuid(), nil)
+	if err != nil {
+		return nil
+	}
+	var out []*end.Process
+	for _, f := range found {
+		if f.Pgrp == group || slices.ContainsFunc(known, func(p *end.Process) bool { return p.PID == f.PID }) {
+			sys.Close(f.Pidfd)
+			continue
+		}
+		out = append(out, &end.Process{PID: f.PID, Pidfd: f.Pidfd})
+	}
+	return out
+}
+
+// adopted reports whether a child of this process or of an ancestor of
+// it (each one's thread-group leader, which adopts orphans while it
+// lives) started after the leader and carries the call's mark, without
+// verifying it: the scan that follows does.
+func (m *callMark) adopted() bool {
+	pid := os.Getpid()
+	for n := 0; pid > 0 && n < maxAncestors; n++ {
+		kids, _ := proc.ThreadChildren(pid, pid)
+		for _, kid := range kids {
+			st, err := proc.ReadStat(kid)
+			if err != nil || st.StartTime < m.since {
+				continue
+			}
+			if env, err := proc.ReadEnviron(kid); err == nil && mark.InEnviron(env, m.id) {
+				return true
+			}
+		}
+		st, err := proc.ReadStat(pid)
+		if err != nil {
+			return true // the chain cannot be followed: scan
+		}
+		pid = st.PPID
+	}
+	return pid > 0 // more ancestors than the bound: scan
+}
+
+// maxAncestors bounds the ancestors adopted looks at.
+const maxAncestors = 64
