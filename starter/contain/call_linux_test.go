@@ -828,6 +828,24 @@ func TestEndReleasedEndsWhatAReleasedCallLeft(t *testing.T) {
 // finds it.
 const orphanScript = `setsid sleep 330 >/dev/null & echo $!; sleep 0.3; exit 0`
 
+// TestOnlyACallWithoutACgroupAddsAnIDOfItsOwn: in cgroup mode the call's
+// cgroup decides and its mark is the session's alone; in group mode the
+// call's id follows the session's. The script prints how many ":" the
+// mark holds (read as the report's one "PID").
+func TestOnlyACallWithoutACgroupAddsAnIDOfItsOwn(t *testing.T) {
+	for _, tt := range []struct {
+		mode   starter.Containment
+		colons int
+	}{{starter.ContainCgroup, 0}, {starter.ContainGroup, 1}} {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			rep := runEngineIn(t, tt.mode, `printf %s "$`+mark.Var+`" | tr -cd : | wc -c`, 1, "exit")
+			if len(rep.Pids) != 1 || rep.Pids[0] != tt.colons {
+				t.Fatalf("the call's mark holds %v \":\", want %d", rep.Pids, tt.colons)
+			}
+		})
+	}
+}
+
 // TestInGroupModeEndOnExitEndsTheCallsOrphan: under a group-mode session
 // the orphan is the starter's (the subreaper), not the Engine's; the
 // call's own mark finds it, the end reaches it, and the Result is true.

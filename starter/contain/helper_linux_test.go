@@ -184,6 +184,17 @@ func TestAHelpedCallReleasesWhatItLeftAndEndReleasedEndsIt(t *testing.T) {
 	}
 }
 
+// TestAHelpedCallCarriesAnIDOfItsOwnAlone: outside a session, a call
+// through the helper has the mark, holding its own id alone.
+func TestAHelpedCallCarriesAnIDOfItsOwnAlone(t *testing.T) {
+	withHelper(t)
+	c := Command(context.Background(), "sh", "-c", `printf %s "$`+mark.Var+`"`)
+	out, err := c.Output()
+	if _, perr := mark.Parse(string(out)); err != nil || c.via == nil || perr != nil {
+		t.Fatalf("the helped call's mark = %q, %v (helped %v); want one id", out, err, c.via != nil)
+	}
+}
+
 // TestAHelpedCallsEndOnExitEndsItsOrphan: the orphan is adopted by the
 // helper, which tells by the call's own mark that it is this call's.
 func TestAHelpedCallsEndOnExitEndsItsOrphan(t *testing.T) {
