@@ -489,7 +489,7 @@ func (c *Cmd) watch() {
 		c.endErr = c.tree.kill(c, &c.result)
 	} else {
 		c.result.Ending = Released
-		c.result.Left = c.tree.release()
+		c.result.Left, c.endErr = c.tree.release()
 	}
 	// The exit descriptor is closed only once nothing polls it: the
 	// leader has exited (a Kill's SIGKILL reached it), so the poll ends.

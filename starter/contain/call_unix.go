@@ -174,9 +174,11 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	t.killed = true
 	hs, done := t.holders()
 	defer done()
+	var lookErr error // the call's orphans could not be looked for
 	if t.cg == nil {
 		esc := t.escapees()
-		orphans := t.mk.orphans(t.pid, t.pid, esc)
+		var orphans []*end.Process
+		orphans, lookErr = t.mk.orphans(t.pid, t.pid, esc)
 		esc = append(esc, orphans...)
 		defer closeAll(esc)
 		for _, p := range esc {
@@ -192,21 +194,29 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	}
 	rep := end.End(hs, c.plan())
 	r.Elapsed = rep.Elapsed
+	var err error
 	switch rep.Outcome {
 	case end.Empty, end.Unconfirmed:
-		return nil
+	default:
+		for _, m := range rep.Survivors {
+			r.Survivors = append(r.Survivors, m.PID)
+		}
+		err = fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
 	}
-	for _, m := range rep.Survivors {
-		r.Survivors = append(r.Survivors, m.PID)
+	if lookErr != nil {
+		// Nothing says that the tree ended.
+		err = errors.Join(err, fmt.Errorf("%w: %w", ErrSurvivors, lookErr))
 	}
-	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
+	return err
 }
 
 // release lists what the exited leader left running, while its unreaped
 // exit still holds the group's number: every PID a scan finds in the
 // group then is the group's (end.Group checks the group before and after
-// the scan). In cgroup mode the call's cgroup is listed too.
-func (t *tree) release() []int {
+// the scan), and the call's orphans. In cgroup mode the call's cgroup is
+// listed too. An error says the orphans could not be looked for: the list
+// may be short.
+func (t *tree) release() ([]int, error) {
 	hs, done := t.holders()
 	defer done()
 	// The leader's exit is unreaped: it is no live member.
@@ -214,12 +224,14 @@ func (t *tree) release() []int {
 	for _, pid := range left {
 		t.keep(pid)
 	}
+	var err error
 	if t.cg == nil {
-		var esc []*end.Process
+		var esc, orphans []*end.Process
 		if len(left) > 0 {
 			esc = t.escapees()
 		}
-		for _, p := range append(esc, t.mk.orphans(t.pid, t.pid, esc)...) {
+		orphans, err = t.mk.orphans(t.pid, t.pid, esc)
+		for _, p := range append(esc, orphans...) {
 			if slices.Contains(left, p.PID) || sys.Pidless {
 				sys.Close(p.Pidfd)
 				continue
@@ -229,7 +241,7 @@ func (t *tree) release() []int {
 		}
 	}
 	slices.Sort(left)
-	return left
+	return left, err
 }
 
 // keep holds a released member of the call's group by a pidfd, in group

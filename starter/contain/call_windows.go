@@ -103,11 +103,12 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 
 // release lists what the job holds besides the exited leader; the job
 // keeps it until Close clears its kill-on-close (or EndReleased ends it).
-func (t *tree) release() []int {
+// The error is always nil: the job is the whole list.
+func (t *tree) release() ([]int, error) {
 	pids, _ := t.job.PIDs()
 	pids = slices.DeleteFunc(pids, func(p int) bool { return p == t.pid })
 	slices.Sort(pids)
-	return pids
+	return pids, nil
 }
 
 // close releases the leader's handle, and the job of a killed call; a

@@ -3,9 +3,12 @@
 package contain
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
@@ -49,20 +52,17 @@ func callMarkOf(env []string) *callMark {
 
 // start reads the leader's start once, while its unreaped exit (or its
 // life) still holds its number: every process of the call started at or
-// after it. False if it cannot be read: then no process is taken for the
-// call's by its mark.
-func (m *callMark) start(leader int) bool {
-	if m == nil {
-		return false
-	}
+// after it. An error (the leader's number is held, so not its end) says
+// that no process can be taken for the call's by its mark.
+func (m *callMark) start(leader int) error {
 	if m.since == 0 {
 		st, err := proc.ReadStat(leader)
 		if err != nil {
-			return false
+			return err
 		}
 		m.since = st.StartTime
 	}
-	return true
+	return nil
 }
 
 // holder is the call's marked processes as a holder of the end: every
@@ -82,14 +82,21 @@ func (m *callMark) holder() end.Holder {
 // the mark is a child of this process or of one of its ancestors — where
 // an orphan is re-parented (the nearest subreaper, or init) — so that a
 // call that left no orphan costs a read of each ancestor's children, not
-// a walk of every process of the host.
-func (m *callMark) orphans(leader, group int, known []*end.Process) []*end.Process {
-	if !m.start(leader) || !m.adopted() {
-		return nil
+// a walk of every process of the host. An error says they could not be
+// looked for (descriptors or memory short): some may live.
+func (m *callMark) orphans(leader, group int, known []*end.Process) ([]*end.Process, error) {
+	if m == nil {
+		return nil, nil
+	}
+	if err := m.start(leader); err != nil {
+		return nil, fmt.Errorf("contain: look for the call's orphans: %w", err)
+	}
+	if !m.adopted() {
+		return nil, nil
 	}
 	found, _, err := mark.Scan(m.id, m.since, os.Getuid(), nil)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("contain: look for the call's orphans: %w", err)
 	}
 	var out []*end.Process
 	for _, f := range found {
@@ -99,23 +106,33 @@ func (m *callMark) orphans(leader, group int, known []*end.Process) []*end.Proce
 		}
 		out = append(out, &end.Process{PID: f.PID, Pidfd: f.Pidfd})
 	}
-	return out
+	return out, nil
 }
 
 // adopted reports whether a child of this process or of an ancestor of
 // it (each one's thread-group leader, which adopts orphans while it
 // lives) started after the leader and carries the call's mark, without
-// verifying it: the scan that follows does.
+// verifying it: the scan that follows does. What cannot be read, but for
+// a process that is gone, counts as adopted: the scan decides then.
 func (m *callMark) adopted() bool {
 	pid := os.Getpid()
 	for n := 0; pid > 0 && n < maxAncestors; n++ {
-		kids, _ := proc.ThreadChildren(pid, pid)
+		kids, err := proc.ThreadChildren(pid, pid)
+		if err != nil && !gone(err) {
+			return true
+		}
 		for _, kid := range kids {
 			st, err := proc.ReadStat(kid)
-			if err != nil || st.StartTime < m.since {
+			switch {
+			case gone(err):
+				continue
+			case err != nil:
+				return true
+			case st.StartTime < m.since:
 				continue
 			}
-			if env, err := proc.ReadEnviron(kid); err == nil && mark.InEnviron(env, m.id) {
+			env, err := proc.ReadEnviron(kid)
+			if (err == nil && mark.InEnviron(env, m.id)) || (err != nil && !gone(err) && !errors.Is(err, os.ErrPermission)) {
 				return true
 			}
 		}
@@ -126,6 +143,11 @@ func (m *callMark) adopted() bool {
 		pid = st.PPID
 	}
 	return pid > 0 // more ancestors than the bound: scan
+}
+
+// gone reports whether err means that the process read has ended.
+func gone(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 }
 
 // maxAncestors bounds the ancestors adopted looks at.

@@ -4,6 +4,7 @@ package contain
 
 import (
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -15,8 +16,31 @@ func BenchmarkTheCallsMarkWhenItLeftNoOrphan(b *testing.B) {
 	env := os.Environ()
 	for b.Loop() {
 		_, m := newCallMark(env)
-		if got := m.orphans(os.Getpid(), -1, nil); got != nil {
-			b.Fatalf("orphans() = %v, want none", got)
+		if got, err := m.orphans(os.Getpid(), -1, nil); got != nil || err != nil {
+			b.Fatalf("orphans() = %v, %v; want none", got, err)
 		}
+	}
+}
+
+// TestALookForOrphansThatCannotReadIsAnError: with no descriptor to
+// spare, the look for a call's orphans fails with an error (which a
+// Killed call's Wait wraps in ErrSurvivors), never an empty success.
+func TestALookForOrphansThatCannotReadIsAnError(t *testing.T) {
+	_, m := newCallMark(os.Environ())
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		t.Fatal(err)
+	}
+	none := rl
+	none.Cur = 0 // every open fails with EMFILE; open descriptors stay
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &none); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.orphans(os.Getpid(), -1, nil)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		t.Fatal(err)
+	}
+	if err == nil || got != nil {
+		t.Fatalf("orphans() with no descriptor to spare = %v, %v; want an error", got, err)
 	}
 }

@@ -8,7 +8,7 @@ import "github.com/session-starter/session-starter/internal/end"
 // no mark of its own; its orphans end with the session.
 type callMark struct{}
 
-func newCallMark(env []string) ([]string, *callMark)              { return env, nil }
-func callMarkOf([]string) *callMark                               { return nil }
-func (*callMark) holder() end.Holder                              { return nil }
-func (*callMark) orphans(int, int, []*end.Process) []*end.Process { return nil }
+func newCallMark(env []string) ([]string, *callMark)                       { return env, nil }
+func callMarkOf([]string) *callMark                                        { return nil }
+func (*callMark) holder() end.Holder                                       { return nil }
+func (*callMark) orphans(int, int, []*end.Process) ([]*end.Process, error) { return nil, nil }

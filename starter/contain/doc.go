@@ -63,7 +63,9 @@
 // the session's). An orphan is then ended with a Killed call (listed in
 // [Result.Escaped], and in [Result.Survivors] if it outlived the budget),
 // or listed in [Result.Left] of a Released one and ended by
-// [Cmd.EndReleased]. In cgroup mode the call's cgroup decides, never the
+// [Cmd.EndReleased]. A look that cannot be made (no descriptor to spare)
+// is Wait's error — wrapping [ErrSurvivors] for a Killed call — never an
+// empty list. In cgroup mode the call's cgroup decides, never the
 // mark. The cost per call is one random id and, at its end, a read of the
 // children of this process and of each of its ancestors (where an orphan
 // is re-parented; at most 64), each child's stat and, for one started
