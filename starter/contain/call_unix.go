@@ -187,9 +187,9 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 				hs = append(hs, p)
 			}
 		}
-		if len(orphans) > 0 {
-			// What the orphans fork during the end carries the mark.
-			hs = append(hs, t.mk.holder())
+		if h := t.mk.holder(); h != nil {
+			// What is orphaned during the end carries the mark.
+			hs = append(hs, h)
 		}
 	}
 	rep := end.End(hs, c.plan())
@@ -271,7 +271,7 @@ func (t *tree) endReleased(c *Cmd) error {
 	for _, p := range t.kept {
 		hs = append(hs, p)
 	}
-	if len(t.kept) > 0 && t.mk != nil {
+	if len(t.kept) > 0 {
 		// What the processes left forked since carries the call's mark.
 		if h := t.mk.holder(); h != nil {
 			hs = append(hs, h)

@@ -65,15 +65,44 @@ func (m *callMark) start(leader int) error {
 	return nil
 }
 
-// holder is the call's marked processes as a holder of the end: every
-// look scans /proc again, and each is signalled through a pidfd of the
-// process just verified (same user, started after the leader, the call's
-// id in its mark). Nil without a mark.
+// holder is the call's marked processes as a holder of the end: a look
+// or a signal first reads the children of this process and its
+// ancestors (adopted), and only when one carries the call's mark scans
+// /proc, signalling each process through a pidfd of it just verified
+// (this user's, started after the leader, the call's id in its mark).
+// Before adopted finds one, every process of the call has a live parent
+// of the call's — the leader, its group, an escapee, held by the other
+// holders — so the end's last looks, made once those are empty (a
+// marked holder is looked at again then), find every orphan. Nil
+// without the leader's start.
 func (m *callMark) holder() end.Holder {
 	if m == nil || m.since == 0 {
 		return nil
 	}
-	return &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}
+	return markHolder{Holder: &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}, m: m}
+}
+
+// markHolder is callMark.holder's.
+type markHolder struct {
+	*mark.Holder
+	m *callMark
+}
+
+// Live implements end.Holder.
+func (h markHolder) Live() ([]end.Member, error) {
+	if !h.m.adopted() {
+		return nil, nil
+	}
+	return h.Holder.Live()
+}
+
+// Signal implements end.Holder: the processes not adopted yet are the
+// other holders' to signal.
+func (h markHolder) Signal(sig syscall.Signal) error {
+	if !h.m.adopted() {
+		return nil
+	}
+	return h.Holder.Signal(sig)
 }
 
 // orphans lists the live processes verified to carry the call's mark

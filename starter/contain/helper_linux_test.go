@@ -214,6 +214,31 @@ func TestAHelpedCallsEndOnExitEndsItsOrphan(t *testing.T) {
 	}
 }
 
+// TestAKillEndsWhatTheCallOrphansDuringTheEnd: a leader that, on the
+// stop signal, starts a setsid process and exits orphans it during the
+// end, after every look at the call's tree at its start; the end's last
+// looks find it by the call's mark, and end it before Wait returns.
+func TestAKillEndsWhatTheCallOrphansDuringTheEnd(t *testing.T) {
+	withHelper(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c := Command(context.Background(), "sh", "-c",
+		`trap 'setsid sleep 330 >/dev/null & echo $! >"$1"; exit 0' TERM; echo $$; while :; do sleep 0.05; done`, "-", pidFile)
+	c.Grace = testproc.TooLong
+	startWithPIDs(t, c, 1)
+	if err := c.Kill(); err != nil {
+		t.Fatalf("Kill() = %v", err)
+	}
+	_ = c.Wait()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the trap did not run: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if r := c.Result(); r.Ending != Killed || len(r.Survivors) != 0 || alive(pid) {
+		t.Fatalf("Result() = %+v and the orphan %d alive %v; want Killed, no survivors, the orphan gone", r, pid, alive(pid))
+	}
+}
+
 // TestAHelpedCallsOrphanIsLeftAndEndReleasedEndsIt: released, the orphan
 // is in Left, and EndReleased ends it.
 func TestAHelpedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T) {
