@@ -22,8 +22,9 @@ import (
 // reaches them. A call with a cgroup of its own has none: the cgroup
 // decides there.
 type callMark struct {
-	id    mark.ID
-	since uint64 // the leader's start, in clock ticks since boot; 0 until read
+	id     mark.ID
+	since  uint64 // the leader's start, in clock ticks since boot; 0 until read
+	leader int    // held by its own holder, not taken for an orphan
 }
 
 // newCallMark gives a call's environment, env, an id of the call's own,
@@ -60,7 +61,7 @@ func (m *callMark) start(leader int) error {
 		if err != nil {
 			return err
 		}
-		m.since = st.StartTime
+		m.since, m.leader = st.StartTime, leader
 	}
 	return nil
 }
@@ -159,6 +160,8 @@ func (m *callMark) adopted() bool {
 				return true
 			case st.StartTime < m.since:
 				continue
+			case kid == m.leader && st.StartTime == m.since:
+				continue // the call's leader, this process's child, held by its own holder
 			}
 			env, err := proc.ReadEnviron(kid)
 			if (err == nil && mark.InEnviron(env, m.id)) || (err != nil && !gone(err) && !errors.Is(err, os.ErrPermission)) {
