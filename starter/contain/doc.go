@@ -38,7 +38,7 @@
 //     the environment) the call carries the mark, even with an Env of its
 //     own that left it out;
 //   - without a cgroup of its own (group mode, the spawn helper, no
-//     session), on Linux, the call adds an id of its own to the mark —
+//     session), on Linux but the portable build, the call adds an id of its own to the mark —
 //     after the session's, as a nested session does, or alone where there
 //     is no session — so that its orphans are found (below). A program
 //     run as such a call sees SESSION_STARTER_SESSION, even outside any
@@ -56,8 +56,9 @@
 //
 // A call's orphans are the call's. A process of the call whose parent
 // exited is re-parented to a subreaper — the session's starter, or the
-// spawn helper — where no walk from the leader finds it. Without a call
-// cgroup, the end and the release find it by the call's own mark: the
+// spawn helper — where no walk from the leader finds it. On Linux (but
+// the portable build), without a call cgroup, the end and the release
+// find it by the call's own mark: the
 // call's id as an element of the mark, this user's, started at or after
 // the leader, verified through a pidfd (as the session's guard verifies
 // the session's). An orphan is then ended with a Killed call (listed in
