@@ -222,8 +222,11 @@ func TestAKillEndsWhatTheCallOrphansDuringTheEnd(t *testing.T) {
 	withHelper(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	c := Command(context.Background(), "sh", "-c",
-		`trap 'setsid sleep 330 >/dev/null & echo $! >"$1"; exit 0' TERM; echo $$; while :; do sleep 0.05; done`, "-", pidFile)
-	c.Grace = testproc.TooLong
+		`trap 'setsid sleep 330 >/dev/null & echo $! >"$1"; exit 0' TERM; echo $$; sleep 300 & wait`, "-", pidFile)
+	// The trap runs at once (wait returns on it); the orphan, found
+	// during the grace, gets SIGKILL at its end: the grace is the test's
+	// length.
+	c.Grace = 10 * time.Second
 	startWithPIDs(t, c, 1)
 	if err := c.Kill(); err != nil {
 		t.Fatalf("Kill() = %v", err)
