@@ -12,7 +12,8 @@ import (
 // binary, and the spawn helper a Go Engine starts for its contained calls
 // (package starter/contain) — say to each other: their command lines,
 // descriptors and messages. A change to any of them raises it (7: the
-// spawn helper's failure names its errno, and it keeps only its socket).
+// spawn helper's failure names its errno, it keeps only its socket, and
+// it reads a call's own id from the request's environment).
 // A Go Engine built
 // with one version of this module may start its hidden modes from an
 // installed session-starter of another; a hidden mode of another protocol
