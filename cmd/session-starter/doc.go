@@ -418,7 +418,11 @@
 // evidence (`TestTheGuardSparesACopyOfTheMarkInCgroupMode`,
 // `TestReclaimSparesACopyOfTheMarkInCgroupMode`,
 // `TestAnEndSparesACopyOfTheMarkWhileTheStarterLives`); in group mode after
-// a starter SIGKILL it is not (Limits).
+// a starter SIGKILL it is not (Limits). A contained call follows the same
+// rule: its cgroup where it has one, else its group, then the call's own
+// mark with the same checks. The porch, the guard proper and a call's end
+// apply the mark's checks alike; a process that carries the mark but
+// cannot be verified (not dumpable, another user's) is never signalled.
 //
 // Once the starter is gone (SIGKILLed) in group mode, the guard ends, with
 // group E, every process that carries the session's id — read back off the
