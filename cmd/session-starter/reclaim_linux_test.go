@@ -335,13 +335,17 @@ func forNobody(t *testing.T, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	b, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := filepath.Join(dir, "session-starter")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
+	// The portable build's binary is a launcher that executes the product
+	// beside it: the copy gets the product beside it too.
+	for from, to := range map[string]string{binary: bin, productPath(binary): productPath(bin)} {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return bin
 }

@@ -358,7 +358,8 @@ func TestAStartThatFailsIsNotStarted(t *testing.T) {
 // TestAnEnvWithoutTheMarkKeepsTheSessionsMark: a call carries the
 // session's mark, even with an Env of its own that left it out, and an id
 // of its own after it (in group mode: no cgroup of its own decides),
-// another for each call.
+// another for each call. Where no marked process is verified (the
+// portable build, as macOS), the session's mark alone.
 func TestAnEnvWithoutTheMarkKeepsTheSessionsMark(t *testing.T) {
 	id, _ := mark.New()
 	t.Setenv(mark.Var, id.String())
@@ -367,13 +368,19 @@ func TestAnEnvWithoutTheMarkKeepsTheSessionsMark(t *testing.T) {
 		c := Command(context.Background(), "sh", "-c", `printf %s "$`+mark.Var+`"`)
 		c.Env = []string{"PATH=" + os.Getenv("PATH")}
 		out, err := c.Output()
+		if sys.Pidless {
+			if err != nil || string(out) != id.String() {
+				t.Fatalf("the call's mark = %q, %v; want the session's %s alone", out, err, id)
+			}
+			continue
+		}
 		session, call, ok := strings.Cut(string(out), ":")
 		if _, perr := mark.Parse(call); err != nil || !ok || session != id.String() || perr != nil {
 			t.Fatalf("the call's mark = %q, %v; want %s followed by the call's id", out, err, id)
 		}
 		calls = append(calls, call)
 	}
-	if calls[0] == calls[1] {
+	if len(calls) == 2 && calls[0] == calls[1] {
 		t.Errorf("two calls have the same id %s", calls[0])
 	}
 }
@@ -833,6 +840,9 @@ const orphanScript = `setsid sleep 330 >/dev/null & echo $!; sleep 0.3; exit 0`
 // call's id follows the session's. The script prints how many ":" the
 // mark holds (read as the report's one "PID").
 func TestOnlyACallWithoutACgroupAddsAnIDOfItsOwn(t *testing.T) {
+	if sys.Pidless {
+		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
+	}
 	for _, tt := range []struct {
 		mode   starter.Containment
 		colons int
@@ -850,6 +860,9 @@ func TestOnlyACallWithoutACgroupAddsAnIDOfItsOwn(t *testing.T) {
 // the orphan is the starter's (the subreaper), not the Engine's; the
 // call's own mark finds it, the end reaches it, and the Result is true.
 func TestInGroupModeEndOnExitEndsTheCallsOrphan(t *testing.T) {
+	if sys.Pidless {
+		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
+	}
 	rep := runEngineIn(t, starter.ContainGroup, orphanScript, 1, "orphan-exit")
 	if rep.Ending != Killed || len(rep.Survivors) != 0 || len(rep.AliveAfter) != 0 {
 		t.Fatalf("report %+v: want Killed, no survivors and nothing alive after Wait", rep)
@@ -862,6 +875,9 @@ func TestInGroupModeEndOnExitEndsTheCallsOrphan(t *testing.T) {
 // TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt: the
 // orphan is in Left, and EndReleased ends it.
 func TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T) {
+	if sys.Pidless {
+		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
+	}
 	rep := runEngineIn(t, starter.ContainGroup, orphanScript, 1, "orphan-release")
 	if rep.Ending != Released || !slices.Equal(rep.Left, rep.Pids) || len(rep.AliveAfter) != 0 {
 		t.Fatalf("report %+v: want Released leaving %v, and nothing alive after EndReleased", rep, rep.Pids)
