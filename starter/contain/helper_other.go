@@ -13,9 +13,6 @@ import (
 // subreaper); every call runs as this process's child.
 type helped struct{}
 
-// inHelper: this build is never the spawn helper.
-const inHelper = false
-
 func (*Cmd) startViaHelper() (handled bool, err error) { return false, nil }
 func (*helped) watch(*Cmd)                             {}
 func (*helped) waitErr() error                         { return nil }
