@@ -71,7 +71,7 @@ func TestAStarterSIGKILLedAtItsUsersProcessLimitLeavesNoMarkedEscapee(t *testing
 	mark := newMark(t)
 	// Registered after newMark's: runs first, and ends the storm, which
 	// forks again into every slot a kill frees, by its user and mark.
-	t.Cleanup(func() { endUsersMarked(t, nprocUser, mark) })
+	t.Cleanup(func() { endMarked(t, mark) })
 
 	dir, err := os.MkdirTemp("", "session-starter-porch-nproc-")
 	if err != nil {
@@ -143,32 +143,16 @@ func usersMarked(uid int, mark string) []int {
 	return out
 }
 
-// endUsersMarked SIGKILLs, through pidfds, every process of uid that
-// carries mark, again until none is left: a storm forks into the slots a
-// kill frees. At most 1,000 passes.
-func endUsersMarked(t *testing.T, uid int, mark string) {
-	for range 1000 {
-		pids := usersMarked(uid, mark)
-		if len(pids) == 0 {
+// endMarked ends the test's marked processes, all its own (the mark is
+// the test's), again until none is left: a storm forks into the slots a
+// kill frees. At most 50 rounds of killMarked.
+func endMarked(t *testing.T, mark string) {
+	for range 50 {
+		if len(killMarked(mark)) == 0 && len(marked(mark)) == 0 {
 			return
 		}
-		for _, pid := range pids {
-			fd, err := unix.PidfdOpen(pid, 0)
-			if err != nil {
-				continue
-			}
-			// Verified after the pidfd was opened: the number still
-			// names a process of uid carrying mark.
-			env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-			st, serr := os.Stat("/proc/" + strconv.Itoa(pid))
-			if err == nil && serr == nil && int(st.Sys().(*syscall.Stat_t).Uid) == uid && bytes.Contains(env, []byte(markVar+"="+mark+"\x00")) {
-				_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
-			}
-			unix.Close(fd)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	t.Errorf("processes of uid %d with the test's mark still live after 1,000 passes", uid)
+	t.Errorf("processes with the test's mark %s still live after 50 rounds", mark)
 }
 
 // nonDumpableEngine forks an escapee that leaves group E (setsid with
@@ -205,7 +189,7 @@ func TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession(t *
 				}
 			}
 			mark := newMark(t)
-			t.Cleanup(func() { endUsersMarked(t, nprocUser, mark) })
+			t.Cleanup(func() { endMarked(t, mark) })
 			// Not t.TempDir: its parent is not open to the user.
 			dir, err := os.MkdirTemp("", "session-starter-undumpable-")
 			if err != nil {
