@@ -3,6 +3,7 @@ package contain
 import (
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,14 +39,34 @@ func inheritable() []int {
 	return out
 }
 
+// passing serializes the direct starts of calls: one start's restore must
+// not clear the flags another start relies on.
+var passing sync.Mutex
+
 // passOnlyAsked makes the call receive its Stdin, Stdout, Stderr and
 // ExtraFiles and nothing else, as through the spawn helper: every other
-// descriptor this process holds without close-on-exec is marked so. The
-// flag is this process's (its later children do not inherit them
-// either); the call's own files are put in place by the fork as always.
-func passOnlyAsked() {
+// descriptor this process holds without close-on-exec is marked so until
+// restore, which the caller runs once the call has started (the fork put
+// the call's own files in place as always). Until then a plain child this
+// process starts in another goroutine does not inherit them either.
+func passOnlyAsked() (restore func()) {
+	passing.Lock()
+	type file struct{ dev, ino uint64 }
+	marked := map[int]file{}
 	for _, fd := range inheritable() {
-		_ = sys.SetCloseOnExec(fd)
+		if st, err := sys.Fstat(fd); err == nil && sys.SetCloseOnExec(fd) == nil {
+			marked[fd] = file{uint64(st.Dev), st.Ino}
+		}
+	}
+	return func() {
+		// Only a number that still names the file it named: one closed
+		// and reused meanwhile keeps its own flag.
+		for fd, f := range marked {
+			if st, err := sys.Fstat(fd); err == nil && (file{uint64(st.Dev), st.Ino}) == f {
+				_ = sys.ClearCloseOnExec(fd)
+			}
+		}
+		passing.Unlock()
 	}
 }
 

@@ -70,8 +70,10 @@ func (c *Cmd) startTree() error {
 	}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
-	passOnlyAsked()
-	if err := c.Cmd.Start(); err != nil {
+	restore := passOnlyAsked()
+	err = c.Cmd.Start()
+	restore()
+	if err != nil {
 		cg.abandon()
 		return err
 	}

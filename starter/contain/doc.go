@@ -47,11 +47,12 @@
 //
 // A call receives its Stdin, Stdout and Stderr (/dev/null for a nil one)
 // and its ExtraFiles (from 3 on), and no other descriptor, wherever it
-// runs. Directly, Start first marks close-on-exec every other descriptor
-// this process holds without it (one it inherited, or made inheritable):
-// the flag is this process's, so its later children do not inherit them
-// either — pass a descriptor meant for a call in ExtraFiles. The spawn
-// helper keeps only its socket. On macOS and FreeBSD a call also
+// runs. Directly, Start marks close-on-exec every other descriptor this
+// process holds without it (one it inherited, or made inheritable), and
+// clears the flag again once the call has started: this process's plain
+// children inherit them as before, but for one started in another
+// goroutine during a call's Start. Pass a descriptor meant for a call in
+// ExtraFiles. The spawn helper keeps only its socket. On macOS and FreeBSD a call also
 // inherits those, as with os/exec.
 //
 // A call's orphans are the call's. A process of the call whose parent

@@ -1160,6 +1160,11 @@ func TestACallReceivesItsStdioAndExtraFilesOnly(t *testing.T) {
 			if string(out) != "closed\nextra\n" {
 				t.Errorf("the call says %q: want the inheritable descriptor %d closed and its extra file at 3", out, w)
 			}
+			// The rule is the call's: this process's descriptor stays
+			// inheritable, for its plain children.
+			if cloexec, err := sys.CloseOnExec(w); err != nil || cloexec {
+				t.Errorf("after the call the descriptor %d is close-on-exec %v, %v; want it inheritable as before", w, cloexec, err)
+			}
 		})
 	}
 }
