@@ -208,10 +208,12 @@ func TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession(t *
 			if err := os.Chown(ledgerDir, nprocUser, nprocUser); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "--containment", "group", "--", "perl", "-e", nonDumpableEngine, strconv.Itoa(prctl), how)
+			cmd := exec.Command(bin, "--containment", "group", "--log-level", "debug", "--", "perl", "-e", nonDumpableEngine, strconv.Itoa(prctl), how)
 			cmd.Dir = "/"
 			cmd.Env = append(os.Environ(), markVar+"="+mark, ledger.EnvDir+"="+ledgerDir)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nprocUser, Gid: nprocUser}}
+			// A session of its own: one whose leader is outside this PID
+			// namespace (a CI job's) reads 0, and ties nothing.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: &syscall.Credential{Uid: nprocUser, Gid: nprocUser}}
 			s := startCmd(t, mark, cmd)
 			var escapee int
 			if _, err := fmt.Sscanf(s.line(), "escapee %d", &escapee); err != nil {
@@ -241,7 +243,7 @@ func TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession(t *
 			case how == "setsid" && len(records) != 0:
 				t.Errorf("the record stays for an escapee that nothing but its unreadable mark ties to the session: %v", records)
 			case how == "setpgrp" && len(records) != 1:
-				t.Errorf("records %v, want the session's kept for an escapee in E's session", records)
+				t.Errorf("records %v, want the session's kept for an escapee in E's session; stderr: %s", records, s.stderr)
 			case how == "setpgrp":
 				b, err := os.ReadFile(filepath.Join(ledgerDir, records[0].Name()))
 				if want := "mark-unreadable " + strconv.Itoa(escapee); err != nil || !bytes.Contains(b, []byte(want)) {

@@ -22,9 +22,11 @@ type Holder struct {
 	Since uint64 // the session's start, in clock ticks since boot
 	UID   int
 	Skip  func(pid int) bool
-	// Session is the number of the session group E belongs to (0:
-	// none). A candidate that cannot be verified is tied to the session
-	// by more than its mark when it is in it ([Holder.Unverified]).
+	// Session is the number of the session group E belongs to. A
+	// candidate that cannot be verified is tied to the session by more
+	// than its mark when it is in it ([Holder.Unverified]). 0 ties none:
+	// it is also what a session reads whose leader is outside this PID
+	// namespace, shared by every such session.
 	Session int
 }
 
