@@ -7,6 +7,7 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // handles returns the descriptors the guard gets in its gate and starter
@@ -56,10 +57,10 @@ func spawnPin(pgid, life, null int) (pid, pidfd int, err error) {
 // cgroupHolder checks the session cgroup's descriptors and returns it as
 // a holder, or a refusal code.
 func cgroupHolder(name string) (end.Holder, int) {
-	if code := checkCgroup(fdCgroup, fdCgroupP, name); code != 0 {
+	if code := checkCgroup(wire.SlotCgroup, wire.SlotCgroupP, name); code != 0 {
 		return nil, code
 	}
-	h, err := cgroup.NewHolder(fdCgroup)
+	h, err := cgroup.NewHolder(wire.SlotCgroup)
 	if err != nil {
 		return nil, refusedNoCgroup
 	}
@@ -68,7 +69,7 @@ func cgroupHolder(name string) (end.Holder, int) {
 
 // removeCgroup removes the emptied session cgroup name through its
 // parent's descriptor.
-func removeCgroup(name string) { _ = cgroup.Remove(fdCgroupP, name) }
+func removeCgroup(name string) { _ = cgroup.Remove(wire.SlotCgroupP, name) }
 
 // checkCgroup checks the cgroup descriptors: two directories of a cgroup2
 // file system, dir named name in parent, with a cgroup.kill.

@@ -80,34 +80,56 @@ type Spec struct {
 	Release bool
 }
 
-// releaseArg is the guard's command-line argument for [Spec.Release].
-func (spec Spec) releaseArg() string {
-	if spec.Release {
-		return releaseWord
-	}
-	return "-"
+// handoff is what the starter tells the guard on its command line, in
+// each of the guard's forms: args writes it, parseHandoff reads it back.
+type handoff struct {
+	pgid     int
+	num      int64  // the budget, or for verifyGone the deadline
+	ttyGroup int    // 0: no terminal
+	cgName   string // "": no session cgroup
+	markArg  string // "ID@SINCE", or "-" for no mark
+	release  bool
+	record   string // the ledger record's name, "" for none
 }
 
-// releaseWord is releaseArg's "yes".
+// handoff is what spec tells the guard, with the budget as its number.
+// The ledger record is named only with a ledger descriptor and a mark.
+func (spec Spec) handoff() handoff {
+	h := handoff{pgid: spec.PGID, num: int64(spec.Budget), markArg: "-", release: spec.Release}
+	if spec.TTY > 0 {
+		h.ttyGroup = spec.TTYGroup
+	}
+	if spec.Cgroup > 2 {
+		h.cgName = spec.CgroupName
+	}
+	if spec.Mark != "" {
+		h.markArg = spec.Mark + "@" + strconv.FormatUint(spec.MarkSince, 10)
+		if spec.Ledger > 2 {
+			h.record = ledger.FileName(spec.Mark)
+		}
+	}
+	return h
+}
+
+// numAt is the place of the number in [handoff.args].
+const numAt = 1
+
+// args is h as arguments: PGID, the number, the terminal's group, the
+// session cgroup's name, the mark, the release and the ledger record,
+// each "-" for none.
+func (h handoff) args() []string {
+	word := func(set bool, s string) string {
+		if !set {
+			return "-"
+		}
+		return s
+	}
+	return []string{strconv.Itoa(h.pgid), strconv.FormatInt(h.num, 10), word(h.ttyGroup > 0, strconv.Itoa(h.ttyGroup)),
+		word(h.cgName != "", h.cgName), h.markArg, word(h.release, releaseWord), word(h.record != "", h.record)}
+}
+
+// releaseWord is the release's "yes" in [handoff.args].
 const releaseWord = "release"
-
-// ledgerArg is the guard's command-line argument for [Spec.Ledger]: the
-// record's file name, or "-" for none.
-func (spec Spec) ledgerArg() string {
-	if spec.Ledger <= 2 || spec.Mark == "" {
-		return "-"
-	}
-	return ledger.FileName(spec.Mark)
-}
-
-// markArg is the guard's command-line argument for the mark: "ID@SINCE",
-// or "-" for none.
-func (spec Spec) markArg() string {
-	if spec.Mark == "" {
-		return "-"
-	}
-	return spec.Mark + "@" + strconv.FormatUint(spec.MarkSince, 10)
-}
 
 // Guard is an armed guard process.
 type Guard struct {
@@ -121,18 +143,6 @@ type Guard struct {
 // armTimeout bounds the wait for the guard's armed message; a guard that
 // has not answered by then is stuck, and the session is refused.
 const armTimeout = 30 * time.Second
-
-// Descriptor numbers in the guard process.
-const (
-	fdGate    = 3  // pidfd of the gate
-	fdFinish  = 4  // read end of the finish pipe
-	fdStarter = 5  // pidfd of the starter
-	fdArmed   = 6  // write end of the armed pipe
-	fdTTY     = 7  // the terminal, in terminal mode only
-	fdCgroup  = 8  // the session cgroup's directory, in cgroup mode only
-	fdCgroupP = 9  // its parent's directory, in cgroup mode only
-	fdLedger  = 10 // the ledger's directory, with a mark only
-)
 
 // closedSlot leaves a descriptor slot of the guard closed
 // (syscall.ProcAttr.Files).
@@ -165,22 +175,20 @@ func Spawn(spec Spec) (*Guard, error) {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
 	env := guardEnv()
-	ttyArg, cgArg := "-", "-"
+	h := spec.handoff()
 	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW), closedSlot, closedSlot, closedSlot, closedSlot}
-	if spec.TTY > 0 {
+	if h.ttyGroup > 0 {
 		// In terminal mode only: the one descriptor of the launcher's the
 		// guard holds, to give the terminal back after ending E.
-		ttyArg = strconv.Itoa(spec.TTYGroup)
-		files[fdTTY] = uintptr(spec.TTY)
+		files[wire.SlotTTY] = uintptr(spec.TTY)
 	}
-	if spec.Cgroup > 2 {
-		cgArg = spec.CgroupName
-		files[fdCgroup], files[fdCgroupP] = uintptr(spec.Cgroup), uintptr(spec.CgroupParent)
+	if h.cgName != "" {
+		files[wire.SlotCgroup], files[wire.SlotCgroupP] = uintptr(spec.Cgroup), uintptr(spec.CgroupParent)
 	}
-	if spec.ledgerArg() != "-" {
-		files[fdLedger] = uintptr(spec.Ledger)
+	if h.record != "" {
+		files[wire.SlotLedger] = uintptr(spec.Ledger)
 	}
-	argv := []string{"session-starter", Arg, strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), ttyArg, cgArg, spec.markArg(), spec.releaseArg(), spec.ledgerArg()}
+	argv := append([]string{"session-starter", Arg}, h.args()...)
 	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
 	sys.Close(finR)
 	sys.Close(armW)
@@ -345,18 +353,18 @@ func Main(args []string) {
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
 	c, ok := parseArgs(args)
 	pgid, budget, ttyGroup, cgName, markArg, release, record := c.pgid, time.Duration(c.num), c.ttyGroup, c.cgName, c.markArg, c.release, c.record
-	fds := []int{fdGate, fdFinish, fdStarter, fdArmed}
+	fds := []int{wire.SlotGate, wire.SlotFinish, wire.SlotStarter, wire.SlotArmed}
 	if sys.Pidless {
-		fds = []int{fdFinish, fdArmed}
+		fds = []int{wire.SlotFinish, wire.SlotArmed}
 	}
 	if ttyGroup > 0 {
-		fds = append(fds, fdTTY)
+		fds = append(fds, wire.SlotTTY)
 	}
 	if cgName != "" {
-		fds = append(fds, fdCgroup, fdCgroupP)
+		fds = append(fds, wire.SlotCgroup, wire.SlotCgroupP)
 	}
 	if record != "" {
-		fds = append(fds, fdLedger)
+		fds = append(fds, wire.SlotLedger)
 	}
 	for _, fd := range fds {
 		if sys.SetCloseOnExec(fd) != nil {
@@ -364,11 +372,11 @@ func Main(args []string) {
 		}
 	}
 	if !ok {
-		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, refusedSetup))
+		_ = sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Refused, refusedSetup))
 		os.Exit(exitRefused)
 	}
 	own, _ := sys.Getpgid(0)
-	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
+	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
 	code := check(pgid)
 	var p *pin
 	if code == refusedNoGroupSignal {
@@ -380,7 +388,7 @@ func Main(args []string) {
 	}
 	// The Engine's own process first (it may have left group E), then
 	// group E, then the session cgroup.
-	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: fdGate, Pinned: p != nil}, group}
+	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: wire.SlotGate, Pinned: p != nil}, group}
 	if code == 0 && cgName != "" {
 		var h end.Holder
 		if h, code = cgroupHolder(cgName); code == 0 {
@@ -389,7 +397,7 @@ func Main(args []string) {
 	}
 	if code != 0 {
 		p.end()
-		_ = sys.WriteAll(fdArmed, wire.Encode(wire.Refused, code))
+		_ = sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Refused, code))
 		os.Exit(exitRefused)
 	}
 	// Once the starter is gone, the marked processes too: those that left
@@ -397,11 +405,11 @@ func Main(args []string) {
 	// there is none, nobody). They are looked for only then, each time
 	// from the tree as it stands (ending is called as the end begins).
 	ending := func() []end.Holder { return withMarked(holders, cgName != "", markArg, pgid, p.pids()) }
-	if sys.WriteAll(fdArmed, wire.Encode(wire.Armed, pgid)) != nil {
+	if sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Armed, pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
 		endSession(ending(), budget, ttyGroup, cgName, record, p)
 	}
-	sys.Close(fdArmed)
+	sys.Close(wire.SlotArmed)
 	if finished(pgid, obeys(holders, release)) {
 		p.end()
 		os.Exit(exitDone)
@@ -470,8 +478,8 @@ func verifyMain(args []string) {
 		os.Exit(exitRefused)
 	}
 	own, _ := sys.Getpgid(0)
-	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(fdGate), Forbidden: []int{own}}
-	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: fdGate}, group}
+	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
+	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: wire.SlotGate}, group}
 	held := false
 	if cgName != "" {
 		// The porch checked it at arming and struck it; one that cannot
@@ -493,51 +501,39 @@ func verifyMain(args []string) {
 }
 
 // parseVerifyArgs reads verifyMain's command line: verifyArg, the mode,
-// then what [parseLine] reads, with a number that may be 0.
-func parseVerifyArgs(args []string) (mode string, c cmdLine, ok bool) {
-	if len(args) != 10 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", cmdLine{}, false
+// then what [parseHandoff] reads, with a number that may be 0.
+func parseVerifyArgs(args []string) (mode string, c handoff, ok bool) {
+	if len(args) < 3 || (args[2] != verifyFinish && args[2] != verifyGone) {
+		return "", handoff{}, false
 	}
-	c, ok = parseLine(args[3:])
+	c, ok = parseHandoff(args[3:])
 	return args[2], c, ok && c.num >= 0
 }
 
-// cmdLine is what the guard's command line names, in both its forms.
-type cmdLine struct {
-	pgid     int
-	num      int64 // the budget, or for verifyGone the deadline
-	ttyGroup int
-	cgName   string
-	markArg  string
-	release  bool
-	record   string
-}
-
-// parseLine reads what both forms of the guard's command line end with:
-// PGID, a number, the terminal's group ("-" for none), the session
-// cgroup's name ("-"), the mark (markArg: "-" for none), the release
-// (releaseArg: "-" for none) and the ledger record (ledgerArg: "-" for
-// none).
-func parseLine(args []string) (cmdLine, bool) {
-	var c cmdLine
+// parseHandoff reads what [handoff.args] wrote, and nothing else.
+func parseHandoff(args []string) (handoff, bool) {
+	var c handoff
+	if len(args) != 7 {
+		return handoff{}, false
+	}
 	var err1, err2 error
 	c.pgid, err1 = strconv.Atoi(args[0])
 	c.num, err2 = strconv.ParseInt(args[1], 10, 64)
 	if err1 != nil || err2 != nil || c.pgid <= 1 {
-		return cmdLine{}, false
+		return handoff{}, false
 	}
 	var tailOK, relOK, recOK bool
 	c.ttyGroup, c.cgName, tailOK = parseTail(args[2], args[3])
 	c.release, relOK = parseRelease(args[5])
 	c.record, recOK = parseRecord(args[6], args[4])
 	if !tailOK || !validMark(args[4]) || !relOK || !recOK {
-		return cmdLine{}, false
+		return handoff{}, false
 	}
 	c.markArg = args[4]
 	return c, true
 }
 
-// parseRecord reads [Spec.ledgerArg]: "-", or the record's name of the
+// parseRecord reads the hand-off's ledger record: "-", or the record's name of the
 // session whose mark argument is markArg, and nothing else, so that the
 // guard can remove no other file than its session's record.
 func parseRecord(arg, markArg string) (record string, ok bool) {
@@ -551,7 +547,7 @@ func parseRecord(arg, markArg string) (record string, ok bool) {
 	return arg, true
 }
 
-// parseRelease reads [Spec.releaseArg].
+// parseRelease reads the hand-off's release.
 func parseRelease(arg string) (release, ok bool) {
 	switch arg {
 	case releaseWord:
@@ -581,7 +577,7 @@ func check(pgid int) int {
 	if own, err := sys.Getpgid(0); err != nil || own == pgid {
 		return refusedInGroup
 	}
-	switch err := sys.GroupSignal(fdGate, 0); {
+	switch err := sys.GroupSignal(wire.SlotGate, 0); {
 	case errors.Is(err, sys.ErrNoGroupSignal):
 		return refusedNoGroupSignal
 	case errors.Is(err, sys.ErrGone):
@@ -606,22 +602,22 @@ const maxMessages = 4 * wire.MaxLine
 // read is of what poll showed there, so a partial message cannot block
 // the guard while the starter dies.
 func finished(pgid int, empty func() bool) bool {
-	if sys.SetNonblock(fdFinish, true) != nil {
+	if sys.SetNonblock(wire.SlotFinish, true) != nil {
 		return false
 	}
 	var pending []byte
 	buf := make([]byte, wire.MaxLine)
-	starter := int32(fdStarter)
+	starter := int32(wire.SlotStarter)
 	if sys.Pidless {
 		starter = -1 // poll ignores it: the pipe alone tells
 	}
 	for {
-		fds := []sys.PollFd{{Fd: fdFinish, Events: sys.POLLIN}, {Fd: starter, Events: sys.POLLIN}}
+		fds := []sys.PollFd{{Fd: wire.SlotFinish, Events: sys.POLLIN}, {Fd: starter, Events: sys.POLLIN}}
 		if _, err := sys.Poll(fds, -1); err != nil {
 			return false
 		}
 		if fds[0].Revents != 0 {
-			n, err := sys.Read(fdFinish, buf)
+			n, err := sys.Read(wire.SlotFinish, buf)
 			switch {
 			case errors.Is(err, syscall.EAGAIN):
 			case err != nil || n == 0:
@@ -678,20 +674,20 @@ func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
 	if ttyGroup > 0 {
-		if fg, err := sys.Tcgetpgrp(fdTTY); err == nil && fg == holders[1].(end.Group).PGID {
-			_ = sys.Tcsetpgrp(fdTTY, ttyGroup)
+		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == holders[1].(end.Group).PGID {
+			_ = sys.Tcsetpgrp(wire.SlotTTY, ttyGroup)
 		}
 	}
 	os.Exit(exitDone)
 }
 
-// parseArgs reads the guard's command line: Arg, then what [parseLine]
+// parseArgs reads the guard's command line: Arg, then what [parseHandoff]
 // reads, with the budget in nanoseconds, more than 0.
-func parseArgs(args []string) (cmdLine, bool) {
-	if len(args) != 9 || args[1] != Arg {
-		return cmdLine{}, false
+func parseArgs(args []string) (handoff, bool) {
+	if len(args) < 2 || args[1] != Arg {
+		return handoff{}, false
 	}
-	c, ok := parseLine(args[2:])
+	c, ok := parseHandoff(args[2:])
 	return c, ok && c.num > 0
 }
 
@@ -742,20 +738,20 @@ func forget(record string, r end.Report, tied []mark.Left) {
 		}
 		return
 	}
-	if err := sys.Unlinkat(fdLedger, record, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
+	if err := sys.Unlinkat(wire.SlotLedger, record, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
 		fmt.Fprintf(os.Stderr, "%s: the ledger record %s stays: %v\n", Comm, record, err)
 	}
 }
 
 // noteEnd writes into the session's ledger record (record, in the ledger
-// directory at fdLedger) what the end r came to, the candidates tied to
+// directory at wire.SlotLedger) what the end r came to, the candidates tied to
 // the session it could not verify, and when.
 func noteEnd(record string, r end.Report, tied []mark.Left) error {
 	note := r.Describe()
 	if len(tied) > 0 {
 		note += "; not verified, tied to the session: " + describeLeft(tied)
 	}
-	return ledger.NoteEnd(fdLedger, record, note+" at "+ledger.Now())
+	return ledger.NoteEnd(wire.SlotLedger, record, note+" at "+ledger.Now())
 }
 
 // parseTail reads the terminal's group and the cgroup's name of a guard's

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // pinnedKill signals group E by number, on a kernel before Linux 6.9,
@@ -78,8 +79,8 @@ func pinGroup(pgid int) (*pin, int) {
 		// process but the gate (or, once it executed, the Engine); if it
 		// is gone, the gate exited before the join counted.
 		fd, err := sys.WatchExit(pgid)
-		if err == nil && fd != fdGate {
-			err = sys.Dup2(fd, fdGate)
+		if err == nil && fd != wire.SlotGate {
+			err = sys.Dup2(fd, wire.SlotGate)
 			sys.Close(fd)
 		}
 		if err != nil {
@@ -87,7 +88,7 @@ func pinGroup(pgid int) (*pin, int) {
 			return nil, refusedGroupGone
 		}
 	}
-	gate := []sys.PollFd{{Fd: fdGate, Events: sys.POLLIN}}
+	gate := []sys.PollFd{{Fd: wire.SlotGate, Events: sys.POLLIN}}
 	if n, err := sys.Poll(gate, 0); err != nil || n != 0 {
 		p.end()
 		return nil, refusedGroupGone

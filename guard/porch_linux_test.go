@@ -14,7 +14,6 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
-	"github.com/session-starter/session-starter/internal/sys/rawfork"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -154,21 +153,6 @@ func TestWithoutTheGuardProperThePorchEndsTheMarkedAlone(t *testing.T) {
 	for i, c := range spared {
 		if c.Exited(0) {
 			t.Errorf("process %d (case %d), not the session's, was ended", c.PID, i)
-		}
-	}
-}
-
-// TestThePorchsSlotsAreTheGuards: the porch puts the descriptors where
-// the re-executed guard has them, so that the guard proper it executes
-// finds them there.
-func TestThePorchsSlotsAreTheGuards(t *testing.T) {
-	for got, want := range map[int]int{
-		rawfork.SlotGate: fdGate, rawfork.SlotFinish: fdFinish, rawfork.SlotStarter: fdStarter, rawfork.SlotArmed: fdArmed,
-		rawfork.SlotTTY: fdTTY, rawfork.SlotCgroup: fdCgroup, rawfork.SlotCgroupP: fdCgroupP,
-		rawfork.SlotLedger: fdLedger,
-	} {
-		if got != want {
-			t.Errorf("porch slot %d, guard slot %d", got, want)
 		}
 	}
 }

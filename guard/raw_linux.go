@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"syscall"
 
@@ -65,36 +64,39 @@ func spawnRaw(spec Spec) (*Guard, error) {
 	for i := range ps.From {
 		ps.From[i] = -1
 	}
-	ttyArg, cgArg := "-", "-"
-	if spec.Cgroup > 2 {
+	h := spec.handoff()
+	if h.cgName != "" {
 		// The checks the re-executed guard makes of its descriptors, made
 		// here of the same open files.
 		if code := checkCgroup(spec.Cgroup, spec.CgroupParent, spec.CgroupName); code != 0 {
 			return nil, fmt.Errorf("guard: %w", refusal(code))
 		}
-		ps.From[fdCgroup], ps.From[fdCgroupP] = spec.Cgroup, spec.CgroupParent
-		cgArg = spec.CgroupName
+		ps.From[wire.SlotCgroup], ps.From[wire.SlotCgroupP] = spec.Cgroup, spec.CgroupParent
 	}
-	if spec.ledgerArg() != "-" {
-		ps.From[fdLedger] = spec.Ledger
+	if h.record != "" {
+		ps.From[wire.SlotLedger] = spec.Ledger
 	}
-	if spec.TTY > 0 {
-		ps.From[fdTTY] = spec.TTY
-		ttyArg = strconv.Itoa(spec.TTYGroup)
+	if h.ttyGroup > 0 {
+		ps.From[wire.SlotTTY] = spec.TTY
 	}
-	if arg := spec.markArg(); arg != "-" && spec.Cgroup <= 2 {
+	if h.markArg != "-" && h.cgName == "" {
 		// The porch sweeps the marked as the guard proper's end does:
 		// only where no session cgroup holds the session (withMarked).
-		id, since, err := parseMark(arg)
+		id, since, err := parseMark(h.markArg)
 		if err != nil {
 			return nil, fmt.Errorf("guard: %w", err)
 		}
 		ps.MarkVar, ps.MarkID, ps.Since = mark.Var, id.String(), since
 	}
+	// The porch fills the number in: the budget or the deadline.
+	args := h.args()
+	args[numAt] = ""
+	head := []string{"session-starter", verifyArg, ""}
 	for mode, name := range []string{verifyFinish, verifyGone} {
-		ps.Argv[mode] = []string{"session-starter", verifyArg, name, strconv.Itoa(spec.PGID), "", ttyArg, cgArg, spec.markArg(), spec.releaseArg(), spec.ledgerArg()}
+		head[2] = name
+		ps.Argv[mode] = append(slices.Clone(head), args...)
 	}
-	ps.NumArg = 4
+	ps.NumArg = len(head) + numAt
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -112,10 +114,10 @@ func spawnRaw(spec Spec) (*Guard, error) {
 	defer sys.Close(finR)
 	defer sys.Close(armW)
 	ps.From[0], ps.From[1], ps.From[2] = null, null, null
-	ps.From[fdGate], ps.From[fdFinish], ps.From[fdStarter], ps.From[fdArmed] = spec.GatePidfd, finR, self, armW
-	ps.From[rawfork.SlotExe] = exe
+	ps.From[wire.SlotGate], ps.From[wire.SlotFinish], ps.From[wire.SlotStarter], ps.From[wire.SlotArmed] = spec.GatePidfd, finR, self, armW
+	ps.From[wire.SlotExe] = exe
 	if testOnlyUnexecutableVerifier {
-		ps.From[rawfork.SlotExe] = null // execveat answers EACCES
+		ps.From[wire.SlotExe] = null // execveat answers EACCES
 	}
 
 	p, err := rawfork.StartPorch(ps)

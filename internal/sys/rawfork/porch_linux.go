@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/session-starter/session-starter/internal/wire"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,8 +39,8 @@ type porchChild struct {
 	ignore [4]uintptr
 	one    [1]byte // "1", for cgroup.kill
 
-	from  [slots]int32
-	keep  [slots]int32
+	from  [wire.Slots]int32
+	keep  [wire.Slots]int32
 	nkeep uintptr
 
 	pgid, pageSize              uintptr
@@ -89,10 +90,10 @@ const (
 )
 
 // StartPorch starts the porch and returns without waiting for it; its
-// armed line (or refusal) comes on the pipe at From[SlotArmed]. An error
+// armed line (or refusal) comes on the pipe at From[wire.SlotArmed]. An error
 // means no child was made.
 func StartPorch(spec PorchSpec) (Porch, error) {
-	if spec.From[SlotExe] < 0 || spec.NumArg <= 0 {
+	if spec.From[wire.SlotExe] < 0 || spec.NumArg <= 0 {
 		return Porch{}, errors.New("no guard binary to execute")
 	}
 	size := int(unsafe.Sizeof(porchChild{})) + 64
@@ -133,7 +134,7 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	c.firstRound, c.maxRound = int64(spec.FirstRound), int64(spec.MaxRound)
 	c.firstLook, c.maxLook = int64(spec.FirstLook), int64(spec.MaxLook)
 	c.strikes = uintptr(spec.Strikes)
-	c.cgroup = spec.From[SlotCgroup] >= 0
+	c.cgroup = spec.From[wire.SlotCgroup] >= 0
 	c.cgKill, c.cgEvents = -1, -1
 	c.release = spec.Release
 	c.exitDone, c.exitRefused = uintptr(spec.ExitDone), uintptr(spec.ExitRefused)
@@ -243,8 +244,8 @@ func porchArm(c *porchChild) bool {
 	if c.cgroup {
 		// Sound: the names are NUL-terminated in the arena. Close-on-exec:
 		// the guard proper opens its own.
-		r1, e1 := rawSyscall6(unix.SYS_OPENAT, SlotCgroup, uintptr(unsafe.Pointer(&c.killName[0])), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
-		r2, e2 := rawSyscall6(unix.SYS_OPENAT, SlotCgroup, uintptr(unsafe.Pointer(&c.evName[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		r1, e1 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(&c.killName[0])), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		r2, e2 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(&c.evName[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
 		if e1 != 0 || e2 != 0 {
 			porchRefuse(c, c.noCgroup)
 		}
@@ -268,8 +269,8 @@ func porchArm(c *porchChild) bool {
 	}
 	// A failed write: the starter is gone already, which is what the
 	// guard guards against.
-	c.e = writeAll(SlotArmed, &c.armed[0], c.armedLen)
-	rawSyscall6(unix.SYS_CLOSE, SlotArmed, 0, 0, 0, 0, 0)
+	c.e = writeAll(wire.SlotArmed, &c.armed[0], c.armedLen)
+	rawSyscall6(unix.SYS_CLOSE, wire.SlotArmed, 0, 0, 0, 0, 0)
 	return c.e == 0
 }
 
@@ -282,19 +283,19 @@ func porchArm(c *porchChild) bool {
 //go:nosplit
 //go:norace
 func porchSlots(c *porchChild) {
-	for c.i = 0; c.i < slots; c.i++ {
-		if fd := c.from[c.i&15%slots]; fd >= 0 {
-			moved, e := rawSyscall6(unix.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD, slots, 0, 0, 0)
+	for c.i = 0; c.i < wire.Slots; c.i++ {
+		if fd := c.from[c.i&15%wire.Slots]; fd >= 0 {
+			moved, e := rawSyscall6(unix.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD, wire.Slots, 0, 0, 0)
 			if e != 0 {
 				exit(c.exitRefused)
 			}
-			c.from[c.i&15%slots] = int32(moved)
+			c.from[c.i&15%wire.Slots] = int32(moved)
 		}
 	}
-	for c.i = 0; c.i < slots; c.i++ {
-		if fd := c.from[c.i&15%slots]; fd >= 0 {
+	for c.i = 0; c.i < wire.Slots; c.i++ {
+		if fd := c.from[c.i&15%wire.Slots]; fd >= 0 {
 			flags := uintptr(0)
-			if c.i == SlotExe {
+			if c.i == wire.SlotExe {
 				flags = syscall.O_CLOEXEC
 			}
 			if _, e := rawSyscall6(unix.SYS_DUP3, uintptr(fd), c.i, flags, 0, 0, 0); e != 0 {
@@ -328,7 +329,7 @@ func porchRefuse(c *porchChild, code uintptr) {
 		c.msg[c.n&lineMask] = c.refused[c.n&lineMask]
 	}
 	c.n = putNum(&c.msg, c.n, code, '\n', &c.digits)
-	writeAll(SlotArmed, &c.msg[0], c.n)
+	writeAll(wire.SlotArmed, &c.msg[0], c.n)
 	exit(c.exitRefused)
 }
 
@@ -341,7 +342,7 @@ func porchRefuse(c *porchChild, code uintptr) {
 //go:nosplit
 //go:norace
 func groupSignal(sig uintptr) uintptr {
-	_, e := rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, SlotGate, sig, 0, unix.PIDFD_SIGNAL_PROCESS_GROUP, 0, 0)
+	_, e := rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, wire.SlotGate, sig, 0, unix.PIDFD_SIGNAL_PROCESS_GROUP, 0, 0)
 	return e
 }
 
@@ -355,21 +356,21 @@ func groupSignal(sig uintptr) uintptr {
 //go:nosplit
 //go:norace
 func porchWait(c *porchChild) bool {
-	if _, e := rawSyscall6(unix.SYS_FCNTL, SlotFinish, syscall.F_SETFL, syscall.O_NONBLOCK, 0, 0, 0); e != 0 {
+	if _, e := rawSyscall6(unix.SYS_FCNTL, wire.SlotFinish, syscall.F_SETFL, syscall.O_NONBLOCK, 0, 0, 0); e != 0 {
 		return false
 	}
 	for {
 		if porchLine(c) {
 			return porchTakeFinish(c)
 		}
-		c.fds[0] = pollFd{fd: SlotFinish, events: unix.POLLIN}
-		c.fds[1] = pollFd{fd: SlotStarter, events: unix.POLLIN}
+		c.fds[0] = pollFd{fd: wire.SlotFinish, events: unix.POLLIN}
+		c.fds[1] = pollFd{fd: wire.SlotStarter, events: unix.POLLIN}
 		if poll(&c.fds, -1, &c.ts) != 0 {
 			return false
 		}
 		if c.fds[0].revents != 0 {
 			// Sound: msg is in the arena.
-			c.r, c.e = rawSyscall6(unix.SYS_READ, SlotFinish, uintptr(unsafe.Pointer(&c.msg[0])), lineMask+1, 0, 0, 0)
+			c.r, c.e = rawSyscall6(unix.SYS_READ, wire.SlotFinish, uintptr(unsafe.Pointer(&c.msg[0])), lineMask+1, 0, 0, 0)
 			switch {
 			case c.e == uintptr(syscall.EAGAIN) || c.e == uintptr(syscall.EINTR):
 				continue
@@ -439,7 +440,7 @@ func porchEmpty(c *porchChild) bool {
 //go:nosplit
 //go:norace
 func porchEngineExited(c *porchChild) bool {
-	c.fds[0] = pollFd{fd: SlotGate, events: unix.POLLIN}
+	c.fds[0] = pollFd{fd: wire.SlotGate, events: unix.POLLIN}
 	c.fds[1] = pollFd{fd: -1}
 	return poll(&c.fds, 0, &c.ts) == 0 && c.fds[0].revents != 0
 }
@@ -510,7 +511,7 @@ func porchRounds(c *porchChild, max uintptr) {
 				groupSignal(uintptr(syscall.SIGKILL))
 			}
 			if c.engine {
-				rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, SlotGate, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
+				rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, wire.SlotGate, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
 			}
 			if c.marked {
 				porchSweep(c, uintptr(syscall.SIGKILL))
@@ -539,7 +540,7 @@ func porchPause(c *porchChild) {
 	c.fds[0] = pollFd{fd: -1}
 	c.fds[1] = pollFd{fd: -1}
 	if c.engine {
-		c.fds[0] = pollFd{fd: SlotGate, events: unix.POLLIN}
+		c.fds[0] = pollFd{fd: wire.SlotGate, events: unix.POLLIN}
 	}
 	if c.cg {
 		c.fds[1] = pollFd{fd: c.cgEvents, events: unix.POLLPRI}
@@ -556,7 +557,7 @@ func porchExec(c *porchChild, mode int, num uintptr) {
 	c.n = putNum(&c.numArg, 0, num, 0, &c.digits)
 	// Sound: the path is "" (AT_EMPTY_PATH: the descriptor itself), argv
 	// and the environment are NULL-terminated arrays of the arena.
-	rawSyscall6(unix.SYS_EXECVEAT, SlotExe, uintptr(unsafe.Pointer(&c.empty[0])), uintptr(unsafe.Pointer(c.argv[mode&1])), uintptr(unsafe.Pointer(c.envv)), unix.AT_EMPTY_PATH, 0)
+	rawSyscall6(unix.SYS_EXECVEAT, wire.SlotExe, uintptr(unsafe.Pointer(&c.empty[0])), uintptr(unsafe.Pointer(c.argv[mode&1])), uintptr(unsafe.Pointer(c.envv)), unix.AT_EMPTY_PATH, 0)
 }
 
 // stackKeep is how much of the stack the porch runs on it keeps on each

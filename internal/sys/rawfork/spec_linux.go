@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys/rlimit"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // GateSpec says what a raw gate is to become.
@@ -47,21 +48,6 @@ type Gate struct {
 	BornInto bool
 }
 
-// Slots: the guard's descriptor numbers, the re-executed guard's (package
-// guard), and the porch's own: the guard binary, close-on-exec.
-const (
-	SlotGate    = 3  // pidfd of the gate
-	SlotFinish  = 4  // read end of the finish pipe
-	SlotStarter = 5  // pidfd of the starter
-	SlotArmed   = 6  // write end of the armed pipe
-	SlotTTY     = 7  // the terminal, in terminal mode only
-	SlotCgroup  = 8  // the session cgroup's directory, in cgroup mode only
-	SlotCgroupP = 9  // its parent's directory, in cgroup mode only
-	SlotLedger  = 10 // the ledger's directory, with a mark only
-	SlotExe     = 11
-	slots       = 12
-)
-
 // Verify modes: what the guard proper is executed for.
 const (
 	// VerifyFinish: a valid finish came but the cheap test did not show
@@ -77,13 +63,13 @@ const (
 type PorchSpec struct {
 	// Comm is its command name.
 	Comm string
-	// PGID is the Engine's group E, led by the process of SlotGate.
+	// PGID is the Engine's group E, led by the process of wire.SlotGate.
 	PGID int
 	// Budget is the whole end's: from the first strike to the deadline.
 	Budget time.Duration
 	// From lists, for each slot, the descriptor of this process that goes
-	// there, or -1. SlotExe is the guard binary.
-	From [slots]int
+	// there, or -1. wire.SlotExe is the guard binary.
+	From [wire.Slots]int
 	// Armed, Finish: the lines the porch writes when armed and obeys.
 	// Refused is the word of a refusal, followed by a code of Codes.
 	Armed, Finish, Refused string
