@@ -344,26 +344,19 @@ func Main(args []string) {
 	if len(args) > 1 && args[1] == verifyArg {
 		verifyMain(args)
 	}
-	_ = sys.SetName(Comm)
-	runtime.GOMAXPROCS(1)
-	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
-	// Keep guarding through terminal and hang-up signals; only SIGKILL
-	// ends the guard. The guard executes nothing, so ignoring them here
-	// reaches no Engine.
-	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
+	settle()
 	c, ok := parseArgs(args)
-	pgid, budget, ttyGroup, cgName, markArg, release, record := c.pgid, time.Duration(c.num), c.ttyGroup, c.cgName, c.markArg, c.release, c.record
 	fds := []int{wire.SlotGate, wire.SlotFinish, wire.SlotStarter, wire.SlotArmed}
 	if sys.Pidless {
 		fds = []int{wire.SlotFinish, wire.SlotArmed}
 	}
-	if ttyGroup > 0 {
+	if c.ttyGroup > 0 {
 		fds = append(fds, wire.SlotTTY)
 	}
-	if cgName != "" {
+	if c.cgName != "" {
 		fds = append(fds, wire.SlotCgroup, wire.SlotCgroupP)
 	}
-	if record != "" {
+	if c.record != "" {
 		fds = append(fds, wire.SlotLedger)
 	}
 	for _, fd := range fds {
@@ -375,46 +368,77 @@ func Main(args []string) {
 		_ = sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Refused, refusedSetup))
 		os.Exit(exitRefused)
 	}
-	own, _ := sys.Getpgid(0)
-	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
-	code := check(pgid)
+	code := check(c.pgid)
 	var p *pin
 	if code == refusedNoGroupSignal {
 		// Before Linux 6.9: hold the number with a pin, signal -E.
-		if p, code = pinGroup(pgid); code == 0 {
-			group.Send = pinnedKill(pgid)
-			group.Exclude = []int{p.pid}
-		}
+		p, code = pinGroup(c.pgid)
 	}
-	// The Engine's own process first (it may have left group E), then
-	// group E, then the session cgroup.
-	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: wire.SlotGate, Pinned: p != nil}, group}
-	if code == 0 && cgName != "" {
-		var h end.Holder
-		if h, code = cgroupHolder(cgName); code == 0 {
-			holders = append(holders, h)
-		}
+	var g guarded
+	if code == 0 {
+		g, code = guard(c, p)
 	}
 	if code != 0 {
 		p.end()
 		_ = sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Refused, code))
 		os.Exit(exitRefused)
 	}
-	// Once the starter is gone, the marked processes too: those that left
-	// group E had the starter, now gone, as their subreaper (or, where
-	// there is none, nobody). They are looked for only then, each time
-	// from the tree as it stands (ending is called as the end begins).
-	ending := func() []end.Holder { return withMarked(holders, cgName != "", markArg, pgid, p.pids()) }
-	if sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Armed, pgid)) != nil {
+	budget := time.Duration(c.num)
+	if sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Armed, c.pgid)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endSession(ending(), budget, ttyGroup, cgName, record, p)
+		endSession(g, budget)
 	}
 	sys.Close(wire.SlotArmed)
-	if finished(pgid, obeys(holders, release)) {
+	if finished(c.pgid, obeys(g.holders, c.release)) {
 		p.end()
 		os.Exit(exitDone)
 	}
-	endSession(ending(), budget, ttyGroup, cgName, record, p)
+	endSession(g, budget)
+}
+
+// settle makes this process the guard: its name, one thread of Go code,
+// few collections, and the terminal and hang-up signals ignored. Only
+// SIGKILL ends the guard; it executes nothing, so ignoring them here
+// reaches no Engine.
+func settle() {
+	_ = sys.SetName(Comm)
+	runtime.GOMAXPROCS(1)
+	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
+}
+
+// guarded is the session a guard guards: what the hand-off named, and the
+// holders it names. held says the session cgroup is among them.
+type guarded struct {
+	handoff
+	holders []end.Holder
+	group   end.Group
+	held    bool
+	pin     *pin
+}
+
+// guard is the session h names: the Engine's own process first (it may
+// have left group E), then group E (signalled by number through the pin
+// p, where there is one), then the session cgroup. code is a refusal when
+// the cgroup's descriptors fail their checks; the holders then hold the
+// rest.
+func guard(h handoff, p *pin) (g guarded, code int) {
+	own, _ := sys.Getpgid(0)
+	g = guarded{handoff: h, pin: p}
+	g.group = end.Group{PGID: h.pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
+	if p != nil {
+		g.group.Send = pinnedKill(h.pgid)
+		g.group.Exclude = []int{p.pid}
+	}
+	g.holders = []end.Holder{&end.Process{PID: h.pgid, Pidfd: wire.SlotGate, Pinned: p != nil}, g.group}
+	if h.cgName != "" {
+		var cg end.Holder
+		if cg, code = cgroupHolder(h.cgName); code == 0 {
+			g.holders = append(g.holders, cg)
+			g.held = true
+		}
+	}
+	return g, code
 }
 
 // withMarked is the guard's holders for its end: the session's own, and
@@ -451,9 +475,8 @@ func guardEnv() []string {
 
 // verifyMain is the guard proper after the porch, executed by it with the
 // guard's descriptors at their slots (the armed pipe closed): args are
-// verifyArg, the mode, PGID, a number, the terminal's group ("-" for
-// none), the session cgroup's name ("-"), the mark ("-"), the release
-// ("-") and the ledger record ("-"). For verifyFinish the number
+// verifyArg, the mode and a hand-off ([handoff.args]). For verifyFinish
+// the hand-off's number
 // is the end's budget: the porch saw a valid finish but its cheap test
 // did not show the session empty (zombies left in group E, say), so this
 // looks itself, exits if the holders are empty, and else keeps guarding
@@ -467,37 +490,23 @@ func verifyMain(args []string) {
 		_, _ = os.Stdout.WriteString(probeAnswer())
 		os.Exit(exitDone)
 	}
-	_ = sys.SetName(Comm)
-	runtime.GOMAXPROCS(1)
-	debug.SetGCPercent(400)
-	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
+	settle()
 	mode, c, ok := parseVerifyArgs(args)
-	pgid, num, ttyGroup, cgName, markArg, release, record := c.pgid, c.num, c.ttyGroup, c.cgName, c.markArg, c.release, c.record
 	if !ok {
 		// Not the porch's: nothing here can be trusted to name the session.
 		os.Exit(exitRefused)
 	}
-	own, _ := sys.Getpgid(0)
-	group := end.Group{PGID: pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
-	holders := []end.Holder{&end.Process{PID: pgid, Pidfd: wire.SlotGate}, group}
-	held := false
-	if cgName != "" {
-		// The porch checked it at arming and struck it; one that cannot
-		// be read now is ended with the rest, unconfirmed, and the mark
-		// stands in for it.
-		if h, code := cgroupHolder(cgName); code == 0 {
-			holders = append(holders, h)
-			held = true
-		}
-	}
-	ending := func() []end.Holder { return withMarked(holders, held, markArg, pgid, nil) }
+	// The porch checked the cgroup at arming and struck it; one that
+	// cannot be read now is ended with the rest, unconfirmed, and the mark
+	// stands in for it.
+	g, _ := guard(c, nil)
 	if mode == verifyFinish {
-		if obeys(holders, release)() || finished(pgid, obeys(holders, release)) {
+		if obeys(g.holders, c.release)() || finished(c.pgid, obeys(g.holders, c.release)) {
 			os.Exit(exitDone)
 		}
-		endSession(ending(), time.Duration(num), ttyGroup, cgName, record, nil)
+		endSession(g, time.Duration(c.num))
 	}
-	endSession(ending(), max(time.Duration(num-sys.MonotonicNanos()), 0), ttyGroup, cgName, record, nil)
+	endSession(g, max(time.Duration(c.num-sys.MonotonicNanos()), 0))
 }
 
 // parseVerifyArgs reads verifyMain's command line: verifyArg, the mode,
@@ -660,22 +669,25 @@ func empty(holders []end.Holder) bool {
 	return true
 }
 
-// endSession ends every holder of the session, SIGKILL in rounds until
-// all are empty or the budget has passed, and exits. The pin is reaped
-// only after the last group signal. The session's ledger record (record,
-// "" for none) is removed once the end reached Empty, and kept otherwise.
-func endSession(holders []end.Holder, budget time.Duration, ttyGroup int, cgName, record string, p *pin) {
+// endSession ends every holder of the session g, SIGKILL in rounds until
+// all are empty or the budget has passed, and exits. Once the starter is
+// gone the marked processes are ended too (withMarked): those that left
+// group E had the starter as their subreaper, or nobody. The pin is
+// reaped only after the last group signal. The session's ledger record is
+// removed once the end reached Empty, and kept otherwise.
+func endSession(g guarded, budget time.Duration) {
+	holders := withMarked(g.holders, g.held, g.markArg, g.pgid, g.pin.pids())
 	r := end.End(holders, end.Plan{Budget: budget})
-	p.end()
-	forget(record, r, unverified(holders))
-	if cgName != "" {
-		removeCgroup(cgName)
+	g.pin.end()
+	forget(g.record, r, unverified(holders))
+	if g.cgName != "" {
+		removeCgroup(g.cgName)
 	}
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
-	if ttyGroup > 0 {
-		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == holders[1].(end.Group).PGID {
-			_ = sys.Tcsetpgrp(wire.SlotTTY, ttyGroup)
+	if g.ttyGroup > 0 {
+		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == g.group.PGID {
+			_ = sys.Tcsetpgrp(wire.SlotTTY, g.ttyGroup)
 		}
 	}
 	os.Exit(exitDone)
