@@ -36,7 +36,7 @@ build: ## Build a static binary at bin/session-starter
 
 .PHONY: test
 test: ## Run every test with the race detector (the session tests build the binary themselves)
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 15m -json ./... | $(GO) run ./scripts/progress
 
 # The long variants of the fault tests: 5,000 kill trials per
 # role, 1,000 sessions under PID reuse, 40 fork storms, a 10,000-wide
