@@ -55,8 +55,8 @@ func (s *session) reaperHolders() []end.Holder {
 // signalled this way.
 type subtree struct{ engine *end.Process }
 
-// Kind implements [end.Holder].
-func (t *subtree) Kind() end.Kind { return end.KindReaper }
+// Traits implements [end.Holder].
+func (t *subtree) Traits() end.Traits { return end.Traits{Kind: "reaper"} }
 
 // Notify implements [end.Holder]: nothing announces a subtree's end.
 func (t *subtree) Notify() (int, int16) { return -1, 0 }

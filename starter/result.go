@@ -167,7 +167,7 @@ func endOf(r end.Report) End {
 	e := End{
 		Outcome:      outcomeOf(r.Outcome),
 		Rounds:       r.Rounds,
-		MembersSeen:  r.Members(),
+		MembersSeen:  r.Members,
 		EscapeesSeen: r.Seen[end.KindEscapees],
 		Graceful:     r.Graceful,
 		Err:          r.Err,

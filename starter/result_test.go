@@ -38,7 +38,8 @@ func TestEndOfKeepsTheOutcomeAndFailsClosed(t *testing.T) {
 	r := end.Report{
 		Outcome:   end.Survivors,
 		Rounds:    4,
-		Seen:      map[end.Kind]int{end.KindGroup: 3, end.KindCgroup: 7, end.KindEscapees: 2},
+		Seen:      map[end.Kind]int{end.KindGroup: 3, "cgroup": 7, end.KindEscapees: 2},
+		Members:   7,
 		Survivors: []end.Member{{Stat: proc.Stat{PID: 42, Comm: "sleep", State: 'D'}, UID: 1000, Denied: true}},
 		Err:       errors.New("x"),
 	}

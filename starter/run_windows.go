@@ -517,7 +517,7 @@ func (s *session) endJob(grace time.Duration, hurried <-chan struct{}) end.Repor
 	deadline := start.Add(grace + s.budget)
 	r := end.Report{Seen: map[end.Kind]int{}}
 	if n, err := s.job.Active(); err == nil {
-		r.Seen[end.KindJob] = n
+		r.Seen["job"], r.Members = n, n
 	}
 	if grace > 0 {
 		if err := sys.GenerateConsoleCtrlEvent(sys.CTRL_BREAK_EVENT, s.eng.PID); err != nil {

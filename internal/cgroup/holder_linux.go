@@ -51,8 +51,11 @@ func (h *Holder) Close() {
 	}
 }
 
-// Kind implements [end.Holder].
-func (h *Holder) Kind() end.Kind { return end.KindCgroup }
+// Kind names the session cgroup in an end's report.
+const Kind end.Kind = "cgroup"
+
+// Traits implements [end.Holder]: the cgroup holds the whole session.
+func (h *Holder) Traits() end.Traits { return end.Traits{Kind: Kind, Whole: true} }
 
 // Notify implements [end.Holder].
 func (h *Holder) Notify() (int, int16) { return h.events, sys.POLLPRI }

@@ -40,8 +40,9 @@ type Adopted struct {
 	Sent func(pid, pgrp int, sig syscall.Signal, err error)
 }
 
-// Kind implements [Holder].
-func (a *Adopted) Kind() Kind { return KindEscapees }
+// Traits implements [Holder]: orphans are adopted as the session dies,
+// and a look is one read of this process's children.
+func (a *Adopted) Traits() Traits { return Traits{Kind: KindEscapees, Gains: true} }
 
 // Notify implements [Holder]: the children's exits are told by SIGCHLD,
 // through the plan.

@@ -24,7 +24,7 @@ type script struct {
 	signal func(sig syscall.Signal) error
 }
 
-func (h *script) Kind() Kind              { return h.kind }
+func (h *script) Traits() Traits          { return traitsOf[h.kind] }
 func (h *script) Notify() (int, int16)    { return -1, 0 }
 func (h *script) Live() ([]Member, error) { return h.live() }
 func (h *script) Signal(sig syscall.Signal) error {
@@ -33,6 +33,17 @@ func (h *script) Signal(sig syscall.Signal) error {
 		return h.signal(sig)
 	}
 	return nil
+}
+
+// kindCgroup stands for a session cgroup's holder.
+const kindCgroup Kind = "cgroup"
+
+// traitsOf is the traits of the holders the scripts stand for.
+var traitsOf = map[Kind]Traits{
+	KindEngine:   {Kind: KindEngine},
+	KindGroup:    {Kind: KindGroup, Together: true, Whole: true},
+	KindEscapees: {Kind: KindEscapees, Gains: true},
+	kindCgroup:   {Kind: kindCgroup, Whole: true},
 }
 
 // untilKilled is live (one member, pid) until it has been sent SIGKILL.
@@ -64,7 +75,7 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 		untilKilled("engine", KindEngine, 10, &log),
 		untilKilled("escapees", KindEscapees, 11, &log),
 		untilKilled("group", KindGroup, 12, &log),
-		untilKilled("cgroup", KindCgroup, 13, &log),
+		untilKilled("cgroup", kindCgroup, 13, &log),
 	}
 	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: testproc.TooLong})
 	want := []string{
@@ -78,7 +89,7 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 	if r.Outcome != Empty || r.Graceful || r.Rounds != 1 {
 		t.Fatalf("End() = %+v, want empty after one round, not graceful", r)
 	}
-	for _, k := range []Kind{KindEngine, KindEscapees, KindGroup, KindCgroup} {
+	for _, k := range []Kind{KindEngine, KindEscapees, KindGroup, kindCgroup} {
 		if r.Seen[k] != 1 {
 			t.Errorf("Seen[%s] = %d, want 1", k, r.Seen[k])
 		}
@@ -183,7 +194,11 @@ func TestEscapeesAdoptedAfterTheirHolderWasSeenEmptyAreEnded(t *testing.T) {
 // scanning is a script that is a scanner, like a group's /proc scan.
 type scanning struct{ *script }
 
-func (scanning) Scans() {}
+func (s scanning) Traits() Traits {
+	t := s.script.Traits()
+	t.Scans = true
+	return t
+}
 
 // TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive: while the Engine's
 // holder is live the session is not over, so the group's costly scan
@@ -227,7 +242,7 @@ func TestAScannerIsLookedAtForTheReportAtTheDeadline(t *testing.T) {
 	engine.kind = KindEngine
 	group := scanning{never("group", 12, &log)}
 	r := End([]Holder{engine, group}, Plan{Budget: 100 * time.Millisecond})
-	if r.Outcome != Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 {
+	if r.Outcome != Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 || r.Members != 1 {
 		t.Fatalf("End() = %+v, want both holders' members as survivors", r)
 	}
 }

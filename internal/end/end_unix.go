@@ -28,8 +28,10 @@ import (
 // Notify returns a descriptor and the poll events that make it ready
 // when the holder may have emptied, or fd -1 when the kernel announces
 // nothing: [End] then looks again after a backoff.
+//
+// Traits says what End must know of the holder's processes.
 type Holder interface {
-	Kind() Kind
+	Traits() Traits
 	Signal(sig syscall.Signal) error
 	Live() ([]Member, error)
 	Notify() (fd int, events int16)
@@ -259,9 +261,9 @@ func signalAll(hs []*held, s send, r *Report) bool {
 	return reached
 }
 
-// rank puts process groups before the other holders.
+// rank puts the holders signalled together before the others.
 func rank(h *held) int {
-	if h.Kind() == KindGroup {
+	if h.Traits().Together {
 		return 0
 	}
 	return 1
@@ -292,20 +294,14 @@ func signalOne(h *held, s send, r *Report) bool {
 	return false
 }
 
-// gains reports whether h holds processes that are adopted as the rest of
-// the session dies: the adopted escapees, the marked processes.
-func gains(h *held) bool {
-	return h.Kind() == KindEscapees || h.Kind() == KindMarked
-}
-
 // relooked reports whether h is looked at again after it was seen empty:
 // a holder that gains processes as others die and whose look is cheap
 // (the adopted escapees: one read of this process's children), so that
 // an orphan adopted while the rest of the session dies is found at the
 // next look, and signalled then (eager).
 func relooked(h *held) bool {
-	_, costly := h.Holder.(Scanner)
-	return gains(h) && !costly
+	t := h.Traits()
+	return t.Gains && !t.Scans
 }
 
 // eager sends the phase's signals at once to each holder that gains
@@ -317,13 +313,10 @@ func relooked(h *held) bool {
 // leaves out what the phase reached already ([OnceHolder]) is signalled
 // so, and only when the look found a member it had not found before (a
 // long grace over an escapee that ignores the stop signal does not walk
-// its tree at every look); a scanner is left to the rounds.
+// its tree at every look); a holder that scans is left to the rounds.
 func eager(hs []*held, r *Report, sends ...send) {
 	for _, h := range hs {
-		if h.empty || h.refused || len(h.last) == 0 || !gains(h) {
-			continue
-		}
-		if _, costly := h.Holder.(Scanner); costly {
+		if t := h.Traits(); h.empty || h.refused || len(h.last) == 0 || !t.Gains || t.Scans {
 			continue
 		}
 		if _, ok := h.Holder.(OnceHolder); !ok {
@@ -347,29 +340,17 @@ func eager(hs []*held, r *Report, sends ...send) {
 	}
 }
 
-// Scanner is implemented by a holder whose look is a walk of every
-// process on the machine (a group's /proc scan, the session mark's):
-// tens of milliseconds with thousands of processes, and hundreds of ends
-// at once each repeating theirs would starve the very processes they
-// killed of the CPU to exit. End looks at it only once every holder
-// before it has been seen empty — until then the session is not over
-// anyway, and the holders before it (the Engine's pidfd above all) tell
-// when that changes — and at the deadline.
-type Scanner interface{ Scans() }
-
-// Scans marks Group as a [Scanner].
-func (Group) Scans() {}
-
 // lookAll looks at every holder not yet shown empty (and again at those
-// relooked), and reports whether all are now empty (or refused). Unless full, a scanner behind a holder
-// that is not empty is not looked at, and counts as not empty.
+// relooked), and reports whether all are now empty (or refused). Unless full, a holder that scans
+// ([Traits.Scans]) behind one that is not empty is not looked at, and
+// counts as not empty.
 func lookAll(hs []*held, r *Report, full bool) bool {
 	all := true
 	for _, h := range hs {
 		if h.refused || (h.empty && !relooked(h)) {
 			continue
 		}
-		if _, costly := h.Holder.(Scanner); costly && !all && !full {
+		if h.Traits().Scans && !all && !full {
 			continue
 		}
 		live, err := h.Live()
@@ -381,7 +362,11 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 			h.empty, h.last = true, nil
 		default:
 			h.empty, h.last = false, live
-			r.Seen[h.Kind()] = max(r.Seen[h.Kind()], len(live))
+			t := h.Traits()
+			r.Seen[t.Kind] = max(r.Seen[t.Kind], len(live))
+			if t.Whole {
+				r.Members = max(r.Members, len(live))
+			}
 			all = false
 		}
 	}
@@ -404,7 +389,7 @@ func settled(hs []*held, r *Report, full bool, sends ...send) bool {
 	}
 	var again []*held
 	for _, h := range hs {
-		if (h.Kind() == KindEscapees || h.Kind() == KindMarked) && !h.refused {
+		if h.Traits().Gains && !h.refused {
 			h.empty = false
 			again = append(again, h)
 		}

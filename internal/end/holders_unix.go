@@ -45,8 +45,8 @@ type Process struct {
 	status sys.WaitStatus
 }
 
-// Kind implements [Holder].
-func (p *Process) Kind() Kind { return KindEngine }
+// Traits implements [Holder].
+func (p *Process) Traits() Traits { return Traits{Kind: KindEngine} }
 
 // Signal implements [Holder].
 func (p *Process) Signal(sig syscall.Signal) error {
@@ -181,8 +181,10 @@ func PidfdGroupSend(pidfd int) func(syscall.Signal) error {
 	return func(sig syscall.Signal) error { return sys.GroupSignal(pidfd, sig) }
 }
 
-// Kind implements [Holder].
-func (g Group) Kind() Kind { return KindGroup }
+// Traits implements [Holder]: a group's look is a /proc scan.
+func (g Group) Traits() Traits {
+	return Traits{Kind: KindGroup, Together: true, Scans: true, Whole: true}
+}
 
 // Notify implements [Holder]: nothing announces a group's last exit.
 func (g Group) Notify() (int, int16) { return -1, 0 }

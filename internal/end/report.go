@@ -47,19 +47,41 @@ type Member struct {
 	Denied bool
 }
 
-// Kind names what a holder is, for reports.
+// Kind names what a holder is, for reports only: End acts on [Traits].
+// Each holder's package declares its own.
 type Kind string
 
-// The kinds of holder.
+// The kinds of this package's holders.
 const (
 	KindEngine   Kind = "engine"   // the Engine's own process
 	KindGroup    Kind = "group"    // the Engine's process group
 	KindEscapees Kind = "escapees" // adopted processes that left the group
-	KindMarked   Kind = "marked"   // processes found by the session mark
-	KindCgroup   Kind = "cgroup"   // the session cgroup and its children
-	KindJob      Kind = "job"      // the Windows job object
-	KindReaper   Kind = "reaper"   // the Engine's subtree under a FreeBSD reaper
 )
+
+// Traits is what a holder declares of its processes, and End acts on.
+type Traits struct {
+	// Kind names the holder in the report's counts.
+	Kind Kind
+	// Together: one signal reaches every member at the same moment (a
+	// process group). Any signal but SIGKILL goes to such holders first,
+	// so that the holders after them can leave out what it reached.
+	Together bool
+	// Gains: processes join it as the rest of the session dies (adopted
+	// escapees, marked processes). It is looked at once more after every
+	// other holder is empty. A cheap one is looked at again after it was
+	// seen empty, and what a look finds is signalled at once.
+	Gains bool
+	// Scans: a look walks every process of the machine: tens of
+	// milliseconds with thousands of processes, and hundreds of ends at
+	// once each repeating theirs would starve the very processes they
+	// killed of the CPU to exit. End looks at it only once every holder
+	// before it was seen empty, and at the deadline: until then the
+	// session is not over anyway.
+	Scans bool
+	// Whole: it holds the whole session (group E, the session cgroup,
+	// the job): its largest count is the report's Members.
+	Whole bool
+}
 
 // Report is what End found.
 type Report struct {
@@ -69,6 +91,9 @@ type Report struct {
 	// Seen is, per kind of holder, the largest number of live processes
 	// one look found: a lower bound of what it held.
 	Seen map[Kind]int
+	// Members is the largest number of live processes one look found in
+	// a holder of the whole session ([Traits.Whole]).
+	Members int
 	// Graceful is set when every holder emptied within the grace, after
 	// the stop signal, without SIGKILL.
 	Graceful bool
@@ -80,12 +105,6 @@ type Report struct {
 	Err error
 	// Elapsed is the time End took.
 	Elapsed time.Duration
-}
-
-// Members is the largest number of live processes seen in the Engine's
-// group, session cgroup or job.
-func (r Report) Members() int {
-	return max(r.Seen[KindGroup], r.Seen[KindCgroup], r.Seen[KindJob])
 }
 
 // Describe is a one-line account of a report that is not Empty, for the

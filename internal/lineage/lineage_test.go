@@ -396,8 +396,8 @@ func TestAFoundProcessWhoseIdentityCannotBeReadIsReportedNotSignalled(t *testing
 
 func TestTheSweepIsAScanningEscapeesHolder(t *testing.T) {
 	var h end.Holder = NewSweep(engine, me, newMachine().table())
-	if _, ok := h.(end.Scanner); !ok || h.Kind() != end.KindEscapees {
-		t.Fatalf("the sweep is %v, scanner %v; want escapees, a scanner", h.Kind(), ok)
+	if tr := h.Traits(); tr != (end.Traits{Kind: end.KindEscapees, Gains: true, Scans: true}) {
+		t.Fatalf("the sweep's traits are %+v; want escapees that gain orphans and scan", tr)
 	}
 	if fd, _ := h.Notify(); fd != -1 {
 		t.Fatalf("Notify = %d, want -1", fd)

@@ -84,13 +84,12 @@ func (s *Sweep) discover() error {
 // them): found is not signalled, nor verified now.
 func (s *Sweep) Found() []Proc { return s.t.Found() }
 
-// Kind implements end.Holder: these are the escapees of the platforms
-// without a subreaper.
-func (s *Sweep) Kind() end.Kind { return end.KindEscapees }
-
-// Scans marks the sweep as an end.Scanner: each look reads the whole
-// process table.
-func (s *Sweep) Scans() {}
+// Traits implements end.Holder: these are the escapees of the platforms
+// without a subreaper, which gain orphans as the session dies; each look
+// reads the whole process table.
+func (s *Sweep) Traits() end.Traits {
+	return end.Traits{Kind: end.KindEscapees, Gains: true, Scans: true}
+}
 
 // Notify implements end.Holder: nothing announces their end.
 func (s *Sweep) Notify() (int, int16) { return -1, 0 }

@@ -57,11 +57,12 @@ func (h *Holder) Unverified() ([]Left, error) {
 	return tied, nil
 }
 
-// Kind implements end.Holder.
-func (h *Holder) Kind() end.Kind { return end.KindMarked }
+// Kind names the marked processes in an end's report.
+const Kind end.Kind = "marked"
 
-// Scans marks the holder as an end.Scanner: each look walks /proc.
-func (h *Holder) Scans() {}
+// Traits implements end.Holder: a member that forks a daemon before its
+// SIGKILL gains one, and each look walks /proc.
+func (h *Holder) Traits() end.Traits { return end.Traits{Kind: Kind, Gains: true, Scans: true} }
 
 // Notify implements end.Holder: nothing announces that no marked process
 // is left; the end looks again after a backoff.
