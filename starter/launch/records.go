@@ -152,6 +152,9 @@ type Survivor struct {
 	UID   int    `json:"uid"`
 	State string `json:"state"`
 	Comm  string `json:"comm"`
+	// Denied: session-starter could not signal it. It does not run as
+	// root, and the survivor belongs to another user.
+	Denied bool `json:"denied"`
 }
 
 // StarterExit is how session-starter itself ends: exit_status, or death

@@ -91,7 +91,7 @@ test('records of later versions are read and their new fields ignored', () => {
   assert.equal(started.pid, 4242);
   assert.equal(Object.hasOwn(started, 'cgroup'), false);
   assert.equal(ended.exitCode, 3);
-  assert.deepEqual(ended.survivors, [{ pid: 4250, uid: 1000, state: 'D', comm: 'fuse worker' }]);
+  assert.deepEqual(ended.survivors, [{ pid: 4250, uid: 1000, state: 'D', comm: 'fuse worker', denied: false }]);
   assert.deepEqual(ended.starter, { exitStatus: 3, signal: null });
   assert.equal(Object.hasOwn(ended, 'energy'), false);
   assert.equal(ended.raw.energy.joules, 4, 'the new field stays in raw');

@@ -89,6 +89,8 @@ class Survivor:
     uid: int = 0
     state: str = ""
     comm: str = ""
+    # session-starter could not signal it: it does not run as root, and the survivor is another user's.
+    denied: bool = False
 
 
 @dataclass
@@ -185,7 +187,7 @@ def _is_bool(v: Any) -> bool:
 # The fields of each record: JSON name -> (check, zero). None as the zero
 # means the field's null (exit_code, signal) or its absence (mode).
 _STARTER = {"exit_status": (_is_int, 0), "signal": (_is_str, None)}
-_SURVIVOR = {"pid": (_is_int, 0), "uid": (_is_int, 0), "state": (_is_str, ""), "comm": (_is_str, "")}
+_SURVIVOR = {"pid": (_is_int, 0), "uid": (_is_int, 0), "state": (_is_str, ""), "comm": (_is_str, ""), "denied": (_is_bool, False)}
 _STARTED = {
     "event": (_is_str, ""),
     "pid": (_is_int, 0),

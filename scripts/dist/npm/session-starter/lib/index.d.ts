@@ -105,6 +105,8 @@ export interface Survivor {
   uid: number;
   state: string;
   comm: string;
+  /** session-starter could not signal it: it does not run as root, and the survivor is another user's. */
+  denied: boolean;
 }
 
 /** The last status record: how the session ended. Fields are only ever added. */

@@ -98,6 +98,7 @@ const survivorFields = {
   uid: ['uid', 'int'],
   state: ['state', 'string'],
   comm: ['comm', 'string'],
+  denied: ['denied', 'bool'],
 };
 // usage: each figure is there only where its counter is ({ optional:
 // table } is an object left out where the JSON has none).
