@@ -7,7 +7,8 @@
 #       through launch() (ended by close, SIGTERM, SIGKILL), tsc --strict of
 #       the types
 #   python -m unittest (scripts/dist/python/tests)  launch(), launch_async(),
-#       the records, a JSON-RPC stdio client and server on the standard
+#       the records, call(), the MCP helpers (against a fake MCP SDK, on
+#       anyio), a JSON-RPC stdio client and server on the standard
 #       library (PyPI is not reachable here, so the MCP Python SDK is not
 #       used) ended by close, SIGTERM, SIGKILL
 #

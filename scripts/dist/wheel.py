@@ -48,7 +48,7 @@ PLATFORMS = {
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE_DIR = os.path.join(HERE, "python", "session_starter")
-MODULE_FILES = ["__init__.py", "__main__.py", "_aio.py", "_call.py", "_reclaim.py", "_records.py", "_session.py", "py.typed"]
+MODULE_FILES = ["__init__.py", "__main__.py", "_aio.py", "_call.py", "_mcp.py", "_reclaim.py", "_records.py", "_session.py", "py.typed"]
 README = os.path.join(HERE, "python", "README.md")
 LICENSE = os.path.join(HERE, os.pardir, os.pardir, "LICENSE")
 

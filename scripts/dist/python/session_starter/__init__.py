@@ -9,7 +9,10 @@ package starter/launch; see ``_session.py`` for its guarantees.
 ``read_ended()`` read the ack line and the status records. ``call()`` runs
 one command (an Engine's per-call command) as a session of its own and
 returns its output and whether it may be retried (``_call.py``).
-``reclaim()`` ends what the dead sessions of this user left behind (their
+``wrap_stdio_parameters()`` and ``stdio_client()`` run an MCP stdio
+server under session-starter for the MCP Python SDK's clients
+(``_mcp.py``; anyio and the SDK are imported only when stdio_client()
+runs). ``reclaim()`` ends what the dead sessions of this user left behind (their
 session-starter and guard SIGKILLed together) and returns the record of
 ``session-starter --reclaim`` (``_reclaim.py``).
 
@@ -35,6 +38,7 @@ from typing import List, Optional, Tuple
 
 from ._aio import AsyncSession, launch_async
 from ._call import DEFAULT_MAX_BUFFER, NOT_STARTED, STARTED, UNCLEAR, CallResult, MaxBufferError, call
+from ._mcp import CARRIED_ENV, StdioStreams, stdio_client, wrap_stdio_parameters
 from ._reclaim import reclaim
 from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, Usage, parse_ack, parse_record, read_ended, read_records
 from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_DRAIN, DEFAULT_KILL_BUDGET, LaunchError, Session, end_bound, launch
@@ -42,6 +46,7 @@ from ._session import DEFAULT_ACK_TIMEOUT, DEFAULT_DRAIN, DEFAULT_KILL_BUDGET, L
 __all__ = [
     "AsyncSession",
     "BinaryNotFoundError",
+    "CARRIED_ENV",
     "CallResult",
     "DEFAULT_ACK_TIMEOUT",
     "DEFAULT_DRAIN",
@@ -58,6 +63,7 @@ __all__ = [
     "Session",
     "StarterExit",
     "Started",
+    "StdioStreams",
     "Survivor",
     "Usage",
     "UNCLEAR",
@@ -72,6 +78,8 @@ __all__ = [
     "read_ended",
     "read_records",
     "reclaim",
+    "stdio_client",
+    "wrap_stdio_parameters",
 ]
 
 # Stamped by make dist (scripts/dist/wheel.py) from cmd/session-starter/version.go.

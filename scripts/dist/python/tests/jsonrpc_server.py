@@ -6,13 +6,16 @@ It answers initialize, tools/list and tools/call; the tool "spawn" starts
 COUNT processes that run until they are killed (a sleep, a shell with a
 sleep of its own, and one in a session of its own, which left the Engine's
 group) and returns their PIDs. At the end of its input it exits, leaving
-them running: ending them is the session's job.
+them running: ending them is the session's job. With --stubborn it
+ignores SIGTERM, and at the end of its input it runs on instead.
 """
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 PROTOCOL_VERSION = "2025-06-18"
 
@@ -49,6 +52,9 @@ def handle(method, params):
 
 
 def main():
+    stubborn = sys.argv[1:] == ["--stubborn"]
+    if stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -62,6 +68,8 @@ def main():
             reply["error"] = {"code": -32601, "message": f"unknown: {e}"}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
+    while stubborn:
+        time.sleep(600)
     os._exit(0)  # without waiting for what it spawned
 
 
