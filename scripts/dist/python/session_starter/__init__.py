@@ -8,7 +8,8 @@ package starter/launch; see ``_session.py`` for its guarantees.
 ``parse_ack()``, ``parse_record()``, ``read_records()`` and
 ``read_ended()`` read the ack line and the status records. ``call()`` runs
 one command (an Engine's per-call command) as a session of its own and
-returns its output and whether it may be retried (``_call.py``).
+returns its output and whether it may be retried (``_call.py``);
+``call_async()`` is its asyncio twin.
 ``wrap_stdio_parameters()`` and ``stdio_client()`` run an MCP stdio
 server under session-starter for the MCP Python SDK's clients
 (``_mcp.py``; anyio and the SDK are imported only when stdio_client()
@@ -37,7 +38,7 @@ import sysconfig
 from typing import List, Optional, Tuple
 
 from ._aio import AsyncSession, launch_async
-from ._call import DEFAULT_MAX_BUFFER, NOT_STARTED, STARTED, UNCLEAR, CallResult, MaxBufferError, call
+from ._call import DEFAULT_MAX_BUFFER, NOT_STARTED, STARTED, UNCLEAR, CallResult, MaxBufferError, call, call_async
 from ._mcp import CARRIED_ENV, StdioStreams, stdio_client, wrap_stdio_parameters
 from ._reclaim import reclaim
 from ._records import Ended, Other, Record, RecordError, StarterExit, Started, Survivor, Usage, parse_ack, parse_record, read_ended, read_records
@@ -70,6 +71,7 @@ __all__ = [
     "__version__",
     "binary_path",
     "call",
+    "call_async",
     "end_bound",
     "launch",
     "launch_async",

@@ -67,18 +67,30 @@ class AsyncSession:
         self._close_control()
         return code
 
+    def _end(self) -> None:
+        """Begins the end without waiting, as Session._end()."""
+        if self._control >= 0:
+            self._close_control()
+        elif _WINDOWS:
+            self.process.terminate()
+        else:
+            try:
+                self.process.send_signal(_signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def _close_pipes(self) -> None:
+        """Closes session-starter's stdout and stderr here, even where something the session released holds them."""
+        transport = getattr(self.process, "_transport", None)
+        for fd in (1, 2):
+            pipe = transport.get_pipe_transport(fd) if transport is not None else None
+            if pipe is not None:
+                pipe.close()
+
     async def stop(self) -> int:
         """Ends the session, as Session.stop() does, and returns session-starter's status."""
         if self.process.returncode is None:
-            if self._control >= 0:
-                self._close_control()
-            elif _WINDOWS:
-                self.process.terminate()
-            else:
-                try:
-                    self.process.send_signal(_signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+            self._end()
             try:
                 await asyncio.wait_for(self.process.wait(), self._stop_timeout)
             except asyncio.TimeoutError:

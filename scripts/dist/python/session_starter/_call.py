@@ -1,4 +1,4 @@
-"""call(): one command as a session of its own, for an Engine's per-call commands.
+"""call() and call_async(): one command as a session of its own, for an Engine's per-call commands.
 
 An MCP server written in Python runs each tool call's command through
 call() instead of subprocess.run(): the command runs under session-starter
@@ -10,13 +10,15 @@ be retried: only "not-started" may.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
 
-from ._records import Ended
+from ._aio import AsyncSession, launch_async
+from ._records import Ended, Record, RecordError, Started
 from ._session import DEFAULT_DRAIN, LaunchError, Session, _Feed, _invalid, _Pump, end_bound, launch
 
 NOT_STARTED = "not-started"
@@ -65,6 +67,8 @@ class CallResult:
     output pipe was still held open at the drain bound (by what a released
     call left running) and was closed: stdout and stderr hold what was read
     until then, and that process's later writes to them fail (EPIPE).
+    ``session`` is the call's session id (its mark, from the started
+    record), by which end_released() finds what a released call left.
     """
 
     outcome: str
@@ -74,6 +78,7 @@ class CallResult:
     ended: Optional[Ended]
     error: Optional[Union[LaunchError, MaxBufferError]] = None
     output_held: bool = False
+    session: Optional[str] = None
 
     @property
     def timed_out(self) -> bool:
@@ -126,6 +131,54 @@ def _max_buffer(max_buffer: Any) -> float:
     return max_buffer
 
 
+class _Call:
+    """What call() and call_async() share: the checked options, the captures, and the result.
+
+    ``over`` ends the session once an output went past max_buffer: the
+    first time, and again if that was before the session was there.
+    """
+
+    def __init__(self, drain: Any, max_buffer: Any, release_on_exit: bool, extra_flags: Sequence[str]) -> None:
+        self.exceeded: List[MaxBufferError] = []
+        self.session: Optional[Union[Session, AsyncSession]] = None
+        self.limit: float = DEFAULT_MAX_BUFFER
+        self.err = _Capture(math.inf, self._over("stderr"))
+        self.out = _Capture(math.inf, self._over("stdout"))
+        self.drain = _drain(drain)
+        self.limit = self.err.limit = self.out.limit = _max_buffer(max_buffer)
+        self.extra_flags = ["--release-on-exit", *extra_flags] if release_on_exit else list(extra_flags)
+
+    def _over(self, stream: str) -> Callable[[], None]:
+        def end() -> None:
+            if not self.exceeded:
+                self.exceeded.append(MaxBufferError(stream, self.limit))
+            if self.session is not None:
+                self.session._end()
+
+        return end
+
+    def started(self, s: Union[Session, AsyncSession]) -> None:
+        self.session = s
+        if self.exceeded:
+            s._end()  # stderr went past max_buffer before the ack
+
+    @staticmethod
+    def not_run(e: LaunchError, err: bytes) -> CallResult:
+        nothing = e.code in _NOTHING_RAN_CODES or e.kind in _NOTHING_RAN_KINDS
+        return CallResult(NOT_STARTED if nothing else UNCLEAR, e.returncode, b"", err, None, e)
+
+    def result(self, code: int, ended: Optional[Ended], records: List[Record], held: bool) -> CallResult:
+        if ended is None:
+            outcome = UNCLEAR
+        elif ended.executed:
+            outcome = STARTED
+        else:
+            outcome = NOT_STARTED
+        error = self.exceeded[0] if self.exceeded else None
+        sid = next((r.session for r in records if isinstance(r, Started)), None)
+        return CallResult(outcome, code, self.out.value(), self.err.value(), ended, error, held, sid)
+
+
 def call(
     argv: Sequence[str],
     *,
@@ -155,71 +208,132 @@ def call(
     file. ``release_on_exit`` keeps it instead when the command exits on
     its own (a dev server it started), for the enclosing session to end
     (--release-on-exit: it needs one, else the result is not-started with
-    a usage error); it may hold the output pipes, so they are read for at
-    most ``drain`` seconds after session-starter's exit (0: DEFAULT_DRAIN,
-    0.5 s), then closed (``output_held``). It never raises for the
-    command's failure: a session that could not be made comes back as a
-    result with ``error`` set.
+    a usage error), or for end_released() to end earlier; it may hold the
+    output pipes, so they are read for at most ``drain`` seconds after
+    session-starter's exit (0: DEFAULT_DRAIN, 0.5 s), then closed
+    (``output_held``). It never raises for the command's failure: a
+    session that could not be made comes back as a result with ``error``
+    set.
     """
-    holder: List[Session] = []
-    exceeded: List[MaxBufferError] = []
-
-    def over(stream: str) -> Callable[[], None]:
-        def end() -> None:
-            if not exceeded:
-                exceeded.append(MaxBufferError(stream, limit))
-            if holder:
-                holder[0]._end()
-
-        return end
-
-    limit: float = DEFAULT_MAX_BUFFER
-    err = _Capture(math.inf, over("stderr"))
     try:
-        bound = _drain(drain)
-        limit = err.limit = _max_buffer(max_buffer)
-        if release_on_exit:
-            extra_flags = ["--release-on-exit", *extra_flags]
+        c = _Call(drain, max_buffer, release_on_exit, extra_flags)
+    except LaunchError as e:
+        return _Call.not_run(e, b"")
+    try:
         s = launch(
             argv,
             binary=binary,
             env=env,
             cwd=cwd,
-            stderr=err,
+            stderr=c.err,
             grace=grace,
             stop_signal=stop_signal,
             timeout=timeout,
             kill_budget=kill_budget,
             containment=containment,
             status=True,
-            extra_flags=extra_flags,
+            extra_flags=c.extra_flags,
         )
     except LaunchError as e:
-        nothing = e.code in _NOTHING_RAN_CODES or e.kind in _NOTHING_RAN_KINDS
-        return CallResult(NOT_STARTED if nothing else UNCLEAR, e.returncode, b"", err.value(), None, e)
-
-    holder.append(s)
-    if exceeded:
-        s._end()  # stderr went past max_buffer before the ack
-    out = _Capture(limit, over("stdout"))
+        return _Call.not_run(e, c.err.value())
+    c.started(s)
     with s:
         feed = _Feed(s.stdin, input or b"")
-        pump = _Pump(s.stdout, out.write)
+        pump = _Pump(s.stdout, c.out.write)
         code = s.wait()
         # The call is over: what it left running (released) may hold the
         # pipes, so they are read for at most the drain bound, then closed.
         feed.finish()
-        deadline = time.monotonic() + bound
+        deadline = time.monotonic() + c.drain
         held = not pump.finish(deadline)
         held = not s._stderr.finish(deadline) or held
         try:
             ended = s.ended(timeout=end_bound(grace, kill_budget))
         except Exception:  # a bad record, or none in time: not known
             ended = None
-    if ended is None:
-        outcome = UNCLEAR
-    elif ended.executed:
-        outcome = STARTED
-    else:
-        outcome = NOT_STARTED
-    return CallResult(outcome, code, out.value(), err.value(), ended, exceeded[0] if exceeded else None, held)
+    return c.result(code, ended, s.records, held)
+
+
+async def call_async(
+    argv: Sequence[str],
+    *,
+    input: Optional[bytes] = None,
+    timeout: float = 0,
+    grace: float = 0,
+    stop_signal: Any = None,
+    kill_budget: float = 0,
+    containment: Optional[str] = None,
+    env: Optional[Mapping[str, str]] = None,
+    cwd: Optional[str] = None,
+    binary: Optional[str] = None,
+    release_on_exit: bool = False,
+    drain: float = 0,
+    max_buffer: Optional[float] = None,
+    extra_flags: Sequence[str] = (),
+) -> CallResult:
+    """call() for asyncio, on launch_async(): the same arguments, the same result; cancelled, it ends the call and waits for its end."""
+    try:
+        c = _Call(drain, max_buffer, release_on_exit, extra_flags)
+    except LaunchError as e:
+        return _Call.not_run(e, b"")
+    try:
+        s = await launch_async(
+            argv,
+            binary=binary,
+            env=env,
+            cwd=cwd,
+            stderr=c.err,
+            grace=grace,
+            stop_signal=stop_signal,
+            timeout=timeout,
+            kill_budget=kill_budget,
+            containment=containment,
+            status=True,
+            extra_flags=c.extra_flags,
+        )
+    except LaunchError as e:
+        return _Call.not_run(e, c.err.value())
+    c.started(s)
+    loop = asyncio.get_running_loop()
+    feed = loop.create_task(_feed(s.stdin, input or b""))
+    pump = loop.create_task(_pump(s.stdout, c.out.write))
+    try:
+        # The status pipe's end is session-starter's exit: asyncio's
+        # wait() would also wait for the output pipes, which what a
+        # released call left may hold.
+        await asyncio.shield(s._tasks[1])
+        feed.cancel()
+        # As in call(): the pipes are read for at most the drain bound.
+        _, pending = await asyncio.wait([pump, s._tasks[0]], timeout=c.drain)
+        held = bool(pending)
+        s._close_pipes()
+        code = await s.wait()
+        try:
+            ended = await s.ended()
+        except RecordError:  # a bad record: not known
+            ended = None
+    finally:
+        feed.cancel()
+        pump.cancel()
+        s._close_pipes()
+        await s.close()
+    return c.result(code, ended, s.records, held)
+
+
+async def _feed(w: asyncio.StreamWriter, data: bytes) -> None:
+    try:
+        if data:
+            w.write(data)
+            await w.drain()
+    except (ConnectionError, OSError):
+        pass  # the command stopped reading
+    finally:
+        w.close()
+
+
+async def _pump(r: asyncio.StreamReader, take: Callable[[bytes], Any]) -> None:
+    while True:
+        b = await r.read(65536)
+        if not b:
+            return
+        take(b)

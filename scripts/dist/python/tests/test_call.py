@@ -1,5 +1,6 @@
 """call() against the real binary: one command as a session of its own."""
 
+import asyncio
 import json
 import math
 import os
@@ -9,36 +10,43 @@ import time
 import unittest
 
 import session_starter as ss
-from support import SessionTest
+from support import SessionTest, marked
 
 
 class CallTest(SessionTest):
+    """call(); AsyncCallTest runs the same tests through call_async()."""
+
+    call_expr = "ss.call({})"
+
+    def call(self, *args, **kwargs):
+        return ss.call(*args, **kwargs)
+
     def test_output_status_and_the_end_of_what_the_command_left(self):
         """A background job and a setsid daemon hold stdout: call() returns once they are ended with the command, not when they would exit."""
         t0 = time.monotonic()
-        r = ss.call(["sh", "-c", "sleep 300 & setsid sleep 300 & echo out; echo err >&2; exit 3"], env=self.env)
+        r = self.call(["sh", "-c", "sleep 300 & setsid sleep 300 & echo out; echo err >&2; exit 3"], env=self.env)
         self.assertLess(time.monotonic() - t0, 60, "call() waited for what the command left")
         self.assertEqual((r.outcome, r.returncode, r.stdout, r.stderr), (ss.STARTED, 3, b"out\n", b"err\n"))
         self.assertEqual(r.ended.reason, "engine-exit")
 
     def test_input_reaches_the_command(self):
-        r = ss.call(["cat"], input=b"hello\n", env=self.env)
+        r = self.call(["cat"], input=b"hello\n", env=self.env)
         self.assertEqual((r.outcome, r.returncode, r.stdout), (ss.STARTED, 0, b"hello\n"))
 
     def test_a_timeout_ends_the_whole_tree(self):
-        r = ss.call(["sh", "-c", "sleep 300 & exec sleep 300"], timeout=0.2, env=self.env)
+        r = self.call(["sh", "-c", "sleep 300 & exec sleep 300"], timeout=0.2, env=self.env)
         self.assertTrue(r.timed_out)
         self.assertEqual((r.outcome, r.returncode), (ss.STARTED, 124))
 
     def test_a_program_not_found_is_not_started_and_ran_nothing(self):
-        r = ss.call(["no-such-program-anywhere"], env=self.env)
+        r = self.call(["no-such-program-anywhere"], env=self.env)
         self.assertEqual((r.outcome, r.returncode), (ss.NOT_STARTED, 127))
         self.assertIsNotNone(r.error)
 
     def test_a_refused_session_is_not_started_and_ran_nothing(self):
         with tempfile.TemporaryDirectory() as d:
             marker = os.path.join(d, "ran")
-            r = ss.call(["touch", marker], env=self.env, extra_flags=["--parent-pid", "1"])
+            r = self.call(["touch", marker], env=self.env, extra_flags=["--parent-pid", "1"])
             self.assertEqual(r.outcome, ss.NOT_STARTED)
             self.assertFalse(os.path.exists(marker))
 
@@ -46,7 +54,7 @@ class CallTest(SessionTest):
         env = {k: v for k, v in self.env.items() if k != "SESSION_STARTER_SESSION"}
         with tempfile.TemporaryDirectory() as d:
             marker = os.path.join(d, "ran")
-            r = ss.call(["touch", marker], env=env, release_on_exit=True)
+            r = self.call(["touch", marker], env=env, release_on_exit=True)
             self.assertEqual((r.outcome, r.returncode), (ss.NOT_STARTED, 2))
             self.assertIn("enclosing session", r.error.stderr)
             self.assertFalse(os.path.exists(marker))
@@ -54,21 +62,21 @@ class CallTest(SessionTest):
     def test_a_starter_sigkilled_before_its_ack_is_unclear(self):
         """No ack, no record: whether it ran cannot be known, so it is never retried."""
         bin = self.fake_starter("kill -9 $$")
-        r = ss.call(["true"], binary=bin, env=self.env)
+        r = self.call(["true"], binary=bin, env=self.env)
         self.assertEqual(r.outcome, ss.UNCLEAR)
 
     def test_a_session_without_an_ended_record_is_unclear(self):
         bin = self.fake_starter("printf '%s\\n' '{\"session_containment\":1,\"pid\":4242,\"mode\":\"group\"}'; exit 0")
-        r = ss.call(["true"], binary=bin, env=self.env)
+        r = self.call(["true"], binary=bin, env=self.env)
         self.assertEqual(r.outcome, ss.UNCLEAR)
 
     def test_release_on_exit_returns_at_the_exit_plus_the_drain_bound_while_what_it_released_holds_the_output(self):
         """The released sleep holds stdout and stderr for 300 s: call() returns after the drain bound, not when the sleep would exit."""
         script = (
-            "import json, sys, time\n"
+            "import asyncio, json, sys, time\n"
             "import session_starter as ss\n"
             "t0 = time.monotonic()\n"
-            "r = ss.call(['sh', '-c', 'sleep 300 & echo out; echo err >&2'], release_on_exit=True)\n"
+            "r = " + self.call_expr.format("['sh', '-c', 'sleep 300 & echo out; echo err >&2'], release_on_exit=True") + "\n"
             "print(json.dumps({'s': time.monotonic() - t0, 'stdout': r.stdout.decode(), 'stderr': r.stderr.decode(),"
             " 'outcome': r.outcome, 'returncode': r.returncode, 'held': r.output_held,"
             " 'released': r.ended.released if r.ended else None}), flush=True)\n"
@@ -87,7 +95,7 @@ class CallTest(SessionTest):
         for stream in ("stdout", "stderr"):
             with self.subTest(stream=stream):
                 to = " >&2" if stream == "stderr" else ""
-                r = self.bounded(lambda: ss.call(["sh", "-c", f"head -c 3000000 /dev/zero{to}; exec sleep 300"], max_buffer=1000000, env=self.env))
+                r = self.bounded(lambda: self.call(["sh", "-c", f"head -c 3000000 /dev/zero{to}; exec sleep 300"], max_buffer=1000000, env=self.env))
                 self.assertIsInstance(r.error, ss.MaxBufferError)
                 self.assertEqual(r.error.stream, stream)
                 self.assertIn("went past max_buffer (1000000 bytes)", str(r.error))
@@ -98,9 +106,29 @@ class CallTest(SessionTest):
         with tempfile.TemporaryDirectory() as d:
             marker = os.path.join(d, "ran")
             for bad in ({"drain": -1}, {"drain": math.inf}, {"max_buffer": 0}, {"max_buffer": 1.5}, {"max_buffer": "1"}):
-                r = ss.call(["touch", marker], env=self.env, **bad)
+                r = self.call(["touch", marker], env=self.env, **bad)
                 self.assertEqual((r.outcome, r.error.code), (ss.NOT_STARTED, "invalid-option"), bad)
             self.assertFalse(os.path.exists(marker))
+
+
+class AsyncCallTest(CallTest):
+    call_expr = "asyncio.run(ss.call_async({}))"
+
+    def call(self, *args, **kwargs):
+        return asyncio.run(ss.call_async(*args, **kwargs))
+
+    def test_a_cancelled_call_ends_its_whole_tree_before_the_cancellation_returns(self):
+        async def run():
+            task = asyncio.ensure_future(ss.call_async(["sh", "-c", "sleep 300 & setsid sleep 300 & exec sleep 300"], env=self.env))
+            while len(marked(self.mark)) < 4:  # session-starter, sh's exec'd sleep, and its two
+                self.assertFalse(task.done(), task)
+                await asyncio.sleep(0.01)
+            task.cancel()
+            with self.assertRaises(asyncio.CancelledError):
+                await task
+            self.assertEqual(marked(self.mark), [], "the cancellation returned before the call's end")
+
+        self.bounded(lambda: asyncio.run(run()))
 
 
 if __name__ == "__main__":
