@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
+import select
+import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -19,7 +23,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from ._aio import AsyncSession, launch_async
 from ._records import Ended, Record, RecordError, Started
-from ._session import DEFAULT_DRAIN, LaunchError, Session, _Feed, _invalid, _Pump, end_bound, launch
+from ._session import DEFAULT_DRAIN, DEFAULT_KILL_BUDGET, LaunchError, Session, _Feed, _invalid, _Pump, end_bound, launch
 
 NOT_STARTED = "not-started"
 STARTED = "started"
@@ -84,6 +88,28 @@ class CallResult:
     def timed_out(self) -> bool:
         """True when the session was ended by its timeout (status 124)."""
         return self.ended is not None and self.ended.reason == "timeout"
+
+    def end_released(self, *, grace: float = 0, kill_budget: float = 0) -> List[int]:
+        """Ends what this released call left running (the model's "stop my dev server"), and returns once it has ended.
+
+        It ends every process that carries the call's session id in
+        SESSION_STARTER_SESSION — the processes the ended record lists
+        as released, and what they started since — each checked again once
+        a pidfd holds it, and signalled through that pidfd. With ``grace`` (seconds; 0: none) they get SIGTERM
+        first and that long to exit; then SIGKILL, in rounds (which find
+        what forked meanwhile) for up to ``kill_budget`` (0: 10 s).
+        Returns the PIDs left alive past it: [] when all ended. A process
+        that scrubbed its environment is not found: the enclosing session
+        still ends it. Linux only (NotImplementedError elsewhere);
+        ValueError for a call that was not released, or has no session id.
+        """
+        if self.ended is None or self.ended.outcome != "released":
+            raise ValueError("session-starter: end_released(): the call was not released: it left nothing running")
+        if not self.session:
+            raise ValueError("session-starter: end_released(): the call has no session id (its started record is missing)")
+        if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
+            raise NotImplementedError("session-starter: end_released(): Linux only (pidfds); the enclosing session ends what the call left")
+        return _end_marked(self.session, grace, kill_budget if kill_budget > 0 else DEFAULT_KILL_BUDGET)
 
 
 class _Capture:
@@ -337,3 +363,82 @@ async def _pump(r: asyncio.StreamReader, take: Callable[[bytes], Any]) -> None:
         if not b:
             return
         take(b)
+
+
+_MARK_VAR = b"SESSION_STARTER_SESSION="
+
+
+def _carries(pid: int, sid: bytes) -> bool:
+    """Whether process pid's environment lists session sid in SESSION_STARTER_SESSION (a zombie's is empty)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = f.read()
+    except OSError:
+        return False
+    for kv in env.split(b"\0"):
+        if kv.startswith(_MARK_VAR):
+            return sid in kv[len(_MARK_VAR) :].split(b":")
+    return False
+
+
+def _carriers(sid: bytes) -> List[int]:
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _carries(int(n), sid)]
+
+
+def _end_marked(session: str, grace: float, kill_budget: float) -> List[int]:
+    """Ends the processes that carry session's id, each through a pidfd opened after it was found and checked again; returns those left alive."""
+    sid = session.encode()
+    held: dict = {}  # pid: pidfd
+
+    def pin() -> None:
+        for pid in _carriers(sid):
+            if pid in held:
+                continue
+            try:
+                fd = os.pidfd_open(pid)
+            except OSError:
+                continue  # gone already
+            if _carries(pid, sid):  # still the one found: the pidfd holds it now
+                held[pid] = fd
+            else:
+                os.close(fd)
+
+    def signal_all(sig: int) -> None:
+        for fd in held.values():
+            try:
+                signal.pidfd_send_signal(fd, sig)
+            except ProcessLookupError:
+                pass
+
+    def wait_all(deadline: float) -> None:
+        """Waits until every held process has exited or deadline; forgets those that exited."""
+        while held:
+            p = select.poll()
+            for fd in held.values():
+                p.register(fd, select.POLLIN)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            ready = {fd for fd, _ in p.poll(left * 1000)}
+            for pid, fd in list(held.items()):
+                if fd in ready:
+                    os.close(fd)
+                    del held[pid]
+
+    try:
+        pin()
+        if grace > 0 and held:
+            signal_all(signal.SIGTERM)
+            wait_all(time.monotonic() + grace)
+        deadline = time.monotonic() + kill_budget
+        while True:
+            pin()
+            if not held:
+                return []
+            signal_all(signal.SIGKILL)
+            wait_all(deadline)
+            if held and time.monotonic() >= deadline:
+                return sorted(held)
+    finally:
+        for fd in held.values():
+            os.close(fd)

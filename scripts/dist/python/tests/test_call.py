@@ -91,6 +91,54 @@ class CallTest(SessionTest):
             self.assertEqual(len(r["released"]), 1)
             self.assertTrue(self.alive(r["released"][0]), "the released sleep was ended by the call")
 
+    def test_end_released_ends_what_a_released_call_left_and_what_it_started_since(self):
+        """Inside an enclosing session: the released processes live after the call, and none after end_released()."""
+        script = (
+            "import asyncio, json, os, sys\n"
+            "import session_starter as ss\n"
+            "def alive(pid):\n"
+            "    try:\n"
+            "        with open(f'/proc/{pid}/stat', 'rb') as f:\n"
+            "            stat = f.read()\n"
+            "    except OSError:\n"
+            "        return False\n"
+            "    return stat[stat.rfind(b')') + 2 : stat.rfind(b')') + 3] != b'Z'\n"
+            "r = " + self.call_expr.format("['sh', '-c', 'sleep 300 & setsid sh -c \"sleep 300 & wait\" & echo ok'], release_on_exit=True") + "\n"
+            "released = r.ended.released\n"
+            "before = [p for p in released if alive(p)]\n"
+            "left = r.end_released(grace=0.5)\n"
+            "print(json.dumps({'released': released, 'before': before, 'left': left, 'after': [p for p in released if alive(p)]}), flush=True)\n"
+            "sys.stdin.read()  # the enclosing session ends it\n"
+        )
+        with ss.launch([sys.executable, "-c", script], env=self.env) as s:
+            line = self.bounded(s.stdout.readline)
+            self.assertTrue(line, "the enclosing Engine wrote nothing")
+            r = json.loads(line)
+            self.assertGreaterEqual(len(r["released"]), 2, r)
+            self.assertEqual(r["before"], r["released"], "the call ended what it released")
+            self.assertEqual((r["left"], r["after"]), ([], []))
+
+    def test_end_released_with_a_grace_sends_sigterm_first(self):
+        with tempfile.TemporaryDirectory() as d:
+            termed = os.path.join(d, "termed")
+            leader = "setsid sh -c 'trap \"touch " + termed + "; exit 0\" TERM; sleep 300 & wait' & echo ok"
+            script = (
+                "import asyncio, json, sys\n"
+                "import session_starter as ss\n"
+                "r = " + self.call_expr.format(repr(["sh", "-c", leader]) + ", release_on_exit=True") + "\n"
+                "print(json.dumps({'left': r.end_released(grace=10)}), flush=True)\n"
+                "sys.stdin.read()\n"
+            )
+            with ss.launch([sys.executable, "-c", script], env=self.env) as s:
+                line = self.bounded(s.stdout.readline)
+                self.assertEqual(json.loads(line), {"left": []})
+                self.assertTrue(os.path.exists(termed), "the released shell got no SIGTERM")
+
+    def test_end_released_of_a_call_that_was_not_released_says_so(self):
+        r = self.call(["sh", "-c", "sleep 300 & exit 0"], env=self.env)
+        with self.assertRaisesRegex(ValueError, "not released"):
+            r.end_released()
+
     def test_output_past_max_buffer_ends_the_call_and_keeps_the_first_bytes(self):
         for stream in ("stdout", "stderr"):
             with self.subTest(stream=stream):
