@@ -236,6 +236,9 @@ async def launch_async(
     except OSError as err:
         prep.close_all()
         raise prep.spawn_error(err) from None
+    except BaseException:  # cancelled: asyncio has killed what it spawned
+        prep.close_all()
+        raise
     prep.close_passed()
     loop = asyncio.get_running_loop()
     tail = _Tail()
@@ -251,8 +254,20 @@ async def launch_async(
     code: Optional[str] = None
     why = ""
     line = ""
+    # Not wait_for: before Python 3.12 it can return a result and drop a
+    # cancellation that came with it, and the session would be nobody's.
+    read = loop.create_task(proc.stdout.readuntil(b"\n"))
     try:
-        raw = await asyncio.wait_for(proc.stdout.readuntil(b"\n"), prep.ack_timeout)
+        done, _ = await asyncio.wait([read], timeout=prep.ack_timeout)
+    except asyncio.CancelledError:
+        read.cancel()
+        await _abandon(proc, prep, tasks, tail, "cancelled", "cancelled", line)
+        raise
+    try:
+        if not done:
+            read.cancel()
+            raise asyncio.TimeoutError
+        raw = read.result()
         line = raw[:-1].decode("utf-8", "replace")
         if len(raw) > MAX_ACK_LINE + 1:
             code, why = "malformed-ack", f"first line longer than {MAX_ACK_LINE} bytes"
@@ -267,9 +282,6 @@ async def launch_async(
         code, why = "malformed-ack", f"first line longer than {MAX_ACK_LINE} bytes"
     except asyncio.TimeoutError:
         code, why = "ack-timeout", f"no ack line within {prep.ack_timeout:g} s"
-    except asyncio.CancelledError:
-        await _abandon(proc, prep, tasks, tail, "cancelled", "cancelled", line)
-        raise
     if code is not None:
         raise await _abandon(proc, prep, tasks, tail, code, why, line)
     return AsyncSession(proc, pid, mode, prep, tail, tasks, records)

@@ -297,7 +297,12 @@ async def call_async(
     max_buffer: Optional[float] = None,
     extra_flags: Sequence[str] = (),
 ) -> CallResult:
-    """call() for asyncio, on launch_async(): the same arguments, the same result; cancelled, it ends the call and waits for its end."""
+    """call() for asyncio, on launch_async(): the same arguments, the same result.
+
+    Cancelled, it ends the call and raises CancelledError: once the
+    session has ended, or, before the ack, once session-starter was
+    SIGKILLed and reaped (its guard ends what it started).
+    """
     try:
         c = _Call(drain, max_buffer, release_on_exit, extra_flags)
     except LaunchError as e:
