@@ -22,6 +22,7 @@ from support import HERE, MARK_VAR, TOO_LONG, SessionTest, marked, use_fake_sdk
 
 use_fake_sdk()
 
+import anyio  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 SERVER = [sys.executable, os.path.join(HERE, "jsonrpc_server.py")]
@@ -69,6 +70,20 @@ class WrapStdioParametersTest(unittest.TestCase):
             for k in carried:
                 os.environ.pop(k, None)
             self.assertIsNone(ss.wrap_stdio_parameters(Plain("srv")).env, "an env was made where the SDK's default would do")
+
+    def test_neither_the_import_nor_wrap_stdio_parameters_imports_anyio_or_the_sdk(self):
+        """Both are importable here (fake_sdk, anyio): the module must not load them until stdio_client() runs."""
+        code = (
+            "import sys\n"
+            f"sys.path[:0] = [{os.path.join(HERE, 'fake_sdk')!r}]\n"
+            f"sys.path += {[os.path.dirname(os.path.dirname(anyio.__file__))]!r}\n"
+            "import session_starter as ss\n"
+            "ss.wrap_stdio_parameters(type('P', (), {'command': 'srv', 'args': [], 'env': None, 'cwd': None, 'model_copy': lambda self, update: update})())\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('anyio', 'mcp', 'sniffio')))\n"
+            "import anyio, mcp.client.stdio\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], cwd=HERE, capture_output=True, text=True, timeout=TOO_LONG)
+        self.assertEqual((out.returncode, out.stdout.strip()), (0, "[]"), out.stderr)
 
     def test_bad_parameters_and_options_are_refused_saying_what_to_fix(self):
         cases = [
