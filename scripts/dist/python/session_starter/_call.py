@@ -93,11 +93,12 @@ class CallResult:
         """Ends what this released call left running (the model's "stop my dev server"), and returns once it has ended.
 
         It ends every process that carries the call's session id in
-        SESSION_STARTER_SESSION — the processes the ended record lists
-        as released, and what they started since — each checked again once
-        a pidfd holds it, and signalled through that pidfd. With ``grace`` (seconds; 0: none) they get SIGTERM
-        first and that long to exit; then SIGKILL, in rounds (which find
-        what forked meanwhile) for up to ``kill_budget`` (0: 10 s).
+        SESSION_STARTER_SESSION — the processes the ended record lists as
+        released, and what they started since — each checked again once a
+        pidfd holds it, and signalled through that pidfd. With ``grace``
+        (seconds; 0: none) they get SIGTERM first and that long to exit;
+        then SIGKILL, in rounds (which find what forked meanwhile) for up
+        to ``kill_budget`` (0: 10 s).
         Returns the PIDs left alive past it: [] when all ended. A process
         that scrubbed its environment is not found: the enclosing session
         still ends it. Linux only (NotImplementedError elsewhere);
@@ -160,18 +161,17 @@ def _max_buffer(max_buffer: Any) -> float:
 class _Call:
     """What call() and call_async() share: the checked options, the captures, and the result.
 
-    ``over`` ends the session once an output went past max_buffer: the
-    first time, and again if that was before the session was there.
+    An output past max_buffer ends the session; started() ends it if that
+    came before the ack.
     """
 
     def __init__(self, drain: Any, max_buffer: Any, release_on_exit: bool, extra_flags: Sequence[str]) -> None:
         self.exceeded: List[MaxBufferError] = []
         self.session: Optional[Union[Session, AsyncSession]] = None
-        self.limit: float = DEFAULT_MAX_BUFFER
-        self.err = _Capture(math.inf, self._over("stderr"))
-        self.out = _Capture(math.inf, self._over("stdout"))
         self.drain = _drain(drain)
-        self.limit = self.err.limit = self.out.limit = _max_buffer(max_buffer)
+        self.limit = _max_buffer(max_buffer)
+        self.err = _Capture(self.limit, self._over("stderr"))
+        self.out = _Capture(self.limit, self._over("stdout"))
         self.extra_flags = ["--release-on-exit", *extra_flags] if release_on_exit else list(extra_flags)
 
     def _over(self, stream: str) -> Callable[[], None]:

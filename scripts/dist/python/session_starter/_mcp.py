@@ -15,6 +15,7 @@ and a ``stdio_client`` that ends its child as the SDK documents it.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import os
 import sys
@@ -181,8 +182,9 @@ async def stdio_client(
     On exit the server's stdin is closed; session-starter (--watch-stdin)
     gives it ``stdin_grace`` (0: 2 s) to exit by itself, then ends the
     session with ``grace`` and ``kill_budget``; the exit returns once
-    session-starter has exited and its ended record is read. If this
-    process dies instead, the control pipe's end ends the session. The
+    session-starter has exited and its ended record is read (past
+    stdin_grace + end_bound() + 5 s it is stopped, as stop() does). If
+    this process dies instead, the control pipe's end ends the session. The
     options are launch()'s; asyncio only (anyio's default backend). It
     imports anyio and the SDK (``mcp``) when it runs, never before.
     """
@@ -266,8 +268,6 @@ async def stdio_client(
 
 async def _end(session: AsyncSession, stdin_grace: float, grace: float, kill_budget: float) -> Optional[Ended]:
     """Closes the server's stdin and waits for the session's end and its ended record; past their bound, stops it."""
-    import asyncio
-
     session.stdin.close()
     bound = (stdin_grace or DEFAULT_STDIN_GRACE) + end_bound(grace, kill_budget) + 5.0
     try:

@@ -18,7 +18,7 @@ import unittest
 from unittest import mock
 
 import session_starter as ss
-from support import HERE, MARK_VAR, TOO_LONG, SessionTest, marked, use_fake_sdk
+from support import HERE, TOO_LONG, SessionTest, marked, use_fake_sdk
 
 use_fake_sdk()
 
