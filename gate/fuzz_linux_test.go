@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // FuzzGoAhead starts a real gate of each kind and feeds it arbitrary bytes on its
@@ -61,8 +62,8 @@ func FuzzGoAhead(f *testing.F) {
 			switch {
 			case valid && (!ran(dir) || !st.Exited || st.Code != 0):
 				t.Fatalf("%s gate, after %q: Engine ran %v, status %v; want it executed, exit 0", k.name, msg, ran(dir), st)
-			case !valid && (ran(dir) || !st.Exited || st.Code != exitNotReleased):
-				t.Fatalf("%s gate, after %q: Engine ran %v, status %v; want nothing executed, exit %d", k.name, msg, ran(dir), st, exitNotReleased)
+			case !valid && (ran(dir) || !st.Exited || st.Code != wire.ExitNotReleased):
+				t.Fatalf("%s gate, after %q: Engine ran %v, status %v; want nothing executed, exit %d", k.name, msg, ran(dir), st, wire.ExitNotReleased)
 			}
 			if canary.Exited(0) {
 				t.Fatalf("after %q the canary, outside the gate's group, was signalled", msg)

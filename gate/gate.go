@@ -73,24 +73,12 @@ func (e *ExecError) Error() string {
 
 func (e *ExecError) Unwrap() error { return e.Errno }
 
-// Exit statuses of the gate process itself, seen by the starter only when
-// the Engine's program was never executed.
-const (
-	// exitNotReleased: the starter was gone before the go-ahead.
-	exitNotReleased = 125
-	// ExitCannotExecute: the Engine's program exists but cannot be
-	// executed, as a shell says it.
-	ExitCannotExecute = 126
-	// ExitNotFound: the Engine's program does not exist.
-	ExitNotFound = 127
-)
-
 // ExitStatusFor is the status for an Engine program that could not be
-// executed: [ExitNotFound] when it does not exist, else
-// [ExitCannotExecute] (as a shell does).
+// executed: [wire.ExitNotFound] when it does not exist, else
+// [wire.ExitCannotExecute] (as a shell does).
 func ExitStatusFor(err error) int {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
-		return ExitNotFound
+		return wire.ExitNotFound
 	}
-	return ExitCannotExecute
+	return wire.ExitCannotExecute
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // The test binary plays the gate: Start starts it with Arg first.
@@ -262,8 +263,8 @@ func TestGateExecutesNothingUnlessTheGoAheadIsExact(t *testing.T) {
 					}
 				}
 				g.Abort()
-				if st := reap(t, g); !st.Exited || st.Code != exitNotReleased {
-					t.Fatalf("gate ended with %v, want exit %d", st, exitNotReleased)
+				if st := reap(t, g); !st.Exited || st.Code != wire.ExitNotReleased {
+					t.Fatalf("gate ended with %v, want exit %d", st, wire.ExitNotReleased)
 				}
 				if ran(dir) {
 					t.Fatal("the Engine ran without a valid go-ahead")

@@ -5,11 +5,13 @@ package gate
 import (
 	"fmt"
 	"os"
+
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // Main is the gate side; on this platform there is none yet, and it
 // exits 125 without executing anything.
 func Main([]string) {
 	fmt.Fprintln(os.Stderr, "session-starter: gate: unsupported on this platform")
-	os.Exit(exitNotReleased)
+	os.Exit(wire.ExitNotReleased)
 }

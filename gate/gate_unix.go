@@ -310,18 +310,18 @@ func Main(args []string) {
 	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
 		complain("%v", err)
-		os.Exit(exitNotReleased)
+		os.Exit(wire.ExitNotReleased)
 	}
 	path, argv, env, err := readSpec(specFD)
 	sys.Close(specFD)
 	if err != nil {
 		complain("%v", err)
-		os.Exit(exitNotReleased)
+		os.Exit(wire.ExitNotReleased)
 	}
 	_ = sys.SetName(Comm)
 	pid := os.Getpid()
 	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
-		os.Exit(exitNotReleased)
+		os.Exit(wire.ExitNotReleased)
 	}
 	if cgFD > 0 {
 		// Join the session cgroup before saying ready: from here on every
@@ -331,15 +331,15 @@ func Main(args []string) {
 		sys.Close(cgFD)
 		if err != nil {
 			complain("join the session cgroup: %v", err)
-			os.Exit(exitNotReleased)
+			os.Exit(wire.ExitNotReleased)
 		}
 	}
 	if sys.WriteAll(repFD, wire.Encode(wire.Ready, pid)) != nil {
-		os.Exit(exitNotReleased)
+		os.Exit(wire.ExitNotReleased)
 	}
 	line, err := wire.ReadLine(sys.FD(goFD))
 	if err != nil || wire.Expect(line, wire.Go, pid) != nil {
-		os.Exit(exitNotReleased)
+		os.Exit(wire.ExitNotReleased)
 	}
 	sys.Close(goFD)
 	err = syscall.Exec(path, argv, env)

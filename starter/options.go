@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // Exit statuses of session-starter's own.
@@ -23,9 +24,9 @@ const (
 	// executed), the guard was lost, or members survived the kill budget.
 	ExitContainment = 125
 	// ExitCannotExecute: PROGRAM was found but cannot be executed.
-	ExitCannotExecute = 126
+	ExitCannotExecute = wire.ExitCannotExecute
 	// ExitNotFound: PROGRAM was not found.
-	ExitNotFound = 127
+	ExitNotFound = wire.ExitNotFound
 )
 
 // Options describe one session.

@@ -16,14 +16,6 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// Exit statuses of a raw gate that did not execute the Engine, as the
-// re-executed gate's (package gate).
-const (
-	gateNotReleased = 125
-	gateCannotExec  = 126
-	gateNotFound    = 127
-)
-
 // gateChild is everything the raw gate reads, built by the parent in the
 // gate's arena before the fork. The child writes only its scratch fields.
 type gateChild struct {
@@ -200,7 +192,7 @@ func gateMain(c *gateChild) {
 	setName(c.comm)
 	c.pid, _ = rawSyscall6(unix.SYS_GETPID, 0, 0, 0, 0, 0, 0)
 	if _, e := rawSyscall6(unix.SYS_SETPGID, 0, 0, 0, 0, 0, 0); e != 0 {
-		exit(gateNotReleased)
+		exit(wire.ExitNotReleased)
 	}
 	if c.cgFD >= 0 {
 		gateJoin(c)
@@ -228,7 +220,7 @@ func gateJoin(c *gateChild) {
 		writeAll(2, c.complaint, c.complaintLen)
 		c.n = putNum(&c.msg, 0, c.e, '\n', &c.digits)
 		writeAll(2, &c.msg[0], c.n)
-		exit(gateNotReleased)
+		exit(wire.ExitNotReleased)
 	}
 }
 
@@ -243,7 +235,7 @@ func gateHandOn(c *gateChild) {
 		// Sound: files points at nfiles int32s of the arena.
 		fd := *(*int32)(unsafe.Add(unsafe.Pointer(c.files), 4*c.n))
 		if _, e := rawSyscall6(unix.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0, 0, 0, 0); e != 0 {
-			exit(gateNotReleased)
+			exit(wire.ExitNotReleased)
 		}
 	}
 }
@@ -266,13 +258,13 @@ func gateListen(c *gateChild) {
 	}
 	fd, e := rawSyscall6(unix.SYS_PIDFD_OPEN, c.pid, 0, 0, 0, 0, 0)
 	if e != 0 {
-		exit(gateNotReleased)
+		exit(wire.ExitNotReleased)
 	}
 	// Sound: st is in the arena.
 	_, e = rawSyscall6(unix.SYS_FSTAT, fd, uintptr(unsafe.Pointer(&c.st)), 0, 0, 0, 0)
 	rawSyscall6(unix.SYS_CLOSE, fd, 0, 0, 0, 0, 0)
 	if e != 0 {
-		exit(gateNotReleased)
+		exit(wire.ExitNotReleased)
 	}
 	putNum(&c.listenFDID, c.listenFDIDLen, uintptr(c.st.Ino), 0, &c.digits)
 }
@@ -288,7 +280,7 @@ func gateReady(c *gateChild) {
 	}
 	c.n = putNum(&c.msg, c.n, c.pid, '\n', &c.digits)
 	if writeAll(c.repW, &c.msg[0], c.n) != 0 {
-		exit(gateNotReleased)
+		exit(wire.ExitNotReleased)
 	}
 	for c.n = 0; c.n < c.goLen; c.n++ {
 		c.want[c.n&lineMask] = c.goAhead[c.n&lineMask]
@@ -311,7 +303,7 @@ func gateAwaitGo(c *gateChild) {
 			continue
 		}
 		if e != 0 || r != 1 || c.msg[c.n&lineMask] != c.want[c.n&lineMask] {
-			exit(gateNotReleased)
+			exit(wire.ExitNotReleased)
 		}
 		c.n++
 	}
@@ -345,7 +337,7 @@ func gateExec(c *gateChild) {
 	c.n = putNum(&c.msg, c.n, c.e, '\n', &c.digits)
 	writeAll(c.repW, &c.msg[0], c.n)
 	if c.e == uintptr(syscall.ENOENT) || c.e == uintptr(syscall.ENOTDIR) {
-		exit(gateNotFound)
+		exit(wire.ExitNotFound)
 	}
-	exit(gateCannotExec)
+	exit(wire.ExitCannotExecute)
 }
