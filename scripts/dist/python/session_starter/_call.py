@@ -99,9 +99,9 @@ class CallResult:
         (seconds; 0: none) they get SIGTERM first and that long to exit;
         then SIGKILL, in rounds (which find what forked meanwhile) for up
         to ``kill_budget`` (0: 10 s).
-        Returns the PIDs left alive past it: [] when all ended. A process
-        that scrubbed its environment is not found: the enclosing session
-        still ends it. Linux only (NotImplementedError elsewhere);
+        Returns the PIDs left alive past it: [] when all ended. Only this
+        user's processes are ended. A process that scrubbed its environment
+        is not found: the enclosing session still ends it. Linux only (NotImplementedError elsewhere);
         ValueError for a call that was not released, or has no session id.
         """
         if self.ended is None or self.ended.outcome != "released":
@@ -386,8 +386,22 @@ def _carries(pid: int, sid: bytes) -> bool:
     return False
 
 
+def _owner(pid: int) -> int:
+    """The real user id of process pid, or -1."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return -1
+
+
 def _carriers(sid: bytes) -> List[int]:
-    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _carries(int(n), sid)]
+    """This user's processes that carry session sid: a copy of the value in another user's environment is not ours to end."""
+    uid = os.getuid()
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _owner(int(n)) == uid and _carries(int(n), sid)]
 
 
 def _end_marked(session: str, grace: float, kill_budget: float) -> List[int]:

@@ -134,6 +134,25 @@ class CallTest(SessionTest):
                 self.assertEqual(json.loads(line), {"left": []})
                 self.assertTrue(os.path.exists(termed), "the released shell got no SIGTERM")
 
+    def test_end_released_leaves_another_users_copy_of_the_session_id(self):
+        """A process of another user that carries the call's id (an imported environment) is not ended."""
+        if os.getuid() != 0:
+            self.skipTest("needs root to start a process as another user")
+        script = (
+            "import asyncio, json, os, subprocess, sys\n"
+            "import session_starter as ss\n"
+            "r = " + self.call_expr.format("['sh', '-c', 'sleep 300 & echo ok'], release_on_exit=True") + "\n"
+            "env = {'PATH': os.environ['PATH'], 'SESSION_STARTER_SESSION': r.session}\n"
+            "stranger = subprocess.Popen(['sleep', '300'], env=env, user=65534, group=65534)\n"
+            "left = r.end_released()\n"
+            "print(json.dumps({'left': left, 'stranger': stranger.poll() is None}), flush=True)\n"
+            "sys.stdin.read()  # the enclosing session ends the stranger\n"
+        )
+        with ss.launch([sys.executable, "-c", script], env=self.env) as s:
+            line = self.bounded(s.stdout.readline)
+            self.assertTrue(line, "the enclosing Engine wrote nothing")
+            self.assertEqual(json.loads(line), {"left": [], "stranger": True}, "another user's process was ended")
+
     def test_end_released_of_a_call_that_was_not_released_says_so(self):
         r = self.call(["sh", "-c", "sleep 300 & exit 0"], env=self.env)
         with self.assertRaisesRegex(ValueError, "not released"):
