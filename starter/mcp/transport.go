@@ -1,0 +1,293 @@
+// Package mcp is a transport for the official Go MCP SDK
+// (github.com/modelcontextprotocol/go-sdk) that runs a stdio server
+// under session-starter. The server and everything it starts, setsid'd
+// jobs included, end when the client closes the session, and when the
+// client process dies, however it dies.
+//
+// It replaces the SDK's [mcp.CommandTransport] in one line:
+//
+//	t := &ssmcp.Transport{Options: launch.Options{Argv: []string{"my-server", "--stdio"}}}
+//	session, err := client.Connect(ctx, t, nil)
+//
+// The server runs as session-starter's Engine, with "--parent-pid" (which
+// implies "--watch-parent") and "--watch-stdin": the client's death
+// closes the server's stdin and ends the session a stdin grace later,
+// even through a wrapper shell or npx. [Transport.PID] is the Engine's
+// PID, the server's own (what a host shows and reaps by), not
+// session-starter's. [Transport.Wait] returns the record of how the
+// session ended.
+//
+// The messages are the SDK's own newline-delimited JSON: Connect hands
+// the server's stdin and stdout to [mcp.IOTransport].
+//
+// The module is a nested one, so that the main module's dependencies
+// stay golang.org/x/sys, pflag and zerolog; it needs an installed
+// session-starter of the same release (Options.Binary, or
+// "session-starter" in PATH).
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/session-starter/session-starter/starter/launch"
+)
+
+// DefaultStdinGrace is the server's time to exit by itself once Close has
+// closed its stdin, before session-starter ends the session: 2 s, as the
+// SDKs wait after closing stdin before their SIGTERM.
+const DefaultStdinGrace = 2 * time.Second
+
+// closeMargin is what Close waits past the longest end session-starter
+// itself can take before it stops, then kills, session-starter.
+const closeMargin = 5 * time.Second
+
+// CarriedEnv names the variables that Connect copies from this process's
+// environment into an explicit Options.Env that does not name them. The
+// first two place the session's record where the user's "--reclaim"
+// looks for it; the session mark nests the session in the client's own.
+var CarriedEnv = []string{"XDG_RUNTIME_DIR", "SESSION_STARTER_LEDGER_DIR", launch.SessionVar}
+
+// Transport is an [mcp.Transport] that starts a stdio server under
+// session-starter. Set its fields before Connect; Connect is called once,
+// by [mcp.Client.Connect].
+type Transport struct {
+	// Options are the session's, as [launch.Start] reads them: Argv is the
+	// server's command line; Grace, KillBudget, Containment, StopSignal and
+	// the others are session-starter's flags. Connect sets WatchStdin and
+	// StatusPipe (on Windows, which has no "--watch-stdin" yet,
+	// ControlPipe instead), and StdinGrace to [DefaultStdinGrace] when it
+	// is 0. An explicit Env gets the variables of [CarriedEnv] it lacks.
+	// Stderr nil discards the server's stderr.
+	Options launch.Options
+	// MaxLineLength bounds one inbound JSON-RPC message, as in
+	// [mcp.IOTransport]: 0 means [mcp.DefaultMaxLineLength], a negative
+	// value no bound.
+	MaxLineLength int
+
+	mu      sync.Mutex
+	session *launch.Session
+	done    chan struct{} // closed once the session has ended and was reaped
+	ended   launch.StatusEnded
+	endErr  error
+}
+
+// Connect starts the server under session-starter and returns once
+// session-starter has acknowledged containment. ctx bounds only the
+// start: the session lives on after it ends, until Close. The error of a
+// start that failed is a [*launch.Error], and nothing is left running.
+func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done != nil {
+		return nil, errors.New("session-starter mcp: Connect called twice on one Transport")
+	}
+	opts := t.Options
+	opts.StatusPipe = true
+	if watchStdin {
+		opts.WatchStdin = true
+		if opts.StdinGrace == 0 {
+			opts.StdinGrace = DefaultStdinGrace
+		}
+	} else {
+		opts.ControlPipe = true
+	}
+	if opts.Env != nil {
+		opts.Env = carryEnv(opts.Env, os.Environ())
+	}
+	// The session outlives ctx, which the SDK's Connect also uses for the
+	// handshake; only the start is cancelled with it.
+	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopStart := context.AfterFunc(ctx, cancel)
+	s, err := launch.Start(sessCtx, opts)
+	if !stopStart() {
+		// ctx ended during the start: a session that came up is being
+		// stopped by the cancel; it is not handed out.
+		if err == nil {
+			_ = s.Stdout.Close()
+			_, _ = s.Wait()
+			_ = s.Status.Close()
+			err = &launch.Error{Err: ctx.Err(), Stderr: s.StderrTail()}
+		}
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	t.session = s
+	t.done = make(chan struct{})
+	go t.watch(s, cancel)
+	// The SDK's own framing. The connection ends by the server's stdin,
+	// as the SDK's CommandTransport's does; its stdout is closed once the
+	// session has ended.
+	return (&sdk.IOTransport{
+		Reader:        io.NopCloser(s.Stdout),
+		Writer:        &stdinCloser{File: s.Stdin, close: t.close},
+		MaxLineLength: t.MaxLineLength,
+	}).Connect(ctx)
+}
+
+// watch reads the ended record and reaps session-starter, whatever ends
+// the session.
+func (t *Transport) watch(s *launch.Session, cancel context.CancelFunc) {
+	ended, err := launch.ReadEnded(s.Status)
+	state, waitErr := s.Wait()
+	cancel()
+	_ = s.Status.Close()
+	// The server's stdout has reached its end with the session's: closing
+	// it ends the SDK's reader.
+	_ = s.Stdout.Close()
+	if err == nil && waitErr != nil {
+		err = waitErr
+	}
+	if err != nil {
+		err = fmt.Errorf("session-starter mcp: %w (session-starter: %v; stderr: %s)",
+			err, state, strings.TrimSpace(s.StderrTail()))
+	}
+	t.mu.Lock()
+	t.ended, t.endErr = ended, err
+	t.mu.Unlock()
+	close(t.done)
+}
+
+// PID returns the Engine's PID, the server's own, which is also its
+// process group; 0 before Connect has returned a connection.
+func (t *Transport) PID() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.session == nil {
+		return 0
+	}
+	return t.session.PID
+}
+
+// Done returns a channel that is closed once the session has ended and
+// session-starter was reaped, whatever ended it; nil before Connect.
+func (t *Transport) Done() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.done
+}
+
+// Wait waits for the session's end and returns its ended record: the
+// reason, the server's exit code or signal, what was ended. The error is
+// non-nil when the record is missing ([launch.ErrNoEnded]: session-starter
+// was killed) or the wait failed. Wait before Connect returns an error.
+func (t *Transport) Wait() (launch.StatusEnded, error) {
+	done := t.Done()
+	if done == nil {
+		return launch.StatusEnded{}, errors.New("session-starter mcp: Wait before Connect")
+	}
+	<-done
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ended, t.endErr
+}
+
+// close is the connection's Close, which the SDK calls once: it closes
+// the server's stdin and waits for the session's end. session-starter
+// gives the server the stdin grace to exit by itself, then ends the
+// session with the grace and the kill budget. Should it not have ended
+// within the stdin grace, the whole end's bound ([launch.EndBound]) and 5
+// s more, session-starter is stopped (SIGTERM), and killed the same
+// time later, so that its guard ends the session. The error is non-nil
+// when the ended record is missing, when a member of the session
+// survived (outcome "survivors"), or when session-starter had to be
+// stopped; a server's non-zero exit is not an error (see [Transport.Wait]).
+func (t *Transport) close() error {
+	t.mu.Lock()
+	s, done := t.session, t.done
+	t.mu.Unlock()
+	if err := s.Stdin.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("session-starter mcp: close the server's stdin: %w", err)
+	}
+	o := t.Options
+	stdinGrace := o.StdinGrace
+	if stdinGrace == 0 {
+		stdinGrace = DefaultStdinGrace
+	}
+	endBound := launch.EndBound(o.Grace, o.KillBudget) + closeMargin
+	first := stdinGrace + endBound
+	if !watchStdin {
+		// Nothing watches the stdin: the stop comes from here.
+		first = stdinGrace
+	}
+	var stopped error
+	select {
+	case <-done:
+	case <-time.After(first):
+		_ = s.Stop()
+		if watchStdin {
+			stopped = fmt.Errorf("session-starter mcp: the session had not ended %v after the server's stdin was closed; session-starter was stopped", first)
+		}
+		select {
+		case <-done:
+		case <-time.After(endBound):
+			_ = s.Process.Kill()
+			stopped = fmt.Errorf("session-starter mcp: the session had not ended %v after the stop; session-starter was killed and its guard ends the session", endBound)
+			<-done
+		}
+	}
+	ended, err := t.Wait()
+	switch {
+	case stopped != nil:
+		return stopped
+	case err != nil:
+		return err
+	case ended.Outcome == "survivors":
+		return fmt.Errorf("session-starter mcp: members of the session survived: %s", ended.Report)
+	}
+	return nil
+}
+
+// stdinCloser is the server's stdin, whose Close ends the session.
+type stdinCloser struct {
+	*os.File
+	once  sync.Once
+	close func() error
+	err   error
+}
+
+func (w *stdinCloser) Close() error {
+	w.once.Do(func() { w.err = w.close() })
+	return w.err
+}
+
+// watchStdin: session-starter has "--watch-stdin" here.
+const watchStdin = runtime.GOOS != "windows"
+
+// carryEnv returns env with each variable of [CarriedEnv] that env does
+// not name and from has, at from's value.
+func carryEnv(env, from []string) []string {
+	out := append([]string(nil), env...)
+	for _, name := range CarriedEnv {
+		if lookup(env, name) {
+			continue
+		}
+		for _, kv := range from {
+			if strings.HasPrefix(kv, name+"=") {
+				out = append(out, kv)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func lookup(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
