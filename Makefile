@@ -19,6 +19,10 @@ CROSS_LINUX_GOARCH := arm64 386
 # session: their files without the 64-bit procctl and kinfo_proc must keep
 # compiling. go vet type-checks each, tests included.
 CROSS_VET := darwin/arm64 freebsd/arm64 freebsd/386 freebsd/arm
+# The nested modules (starter/mcp: the Go MCP SDK's transport), with
+# dependencies of their own; ./... of the main module skips them, so each
+# target that covers every package runs in each of them too.
+NESTED_MODULES := starter/mcp
 SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh) scripts/vm/run scripts/vm/kernels .ci/run
 
 .DEFAULT_GOAL := help
@@ -35,8 +39,12 @@ build: ## Build a static binary at bin/session-starter
 		-o $(BIN) ./cmd/session-starter
 
 .PHONY: test
-test: ## Run every test with the race detector (the session tests build the binary themselves)
+test: ## Run every test with the race detector, the nested modules' too (the session tests build the binary themselves)
 	$(GO) test -race -count=1 -timeout 15m -json ./... | $(GO) run ./scripts/progress
+	@set -e; for m in $(NESTED_MODULES); do \
+		echo "$$m: go test -race ./..."; \
+		(cd "$$m" && $(GO) test -race -count=1 -timeout 15m ./...); \
+	done
 
 # The long variants of the fault tests: 5,000 kill trials per
 # role, 1,000 sessions under PID reuse, 40 fork storms, a 10,000-wide
@@ -93,7 +101,7 @@ test-kernels: ## Run the kernel-dependent tests on Linux 6.1, 6.12 and 7.x, each
 STATICCHECK_CHECKS := all,-ST1003
 
 .PHONY: lint
-lint: fmt tidy fuzz-build debug-build raw-check ## gofmt, go mod tidy, go vet (also of the portable and noraw builds), the fuzz, debug and raw-children checks, the pinned staticcheck and actionlint, shellcheck
+lint: fmt tidy fuzz-build debug-build raw-check ## gofmt, go mod tidy, go vet (also of the portable and noraw builds), the fuzz, debug and raw-children checks, the pinned staticcheck and actionlint, shellcheck; the nested modules too
 	$(GO) vet ./...
 	$(GO) vet -tags portable ./...
 	$(GO) vet -tags session_starter_noraw ./...
@@ -103,6 +111,12 @@ lint: fmt tidy fuzz-build debug-build raw-check ## gofmt, go mod tidy, go vet (a
 	$(GO) build -modfile=.ci/tools.mod -o "$$tmp/staticcheck" honnef.co/go/tools/cmd/staticcheck; \
 	for os in darwin freebsd windows; do \
 		echo "GOOS=$$os staticcheck"; GOOS=$$os "$$tmp/staticcheck" -checks $(STATICCHECK_CHECKS) ./...; \
+	done; \
+	for m in $(NESTED_MODULES); do \
+		for os in linux darwin freebsd windows; do \
+			echo "$$m: GOOS=$$os go vet ./... && staticcheck ./..."; \
+			(cd "$$m" && GOOS=$$os $(GO) vet ./... && GOOS=$$os "$$tmp/staticcheck" -checks $(STATICCHECK_CHECKS) ./...); \
+		done; \
 	done
 	$(TOOL) actionlint .github/workflows/ci.yml
 	$(SHELLCHECK) $(SHELL_SCRIPTS)
@@ -150,14 +164,17 @@ fuzz-build: ## Build and run each fuzz target once (-fuzz instruments every fram
 	$(GO) test -run '^$$' -fuzz '^FuzzFinishMessage$$' -fuzztime 1x ./guard/ >/dev/null
 
 .PHONY: tidy
-tidy: ## Fail if go mod tidy would change go.mod or go.sum
-	@cp go.mod /tmp/session-starter-go.mod.$$$$ && cp go.sum /tmp/session-starter-go.sum.$$$$ && \
-	$(GO) mod tidy && \
-	if ! cmp -s go.mod /tmp/session-starter-go.mod.$$$$ || ! cmp -s go.sum /tmp/session-starter-go.sum.$$$$; then \
-		echo "go mod tidy changes go.mod or go.sum: run it and commit"; \
-		cp /tmp/session-starter-go.mod.$$$$ go.mod; cp /tmp/session-starter-go.sum.$$$$ go.sum; \
-		rm -f /tmp/session-starter-go.*.$$$$; exit 1; \
-	fi; rm -f /tmp/session-starter-go.*.$$$$
+tidy: ## Fail if go mod tidy would change go.mod or go.sum, of the main module or a nested one
+	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	for m in . $(NESTED_MODULES); do \
+		cp "$$m/go.mod" "$$tmp/go.mod"; cp "$$m/go.sum" "$$tmp/go.sum"; \
+		(cd "$$m" && $(GO) mod tidy); \
+		if ! cmp -s "$$m/go.mod" "$$tmp/go.mod" || ! cmp -s "$$m/go.sum" "$$tmp/go.sum"; then \
+			echo "go mod tidy changes $$m/go.mod or $$m/go.sum: run it there and commit"; \
+			cp "$$tmp/go.mod" "$$m/go.mod"; cp "$$tmp/go.sum" "$$m/go.sum"; \
+			exit 1; \
+		fi; \
+	done
 
 .PHONY: vuln
 vuln: ## Run the pinned govulncheck (needs its vulnerability database online; not in CI)
@@ -173,18 +190,28 @@ fmt: ## Fail if gofmt would change any file
 	fi
 
 .PHONY: cross
-cross: ## go build, go vet and go test -c of every package for darwin, freebsd, windows and linux, and Linux on arm64 and 386; go vet of macOS and FreeBSD on arm64 and FreeBSD on 386 and arm
+cross: ## go build, go vet and go test -c of every package (the nested modules' too) for darwin, freebsd, windows and linux, and Linux on arm64 and 386; go vet of macOS and FreeBSD on arm64 and FreeBSD on 386 and arm
 	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	for os in $(CROSS_GOOS); do \
 		echo "GOOS=$$os: go build ./... && go vet ./... && go test -c ./..."; \
 		GOOS=$$os $(GO) build ./...; \
 		GOOS=$$os $(GO) vet ./...; \
 		GOOS=$$os $(GO) test -c -o "$$tmp/" ./...; \
+		for m in $(NESTED_MODULES); do \
+			echo "$$m: GOOS=$$os go build ./... && go vet ./... && go test -c ./..."; \
+			(cd "$$m" && GOOS=$$os $(GO) build ./... && GOOS=$$os $(GO) vet ./... && \
+				GOOS=$$os $(GO) test -c -o "$$tmp/" ./...); \
+		done; \
 	done; \
 	for arch in $(CROSS_LINUX_GOARCH); do \
 		echo "GOOS=linux GOARCH=$$arch: go vet ./... && go test -c ./..."; \
 		GOOS=linux GOARCH=$$arch $(GO) vet ./...; \
 		GOOS=linux GOARCH=$$arch $(GO) test -c -o "$$tmp/" ./...; \
+		for m in $(NESTED_MODULES); do \
+			echo "$$m: GOOS=linux GOARCH=$$arch go vet ./... && go test -c ./..."; \
+			(cd "$$m" && GOOS=linux GOARCH=$$arch $(GO) vet ./... && \
+				GOOS=linux GOARCH=$$arch $(GO) test -c -o "$$tmp/" ./...); \
+		done; \
 	done; \
 	for t in $(CROSS_VET); do \
 		echo "GOOS=$${t%/*} GOARCH=$${t#*/}: go vet ./..."; \
