@@ -114,9 +114,9 @@ func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
 		// stopped by the cancel; it is not handed out.
 		if err == nil {
 			_ = s.Stdout.Close()
-			_, _ = s.Wait()
+			state, _ := s.Wait()
 			_ = s.Status.Close()
-			err = &launch.Error{Err: ctx.Err(), Stderr: s.StderrTail()}
+			err = &launch.Error{Err: ctx.Err(), State: state, Stderr: s.StderrTail()}
 		}
 	}
 	if err != nil {

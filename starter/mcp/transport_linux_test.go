@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -559,4 +560,22 @@ func deref(s *string) string {
 		return "null"
 	}
 	return *s
+}
+
+func TestConnectWithAnEndedContextStartsNoSession(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tr := &ssmcp.Transport{Options: launch.Options{Argv: []string{"sleep", "300"}, Binary: binary(t)}}
+	conn, err := tr.Connect(ctx)
+	var lerr *launch.Error
+	if err == nil {
+		_ = conn.Close()
+		t.Fatal("Connect with an ended context returned a connection")
+	}
+	if !errors.As(err, &lerr) || !errors.Is(err, context.Canceled) {
+		t.Errorf("Connect: %v (%T), want a *launch.Error of context.Canceled", err, err)
+	}
+	if tr.PID() != 0 || tr.Done() != nil {
+		t.Errorf("after a failed Connect the PID is %d and Done %v, want 0 and nil", tr.PID(), tr.Done())
+	}
 }
