@@ -8,7 +8,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/session-starter/session-starter/starter/launch"
 	ssmcp "github.com/session-starter/session-starter/starter/mcp"
 )
 
@@ -16,10 +15,8 @@ import (
 // session-starter: the SDK's CommandTransport is replaced by a Transport.
 func ExampleTransport() {
 	ctx := context.Background()
-	t := &ssmcp.Transport{Options: launch.Options{
-		Argv:  []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
-		Grace: 2 * time.Second, // SIGTERM first, SIGKILL 2 s later
-	}}
+	t := ssmcp.Command("npx", "-y", "@modelcontextprotocol/server-everything")
+	t.Options.Grace = 2 * time.Second // on every end SIGTERM first, SIGKILL 2 s later
 	client := sdk.NewClient(&sdk.Implementation{Name: "host", Version: "v1.0.0"}, nil)
 	session, err := client.Connect(ctx, t, nil)
 	if err != nil {

@@ -6,7 +6,7 @@
 //
 // It replaces the SDK's [mcp.CommandTransport] in one line:
 //
-//	t := &ssmcp.Transport{Options: launch.Options{Argv: []string{"my-server", "--stdio"}}}
+//	t := ssmcp.Command("my-server", "--stdio") // was &mcp.CommandTransport{Command: exec.Command("my-server", "--stdio")}
 //	session, err := client.Connect(ctx, t, nil)
 //
 // The server runs as session-starter's Engine, with "--parent-pid" (which
@@ -60,6 +60,19 @@ var CarriedEnv = []string{"XDG_RUNTIME_DIR", "SESSION_STARTER_LEDGER_DIR", launc
 // Transport is an [mcp.Transport] that starts a stdio server under
 // session-starter. Set its fields before Connect; Connect is called once,
 // by [mcp.Client.Connect].
+//
+// The connection's Close (the SDK's ClientSession.Close) closes the
+// server's stdin and returns once the session has ended. session-starter
+// gives the server the stdin grace to exit by itself, then ends the
+// session with the grace and the kill budget. Should the session not have
+// ended within the stdin grace, the whole end's bound ([launch.EndBound])
+// and 5 s more, session-starter is stopped (SIGTERM), and killed the same
+// bound later, so that its guard ends the session. Close's error is
+// non-nil when the ended record is missing, when a member of the session
+// survived (outcome "survivors"), or when session-starter had to be
+// stopped. A server's non-zero exit is not an error: [Transport.Wait]
+// tells it. On Windows, with no "--watch-stdin", Close itself stops the
+// session once the stdin grace has passed.
 type Transport struct {
 	// Options are the session's, as [launch.Start] reads them: Argv is the
 	// server's command line; Grace, KillBudget, Containment, StopSignal and
@@ -79,6 +92,13 @@ type Transport struct {
 	done    chan struct{} // closed once the session has ended and was reaped
 	ended   launch.StatusEnded
 	endErr  error
+}
+
+// Command returns a Transport for the server name with the arguments
+// arg, as [os/exec.Command] names a program: session-starter looks name up
+// in PATH. Its other Options may be set before Connect.
+func Command(name string, arg ...string) *Transport {
+	return &Transport{Options: launch.Options{Argv: append([]string{name}, arg...)}}
 }
 
 // Connect starts the server under session-starter and returns once
@@ -193,16 +213,7 @@ func (t *Transport) Wait() (launch.StatusEnded, error) {
 	return t.ended, t.endErr
 }
 
-// close is the connection's Close, which the SDK calls once: it closes
-// the server's stdin and waits for the session's end. session-starter
-// gives the server the stdin grace to exit by itself, then ends the
-// session with the grace and the kill budget. Should it not have ended
-// within the stdin grace, the whole end's bound ([launch.EndBound]) and 5
-// s more, session-starter is stopped (SIGTERM), and killed the same
-// time later, so that its guard ends the session. The error is non-nil
-// when the ended record is missing, when a member of the session
-// survived (outcome "survivors"), or when session-starter had to be
-// stopped; a server's non-zero exit is not an error (see [Transport.Wait]).
+// close is the connection's Close (see [Transport]), run once.
 func (t *Transport) close() error {
 	t.mu.Lock()
 	s, done := t.session, t.done

@@ -511,12 +511,8 @@ func TestAnExplicitEnvCarriesTheLedgerDirectoryAndTheSessionMark(t *testing.T) {
 func TestCloseEndsAServerThatIgnoresItsStdinsEndAndSIGTERMAfterTheStdinGrace(t *testing.T) {
 	bin := binary(t)
 	const stdinGrace, grace = 300 * time.Millisecond, 500 * time.Millisecond
-	tr := &ssmcp.Transport{Options: launch.Options{
-		Argv:       []string{"sh", "-c", "trap '' TERM; exec sleep 300"},
-		Binary:     bin,
-		StdinGrace: stdinGrace,
-		Grace:      grace,
-	}}
+	tr := ssmcp.Command("sh", "-c", "trap '' TERM; exec sleep 300")
+	tr.Options.Binary, tr.Options.StdinGrace, tr.Options.Grace = bin, stdinGrace, grace
 	ctx, cancel := context.WithCancel(context.Background())
 	conn, err := tr.Connect(ctx)
 	if err != nil {
@@ -577,5 +573,93 @@ func TestConnectWithAnEndedContextStartsNoSession(t *testing.T) {
 	}
 	if tr.PID() != 0 || tr.Done() != nil {
 		t.Errorf("after a failed Connect the PID is %d and Done %v, want 0 and nil", tr.PID(), tr.Done())
+	}
+}
+
+// standIn writes a shell script that acks as session-starter does and then
+// runs body, with $status the descriptor of "--status-fd".
+func standIn(t *testing.T, body string) string {
+	t.Helper()
+	script := `#!/bin/sh
+status=
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	[ "$1" = --status-fd ] && status=$2
+	shift
+done
+printf '{"session_containment":1,"pid":%d,"mode":"group"}\n' $$
+` + body
+	path := filepath.Join(t.TempDir(), "stand-in")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCloseReportsMembersThatSurvived(t *testing.T) {
+	// On its stdin's end it reports a survivor, as session-starter does
+	// when SIGKILL did not end a member within the kill budget.
+	bin := standIn(t, `cat >/dev/null
+eval "printf '%s\n' '{\"event\":\"ended\",\"reason\":\"stdin-closed\",\"outcome\":\"survivors\",\"report\":\"1 survivor\"}' >&$status"
+exit 125
+`)
+	tr := ssmcp.Command("unused")
+	tr.Options.Binary = bin
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = conn.Close()
+	if err == nil || !strings.Contains(err.Error(), "survived: 1 survivor") {
+		t.Errorf("Close: %v, want the survivors reported", err)
+	}
+}
+
+func TestCloseKillsASessionStarterThatDoesNotEndTheSession(t *testing.T) {
+	// It ignores its stdin's end and SIGTERM, and writes no record.
+	bin := standIn(t, `trap '' TERM
+exec sleep 300
+`)
+	tr := ssmcp.Command("unused")
+	tr.Options.Binary = bin
+	tr.Options.StdinGrace, tr.Options.KillBudget = 100*time.Millisecond, 100*time.Millisecond
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, start, ok := stat(tr.PID())
+	if !ok || state == 'Z' {
+		t.Fatalf("the stand-in (%d) is not alive after Connect", tr.PID())
+	}
+	standIn := []proc{{"stand-in", tr.PID(), start}}
+	t.Cleanup(func() { killOurs(standIn) })
+	err = conn.Close()
+	if err == nil || !strings.Contains(err.Error(), "session-starter was killed") {
+		t.Errorf("Close: %v, want session-starter's kill reported", err)
+	}
+	if left := living(standIn); len(left) > 0 {
+		t.Errorf("the stand-in is alive after Close")
+	}
+	if _, err := tr.Wait(); !errors.Is(err, launch.ErrNoEnded) {
+		t.Errorf("Wait: %v, want launch.ErrNoEnded", err)
+	}
+}
+
+func TestCloseStopsASessionStarterThatDoesNotEndTheSessionByItself(t *testing.T) {
+	// It ignores its stdin's end, writes no record, and dies of SIGTERM.
+	bin := standIn(t, `exec sleep 300
+`)
+	tr := ssmcp.Command("unused")
+	tr.Options.Binary = bin
+	tr.Options.StdinGrace, tr.Options.KillBudget = 100*time.Millisecond, 100*time.Millisecond
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, start, _ := stat(tr.PID())
+	standIn := []proc{{"stand-in", tr.PID(), start}}
+	t.Cleanup(func() { killOurs(standIn) })
+	err = conn.Close()
+	if err == nil || !strings.Contains(err.Error(), "session-starter was stopped") {
+		t.Errorf("Close: %v, want session-starter's stop reported", err)
 	}
 }
