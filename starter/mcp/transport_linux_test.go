@@ -574,6 +574,9 @@ func TestConnectWithAnEndedContextStartsNoSession(t *testing.T) {
 	if tr.PID() != 0 || tr.Done() != nil {
 		t.Errorf("after a failed Connect the PID is %d and Done %v, want 0 and nil", tr.PID(), tr.Done())
 	}
+	if _, err := tr.Wait(); err == nil {
+		t.Error("Wait without a session returned no error")
+	}
 }
 
 // standIn writes a shell script that acks as session-starter does and then
@@ -661,5 +664,27 @@ func TestCloseStopsASessionStarterThatDoesNotEndTheSessionByItself(t *testing.T)
 	err = conn.Close()
 	if err == nil || !strings.Contains(err.Error(), "session-starter was stopped") {
 		t.Errorf("Close: %v, want session-starter's stop reported", err)
+	}
+}
+
+func TestAServerThatIgnoresItsStdinsEndGetsTheDefaultStdinGrace(t *testing.T) {
+	tr := ssmcp.Command("sh", "-c", "exec sleep 300")
+	tr.Options.Binary = binary(t)
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, start, _ := stat(tr.PID())
+	server := []proc{{"server", tr.PID(), start}}
+	t.Cleanup(func() { killOurs(server) })
+	t0 := time.Now()
+	if err := conn.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if took := time.Since(t0); took < ssmcp.DefaultStdinGrace || took > ssmcp.DefaultStdinGrace+time.Second {
+		t.Errorf("Close took %v, want the stdin grace (%v) and less than 1 s more", took, ssmcp.DefaultStdinGrace)
+	}
+	if ended, err := tr.Wait(); err != nil || ended.Reason != "stdin-closed" {
+		t.Errorf("Wait: %q, %v: want stdin-closed", ended.Reason, err)
 	}
 }
