@@ -1296,6 +1296,35 @@
 // is SIGKILLed or closes its control pipe, and that a clean shutdown reports
 // the Engine's exit status to the launcher.
 //
+// # MCP and ACP clients
+//
+// Each SDK's helper runs a stdio server through session-starter with
+// --watch-parent and --watch-stdin (a 2 s stdin grace). Closing the
+// client ends the server's stdin, and the session ends after the grace.
+// A client that dies ends it through the parent watch. The helpers carry
+// XDG_RUNTIME_DIR, SESSION_STARTER_LEDGER_DIR and SESSION_STARTER_SESSION
+// into the server's environment. The MCP SDKs' default environment drops
+// them: a reclaim would then miss the session's ledger record, and a
+// nested session its enclosing one.
+//
+//   - Node (the npm package): withSessionStarter(params) turns the
+//     TypeScript SDK's StdioServerParameters into parameters for the
+//     SDK's own StdioClientTransport. StdioSessionTransport is a transport
+//     of the SDK's shape, with the Engine's pid and the ended record.
+//     launchAgent starts an ACP agent and gives the streams the ACP SDK
+//     takes. The package imports neither SDK.
+//   - Python (the wheel): wrap_stdio_parameters(params) does the same
+//     for the Python SDK's StdioServerParameters. stdio_client(params) is
+//     an async context manager that yields the read and write streams.
+//     call_async is call() for asyncio. CallResult.end_released ends what
+//     a released call left, this user's processes alone. anyio and mcp
+//     are imported only by stdio_client. The Python SDK cannot be
+//     installed where these are tested: they are tested against a fake
+//     of its documented behaviour.
+//   - Go: the module github.com/session-starter/session-starter/starter/mcp
+//     has a Transport for the official Go SDK's client, on starter/launch.
+//     Its Close ends the server's stdin and waits for the session's end.
+//
 // # Guarantees and how they are tested
 //
 // Each guarantee has a test that fails without it; `make test` runs them all
