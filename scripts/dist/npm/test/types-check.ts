@@ -3,8 +3,13 @@
 // it, and misuses the types must refuse (@ts-expect-error fails the
 // compile when the line is accepted).
 
-import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear, reclaim, MaxBufferError, defaultDrainMs, defaultMaxBuffer } from 'session-starter';
-import type { CallResult, ReclaimRecord, EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
+import { launch, LaunchError, parseAck, parseRecord, readEnded, binaryPath, endBound, call, notStarted, started, unclear, reclaim, MaxBufferError, defaultDrainMs, defaultMaxBuffer, withSessionStarter, StdioSessionTransport, launchAgent, carriedEnv } from 'session-starter';
+import type { AgentSession, CallResult, ReclaimRecord, EndedRecord, ExitStatus, LaunchOptions, Session, StatusRecord } from 'session-starter';
+// The SDKs' own types (mapped to their declarations by types.test.js):
+// the package's shapes must fit them.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ndJsonStream } from '@agentclientprotocol/sdk' with { 'resolution-mode': 'import' };
 
 async function main(): Promise<void> {
   const options: LaunchOptions = { grace: 2000, stopSignal: 'TERM', timeout: 60000, killBudget: 5000, containment: 'group', stderr: 'ignore' };
@@ -60,6 +65,28 @@ async function main(): Promise<void> {
   }
   // @ts-expect-error dryRun is a boolean
   await reclaim({ dryRun: 'yes' });
+
+  const server: StdioServerParameters = { command: 'npx', args: ['-y', 'server'], env: { TOKEN: 't' }, stderr: 'pipe' };
+  const wrapped: StdioServerParameters = withSessionStarter(server, { grace: 2000, stdinGrace: 1000, killBudget: 5000, containment: 'cgroup' });
+  const t: Transport = new StdioSessionTransport(server, { grace: 2000 });
+  const own = new StdioSessionTransport(wrapped);
+  const enginePid: number | null = own.pid;
+  const end: EndedRecord | null = await own.ended;
+  const carried: Record<string, string> = carriedEnv();
+  console.log(t.sessionId, enginePid, end?.reason, carried, own.stderr?.readable);
+  // @ts-expect-error the grace is in milliseconds
+  withSessionStarter(server, { grace: '2s' });
+  // @ts-expect-error a stdio server is always watched through its stdin
+  new StdioSessionTransport(server, { watchStdin: false });
+  // @ts-expect-error the environment is the server's params.env
+  new StdioSessionTransport(server, { env: {} });
+
+  const agent: AgentSession = await launchAgent({ command: 'agent', args: ['--acp'] }, { grace: 2000 });
+  const stream: ReturnType<typeof ndJsonStream> = (null as unknown as typeof ndJsonStream)(agent.writable, agent.readable);
+  const agentEnd: EndedRecord | null = await agent.close();
+  console.log(agent.pid, stream.readable.locked, agentEnd?.reason);
+  // @ts-expect-error the agent's command is a string
+  await launchAgent({ command: ['agent'] });
 }
 
 void main;

@@ -393,3 +393,155 @@ export interface ReclaimOptions {
  * codes, as launch()).
  */
 export function reclaim(options?: ReclaimOptions): Promise<ReclaimRecord>;
+
+/**
+ * The variables carried from this process's environment into a stdio
+ * server's by the helpers below, where set: XDG_RUNTIME_DIR and
+ * SESSION_STARTER_LEDGER_DIR choose the ledger's directory (without them a
+ * non-root session's record lands in /tmp/session-starter-UID, where the
+ * user's --reclaim does not look); SESSION_STARTER_SESSION nests the
+ * session in this process's own. The MCP SDKs' default environment drops
+ * all three. Returns those set (non-empty) in env, default process.env.
+ */
+export function carriedEnv(env?: NodeJS.ProcessEnv): Record<string, string>;
+
+/**
+ * The MCP TypeScript SDK's StdioServerParameters, declared by shape (this
+ * package imports nothing from the SDK): what its StdioClientTransport
+ * spawns. stderr is passed on as it is.
+ */
+export interface StdioServerParameters {
+  /** The server's executable. */
+  command: string;
+  args?: string[];
+  /** The SDK passes the server its default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) with this over it. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** 'inherit' (the SDK's default), 'ignore', 'pipe', a stream or a descriptor. */
+  stderr?: unknown;
+}
+
+/**
+ * The options of a stdio server's session (withSessionStarter,
+ * StdioSessionTransport, launchAgent): launch()'s flags, named as in
+ * LaunchOptions, in milliseconds; 0 or undefined leaves a flag out, so
+ * that session-starter's default applies. --watch-stdin is always on.
+ */
+export interface StdioOptions {
+  /** The session-starter binary; default binaryPath(). */
+  binary?: string;
+  /** --grace: every end of the session sends the stop signal first and waits up to this long before SIGKILL. */
+  grace?: number;
+  /** --stop-signal: the signal the grace begins with; default TERM. */
+  stopSignal?: string | number;
+  /** --timeout: the session is ended this long after the server was released. */
+  timeout?: number;
+  /** --kill-budget: how long the end keeps sending SIGKILL after the grace (default 10 s). */
+  killBudget?: number;
+  /** --containment. */
+  containment?: Containment;
+  /**
+   * --stdin-grace: once the server's stdin hung up (the client's close or
+   * death), the server's own time to exit before the session is ended;
+   * its clock starts at the hang-up. Default 2 s.
+   */
+  stdinGrace?: number;
+  /** Only true, or left out: a stdio server is always watched through its stdin. */
+  watchStdin?: true;
+  /** More flags for session-starter, before "--"; a flag set here or by an option is refused. */
+  extraFlags?: string[];
+}
+
+/**
+ * Returns StdioServerParameters on which the MCP TypeScript SDK's own
+ * StdioClientTransport runs params' server through session-starter, with
+ * no shell or interpreter between: command is binaryPath() (or
+ * options.binary); args are "--watch-parent --watch-stdin", the flags of
+ * options, "--", then the server's command and args; env is params.env
+ * over carriedEnv() (SESSION_STARTER_CONTAIN removed); every other field
+ * is kept. The session ends when the client closes the server's stdin
+ * (after the stdin grace) or dies, and everything the server started
+ * ends with it within the stdin grace + grace + kill budget. The SDK's
+ * transport.pid is then session-starter's, which mirrors the server's
+ * exit status. For a client that spawns the server itself, as ACP clients
+ * do, env goes over the client's own environment.
+ * Throws a LaunchError (ERR_SESSION_STARTER_INVALID_OPTION, or the codes
+ * of binaryPath()) for what cannot run.
+ */
+export function withSessionStarter<P extends StdioServerParameters>(
+  params: P,
+  options?: StdioOptions,
+): Omit<P, 'command' | 'args' | 'env'> & { command: string; args: string[]; env: Record<string, string> };
+
+/** A JSON-RPC 2.0 message, as the MCP SDK's JSONRPCMessage. */
+export type JSONRPCMessage = { jsonrpc: '2.0'; [key: string]: unknown };
+
+/**
+ * A Transport of the MCP TypeScript SDK's shape (declared by shape) for
+ * its Client: a drop-in for StdioClientTransport that launches the server
+ * with launch() and --watch-stdin. Messages are newline-delimited
+ * JSON-RPC on the server's stdin and stdout, as the SDK frames them. The
+ * server gets the SDK's default environment (HOME, LOGNAME, PATH, SHELL,
+ * TERM, USER; on Windows the SDK's list), carriedEnv(), then params.env.
+ */
+export class StdioSessionTransport {
+  /** Checks params and options (throws a LaunchError, as withSessionStarter); nothing starts before start(). */
+  constructor(params: StdioServerParameters, options?: Omit<LaunchOptions, 'env' | 'cwd' | 'stderr' | 'watchStdin' | 'control' | 'status'> & StdioOptions);
+  /** The Engine's PID (the server's own, what a host reaps by) once started, else null. */
+  readonly pid: number | null;
+  /** The Session once started, else null. */
+  readonly session: Session | null;
+  /** With params.stderr 'pipe': the server's stderr, from construction on (listen before start()); else null. */
+  readonly stderr: Readable | null;
+  /** The ended record, once the session has ended; null if it ended without one, or never started. */
+  readonly ended: Promise<EndedRecord | null>;
+  /** Always undefined: a stdio transport has no session id. */
+  sessionId?: string;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: unknown) => void;
+  /** Launches the server; rejects with launch()'s LaunchError (onerror sees it too), or when called twice. */
+  start(): Promise<void>;
+  /** Writes message and a newline to the server's stdin; rejects with "Not connected" before start() and after close(). */
+  send(message: JSONRPCMessage, options?: unknown): Promise<void>;
+  /**
+   * Ends the server's stdin: the server gets the stdin grace to exit, then
+   * the session ends (grace, kill budget). Resolves once session-starter
+   * has exited and the ended record is in. Past stdin grace + endBound()
+   * + 5 s it stops the session (Session.stop()). onclose is called once,
+   * when session-starter has exited and the server's stdout is closed,
+   * however the session ended.
+   */
+  close(): Promise<void>;
+}
+
+/** An ACP agent (or any stdio server) running under session-starter, from launchAgent(). */
+export interface AgentSession {
+  readonly session: Session;
+  /** The Engine's PID: the agent's own. */
+  readonly pid: number;
+  /** The agent's stdin and stdout as Node streams. */
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** The agent's stdin as a web stream: ndJsonStream(writable, readable) of the ACP SDK. */
+  readonly writable: WritableStream<Uint8Array>;
+  /** The agent's stdout as a web stream. */
+  readonly readable: ReadableStream<Uint8Array>;
+  /** The ended record; null if the session ended without one. */
+  readonly ended: Promise<EndedRecord | null>;
+  /** Ends the agent's stdin and resolves with the ended record once session-starter has exited, as StdioSessionTransport.close(). */
+  close(): Promise<EndedRecord | null>;
+}
+
+/**
+ * Launches an ACP agent (JSON-RPC over its stdio, as Zed's agent servers
+ * are configured: command, args, env) under session-starter with
+ * --watch-stdin, and resolves once containment is acknowledged. env goes
+ * over this process's environment. An ACP client connects with the ACP
+ * SDK's ndJsonStream(agent.writable, agent.readable). Rejects with a
+ * LaunchError, as launch().
+ */
+export function launchAgent(
+  params: { command: string; args?: string[]; env?: Record<string, string>; cwd?: string },
+  options?: Omit<LaunchOptions, 'env' | 'cwd' | 'watchStdin'> & StdioOptions,
+): Promise<AgentSession>;

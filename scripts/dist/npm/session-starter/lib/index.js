@@ -8,7 +8,9 @@
 // line and the status records (lib/records.js); call() runs one command
 // (an Engine's per-call command) as a session of its own and says whether
 // it may be retried (lib/call.js); reclaim() ends what dead sessions left
-// (lib/reclaim.js). The types are in
+// (lib/reclaim.js). withSessionStarter(), StdioSessionTransport and
+// launchAgent() run MCP servers and ACP agents as sessions for the
+// official SDKs' clients (lib/stdio.js). The types are in
 // index.d.ts. The API mirrors the Go package starter/launch.
 
 const { binaryPath, packageName } = require('./binary.js');
@@ -16,11 +18,16 @@ const { LaunchError, Session, launch, endBound, defaultAckTimeoutMs, defaultKill
 const { RecordError, parseAck, parseRecord, readRecords, readEnded } = require('./records.js');
 const { call, notStarted, started, unclear, MaxBufferError, defaultDrainMs, defaultMaxBuffer } = require('./call.js');
 const { reclaim } = require('./reclaim.js');
+const { withSessionStarter, StdioSessionTransport, launchAgent, carriedEnv } = require('./stdio.js');
 
 module.exports = {
   launch,
   call,
   reclaim,
+  withSessionStarter,
+  StdioSessionTransport,
+  launchAgent,
+  carriedEnv,
   notStarted,
   started,
   unclear,

@@ -659,4 +659,9 @@ module.exports = {
   endBound,
   defaultAckTimeoutMs,
   defaultKillBudgetMs,
+  // For lib/stdio.js, not exported by the package.
+  flagsOf,
+  invalid,
+  withoutRequest,
+  stopSlackMs,
 };
