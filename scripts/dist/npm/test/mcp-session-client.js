@@ -6,9 +6,9 @@
 // "transport", the package's StdioSessionTransport.
 //
 // usage: node mcp-session-client.js HOW MARK -- SERVER [ARG...]
-// The server gets MARK as SESSION_STARTER_JS_TEST_MARK in its env (the
-// only variable the parameters name: the SDK's default environment
-// applies), and a grace of 2 s. The client connects, calls "spawn" with
+// The server gets MARK as SESSION_STARTER_JS_TEST_MARK in its env, and
+// NODE_PATH (the only variables the parameters name: the SDK's default
+// environment applies), and a grace of 2 s. The client connects, calls "spawn" with
 // count 3, prints {"event":"ready",...} and waits for a line on its
 // stdin; then it prints {"event":"closing","at":MS}, closes the client
 // and prints {"event":"closed",...}. The tests end it there, or with
@@ -31,7 +31,10 @@ async function main() {
   if (dashes !== '--' || server === undefined || !['params', 'transport'].includes(how)) {
     throw new Error('usage: node mcp-session-client.js params|transport MARK -- SERVER [ARG...]');
   }
-  const params = { command: server, args, env: { [markVar]: mark } };
+  // The SDK's default environment has no NODE_PATH: the server finds the
+  // SDK by the one this client was given.
+  const env = { [markVar]: mark, ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}) };
+  const params = { command: server, args, env };
   const transport =
     how === 'params' ? new StdioClientTransport(withSessionStarter(params, { grace: 2000 })) : new StdioSessionTransport(params, { grace: 2000 });
   const client = new Client({ name: 'session-starter-session-client', version: '1' });

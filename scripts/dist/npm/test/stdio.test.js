@@ -141,6 +141,10 @@ async function endClient(how, end, { client, exited, next, ready, mark }) {
     assert.match(cmdline(ready.pid), how === 'acp' ? /acp-agent\.js/ : /mcp-server\.js/);
     assert.equal(ppid(ready.spawned[0]), ready.pid);
   }
+  if (how === 'acp') {
+    // initialize, session/new and a prompt turn went through.
+    assert.deepEqual([ready.protocolVersion, ready.stopReason], [1, 'end_turn']);
+  }
   let t0;
   if (end === 'close') {
     client.stdin.write('close\n');
