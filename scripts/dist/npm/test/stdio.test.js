@@ -291,3 +291,18 @@ test('StdioSessionTransport passes the server the SDK\'s default environment, th
     await assert.rejects(t.send({ jsonrpc: '2.0', id: 2, method: 'ping' }), /Not connected/);
     assert.deepEqual(errors, []);
   }));
+
+test('StdioSessionTransport.close() stops a session-starter still there past the longest end, and resolves', () =>
+  h.withMark(async (mark) => {
+    // A stand-in that acknowledges and then ignores its stdin's end.
+    const bin = h.fakeStarter(`printf '{"session_containment":1,"pid":4242,"mode":"group"}\\n'; exec sleep 300`);
+    const t = new StdioSessionTransport({ command: 'true', env: { [h.markVar]: mark } }, { binary: bin, stdinGrace: 1, killBudget: 1, stopTimeout: 200 });
+    await t.start();
+    const t0 = Date.now();
+    await h.bounded('close()', t.close());
+    const took = Date.now() - t0;
+    // stdin grace + endBound(0, 1) + 5 s, then stop()'s 200 ms.
+    assert.ok(took >= 1 + 251 + 5000, `close() stopped the session after ${took} ms`);
+    assert.equal(await t.ended, null);
+    assert.deepEqual(await t.session.exited, { exitCode: null, signal: 'SIGKILL', killed: true });
+  }));
