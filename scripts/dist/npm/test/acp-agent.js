@@ -5,7 +5,8 @@
 // processes that run until they are killed — a sleep, a shell with a sleep
 // of its own, and one in a session of its own (setsid) — returning their
 // PIDs in the response's _meta.pids. At the end of its input it exits,
-// leaving them running: ending them is the session's job.
+// leaving them running: ending them is the session's job. With
+// --ignore-eof it lives on.
 
 const { spawn } = require('node:child_process');
 const { Readable, Writable } = require('node:stream');
@@ -29,7 +30,11 @@ async function main() {
       return { stopReason: 'end_turn', _meta: { pids } };
     })
     .connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-  process.stdin.on('end', () => process.exit(0));
+  if (process.argv.includes('--ignore-eof')) {
+    setInterval(() => {}, 1 << 30); // lives on past its end of input
+  } else {
+    process.stdin.on('end', () => process.exit(0));
+  }
 }
 
 main().catch((err) => {

@@ -5,7 +5,7 @@
 // are killed — a sleep, a shell with a sleep of its own, and one in a
 // session of its own (setsid), which left the Engine's group — and returns
 // their PIDs. At the end of its input it exits, leaving them running:
-// ending them is the session's job.
+// ending them is the session's job. With --ignore-eof it lives on.
 
 const { spawn } = require('node:child_process');
 
@@ -43,4 +43,8 @@ server.connect(new StdioServerTransport()).catch((err) => {
   console.error(err);
   process.exit(1);
 });
-process.stdin.on('end', () => process.exit(0));
+if (process.argv.includes('--ignore-eof')) {
+  setInterval(() => {}, 1 << 30); // lives on past its end of input
+} else {
+  process.stdin.on('end', () => process.exit(0));
+}

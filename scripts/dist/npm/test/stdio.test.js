@@ -47,11 +47,11 @@ const agent = path.join(__dirname, 'acp-agent.js');
 
 // clientArgv is the command line of a client of kind how ('params',
 // 'transport' or 'acp') for the mark.
-function clientArgv(how, mark) {
+function clientArgv(how, mark, serverArgs) {
   if (how === 'acp') {
-    return [path.join(__dirname, 'acp-client.js'), mark, '--', process.execPath, agent];
+    return [path.join(__dirname, 'acp-client.js'), mark, '--', process.execPath, agent, ...serverArgs];
   }
-  return [path.join(__dirname, 'mcp-session-client.js'), how, mark, '--', process.execPath, server];
+  return [path.join(__dirname, 'mcp-session-client.js'), how, mark, '--', process.execPath, server, ...serverArgs];
 }
 
 // cmdline is process pid's command line, or '' once it is gone.
@@ -84,8 +84,8 @@ function ppid(pid) {
 // startClient starts a client (its own environment is not marked: only
 // its server's is), waits for its ready report and checks that the
 // session's processes run.
-async function startClient(how, mark, env = process.env) {
-  const client = spawn(process.execPath, clientArgv(how, mark), { env, stdio: ['pipe', 'pipe', 'inherit'] });
+async function startClient(how, mark, env = process.env, serverArgs = []) {
+  const client = spawn(process.execPath, clientArgv(how, mark, serverArgs), { env, stdio: ['pipe', 'pipe', 'inherit'] });
   client.stdin.on('error', () => {});
   const exited = new Promise((resolve) => client.on('exit', (code, signal) => resolve({ code, signal })));
   const next = h.lines(client.stdout);
@@ -115,12 +115,21 @@ const kinds = [
 ];
 
 for (const [how, through, skip] of kinds) {
-  for (const end of ['close', 'SIGTERM', 'SIGKILL']) {
-    test(`through ${through}, the client's ${end} leaves no process of the session within stdin grace + grace + 1 s`, { skip }, () =>
+  // The server exits at its end of input, or (--ignore-eof) lives on:
+  // then only the watch of its stdin and of its launcher ends it.
+  for (const [end, serverArgs] of [
+    ['close', []],
+    ['SIGTERM', []],
+    ['SIGKILL', []],
+    ['close', ['--ignore-eof']],
+    ['SIGKILL', ['--ignore-eof']],
+  ]) {
+    const server = serverArgs.length > 0 ? ' of a server that ignores its end of input' : '';
+    test(`through ${through}, the client's ${end}${server} leaves no process of the session within stdin grace + grace + 1 s`, { skip }, () =>
       h.withMark(async (mark) => {
-        const { client, exited, next, ready } = await startClient(how, mark);
+        const { client, exited, next, ready } = await startClient(how, mark, process.env, serverArgs);
         try {
-          await endClient(how, end, { client, exited, next, ready, mark });
+          await endClient(how, end, { client, exited, next, ready, mark, ignoresEof: serverArgs.length > 0 });
         } finally {
           client.kill('SIGKILL'); // ours, by handle: a no-op once it exited
         }
@@ -130,7 +139,7 @@ for (const [how, through, skip] of kinds) {
 
 // endClient checks the PIDs a client reports, ends it by end and checks
 // that its session ends within endBoundMs.
-async function endClient(how, end, { client, exited, next, ready, mark }) {
+async function endClient(how, end, { client, exited, next, ready, mark, ignoresEof }) {
   const pids = [ready.pid, ready.starterPid, ...ready.spawned];
   if (how === 'params') {
     // The SDK's pid is its child's: session-starter itself.
@@ -153,9 +162,9 @@ async function endClient(how, end, { client, exited, next, ready, mark }) {
     t0 = closing.at;
     const closed = JSON.parse(await next());
     if (how !== 'params') {
-      // close() resolved with the ended record in: the server
-      // exited at the end of its input, within the stdin grace.
-      assert.deepEqual(closed, { event: 'closed', reason: 'engine-exit', executed: true });
+      // close() resolved with the ended record in: the server exited at
+      // the end of its input, within the stdin grace, or was ended.
+      assert.deepEqual(closed, { event: 'closed', reason: ignoresEof ? 'stdin-closed' : 'engine-exit', executed: true });
     }
     assert.deepEqual(await h.bounded('the client', exited), { code: 0, signal: null });
   } else {
