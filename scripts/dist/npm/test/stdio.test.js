@@ -315,3 +315,27 @@ test('StdioSessionTransport.close() stops a session-starter still there past the
     assert.equal(await t.ended, null);
     assert.deepEqual(await t.session.exited, { exitCode: null, signal: 'SIGKILL', killed: true });
   }));
+
+test('StdioSessionTransport gives a piped stderr from construction on, and reports a line that is not JSON-RPC without dropping the next', () =>
+  h.withMark(async (mark) => {
+    const t = new StdioSessionTransport({
+      command: 'sh',
+      args: ['-c', `echo said >&2; printf 'not json\\n[1]\\n{"jsonrpc":"2.0","id":7,"result":{}}\\r\\n'; exec cat >/dev/null`],
+      env: { [h.markVar]: mark },
+      stderr: 'pipe',
+    });
+    assert.ok(t.stderr !== null, 'the stderr stream is there before start()');
+    const said = h.lines(t.stderr);
+    const errors = [];
+    t.onerror = (err) => errors.push(err);
+    const got = new Promise((resolve) => {
+      t.onmessage = resolve;
+    });
+    await t.start();
+    assert.equal(await said(), 'said');
+    assert.deepEqual(await h.bounded('the message', got), { jsonrpc: '2.0', id: 7, result: {} });
+    assert.equal(errors.length, 2, errors.map((e) => e.message).join('; '));
+    assert.match(errors[1].message, /not a JSON-RPC 2\.0 message: \[1\]/);
+    await t.close();
+    assert.equal(await said(), null, 'the stderr stream ends with the session');
+  }));
