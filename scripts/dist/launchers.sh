@@ -4,8 +4,9 @@
 #
 #   node --test scripts/dist/npm/test/*.test.js   launch(), the records, the
 #       official MCP TypeScript SDK's client talking to a server launched
-#       through launch() (ended by close, SIGTERM, SIGKILL), tsc --strict of
-#       the types
+#       through launch() and the stdio helpers, the official ACP SDK's
+#       client through launchAgent() (ended by close, SIGTERM, SIGKILL),
+#       tsc --strict of the types
 #   python -m unittest (scripts/dist/python/tests)  launch(), launch_async(),
 #       the records, call(), the MCP helpers (against a fake MCP SDK, on
 #       anyio), a JSON-RPC stdio client and server on the standard
@@ -15,8 +16,8 @@
 # Both parse the fixtures of starter/launch/testdata/records, as the Go
 # tests do. Every test checks that no process of its sessions is left.
 #
-# Offline: the devDependencies of scripts/dist/npm/test (the MCP SDK,
-# TypeScript, @types/node, pinned with their dependencies in its
+# Offline: the devDependencies of scripts/dist/npm/test (the MCP and ACP
+# SDKs, TypeScript, @types/node, pinned with their dependencies in its
 # package-lock.json) are installed with npm ci --offline from the npm cache
 # that `make dist-deps` fills (that needs the npm registry, once).
 #
@@ -93,7 +94,7 @@ have_deps=true
 if ! (cd "$deps" && npm_config_update_notifier=false npm ci --offline --ignore-scripts --no-audit --no-fund \
 	--cache "$cache" --registry http://127.0.0.1:9/ >"$tmp/npm-ci.log" 2>&1); then
 	have_deps=false
-	msg="the launch API tests' devDependencies (the MCP TypeScript SDK, TypeScript) are not in the npm cache $cache: run make dist-deps first (it needs the npm registry)"
+	msg="the launch API tests' devDependencies (the MCP and ACP TypeScript SDKs, TypeScript) are not in the npm cache $cache: run make dist-deps first (it needs the npm registry)"
 	if [[ $mode == installed || ${CI:-} == true ]]; then
 		sed 's/^/  | /' "$tmp/npm-ci.log" >&2
 		die "$msg"
