@@ -1309,8 +1309,9 @@
 //
 //   - Node (the npm package): withSessionStarter(params) turns the
 //     TypeScript SDK's StdioServerParameters into parameters for the
-//     SDK's own StdioClientTransport. StdioSessionTransport is a transport
-//     of the SDK's shape, with the Engine's pid and the ended record.
+//     SDK's own StdioClientTransport; that transport's pid is then
+//     session-starter's. StdioSessionTransport is a transport of the SDK's
+//     shape, whose pid is the Engine's, with the ended record.
 //     launchAgent starts an ACP agent and gives the streams the ACP SDK
 //     takes. The package imports neither SDK.
 //   - Python (the wheel): wrap_stdio_parameters(params) does the same
