@@ -32,19 +32,27 @@ func threadLauncher([]string) int {
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
-	// Keep this goroutine on the main thread, so that the one below runs
-	// on another thread, which exits when it returns still locked (the
-	// main thread would be parked instead).
+	// The launching goroutine must run on a thread that exits when it
+	// returns still locked. The main thread never does (the runtime parks
+	// it instead), and this goroutine need not be on it: so it keeps its
+	// own thread, and a launcher that finds itself on the main thread
+	// holds it and launches from a new goroutine.
 	runtime.LockOSThread()
 	started := make(chan int)
-	go func() {
+	var launcher func()
+	launcher = func() {
 		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+		if unix.Gettid() == os.Getpid() {
+			go launcher()
+			select {}
+		}
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		started <- unix.Gettid()
-	}()
+	}
+	go launcher()
 	tid := <-started
 	lines := bufio.NewReader(out)
 	if l, _ := lines.ReadString('\n'); l != "ready\n" {
