@@ -153,8 +153,17 @@ func parse(args []string) (*invocation, error) {
 	inv := &invocation{}
 	var v flagValues
 	fs := newFlagSet(inv, &v)
+	inv, err := read(fs, inv, &v, args)
+	if err != nil {
+		return nil, suggestLong(fs, args, err)
+	}
+	return inv, nil
+}
+
+// read parses args into inv with fs, whose flags set inv and v.
+func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*invocation, error) {
 	if err := fs.Parse(args); err != nil {
-		return nil, suggestLong(fs, err)
+		return nil, err
 	}
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
@@ -247,23 +256,25 @@ func parse(args []string) (*invocation, error) {
 	return inv, nil
 }
 
-// suggestLong adds to pflag's error for an unknown shorthand, as a
-// single dash before a long name gets ("-timeout 1": unknown shorthand
-// flag 't'), the long flag meant, when there is one.
-func suggestLong(fs *pflag.FlagSet, err error) error {
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "unknown shorthand flag") {
-		return err
+// suggestLong adds to a parse error the long flag a single dash was
+// typed before, when there is one: "-timeout 1" reads as the unknown
+// shorthand 't', and "-stop-signal TERM" as -s with the value
+// "top-signal". The first argument before "--" that is a dash and a long
+// flag's name (with or without "=value") is named.
+func suggestLong(fs *pflag.FlagSet, args []string, err error) error {
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if !strings.HasPrefix(arg, "-") || strings.HasPrefix(arg, "--") {
+			continue
+		}
+		name, _, _ := strings.Cut(arg[1:], "=")
+		if len(name) > 1 && fs.Lookup(name) != nil {
+			return fmt.Errorf("%w; did you mean --%s?", err, name)
+		}
 	}
-	_, arg, ok := strings.Cut(msg, " in -")
-	if !ok {
-		return err
-	}
-	name, _, _ := strings.Cut(arg, "=")
-	if fs.Lookup(name) == nil {
-		return err
-	}
-	return fmt.Errorf("%w; did you mean --%s?", err, name)
+	return err
 }
 
 // flagDoc is one flag as --help and the docs list it.

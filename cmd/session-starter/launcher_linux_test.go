@@ -191,6 +191,8 @@ func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
 		{"program is empty", []string{"--ack", "--", ""}, nil, 127, "session-starter: \"\": an empty PROGRAM names no file\n"},
 		{"a long flag with one dash", append([]string{"-timeout", "1", "--"}, engine...), nil, 2, "unknown shorthand flag: 't' in -timeout; did you mean --timeout?"},
 		{"a long flag with one dash and a value", append([]string{"-watch-stdin=true", "--"}, engine...), nil, 2, "; did you mean --watch-stdin?"},
+		{"a long flag with one dash read as its shorthand", append([]string{"-stop-signal", "TERM", "--"}, engine...), nil, 2, "; did you mean --stop-signal?"},
+		{"a long flag with one dash read as another's shorthand", append([]string{"-kill-budget", "5s", "--"}, engine...), nil, 2, "; did you mean --kill-budget?"},
 		{"stdin grace without watch stdin", append([]string{"--stdin-grace", "1", "--"}, engine...), nil, 2, "--stdin-grace goes with --watch-stdin"},
 	}
 	for _, tt := range tests {
