@@ -246,7 +246,6 @@ export class LaunchError extends Error {
 export function launch(cmd: string, args?: readonly string[], options?: LaunchOptions): Promise<Session>;
 export function launch(cmd: string, options?: LaunchOptions): Promise<Session>;
 
-/** The longest a session's end takes, from the stop to session-starter's exit: grace + kill budget (0: 10 s) + 250 ms. */
 /** What call() resolves with; only outcome 'not-started' may be retried. */
 export interface CallResult {
   /** 'not-started': provably nothing was executed; 'started'; 'unclear': whether it ran cannot be known. */
@@ -318,6 +317,7 @@ export const defaultDrainMs: number;
 /** call()'s default maxBuffer, in bytes: 100 MiB. */
 export const defaultMaxBuffer: number;
 
+/** The longest a session's end takes, from the stop to session-starter's exit: grace + kill budget (0: 10 s) + 250 ms. */
 export function endBound(graceMs?: number, killBudgetMs?: number): number;
 export const defaultAckTimeoutMs: number;
 export const defaultKillBudgetMs: number;
