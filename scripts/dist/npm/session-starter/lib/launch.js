@@ -111,6 +111,23 @@ class LaunchError extends Error {
   }
 }
 
+// binaryOf is the session-starter that options.binary names, else the
+// package's own (binaryPath()); a LaunchError says what is wrong.
+function binaryOf(options) {
+  const bin = options.binary;
+  if (bin === undefined) {
+    try {
+      return binaryPath();
+    } catch (err) {
+      throw new LaunchError(err.code, err.message, { cause: err });
+    }
+  }
+  if (typeof bin !== 'string' || bin === '') {
+    throw invalid('binary: want the path of session-starter');
+  }
+  return bin;
+}
+
 function invalid(message) {
   return new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', `session-starter: ${message}`);
 }
@@ -347,16 +364,7 @@ async function launch(cmd, args, options) {
     throw new LaunchError('ERR_SESSION_STARTER_ABORTED', 'session-starter: aborted before the launch', { cause: abort.reason });
   }
 
-  let bin = options.binary;
-  if (bin === undefined) {
-    try {
-      bin = binaryPath();
-    } catch (err) {
-      throw new LaunchError(err.code, err.message, { cause: err });
-    }
-  } else if (typeof bin !== 'string' || bin === '') {
-    throw invalid('binary: want the path of session-starter');
-  }
+  const bin = binaryOf(options);
 
   const starterArgs = ['--ack', '--parent-pid', String(process.pid)];
   const stdio = ['pipe', 'pipe', 'pipe'];
@@ -659,7 +667,8 @@ module.exports = {
   endBound,
   defaultAckTimeoutMs,
   defaultKillBudgetMs,
-  // For lib/stdio.js, not exported by the package.
+  // For lib/stdio.js and lib/reclaim.js, not exported by the package.
+  binaryOf,
   flagsOf,
   invalid,
   withoutRequest,

@@ -9,8 +9,7 @@
 
 const { spawn } = require('node:child_process');
 
-const { binaryPath } = require('./binary.js');
-const { LaunchError } = require('./launch.js');
+const { LaunchError, binaryOf } = require('./launch.js');
 
 const tailBytes = 4096;
 
@@ -35,16 +34,7 @@ async function reclaim(options = {}) {
     // session's job kills its processes when its last handle closes.
     throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', 'session-starter: reclaim: not supported on Windows by this package');
   }
-  let bin = options.binary;
-  if (bin === undefined) {
-    try {
-      bin = binaryPath();
-    } catch (err) {
-      throw new LaunchError(err.code, err.message, { cause: err });
-    }
-  } else if (typeof bin !== 'string' || bin === '') {
-    throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', 'session-starter: binary: want the path of session-starter');
-  }
+  const bin = binaryOf(options);
   const args = ['--reclaim', '--status-fd', '3'];
   if (options.dryRun) {
     args.push('--dry-run');

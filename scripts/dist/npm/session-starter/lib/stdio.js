@@ -23,8 +23,7 @@
 
 const { PassThrough, Readable, Writable } = require('node:stream');
 
-const { binaryPath } = require('./binary.js');
-const { LaunchError, launch, endBound, flagsOf, invalid, withoutRequest, stopSlackMs } = require('./launch.js');
+const { LaunchError, launch, endBound, binaryOf, flagsOf, invalid, withoutRequest, stopSlackMs } = require('./launch.js');
 
 // carriedVars are carried from this process's environment into a
 // server's, where set: XDG_RUNTIME_DIR and SESSION_STARTER_LEDGER_DIR
@@ -110,16 +109,7 @@ function stdioFlags(options) {
 function withSessionStarter(params, options = {}) {
   const args = checkParams(params, 'withSessionStarter');
   const { flags } = stdioFlags(options);
-  let bin = options.binary;
-  if (bin === undefined) {
-    try {
-      bin = binaryPath();
-    } catch (err) {
-      throw new LaunchError(err.code, err.message, { cause: err });
-    }
-  } else if (typeof bin !== 'string' || bin === '') {
-    throw invalid('binary: want the path of session-starter');
-  }
+  const bin = binaryOf(options);
   return {
     ...params,
     command: bin,
