@@ -60,13 +60,7 @@ func TestAStarterSIGKILLedAtItsUsersProcessLimitLeavesNoMarkedEscapee(t *testing
 	if err != nil {
 		skipUnlessCI(t, "prlimit (util-linux) is not installed")
 	}
-	// A run before this one may leave zombies of the user's for init to
-	// reap: they count towards the limit until then.
-	for deadline := time.Now().Add(10 * time.Second); processesOf(nprocUser) > 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Skipf("uid %d has %d processes on this machine; RLIMIT_NPROC counts them too", nprocUser, processesOf(nprocUser))
-		}
-	}
+	awaitNoProcessesOfTheUser(t)
 	const budget = 5 * time.Second
 	mark := newMark(t)
 	// Registered after newMark's: runs first, and ends the storm, which
@@ -183,11 +177,7 @@ func TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession(t *
 	prctl := unix.SYS_PRCTL
 	for _, how := range []string{"setpgrp", "setsid"} {
 		t.Run(how, func(t *testing.T) {
-			for deadline := time.Now().Add(10 * time.Second); processesOf(nprocUser) > 0; time.Sleep(50 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Skipf("uid %d has processes on this machine", nprocUser)
-				}
-			}
+			awaitNoProcessesOfTheUser(t)
 			mark := newMark(t)
 			t.Cleanup(func() { endMarked(t, mark) })
 			// Not t.TempDir: its parent is not open to the user.
@@ -251,6 +241,20 @@ func TestAnEscapeeThatCannotBeVerifiedKeepsTheRecordOnlyWhenTiedToTheSession(t *
 				}
 			}
 		})
+	}
+}
+
+// awaitNoProcessesOfTheUser waits until nprocUser has no process, zombies
+// included, and skips the test if some are still there after 10 s. A run
+// before this one may leave zombies of the user's for init to reap:
+// RLIMIT_NPROC counts them, and the tests count the user's processes.
+// Nothing announces another process's reap: it polls.
+func awaitNoProcessesOfTheUser(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); processesOf(nprocUser) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Skipf("uid %d has %d processes on this machine", nprocUser, processesOf(nprocUser))
+		}
 	}
 }
 
