@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
 
@@ -271,10 +272,8 @@ func usersLive(uid int) []int {
 		if err != nil || int(st.Sys().(*syscall.Stat_t).Uid) != uid {
 			continue
 		}
-		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
-				continue
-			}
+		if st, err := proc.ReadStat(pid); err == nil && st.State == 'Z' {
+			continue
 		}
 		out = append(out, pid)
 	}
