@@ -162,6 +162,26 @@ func serverOptions(bin string) launch.Options {
 	}
 }
 
+// connectAndSpawn connects the official client through tr and calls the
+// spawn tool. The processes it started are killed at the test's end.
+func connectAndSpawn(t *testing.T, tr sdk.Transport) (*sdk.ClientSession, spawned, []proc) {
+	t.Helper()
+	ctx := context.Background()
+	c := sdk.NewClient(&sdk.Implementation{Name: "client", Version: "v0.0.1"}, nil)
+	cs, err := c.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := callSpawn(ctx, cs)
+	if err != nil {
+		_ = cs.Close()
+		t.Fatal(err)
+	}
+	ps := identify(t, got)
+	t.Cleanup(func() { killOurs(ps) })
+	return cs, got, ps
+}
+
 func callSpawn(ctx context.Context, cs *sdk.ClientSession) (spawned, error) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "spawn"})
 	if err != nil {
@@ -320,20 +340,8 @@ const bound = ssmcp.DefaultStdinGrace + time.Second
 
 func TestTheOfficialClientsCloseLeavesNoProcessOfTheSession(t *testing.T) {
 	bin := binary(t)
-	ctx := context.Background()
 	tr := &ssmcp.Transport{Options: serverOptions(bin)}
-	c := sdk.NewClient(&sdk.Implementation{Name: "client", Version: "v0.0.1"}, nil)
-	cs, err := c.Connect(ctx, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := callSpawn(ctx, cs)
-	if err != nil {
-		_ = cs.Close()
-		t.Fatal(err)
-	}
-	ps := identify(t, got)
-	t.Cleanup(func() { killOurs(ps) })
+	cs, got, ps := connectAndSpawn(t, tr)
 	if tr.PID() != got.Server {
 		t.Errorf("the transport's PID is %d, the server's %d", tr.PID(), got.Server)
 	}
@@ -355,19 +363,7 @@ func TestTheOfficialClientsCloseLeavesNoProcessOfTheSession(t *testing.T) {
 }
 
 func TestTheSDKsCommandTransportLeavesTheFixturesProcessesOnClose(t *testing.T) {
-	ctx := context.Background()
-	c := sdk.NewClient(&sdk.Implementation{Name: "client", Version: "v0.0.1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: serverCmd()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := callSpawn(ctx, cs)
-	if err != nil {
-		_ = cs.Close()
-		t.Fatal(err)
-	}
-	ps := identify(t, got)
-	t.Cleanup(func() { killOurs(ps) })
+	cs, _, ps := connectAndSpawn(t, &sdk.CommandTransport{Command: serverCmd()})
 	t0 := time.Now()
 	if err := cs.Close(); err != nil {
 		t.Errorf("Close: %v", err)
@@ -473,19 +469,8 @@ func TestAnExplicitEnvCarriesTheLedgerDirectoryAndTheSessionMark(t *testing.T) {
 	opts := serverOptions(bin)
 	opts.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), roleVar + "=server", raceEnv}
 	tr := &ssmcp.Transport{Options: opts}
-	ctx := context.Background()
-	c := sdk.NewClient(&sdk.Implementation{Name: "client", Version: "v0.0.1"}, nil)
-	cs, err := c.Connect(ctx, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, got, _ := connectAndSpawn(t, tr)
 	defer cs.Close()
-	got, err := callSpawn(ctx, cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := identify(t, got)
-	t.Cleanup(func() { killOurs(ps) })
 	if got.Env["SESSION_STARTER_LEDGER_DIR"] != ledger || got.Env["XDG_RUNTIME_DIR"] != xdg {
 		t.Errorf("the server's ledger directory is %q and runtime directory %q, want %q and %q",
 			got.Env["SESSION_STARTER_LEDGER_DIR"], got.Env["XDG_RUNTIME_DIR"], ledger, xdg)
