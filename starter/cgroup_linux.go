@@ -9,20 +9,26 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// cgroupHold is the session cgroup and its holder, in cgroup mode.
-type cgroupHold struct {
-	cg       *cgroup.Session // the session cgroup in cgroup mode, else nil
-	cgHolder *cgroup.Holder
+// cgroupLayer is the session cgroup, in cgroup mode: the gate is born
+// into its Engine's leaf, the guard and the ledger get its directory, and
+// the end kills what it holds.
+type cgroupLayer struct {
+	cg     *cgroup.Session
+	holder *cgroup.Holder // made once the gate has joined
 	// sup is the leaf this process moved itself into for the limits'
 	// controllers, or nil.
-	sup *cgroup.Supervisor
+	sup    *cgroup.Supervisor
+	limits cgroup.Limits
+	log    zerolog.Logger
 }
 
 // cgroupLimits is l as package cgroup takes it.
@@ -43,19 +49,18 @@ func controllers(l Limits) []string {
 	return need
 }
 
-// holdInCgroup sets up the cgroup of the session as c asks, before
-// anything is started: for ContainCgroup, and for ContainAuto where it is
-// possible, a fresh session cgroup below the starter's own (leftovers of
-// dead starters removed first). It returns the mode in effect; auto's
-// choice, and why, is said at log level info. Where ContainCgroup is impossible it fails
-// with ExitContainment, naming the fix; auto falls back to the process
-// group.
-func (s *session) holdInCgroup(c Containment) (string, error) {
+// hold makes the layers of a session as c asks, before anything is
+// started. For ContainCgroup, and for ContainAuto where it is possible,
+// that is a fresh session cgroup below the starter's own (leftovers of
+// dead starters removed first). Then the mark, and the ledger record. It
+// returns the mode in effect; auto's choice, and why, is said at log level
+// info. Where ContainCgroup is impossible it fails with ExitContainment,
+// naming the fix; auto falls back to the process group.
+func (s *session) hold(c Containment) (string, error) {
 	mode, cg, sup, why, err := chooseContainment(c, s.o.Limits, s.o.CgroupParent, s.log)
 	if err != nil {
 		return "", err
 	}
-	s.cg, s.sup = cg, sup
 	if sup != nil {
 		s.log.Info().Str("cgroup", sup.Path).Msg("moved into a supervisor cgroup of its own, so that its cgroup can give the session cgroup the limits' controllers")
 	}
@@ -65,18 +70,25 @@ func (s *session) holdInCgroup(c Containment) (string, error) {
 		ev = s.log.Info()
 	}
 	ev = ev.Str("mode", mode).Str("containment", string(c))
+	var rec *ledger.Cgroup
 	switch {
 	case cg != nil:
 		ev.Str("cgroup", cg.Path).Msg("containment by a session cgroup")
+		s.layers = append(s.layers, &cgroupLayer{cg: cg, sup: sup, limits: cgroupLimits(s.o.Limits), log: s.log})
+		rec = &ledger.Cgroup{Dir: cg.Dir, ID: cg.ID}
 	case why != nil:
 		ev.Err(why).Msg("no session cgroup; containment by the process group")
 	default:
 		ev.Msg("containment by the process group, as asked")
 	}
+	if s.mark != nil && mark.Supported {
+		s.layers = append(s.layers, markLayer{})
+	}
+	s.holdLedger(rec)
 	return mode, nil
 }
 
-// chooseContainment is the decision of holdInCgroup, and of
+// chooseContainment is the decision of hold, and of
 // [ExplainContainment]: the mode c gives here, with the session cgroup
 // made for it (cgroup mode) in parent (or below this process's own
 // cgroup) and the supervisor leaf this process moved into for lim's
@@ -219,146 +231,103 @@ func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) 
 	return cg, sup, nil
 }
 
-// gateJoined checks, from outside, that the gate is in the Engine's leaf
-// of the session cgroup. The gate is our unreaped child, so its PID
-// names it alone.
-func (s *session) gateJoined() error {
-	in, err := s.cg.HoldsEngine(s.gate.PID)
+// born has the gate join the Engine's leaf of the session cgroup: at its
+// birth, through the leaf's directory descriptor (clone3), or else by
+// writing itself into the leaf's cgroup.procs.
+func (l *cgroupLayer) born(gs *gate.Spec) error {
+	fd, err := l.cg.OpenProcs()
+	if err != nil {
+		return err
+	}
+	gs.CgroupProcs, gs.CgroupDir = fd, l.cg.EngineFD
+	return nil
+}
+
+// hand hands the session cgroup to the guard.
+func (l *cgroupLayer) hand(_ *session, gs *guard.Spec) {
+	gs.Cgroup, gs.CgroupParent, gs.CgroupName = l.cg.DirFD, l.cg.ParentFD, l.cg.Name
+}
+
+// ready checks, from outside, that the gate joined the Engine's leaf
+// before it said ready; then the cgroup becomes a holder, and the limits
+// are set.
+func (l *cgroupLayer) ready(s *session) error {
+	in, err := l.cg.HoldsEngine(s.gate.PID)
 	if err != nil {
 		return err
 	}
 	if !in {
-		return fmt.Errorf("cgroup: the gate (pid %d) is not in %s", s.gate.PID, s.cg.EnginePath)
+		return fmt.Errorf("cgroup: the gate (pid %d) is not in %s", s.gate.PID, l.cg.EnginePath)
 	}
-	return nil
-}
-
-// removeCgroup removes the session cgroup once it is empty; zombies do
-// not count, so this works before the Engine is reaped. A failure is
-// logged: the next start removes the leftover.
-func (s *session) removeCgroup() {
-	if s.cg == nil {
-		return
-	}
-	if err := s.cg.Remove(); err != nil {
-		s.log.Warn().Err(err).Str("cgroup", s.cg.Path).Msg("session cgroup left behind")
-	}
-}
-
-// cgroupDir is the directory descriptor of the Engine's leaf of the
-// session cgroup, where the gate is born, or 0.
-func (s *session) cgroupDir() int {
-	if s.cg == nil {
-		return 0
-	}
-	return s.cg.EngineFD
-}
-
-// guardCgroup hands the session cgroup to the guard.
-func (s *session) guardCgroup(gs *guard.Spec) {
-	if s.cg != nil {
-		gs.Cgroup, gs.CgroupParent, gs.CgroupName = s.cg.DirFD, s.cg.ParentFD, s.cg.Name
-	}
-}
-
-// cgroupJoined checks that the gate joined the session cgroup before it
-// said ready, from outside, before the guard is relied on; then the
-// cgroup becomes a holder.
-func (s *session) cgroupJoined() error {
-	if s.cg == nil {
-		return nil
-	}
-	if err := s.gateJoined(); err != nil {
+	if l.holder, err = cgroup.NewHolder(l.cg.DirFD); err != nil {
 		return err
 	}
-	h, err := cgroup.NewHolder(s.cg.DirFD)
-	if err != nil {
-		return err
-	}
-	s.cgHolder = h
 	// The limits, now that the gate is ready: its Go runtime's threads
 	// count against pids.max, and a small one written before it started
 	// them would refuse them. Until the go-ahead nothing of the Engine
 	// runs.
-	if lim := cgroupLimits(s.o.Limits); lim.Any() {
-		if err := s.cg.SetLimits(lim); err != nil {
+	if l.limits.Any() {
+		if err := l.cg.SetLimits(l.limits); err != nil {
 			return err
 		}
-		s.log.Debug().Str("cgroup", s.cg.Path).Msg("limits set")
+		l.log.Debug().Str("cgroup", l.cg.Path).Msg("limits set")
 	}
 	return nil
 }
 
-// readUsage reads the session cgroup's counters into s.usage, before it
-// is removed.
-func (s *session) readUsage() {
-	if s.cg == nil {
-		return
-	}
-	u := s.cg.ReadUsage()
-	s.usage = Usage{MemoryPeak: u.MemoryPeak, TasksPeak: u.TasksPeak, OOMKills: u.OOMKills, ForksRefused: u.ForksRefused}
-	if u.MemoryPeak != nil {
-		s.usage.MemoryPeakSource = "memory.peak"
-	}
-	if u.CPU != nil {
-		d := time.Duration(*u.CPU) * time.Microsecond
-		s.usage.CPU, s.usage.CPUSource = &d, "cpu.stat"
-	}
-}
-
-// cgroupHolders is the session cgroup as a holder, if there is one.
-func (s *session) cgroupHolders() []end.Holder {
-	if s.cgHolder == nil {
+// holders is the session cgroup, once the gate has joined it.
+func (l *cgroupLayer) holders() []end.Holder {
+	if l.holder == nil {
 		return nil
 	}
-	return []end.Holder{s.cgHolder}
+	return []end.Holder{l.holder}
 }
 
-// closeCgroup removes the session cgroup if it can and releases its
+// ended reads the session cgroup's counters into u, and after an end
+// removes the cgroup once it is empty (zombies do not count, so this
+// works before the Engine is reaped). A released session's cgroup stays:
+// it holds what the Engine left.
+func (l *cgroupLayer) ended(e End, u *Usage) {
+	c := l.cg.ReadUsage()
+	u.MemoryPeak, u.TasksPeak, u.OOMKills, u.ForksRefused = c.MemoryPeak, c.TasksPeak, c.OOMKills, c.ForksRefused
+	if c.MemoryPeak != nil {
+		u.MemoryPeakSource = "memory.peak"
+	}
+	if c.CPU != nil {
+		d := time.Duration(*c.CPU) * time.Microsecond
+		u.CPU, u.CPUSource = &d, "cpu.stat"
+	}
+	if e.Outcome != Released {
+		l.remove()
+	}
+}
+
+// remove removes the session cgroup. A failure is logged: the next start
+// removes the leftover.
+func (l *cgroupLayer) remove() {
+	if err := l.cg.Remove(); err != nil {
+		l.log.Warn().Err(err).Str("cgroup", l.cg.Path).Msg("session cgroup left behind")
+	}
+}
+
+// close removes the session cgroup if it is empty, and releases its
 // descriptors.
-func (s *session) closeCgroup() {
-	if s.cgHolder != nil {
-		s.cgHolder.Close()
+func (l *cgroupLayer) close() {
+	if l.holder != nil {
+		l.holder.Close()
 	}
-	if s.cg == nil {
-		return
+	if populated, err := cgroup.Populated(l.cg.DirFD); err == nil && !populated {
+		l.remove()
 	}
-	if populated, err := cgroup.Populated(s.cg.DirFD); err == nil && !populated {
-		s.removeCgroup()
-	}
-	removed := s.cg.Removed()
-	s.cg.Close()
-	s.cg = nil
+	removed := l.cg.Removed()
+	l.cg.Close()
 	// The controllers stay on while a session cgroup left behind still
 	// holds processes: turned off, its limits would go.
-	if s.sup != nil && removed {
-		if err := s.sup.Restore(); err != nil {
-			s.log.Debug().Err(err).Msg("the supervisor cgroup stays")
+	if l.sup != nil && removed {
+		if err := l.sup.Restore(); err != nil {
+			l.log.Debug().Err(err).Msg("the supervisor cgroup stays")
 		}
-	} else if s.sup != nil {
-		s.log.Debug().Str("cgroup", s.sup.Path).Msg("the supervisor cgroup stays with the session cgroup")
+	} else if l.sup != nil {
+		l.log.Debug().Str("cgroup", l.sup.Path).Msg("the supervisor cgroup stays with the session cgroup")
 	}
-	s.sup = nil
-}
-
-// procsFD opens the cgroup.procs of the Engine's leaf for the gate, or
-// returns 0.
-func (s *session) procsFD() (int, error) {
-	if s.cg == nil {
-		return 0, nil
-	}
-	fd, err := s.cg.OpenProcs()
-	if err != nil {
-		return 0, err
-	}
-	return fd, nil
-}
-
-// recordCgroup is the session cgroup as the ledger records it, or nil in
-// group mode.
-func (s *session) recordCgroup() *ledger.Cgroup {
-	if s.cg == nil {
-		return nil
-	}
-	return &ledger.Cgroup{Dir: s.cg.Dir, ID: s.cg.ID}
 }

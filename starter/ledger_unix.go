@@ -5,56 +5,70 @@ package starter
 import (
 	"os"
 
+	"github.com/rs/zerolog"
+
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/ledger"
 )
 
-// ledgerHold is the ledger's directory, opened for the guard at arming,
-// or nil; closed by unrecord. recorded is set once the session's record
-// is written into it.
-type ledgerHold struct {
-	ledgerDir *os.File
-	recorded  bool
+// ledgerLayer is the session's record in the ledger (package
+// internal/ledger): what a reclaim ends should the starter and the guard
+// both be SIGKILLed.
+type ledgerLayer struct {
+	noLayer
+	dir      *os.File
+	cgroup   *ledger.Cgroup // the session cgroup, or nil
+	recorded bool
+	// keep keeps the record at the end: survivors are left, and the
+	// guard keeps guarding them; it removes the record once it has ended
+	// them.
+	keep bool
+	id   string // the session's id in the mark
+	log  zerolog.Logger
 }
 
-// guardLedger opens the ledger's directory (package internal/ledger) and
-// gives the guard a descriptor of it: once the guard has ended a session
-// whose starter is gone, and found nothing left, it removes the session's
-// record through that descriptor, never through a path resolved later.
-// The record is written into the same directory (record). Without the
-// mark there is nothing to find the session's processes by, and no
-// ledger; a directory that fails the checks is logged: the session runs,
-// and a reclaim cannot end what it leaves.
-func (s *session) guardLedger(gs *guard.Spec) {
-	if s.mark == nil {
-		return
+// holdLedger adds the ledger record to the session's layers, with the
+// session cgroup cg (nil in group mode). Without the mark there is
+// nothing to find the session's processes by, and no record.
+func (s *session) holdLedger(cg *ledger.Cgroup) {
+	if s.mark != nil {
+		s.layers = append(s.layers, &ledgerLayer{cgroup: cg, id: s.mark.String(), log: s.log})
 	}
-	if s.ledgerDir == nil {
+}
+
+// hand opens the ledger's directory and gives the guard a descriptor of
+// it: once the guard has ended a session whose starter is gone, and found
+// nothing left, it removes the session's record through that descriptor,
+// never through a path resolved later. The record is written into the
+// same directory (ready). A directory that fails the checks is logged:
+// the session runs, and a reclaim cannot end what it leaves.
+func (l *ledgerLayer) hand(s *session, gs *guard.Spec) {
+	if l.dir == nil {
 		dir, fd, err := ledger.OpenDir()
 		if err != nil {
-			s.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
+			l.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
 			return
 		}
-		s.ledgerDir = os.NewFile(uintptr(fd), dir)
+		l.dir = os.NewFile(uintptr(fd), dir)
 	}
-	gs.Ledger = int(s.ledgerDir.Fd())
+	gs.Ledger = int(l.dir.Fd())
 }
 
-// record writes the session's ledger record into the directory the guard
-// was given, once the guard is armed and before the Engine's program is
-// executed, so that a reclaim can end what the session leaves should the
-// starter and the guard both be SIGKILLed. A failure is logged: the
-// session runs, and that reclaim cannot.
-func (s *session) record() {
-	if s.ledgerDir == nil {
-		return
+// ready writes the session's record into the directory the guard was
+// given, while the guard arms and before the Engine's program is
+// executed. A failure is logged: the session runs, and a reclaim cannot
+// end what it leaves.
+func (l *ledgerLayer) ready(s *session) error {
+	if l.dir == nil {
+		return nil
 	}
 	boot, err := ledger.BootID()
 	if err != nil {
-		s.log.Info().Err(err).Msg("no ledger record")
-		return
+		l.log.Info().Err(err).Msg("no ledger record")
+		return nil
 	}
-	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: s.mark.String(), UID: os.Getuid(), Mode: s.mode, Created: ledger.Now(), PGID: s.gate.PID}
+	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: l.id, UID: os.Getuid(), Mode: s.mode,
+		Created: ledger.Now(), PGID: s.gate.PID, Cgroup: l.cgroup}
 	for _, p := range []struct {
 		pid int
 		to  *ledger.Process
@@ -62,39 +76,42 @@ func (s *session) record() {
 		// This process, and its unreaped children: the PIDs name them.
 		tok, err := ledger.TokenOf(p.pid)
 		if err != nil {
-			s.log.Info().Err(err).Msg("no ledger record")
-			return
+			l.log.Info().Err(err).Msg("no ledger record")
+			return nil
 		}
 		*p.to = ledger.Process{PID: p.pid, Token: tok}
 	}
-	r.Cgroup = s.recordCgroup()
 	if r.NS, err = ledger.Here(); err != nil {
 		// A record that names no namespace is never acted on.
-		s.log.Info().Err(err).Msg("no ledger record")
-		return
+		l.log.Info().Err(err).Msg("no ledger record")
+		return nil
 	}
-	if err := ledger.Write(int(s.ledgerDir.Fd()), r); err != nil {
-		s.log.Info().Err(err).Msg("no ledger record")
-		return
+	if err := ledger.Write(int(l.dir.Fd()), r); err != nil {
+		l.log.Info().Err(err).Msg("no ledger record")
+		return nil
 	}
-	s.recorded = true
+	l.recorded = true
+	return nil
 }
 
-// unrecord removes the session's ledger record, unless the guard keeps
-// guarding survivors (the session is not over; the guard removes it once
-// it has ended them), and closes the ledger's directory. The record is
-// removed by its name relative to the directory's descriptor, as the
-// guard removes it: the starter's working directory is / by then.
-func (s *session) unrecord() {
-	if s.ledgerDir == nil {
+// ended keeps the record when the end left survivors or refused to
+// signal: the session is not over.
+func (l *ledgerLayer) ended(e End, _ *Usage) {
+	l.keep = e.Outcome == Survivors || e.Outcome == Refused
+}
+
+// close removes the session's record, unless it is kept, and closes the
+// ledger's directory. The record is removed by its name relative to the
+// directory's descriptor, as the guard removes it: the starter's working
+// directory is / by then.
+func (l *ledgerLayer) close() {
+	if l.dir == nil {
 		return
 	}
-	if s.recorded && !s.keepRecord {
-		if err := ledger.Remove(int(s.ledgerDir.Fd()), s.mark.String()); err != nil {
-			s.log.Warn().Err(err).Msg("ledger record left")
+	if l.recorded && !l.keep {
+		if err := ledger.Remove(int(l.dir.Fd()), l.id); err != nil {
+			l.log.Warn().Err(err).Msg("ledger record left")
 		}
 	}
-	_ = s.ledgerDir.Close()
-	s.ledgerDir = nil
-	s.recorded = false
+	_ = l.dir.Close()
 }

@@ -9,10 +9,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
-	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/lineage"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -28,27 +30,28 @@ import (
 // executed: there is no /proc/self/exe here.
 func defaultExe() (string, error) { return os.Executable() }
 
-// cgroupHold holds no cgroup: there are none here. Its methods are the
-// cgroup steps of a session, which have nothing to do; it keeps instead
-// the Engine's identity, the root of the escapee sweep by lineage
-// (package internal/lineage), read once the gate is ready.
-type cgroupHold struct {
-	root    lineage.Identity
-	rootErr error
-}
-
-// holdInCgroup says how the session is held: by the process group (a
-// reaper on FreeBSD, with Options.Subreaper). --containment cgroup
-// cannot be had here.
-func (s *session) holdInCgroup(c Containment) (string, error) {
+// hold makes the layers of a session as c asks: the sweep by lineage (or
+// on FreeBSD, with Options.Subreaper, the starter as the reaper of the
+// Engine's tree), and the ledger record. There is no session cgroup:
+// --containment cgroup cannot be had here.
+func (s *session) hold(c Containment) (string, error) {
 	if _, err := ExplainLimits(s.o.Limits, s.o.CgroupParent); err != nil {
 		return "", err
 	}
 	mode, _, err := chooseContainment(c, s.subreaper != nil)
-	return mode, err
+	if err != nil {
+		return "", err
+	}
+	reaper := s.reaper()
+	s.layers = append(s.layers, &lineageLayer{sweep: reaper == nil})
+	if reaper != nil {
+		s.layers = append(s.layers, reaper)
+	}
+	s.holdLedger(nil)
+	return mode, nil
 }
 
-// chooseContainment is the decision of holdInCgroup and of
+// chooseContainment is the decision of hold and of
 // [ExplainContainment]; reaper says the starter is the reaper of the
 // Engine's tree.
 func chooseContainment(c Containment, reaper bool) (mode string, why, err error) {
@@ -80,59 +83,44 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	return false, fail(ExitContainment, "limits, --call-limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 }
 
-// procsFD returns 0: the gate joins no cgroup.
-func (cgroupHold) procsFD() (int, error) { return 0, nil }
+// lineageLayer is the Engine's identity, the root of the escapee sweep
+// by lineage (package internal/lineage), read from the gate before it is
+// ready. With sweep, the sweep is one of the session's holders: the
+// Engine's descendants found by identity, of this process's user, with
+// the session mark as a second source unless the mark is off.
+type lineageLayer struct {
+	noLayer
+	sweep   bool
+	root    lineage.Identity
+	rootErr error
+	mark    *mark.ID
+	log     zerolog.Logger
+}
 
-// guardCgroup hands the guard no cgroup.
-func (cgroupHold) guardCgroup(*guard.Spec) {}
-
-// cgroupDir is 0: there are no cgroups.
-func (cgroupHold) cgroupDir() int { return 0 }
-
-// cgroupJoined has no cgroup to check: the gate joins none.
-func (s *session) cgroupJoined() error { return nil }
-
-// guardMark reads the gate, started and not yet the Engine, for the
-// Engine's identity (exec keeps it), the root of the escapee sweep by
-// lineage: it is this process's unreaped child, so its PID names it
-// alone. With the mark, the guard gets the identity's token
+// hand reads the gate, started and not yet the Engine, for the Engine's
+// identity (exec keeps it): it is this process's unreaped child, so its
+// PID names it alone. With the mark, the guard gets the identity's token
 // (guard.Spec.Mark), to sweep by lineage itself once this process is
 // gone. A failed read leaves the session without the sweep, and the end
 // says so.
-func (s *session) guardMark(gs *guard.Spec) {
-	s.root, s.rootErr = lineage.Root(s.gate.PID)
-	if s.mark != nil && s.rootErr == nil {
-		gs.Mark, gs.MarkSince = s.mark.String(), lineage.Token(s.root)
+func (l *lineageLayer) hand(s *session, gs *guard.Spec) {
+	l.mark, l.log = s.mark, s.log
+	l.root, l.rootErr = lineage.Root(s.gate.PID)
+	if s.mark != nil && l.rootErr == nil {
+		gs.Mark, gs.MarkSince = s.mark.String(), lineage.Token(l.root)
 	}
 }
 
-// lineageHolders is the escapee sweep by lineage: the Engine's
-// descendants found by identity, of this process's user (package
-// internal/lineage), with the session mark as a second source unless the
-// mark is off.
-func (s *session) lineageHolders() []end.Holder {
-	if s.rootErr != nil {
-		s.log.Warn().Err(s.rootErr).Msg("no identity of the Engine: its escapees are not looked for")
+func (l *lineageLayer) holders() []end.Holder {
+	if !l.sweep {
 		return nil
 	}
-	return []end.Holder{lineage.NewSweep(s.root, os.Getuid(), lineage.System(s.mark))}
+	if l.rootErr != nil {
+		l.log.Warn().Err(l.rootErr).Msg("no identity of the Engine: its escapees are not looked for")
+		return nil
+	}
+	return []end.Holder{lineage.NewSweep(l.root, os.Getuid(), lineage.System(l.mark))}
 }
-
-// cgroupHolders is empty, there being no cgroup, but for the Engine's
-// subtree on FreeBSD, where the starter is its reaper (reaperHolders).
-func (s *session) cgroupHolders() []end.Holder { return s.reaperHolders() }
-
-// recordCgroup is nil: the ledger records no cgroup here.
-func (*session) recordCgroup() *ledger.Cgroup { return nil }
-
-// readUsage has no counters to read: the usage is the reaps'.
-func (*session) readUsage() {}
-
-// removeCgroup has nothing to remove.
-func (cgroupHold) removeCgroup() {}
-
-// closeCgroup has nothing to close.
-func (cgroupHold) closeCgroup() {}
 
 // pollRDHUP is 0: poll reports a socket whose peer is gone as POLLHUP,
 // which is always reported.

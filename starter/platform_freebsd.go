@@ -6,6 +6,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -33,16 +34,17 @@ func subreaper() (func(), error) {
 	return func() { _ = sys.ReapRelease() }, nil
 }
 
-// reaperHolders is the Engine's subtree under this process, its reaper:
-// every process descended from the gate, whatever group or session it
-// moved to, while it lives. Without the reaper it is the escapee sweep
-// by lineage: descendants by (PID, ki_start), seen while their parents
-// live, and by the session mark.
-func (s *session) reaperHolders() []end.Holder {
+// reaper is the Engine's subtree under this process, its reaper, with
+// Options.Subreaper: every process descended from the gate, whatever
+// group or session it moved to, while it lives. Without the reaper it is
+// nil, and the sweep by lineage finds what left the Engine's group:
+// descendants by (PID, ki_start), seen while their parents live, and by
+// the session mark.
+func (s *session) reaper() layer {
 	if s.subreaper == nil {
-		return s.lineageHolders()
+		return nil
 	}
-	return []end.Holder{&subtree{engine: s.engine}}
+	return &subtree{}
 }
 
 // subtree holds the Engine's subtree: the descendants of this process, as
@@ -53,7 +55,16 @@ func (s *session) reaperHolders() []end.Holder {
 // descendants alone, and the number names the subtree only while the
 // Engine is this process's unreaped child; after its reap nothing is
 // signalled this way.
-type subtree struct{ engine *end.Process }
+type subtree struct {
+	noLayer
+	engine *end.Process
+}
+
+// hand takes the Engine, known from the gate's spawn on.
+func (t *subtree) hand(s *session, _ *guard.Spec) { t.engine = s.engine }
+
+// holders is the subtree itself.
+func (t *subtree) holders() []end.Holder { return []end.Holder{t} }
 
 // Traits implements [end.Holder].
 func (t *subtree) Traits() end.Traits { return end.Traits{Kind: "reaper"} }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -142,15 +141,13 @@ func stopSelf() {
 	_ = sys.SignalThread(syscall.SIGSTOP)
 }
 
-// guardMark gives the guard the session's mark with the gate's start in
+// markLayer hands the guard the session's mark with the gate's start in
 // clock ticks since boot (guard.Spec.Mark), where marked processes are
 // verified: the session began with the gate, so every process that
-// carries the mark started after it. The gate is our unreaped child: its
-// PID names it alone.
-func (s *session) guardMark(gs *guard.Spec) {
-	if s.mark == nil || !mark.Supported {
-		return
-	}
+// carries the mark started after it.
+type markLayer struct{ noLayer }
+
+func (markLayer) hand(s *session, gs *guard.Spec) {
 	st, err := proc.ReadStat(s.gate.PID)
 	if err != nil {
 		s.log.Debug().Err(err).Msg("no start time of the gate: the guard ends no marked process")

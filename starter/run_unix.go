@@ -154,10 +154,6 @@ type session struct {
 	// stdin is the launcher's end of the Engine's standard input, watched
 	// (WatchStdin).
 	stdin *stdinWatch
-	// keepRecord keeps the session's ledger record at the end
-	// (survivors: the guard keeps guarding).
-	keepRecord bool
-	ledgerHold // the ledger's directory, opened for the guard at arming (Linux)
 
 	// prepare
 	program     string
@@ -184,7 +180,7 @@ type session struct {
 	// contain
 	parentExit int // the launcher's exit descriptor (a pidfd; on macOS and FreeBSD a kqueue), or -1
 	mode       string
-	cgroupHold // the session cgroup, on Linux in cgroup mode
+	layers     []layer // the mechanisms that hold the session besides group E
 	gate       *gate.Gate
 	gateGone   bool // the gate was killed and reaped before it was ready
 	guard      *guard.Guard
@@ -396,7 +392,7 @@ func (s *session) contain(res *Result) error {
 			return fail(ExitContainment, "%w", err)
 		}
 	}
-	mode, err := s.holdInCgroup(s.o.Containment)
+	mode, err := s.hold(s.o.Containment)
 	if err != nil {
 		return err
 	}
@@ -417,8 +413,10 @@ func (s *session) contain(res *Result) error {
 		return err
 	}
 	s.log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
-	if err := s.cgroupJoined(); err != nil {
-		return fail(ExitContainment, "%w", err)
+	for _, l := range s.layers {
+		if err := l.ready(s); err != nil {
+			return fail(ExitContainment, "%w", err)
+		}
 	}
 	if err := s.guard.AwaitArmed(); err != nil {
 		s.guard = nil // AwaitArmed killed and reaped it
@@ -426,7 +424,6 @@ func (s *session) contain(res *Result) error {
 	}
 	s.armed = true
 	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
-	s.record()
 	return nil
 }
 
@@ -434,15 +431,17 @@ func (s *session) contain(res *Result) error {
 // until the gate is ready. An error wrapping gate.ErrKilledAtBirth leaves
 // the guard spawned and unarmed, for the caller to abandon.
 func (s *session) startGateAndGuard(res *Result) error {
-	procs, err := s.procsFD()
-	if err != nil {
-		return fail(ExitContainment, "%w", err)
-	}
-	gs := gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles, CgroupProcs: procs, CgroupDir: s.cgroupDir()}
+	gs := gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles}
 	gs.ListenPID, gs.ListenPIDFDID = listenFor(s.env)
+	for _, l := range s.layers {
+		if err := l.born(&gs); err != nil {
+			return fail(ExitContainment, "%w", err)
+		}
+	}
+	var err error
 	s.gate, err = gate.Spawn(gs)
-	if procs > 0 {
-		sys.Close(procs)
+	if gs.CgroupProcs > 0 {
+		sys.Close(gs.CgroupProcs)
 	}
 	if err != nil {
 		return fail(ExitContainment, "%w", err)
@@ -454,12 +453,12 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
 	gds := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total(), Release: s.o.ReleaseOnExit}
-	s.guardMark(&gds)
 	if s.tty != nil {
 		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}
-	s.guardCgroup(&gds)
-	s.guardLedger(&gds)
+	for _, l := range s.layers {
+		l.hand(s, &gds)
+	}
 	s.guard, err = guard.Spawn(gds)
 	if err != nil {
 		s.guard = nil
@@ -620,7 +619,9 @@ func (s *session) holders() []end.Holder {
 			}})
 	}
 	hs = append(hs, settledGroup{s.group, s})
-	hs = append(hs, s.cgroupHolders()...)
+	for _, l := range s.layers {
+		hs = append(hs, l.holders()...)
+	}
 	return hs
 }
 
@@ -628,13 +629,14 @@ func (s *session) holders() []end.Holder {
 // the session cgroup once it is empty.
 func (s *session) end(plan end.Plan) End {
 	s.deadline = plan.Deadline(time.Now())
-	r := end.End(s.holders(), plan)
-	s.readUsage()
-	s.removeCgroup()
+	e := endOf(end.End(s.holders(), plan))
+	for _, l := range s.layers {
+		l.ended(e, &s.usage)
+	}
 	// The session's holders are empty (or the end is over): the
 	// launcher's writes to the Engine's input may fail now.
 	s.stdin.close()
-	return endOf(r)
+	return e
 }
 
 // releaseLeft is the end of a session whose Engine exited on its own
@@ -647,10 +649,13 @@ func (s *session) end(plan end.Plan) End {
 func (s *session) releaseLeft() End {
 	start := time.Now()
 	s.deadline = start.Add(s.budget)
-	left := end.LivePIDs(s.holders())
-	s.readUsage()
+	e := End{Outcome: Released, Released: end.LivePIDs(s.holders())}
+	for _, l := range s.layers {
+		l.ended(e, &s.usage)
+	}
 	s.stdin.close()
-	return End{Outcome: Released, Released: left, Elapsed: time.Since(start)}
+	e.Elapsed = time.Since(start)
+	return e
 }
 
 // untilDeadline is the time left for what follows the end: until the
@@ -672,7 +677,6 @@ func (s *session) collect(res Result) (Result, error) {
 	// After survivors the guard keeps guarding, and a surviving Engine
 	// does not exit: no wait for either.
 	survived := res.End.Outcome == Survivors || res.End.Outcome == Refused
-	s.keepRecord = survived
 	wait := func() time.Duration {
 		if survived {
 			return 0
@@ -719,14 +723,13 @@ func (s *session) collect(res Result) (Result, error) {
 }
 
 // close undoes what the session took, in one order: the terminal, the
-// launcher's exit descriptor, the gate's descriptors, the session cgroup, the
-// adopted children that exited, the signal handling, the subreaper
-// setting, the launcher's descriptor flags (unless Exits) and the
-// control descriptor.
+// launcher's exit descriptor, the gate's descriptors, the layers (the
+// last made first), the adopted children that exited, the signal
+// handling, the subreaper setting, the launcher's descriptor flags
+// (unless Exits) and the control descriptor.
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
-	s.unrecord()
 	s.stdin.close()
 	if s.ttyGiven {
 		s.returnTerminal()
@@ -747,7 +750,9 @@ func (s *session) close() {
 	if s.gate != nil {
 		s.gate.Close()
 	}
-	s.closeCgroup()
+	for _, l := range slices.Backward(s.layers) {
+		l.close()
+	}
 	if s.adopting {
 		s.reapAdopted()
 	}
