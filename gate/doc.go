@@ -26,7 +26,7 @@
 //     with (package syscall raised the soft one; internal/sys/rlimit read it
 //     first).
 //   - re-executed (every other case, and [Spec.ReExec]): the starter's own
-//     binary started again in a hidden mode ([Arg] as the first argument).
+//     binary started again in a hidden mode (a hidden-mode argument first).
 //     The Engine's program, argv and environment reach it in a memfd, and
 //     the gate itself runs with an empty environment: its own execve takes
 //     no room from the Engine's (ARG_MAX bounds argv and environment
@@ -34,7 +34,7 @@
 //     executed fits, and the Engine's environment does not steer the gate's
 //     Go runtime.
 //
-// Either gate calls itself [Comm] until it executes the Engine. The
+// Either gate calls itself "session-gate" until it executes the Engine. The
 // Engine's signal mask is the starter's thread's, and the signals the
 // starter handles are at their default, as after package syscall's
 // fork-exec.

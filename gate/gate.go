@@ -8,23 +8,11 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// Arg is the first argument that selects the hidden gate mode, with the
+// arg is the first argument that selects the hidden gate mode, with the
 // protocol of this version ([wire.HiddenArg]).
-var Arg = wire.HiddenArg("gate")
+var arg = wire.HiddenArg("gate")
 
-// Comm is the command name (/proc/PID/comm) of a gate that has not yet
-// executed the Engine, raw or re-executed; execve replaces it.
-const Comm = "session-gate"
-
-// Invoked reports whether args (os.Args) asks for the gate mode, of any
-// protocol: [Main] refuses another than its own.
-func Invoked(args []string) bool {
-	if len(args) < 2 {
-		return false
-	}
-	name, _, ok := wire.ParseHidden(args[1])
-	return ok && name == "gate"
-}
+func init() { wire.Play(gateMain, "gate") }
 
 // Spec says what the gate is to become.
 type Spec struct {

@@ -20,11 +20,9 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// The test binary plays the gate: Start starts it with Arg first.
+// The test binary plays the gate: Start starts it with arg first.
 func TestMain(m *testing.M) {
-	if Invoked(os.Args) {
-		Main(os.Args)
-	}
+	wire.RunHidden(os.Args)
 	// Hidden modes first: they never return. Then the tests, which
 	// must leave no goroutine behind.
 	os.Exit(testproc.CheckGoroutinesEnded(m.Run()))
@@ -117,11 +115,11 @@ func TestStartedGateLeadsItsGroupAndHasExecutedNothing(t *testing.T) {
 			t.Fatal("the Engine ran before the go-ahead")
 		}
 		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(g.PID) + "/comm")
-		if got := strings.TrimSpace(string(comm)); got != Comm {
-			t.Fatalf("gate's command name = %q, want %q", got, Comm)
+		if got := strings.TrimSpace(string(comm)); got != wire.GateComm {
+			t.Fatalf("gate's command name = %q, want %q", got, wire.GateComm)
 		}
 		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(g.PID) + "/cmdline")
-		if got := strings.Contains(string(cmdline), Arg); got != reExec {
+		if got := strings.Contains(string(cmdline), arg); got != reExec {
 			t.Fatalf("gate's command line = %q: hidden gate mode %v, want %v", cmdline, got, reExec)
 		}
 	})

@@ -9,9 +9,9 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// Main is the gate side; on this platform there is none yet, and it
+// gateMain is the gate side; on this platform there is none yet, and it
 // exits 125 without executing anything.
-func Main([]string) {
+func gateMain([]string) {
 	fmt.Fprintln(os.Stderr, "session-starter: gate: unsupported on this platform")
 	os.Exit(wire.ExitNotReleased)
 }

@@ -126,7 +126,7 @@ func spawnReExec(spec Spec) (*Gate, error) {
 	specArg := strconv.Itoa(len(files))
 	files = append(files, uintptr(specFD))
 
-	argv := []string{"session-starter", Arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, specArg}
+	argv := []string{"session-starter", arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, specArg}
 	pid, pidfd, err := spawn(spec.Exe, argv, files)
 	sys.Close(goR)
 	sys.Close(repW)
@@ -171,7 +171,7 @@ func (g *Gate) AwaitReady() error {
 // killedAtBirth reports whether a gate born in the session cgroup, which
 // has not said ready, was SIGKILLed by the kernel at its birth
 // (ErrKilledAtBirth): it died of SIGKILL without having run its first
-// instruction, which names it [Comm] — its zombie still bears the name it
+// instruction, which names it "session-gate" — its zombie still bears the name it
 // was forked with. A gate that someone else SIGKILLed later (it had its
 // name, which is how they would find it) is not, and no gate is started
 // again for it. It waits at most reapWait for the gate's exit, which
@@ -190,7 +190,7 @@ func (g *Gate) killedAtBirth() bool {
 	}
 	// Our unreaped child: its PID names it alone.
 	st, err := proc.ReadStat(g.PID)
-	return err == nil && st.Comm != Comm
+	return err == nil && st.Comm != wire.GateComm
 }
 
 func (g *Gate) awaitReady() error {
@@ -294,10 +294,10 @@ func (g *Gate) Close() {
 	}
 }
 
-// Main is the gate side. It never returns: it executes the Engine's
+// gateMain is the gate side. It never returns: it executes the Engine's
 // program, or exits without executing anything when the starter is gone
 // before the go-ahead, or reports an execve failure and exits 126 or 127.
-func Main(args []string) {
+func gateMain(args []string) {
 	if err := wire.CheckProtocol(args); err != nil {
 		// Of another version than the starter: nothing it hands over can
 		// be trusted to mean what this gate would read.
@@ -318,7 +318,7 @@ func Main(args []string) {
 		complain("%v", err)
 		os.Exit(wire.ExitNotReleased)
 	}
-	_ = sys.SetName(Comm)
+	_ = sys.SetName(wire.GateComm)
 	pid := os.Getpid()
 	if pgid, err := sys.Getpgid(0); err != nil || pgid != pid {
 		os.Exit(wire.ExitNotReleased)
@@ -364,14 +364,14 @@ func complain(format string, args ...any) {
 	_ = sys.WriteAll(2, []byte("session-starter: gate: "+fmt.Sprintf(format, args...)+"\n"))
 }
 
-// parseArgs reads the gate's command line: Arg, the go-ahead and report
+// parseArgs reads the gate's command line: arg, the go-ahead and report
 // descriptors, the cgroup.procs descriptor or "-", and the descriptor of
 // the spec memfd. cgFD is 0 when there is none. Each descriptor arrived
 // without close-on-exec (dup2 into its slot clears it) and is made
 // close-on-exec at once: the Engine must never inherit one, even on a
 // path that exits early.
 func parseArgs(args []string) (goFD, repFD, cgFD, specFD int, err error) {
-	if len(args) != 6 || args[1] != Arg {
+	if len(args) != 6 || args[1] != arg {
 		return 0, 0, 0, 0, errors.New("malformed gate command line")
 	}
 	goFD, err1 := strconv.Atoi(args[2])

@@ -13,6 +13,7 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/sys/rawfork"
 	"github.com/session-starter/session-starter/internal/sys/rlimit"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // rawSupported reports whether the raw gate can be used: this build has
@@ -33,7 +34,7 @@ var rawSupported = sync.OnceValue(func() bool {
 // the go-ahead, then executes the Engine's program.
 func spawnRaw(spec Spec) (*Gate, error) {
 	rs := rawfork.GateSpec{
-		Path: spec.Path, Shell: shell, Argv: spec.Argv, Env: spec.Env, Comm: Comm, Files: spec.Files,
+		Path: spec.Path, Shell: shell, Argv: spec.Argv, Env: spec.Env, Comm: wire.GateComm, Files: spec.Files,
 		CgroupProcs: spec.CgroupProcs, CgroupDir: spec.CgroupDir, IntoRefused: intoCgroupKills.Load(),
 		Complaint: "session-starter: gate: join the session cgroup: errno ",
 		ListenPID: spec.ListenPID, ListenPIDFDID: spec.ListenPIDFDID,

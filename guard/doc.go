@@ -29,7 +29,7 @@
 // E), in the portable build, on macOS and FreeBSD, on other toolchains —
 // the guard is this binary started again in the hidden guard mode from
 // the start. Either has the same descriptors at the same numbers, speaks
-// the same messages and keeps the same rules. Its command name is [Comm]
+// the same messages and keeps the same rules. Its command name is "session-guard"
 // from its first instruction; the porch's /proc/PID/environ shows the
 // starter's environment (the memory it was forked from).
 //

@@ -19,11 +19,9 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// The test binary plays the guard: Arm starts it with Arg first.
+// The test binary plays the guard: Arm starts it with arg first.
 func TestMain(m *testing.M) {
-	if Invoked(os.Args) {
-		Main(os.Args)
-	}
+	wire.RunHidden(os.Args)
 	// Hidden modes first: they never return. Then the tests, which
 	// must leave no goroutine behind.
 	os.Exit(testproc.CheckGoroutinesEnded(m.Run()))

@@ -7,9 +7,9 @@ import (
 	"os"
 )
 
-// Main is the guard side; on this platform there is none yet, and it
+// guardMain is the guard side; on this platform there is none yet, and it
 // exits at once, refusing to arm.
-func Main([]string) { os.Exit(exitRefused) }
+func guardMain([]string) { os.Exit(exitRefused) }
 
 // Probe reports that no binary plays the guard here.
 func Probe(string) error { return errors.ErrUnsupported }

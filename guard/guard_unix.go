@@ -188,7 +188,7 @@ func Spawn(spec Spec) (*Guard, error) {
 	if h.record != "" {
 		files[wire.SlotLedger] = uintptr(spec.Ledger)
 	}
-	argv := append([]string{"session-starter", Arg}, h.args()...)
+	argv := append([]string{"session-starter", arg}, h.args()...)
 	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
 	sys.Close(finR)
 	sys.Close(armW)
@@ -330,8 +330,8 @@ func (g *Guard) Finish(within time.Duration) error {
 	return was
 }
 
-// Main is the guard side. It never returns.
-func Main(args []string) {
+// guardMain is the guard side. It never returns.
+func guardMain(args []string) {
 	if wire.CheckProtocol(args) != nil {
 		// Of another version than the starter: it sees this guard end
 		// before it was armed, and runs nothing.
@@ -401,7 +401,7 @@ func Main(args []string) {
 // SIGKILL ends the guard; it executes nothing, so ignoring them here
 // reaches no Engine.
 func settle() {
-	_ = sys.SetName(Comm)
+	_ = sys.SetName(wire.GuardComm)
 	runtime.GOMAXPROCS(1)
 	debug.SetGCPercent(400) // a few small allocations; fewer wake-ups for GC.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE)
@@ -461,7 +461,7 @@ func withMarked(holders []end.Holder, cgroup bool, markArg string, pgid int, ski
 // runtime from holding the cgroup v1 cpu files open for its whole life
 // (Go 1.25+), which would pin that mount (a helper of ours holds nothing
 // the launcher may want to unmount). GOMAXPROCS=1 from the start: the
-// runtime then starts fewer threads than it would before Main could set
+// runtime then starts fewer threads than it would before guardMain could set
 // it.
 func guardEnv() []string {
 	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
@@ -486,7 +486,7 @@ func guardEnv() []string {
 // the terminal back. It never returns.
 func verifyMain(args []string) {
 	if len(args) == 3 && args[2] == verifyProbe {
-		// The protocol was checked by Main: answer it.
+		// The protocol was checked by guardMain: answer it.
 		_, _ = os.Stdout.WriteString(probeAnswer())
 		os.Exit(exitDone)
 	}
@@ -693,10 +693,10 @@ func endSession(g guarded, budget time.Duration) {
 	os.Exit(exitDone)
 }
 
-// parseArgs reads the guard's command line: Arg, then what [parseHandoff]
+// parseArgs reads the guard's command line: arg, then what [parseHandoff]
 // reads, with the budget in nanoseconds, more than 0.
 func parseArgs(args []string) (handoff, bool) {
-	if len(args) < 2 || args[1] != Arg {
+	if len(args) < 2 || args[1] != arg {
 		return handoff{}, false
 	}
 	c, ok := parseHandoff(args[2:])
@@ -746,12 +746,12 @@ func forget(record string, r end.Report, tied []mark.Left) {
 	}
 	if r.Outcome != end.Empty || len(tied) > 0 {
 		if err := noteEnd(record, r, tied); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim, without this: %v\n", Comm, r.Outcome, record, err)
+			fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim, without this: %v\n", wire.GuardComm, r.Outcome, record, err)
 		}
 		return
 	}
 	if err := sys.Unlinkat(wire.SlotLedger, record, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
-		fmt.Fprintf(os.Stderr, "%s: the ledger record %s stays: %v\n", Comm, record, err)
+		fmt.Fprintf(os.Stderr, "%s: the ledger record %s stays: %v\n", wire.GuardComm, record, err)
 	}
 }
 

@@ -31,7 +31,7 @@ func TestTheGuardReadsBackEveryHandoffItWrites(t *testing.T) {
 		if spec.Mark != "" && spec.Ledger > 2 && want.record != ledger.FileName(spec.Mark) {
 			t.Errorf("%+v: the record is %q", spec, want.record)
 		}
-		argv := append([]string{"session-starter", Arg}, want.args()...)
+		argv := append([]string{"session-starter", arg}, want.args()...)
 		if got, ok := parseArgs(argv); !ok || got != want {
 			t.Errorf("parseArgs(%q) = %+v, %v; want %+v", argv, got, ok, want)
 		}

@@ -86,7 +86,7 @@ func TestTheGuardRefusesARecordNameNotItsSessions(t *testing.T) {
 		{"../" + ledger.FileName(id.String()), false},
 		{id.String(), false},
 	} {
-		args := []string{"session-starter", Arg, "42", strconv.Itoa(int(time.Second)), "-", "-", markArg, "-", tt.record}
+		args := []string{"session-starter", arg, "42", strconv.Itoa(int(time.Second)), "-", "-", markArg, "-", tt.record}
 		if _, ok := parseArgs(args); ok != tt.ok {
 			t.Errorf("parseArgs(record %q) ok = %v, want %v", tt.record, ok, tt.ok)
 		}

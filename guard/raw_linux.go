@@ -53,7 +53,7 @@ func spawnRaw(spec Spec) (*Guard, error) {
 	}
 	defer sys.Close(exe)
 	ps := rawfork.PorchSpec{
-		Comm: Comm, PGID: spec.PGID, Budget: spec.Budget,
+		Comm: wire.GuardComm, PGID: spec.PGID, Budget: spec.Budget,
 		Armed: string(wire.Encode(wire.Armed, spec.PGID)), Finish: string(wire.Encode(wire.Finish, spec.PGID)), Refused: wire.Refused,
 		Codes:    rawfork.Refusals{InGroup: refusedInGroup, GroupGone: refusedGroupGone, NoGroupSignal: refusedNoGroupSignal, Setup: refusedSetup, NoCgroup: refusedNoCgroup},
 		ExitDone: exitDone, ExitRefused: exitRefused,

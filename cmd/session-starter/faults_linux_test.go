@@ -24,9 +24,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -344,7 +343,7 @@ func TestGuardLostBeforeTheGoAheadRunsNothing(t *testing.T) {
 	// The debug log says when the go-ahead was sent: the Engine may be
 	// killed before its first command leaves a trace.
 	cmd, stderr, release := holdAtAck(t, mark, dir, "--log-level", "debug", "--log-format", "json")
-	killAndAwait(t, childWith(t, cmd.Process.Pid, guard.Comm), cmd.Process.Pid, guard.Comm)
+	killAndAwait(t, childWith(t, cmd.Process.Pid, wire.GuardComm), cmd.Process.Pid, wire.GuardComm)
 	release()
 	_ = cmd.Wait()
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -363,7 +362,7 @@ func TestGateKilledBeforeTheGoAheadRunsNothing(t *testing.T) {
 	mark := newMark(t)
 	dir := t.TempDir()
 	cmd, stderr, release := holdAtAck(t, mark, dir)
-	killAndAwait(t, childWith(t, cmd.Process.Pid, gate.Comm), cmd.Process.Pid, gate.Comm)
+	killAndAwait(t, childWith(t, cmd.Process.Pid, wire.GateComm), cmd.Process.Pid, wire.GateComm)
 	release()
 	_ = cmd.Wait()
 	wantExit(t, cmd.ProcessState.Sys().(syscall.WaitStatus), 125, stderr)

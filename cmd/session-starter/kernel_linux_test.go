@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 func init() {
@@ -135,7 +135,7 @@ func TestWithoutCloseRangeTheGateIsTheReExecutedBinary(t *testing.T) {
 		t.Skip("the portable build takes macOS's path: its gate is always the re-executed binary")
 	}
 	heldWithAndWithout(t, "without-close-range", nil, func(filtered bool, starter, g int) {
-		if reExec := cmdlineHas(g, gate.Arg); reExec != filtered {
+		if reExec := cmdlineHas(g, wire.HiddenArg("gate")); reExec != filtered {
 			t.Fatalf("close_range filtered %v: gate %d runs the hidden mode: %v, want %v", filtered, g, reExec, filtered)
 		}
 	})
@@ -153,7 +153,7 @@ func TestWhereClone3IsRefusedTheRawGateJoinsTheSessionCgroup(t *testing.T) {
 	}
 	needsCgroup(t)
 	heldWithAndWithout(t, "without-clone3", []string{"--containment", "cgroup"}, func(filtered bool, starter, g int) {
-		if cmdlineHas(g, gate.Arg) {
+		if cmdlineHas(g, wire.HiddenArg("gate")) {
 			t.Fatalf("clone3 filtered %v: gate %d is the re-executed binary, want the raw one", filtered, g)
 		}
 		if cg := engineCgroup(t, g); path.Base(cg) != cgroup.EngineLeaf || !strings.HasPrefix(path.Base(path.Dir(cg)), cgroup.Prefix) {
@@ -181,7 +181,7 @@ func heldWithAndWithout(t *testing.T, helper string, flags []string, check func(
 		}
 		cmd, stderr, release := holdCmdAtAck(t, cmd, dir)
 		// The helper executed the starter: its PID is the starter's.
-		check(filtered, cmd.Process.Pid, childWith(t, cmd.Process.Pid, gate.Comm))
+		check(filtered, cmd.Process.Pid, childWith(t, cmd.Process.Pid, wire.GateComm))
 		release()
 		if !waitFile(filepath.Join(dir, "ran"), testproc.TooLong) {
 			t.Fatalf("%s %v: the Engine did not run; stderr:\n%s", helper, filtered, stderr)

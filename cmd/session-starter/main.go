@@ -15,8 +15,12 @@ import (
 
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
-	"github.com/session-starter/session-starter/starter/contain"
 	"github.com/session-starter/session-starter/starter/exit"
+
+	// The spawn helper's hidden mode: an installed session-starter plays
+	// the helper of an Engine whose main does not call
+	// contain.IfRequested.
+	_ "github.com/session-starter/session-starter/starter/contain"
 )
 
 // version and commit may be set at build time with -ldflags
@@ -28,7 +32,7 @@ var version, commit = "", ""
 
 func main() {
 	// The hidden modes come first: their command lines are not ours.
-	contain.RunHidden(os.Args)
+	starter.RunHidden(os.Args)
 	// Then the stop signals, before anything else: from here none meets
 	// the Go runtime's default handling (exit status 2, which means a
 	// usage error only).

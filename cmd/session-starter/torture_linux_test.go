@@ -35,9 +35,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // tortureVar selects the long variants (make torture).
@@ -291,16 +290,16 @@ func killTrial(r *reaper, bin, mark, role string, i int, dir string) (res trialR
 		// The raw guard names itself at once; the re-executed one (the
 		// portable build's, or before Linux 6.9) carries its hidden-mode
 		// argument from its start and its name only once its runtime runs.
-		arg := guard.Comm
+		arg := wire.GuardComm
 		if !rawGuard() {
-			arg = guard.Arg
+			arg = wire.HiddenArg("guard")
 		}
 		if role == roleGate {
 			// The raw gate names itself at once; the re-executed one
 			// (the portable build's) carries its hidden-mode argument.
-			arg = gate.Comm
+			arg = wire.GateComm
 			if portable {
-				arg = gate.Arg
+				arg = wire.HiddenArg("gate")
 			}
 		}
 		// The gate may execute the Engine before a look finds it: then
@@ -482,7 +481,7 @@ func childrenOf(pid int) []int {
 
 // cmdlineHas reports whether pid's command line carries arg (the guard's
 // hidden mode), or arg is its command name (a gate, raw or re-executed,
-// names itself gate.Comm until it executes the Engine).
+// names itself wire.GateComm until it executes the Engine).
 func cmdlineHas(pid int, arg string) bool {
 	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && string(comm) == arg+"\n" {
 		return true

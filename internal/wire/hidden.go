@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -28,6 +29,40 @@ const hiddenPrefix = "__session-starter-"
 // command line.
 func HiddenArg(name string) string {
 	return hiddenPrefix + name + "__" + strconv.Itoa(Protocol)
+}
+
+// The command names (/proc/PID/comm) of the hidden modes: the gate's
+// until it executes the Engine (raw or re-executed; execve replaces it),
+// and the guard's.
+const (
+	GateComm  = "session-gate"
+	GuardComm = "session-guard"
+)
+
+// players maps the name of each hidden mode this binary plays to the
+// function that plays it.
+var players = map[string]func(args []string){}
+
+// Play registers play as the player of the hidden modes names. The
+// packages that have hidden modes register them in init, so that a binary
+// plays the modes of every package it links. play never returns.
+func Play(play func(args []string), names ...string) {
+	for _, n := range names {
+		players[n] = play
+	}
+}
+
+// RunHidden plays the hidden mode args (os.Args) asks for, of any
+// protocol (each player refuses another than its own), and never returns
+// then. It returns at once when args asks for no mode this binary plays.
+func RunHidden(args []string) {
+	if len(args) < 2 {
+		return
+	}
+	if name, _, ok := ParseHidden(args[1]); ok && players[name] != nil {
+		players[name](args)
+		os.Exit(ExitProtocol) // a player that returned: not reached
+	}
 }
 
 // ParseHidden reads a first argument made by HiddenArg at any protocol.

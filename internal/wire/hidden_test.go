@@ -34,3 +34,34 @@ func TestAHiddenModeOfAnotherProtocolIsRefusedNamingBoth(t *testing.T) {
 		t.Fatalf("CheckProtocol(protocol 1) = %v, want both protocols and the mode named", err)
 	}
 }
+
+// played is what a test player panics with, in place of never returning.
+type played struct {
+	name string
+	args []string
+}
+
+func TestRunHiddenPlaysTheRegisteredModeOfAnyProtocolAndReturnsForOthers(t *testing.T) {
+	t.Cleanup(func() { delete(players, "test-mode") })
+	Play(func(args []string) { panic(played{"test-mode", args}) }, "test-mode")
+	run := func(args ...string) (p *played) {
+		defer func() {
+			if r := recover(); r != nil {
+				got := r.(played)
+				p = &got
+			}
+		}()
+		RunHidden(args)
+		return nil
+	}
+	for _, arg := range []string{HiddenArg("test-mode"), "__session-starter-test-mode__", "__session-starter-test-mode__99"} {
+		if p := run("bin", arg, "x"); p == nil || p.name != "test-mode" || len(p.args) != 3 || p.args[1] != arg {
+			t.Errorf("RunHidden(bin %s x) played %+v; want test-mode with the whole args", arg, p)
+		}
+	}
+	for _, args := range [][]string{nil, {"bin"}, {"bin", "test-mode"}, {"bin", HiddenArg("no-such-mode")}, {"bin", "--", HiddenArg("test-mode")}} {
+		if p := run(args...); p != nil {
+			t.Errorf("RunHidden(%q) played %+v; want a return", args, p)
+		}
+	}
+}

@@ -72,7 +72,7 @@ const requestValue = "1"
 // the call returns, so that it reaches no child of this program.
 func IfRequested() {
 	dispatched.Store(true)
-	RunHidden(os.Args)
+	starter.RunHidden(os.Args)
 	v, ok := os.LookupEnv(launch.RequestEnv)
 	if !ok {
 		return
@@ -101,17 +101,6 @@ const helperMode = "helper"
 // dispatched records that IfRequested ran: this binary plays the hidden
 // modes, the spawn helper's included, so a helper may be started from it.
 var dispatched atomic.Bool
-
-// RunHidden runs the hidden mode args (os.Args) asks for, and never
-// returns then: those of [starter.RunHidden] and the spawn helper's. It
-// returns at once when args asks for none. IfRequested calls it;
-// session-starter's own main does too, so that an installed
-// session-starter plays the helper of an Engine whose main does not call
-// IfRequested.
-func RunHidden(args []string) {
-	starter.RunHidden(args)
-	runHelperMode(args)
-}
 
 // requestedOptions are the options of the requested form for a process
 // started as args.

@@ -33,14 +33,10 @@ const helperFD = 3
 // is kill (the helper SIGKILLs itself) or pause (it SIGSTOPs itself).
 const faultVar = "SESSION_STARTER_HELPER_FAULT_FOR_TESTS"
 
-// runHelperMode runs the spawn helper and exits, when args asks for it.
-func runHelperMode(args []string) {
-	if len(args) < 2 {
-		return
-	}
-	if name, _, ok := wire.ParseHidden(args[1]); !ok || name != helperMode {
-		return
-	}
+func init() { wire.Play(playHelper, helperMode) }
+
+// playHelper runs the spawn helper and exits.
+func playHelper(args []string) {
 	if err := wire.CheckProtocol(args); err != nil {
 		fmt.Fprintln(os.Stderr, "session-starter:", err)
 		os.Exit(wire.ExitProtocol)

@@ -19,14 +19,11 @@ func (*helped) waitErr() error                         { return nil }
 func (*helped) endReleased(*Cmd) error                 { return nil }
 func (*helped) forget()                                {}
 
-// runHelperMode refuses the spawn helper's mode, which this build does
+func init() { wire.Play(refuseHelper, helperMode) }
+
+// refuseHelper refuses the spawn helper's mode, which this build does
 // not play.
-func runHelperMode(args []string) {
-	if len(args) < 2 {
-		return
-	}
-	if name, _, ok := wire.ParseHidden(args[1]); ok && name == helperMode {
-		fmt.Fprintln(os.Stderr, "session-starter: this build plays no spawn helper")
-		os.Exit(wire.ExitProtocol)
-	}
+func refuseHelper([]string) {
+	fmt.Fprintln(os.Stderr, "session-starter: this build plays no spawn helper")
+	os.Exit(wire.ExitProtocol)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter"
 )
 
 // The test binary plays the hidden modes, as a Go Engine's binary does
@@ -13,6 +14,6 @@ import (
 // the calls' tests.
 func TestMain(m *testing.M) {
 	testproc.RunHelper()
-	RunHidden(os.Args)
+	starter.RunHidden(os.Args)
 	os.Exit(testproc.CheckHelpersUsed(m.Run()))
 }

@@ -22,11 +22,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-starter/session-starter/gate"
-	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -41,7 +40,7 @@ const standInPrefix = "session-starter-standin-"
 const standInVar = "SESSION_STARTER_TEST_STANDIN"
 
 func init() {
-	if gate.Invoked(os.Args) || guard.Invoked(os.Args) {
+	if len(os.Args) > 1 && isHidden(os.Args[1]) {
 		return // TestMain plays them
 	}
 	if filepath.Base(os.Args[0]) == "session-starter" {
@@ -659,4 +658,10 @@ func TestStderrHeldPastTheExitIsClosedAfterTheWaitDelay(t *testing.T) {
 	if d := time.Since(start); d >= 3*time.Second {
 		t.Fatalf("Wait() took %v: it waited for the holder, not the wait delay", d)
 	}
+}
+
+// isHidden reports whether arg selects a hidden mode.
+func isHidden(arg string) bool {
+	_, _, ok := wire.ParseHidden(arg)
+	return ok
 }
