@@ -38,7 +38,7 @@ func (s *session) hold(c Containment) (string, error) {
 	if _, err := ExplainLimits(s.o.Limits, s.o.CgroupParent); err != nil {
 		return "", err
 	}
-	mode, _, err := chooseContainment(c, s.subreaper != nil)
+	mode, _, err := chooseContainment(c, s.adopt.restore != nil)
 	if err != nil {
 		return "", err
 	}

@@ -38,7 +38,7 @@ func (s *session) adopted() ([]int, error) {
 // notAdopted reports whether the child pid is not the session's to end.
 func (s *session) notAdopted(pid int) bool {
 	switch {
-	case s.before[pid]:
+	case s.adopt.before[pid]:
 		return true
 	case s.guard != nil && pid == s.guard.PID:
 		return true
@@ -75,7 +75,7 @@ func (s *session) reap() (n int, left []int, err error) {
 // library caller's may belong to any of its threads, and children lists
 // the main thread's (and a failed listing lists none).
 func (s *session) reapListed(pids []int) (n int, left []int) {
-	for pid := range s.before {
+	for pid := range s.adopt.before {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}
@@ -87,10 +87,10 @@ func (s *session) reapListed(pids []int) (n int, left []int) {
 		}
 		if cpu, ok := reapExited(pid); ok {
 			n++
-			if !s.before[pid] {
-				s.reapedCPU += cpu // an orphan of the session's
+			if !s.adopt.before[pid] {
+				s.adopt.cpu += cpu // an orphan of the session's
 			}
-			delete(s.before, pid)
+			delete(s.adopt.before, pid)
 		} else {
 			left = append(left, pid)
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"github.com/session-starter/session-starter/starter/launch"
 	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
@@ -74,7 +73,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // release ends what contain started, through abort; close undoes prepare,
 // in one fixed order, on every return.
 func run(ctx context.Context, o Options) (Result, error) {
-	s, err := prepare(ctx, o)
+	s, err := prepare(o)
 	if err != nil {
 		var st stop
 		if errors.As(err, &st) {
@@ -87,17 +86,17 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err := s.contain(&res); err != nil {
 		return s.abort(res, err)
 	}
-	if err := s.release(&res); err != nil {
+	if err := s.release(ctx, &res); err != nil {
 		return s.abort(res, err)
 	}
-	reason, sig, st := s.watch()
+	reason, sig, st := s.watch(ctx)
 	res.Reason, res.Signal, res.Engine = reason, sig, statusOf(st)
 	if reason == ReasonEngineExit && s.o.ReleaseOnExit {
 		s.log.Debug().Msg("releasing what the Engine left")
 		res.End = s.releaseLeft()
 	} else {
 		s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
-		res.End = s.end(s.plan())
+		res.End = s.end(s.ending)
 	}
 	return s.collect(res)
 }
@@ -127,7 +126,7 @@ func (s *session) watchParent(parent int) error {
 	if err != nil {
 		return fmt.Errorf("watch parent: %w", err)
 	}
-	s.parentExit = fd
+	s.launcher.exit = fd
 	if os.Getppid() != parent {
 		return errParentGone
 	}
@@ -149,73 +148,86 @@ func programName(p string) string {
 type session struct {
 	o    Options
 	log  zerolog.Logger
-	ctx  context.Context
 	mark *mark.ID // the session's id in the mark, unless NoMark
+
+	// prepare
+	spec     gate.Spec // the Engine's program, argv, environment and descriptors
+	launcher launcher
+	sig      signals
+	// ending is how the session ends once the Engine was released: the
+	// stop signal and the grace first, then the kill budget; a second
+	// stop signal hurries the grace, and SIGCHLD tells of adopted
+	// children.
+	ending end.Plan
+	adopt  adoption
+	tty    *terminal // the terminal handed to the Engine, or nil
+
+	// contain
+	mode     string
+	layers   []layer // the mechanisms that hold the session besides group E
+	gate     *gate.Gate
+	gateGone bool // the gate was killed and reaped before it was ready
+	guard    *guard.Guard
+	armed    bool
+	engine   *end.Process
+	group    end.Group
+
+	// watch and end
+	exec     execReport
+	deadline time.Time
+	usage    Usage // what the tree used: the cgroup's counters, or the reaps'
+}
+
+// launcher is what the session takes of its launcher, and watches.
+type launcher struct {
+	pid  int // the launcher's PID
+	exit int // its exit descriptor (a pidfd; on macOS and FreeBSD a kqueue), or -1
+	// inherited lists the launcher's descriptors, marked close-on-exec in
+	// this process's table while the session runs.
+	inherited []int
+	ctl       *control
 	// stdin is the launcher's end of the Engine's standard input, watched
 	// (WatchStdin).
 	stdin *stdinWatch
+}
 
-	// prepare
-	program     string
-	env         []string
-	parent      int // the launcher's PID
-	inherited   []int
-	engineFiles []int
-	ctl         *control
-	sigCh       chan os.Signal // stop signals
-	ownStops    bool           // sigCh was notified by Run, not by the caller (Options.Stops)
-	fwdCh       chan os.Signal // signals forwarded to the group
-	jobCh       chan os.Signal // job-control stops (TSTP, TTIN, TTOU): the group is stopped too
-	chldCh      chan os.Signal // SIGCHLD, when adopted orphans are reaped or job control followed
-	notified    chan struct{}  // closed once the channels above are notified
-	stopSig     syscall.Signal
-	budget      time.Duration
-	adopting    bool         // children other than the gate and guard are ours to reap
-	subreaper   func()       // puts the previous subreaper setting back
-	before      map[int]bool // children this process had before the gate: not the session's
-	neverSweep  []int        // groups the sweep never signals as a group
-	tty         *terminal    // the terminal handed to the Engine, or nil
-	ttyGiven    bool
+// adoption is the session's part as the reaper of orphans (a subreaper,
+// or PID 1 of a PID namespace).
+type adoption struct {
+	on      bool   // children other than the gate and guard are ours to reap
+	restore func() // puts the previous subreaper setting back, or nil
+	// before lists the children this process had before the gate: they
+	// are not the session's.
+	before     map[int]bool
+	neverSweep []int         // groups the sweep never signals as a group
+	cpu        time.Duration // the CPU time the reaps of adopted orphans reported
+}
 
-	// contain
-	parentExit int // the launcher's exit descriptor (a pidfd; on macOS and FreeBSD a kqueue), or -1
-	mode       string
-	layers     []layer // the mechanisms that hold the session besides group E
-	gate       *gate.Gate
-	gateGone   bool // the gate was killed and reaped before it was ready
-	guard      *guard.Guard
-	armed      bool
-	engine     *end.Process
-	group      end.Group
-
-	// watch and end
-	execRead bool  // the gate's exec report has been read
-	execErr  error // what it said
-	deadline time.Time
-	usage    Usage // what the tree used: the cgroup's counters, or the reaps'
-	// reapedCPU sums the CPU time the reaps of adopted orphans reported.
-	reapedCPU time.Duration
+// execReport is the gate's report of its exec, once read.
+type execReport struct {
+	read bool
+	err  error
 }
 
 // prepare checks the request and takes what the session needs of this
 // process: the launcher's descriptors (marked close-on-exec), the control
 // descriptor, the stop and forwarded signals, the subreaper setting and
 // the terminal. Nothing is started.
-func prepare(ctx context.Context, o Options) (*session, error) {
+func prepare(o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(ExitUsage, "no PROGRAM given")
 	}
 	if err := o.Limits.Check(); err != nil {
 		return nil, err
 	}
-	s := &session{o: o, log: o.Logger, ctx: ctx, parentExit: -1, budget: o.KillBudget, stopSig: o.StopSignal}
-	if s.budget <= 0 {
-		s.budget = launch.DefaultKillBudget
+	s := &session{o: o, log: o.Logger, launcher: launcher{exit: -1}, sig: takeSignals(o)}
+	s.ending = end.Plan{Stop: o.StopSignal, Grace: o.Grace, Budget: o.KillBudget, Hurry: s.sig.stops, Wake: s.sig.chld}
+	if s.ending.Budget <= 0 {
+		s.ending.Budget = launch.DefaultKillBudget
 	}
-	if s.stopSig == 0 {
-		s.stopSig = syscall.SIGTERM
+	if s.ending.Stop == 0 {
+		s.ending.Stop = syscall.SIGTERM
 	}
-	s.notify(o)
 	// From here on, close undoes what was taken.
 	ok := false
 	defer func() {
@@ -230,17 +242,18 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		}
 		s.o.Exe = exe
 	}
+	s.spec.Exe, s.spec.Argv = s.o.Exe, o.Argv
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	s.env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, launch.RequestEnv+"=") })
+	s.spec.Env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, launch.RequestEnv+"=") })
 	if !o.NoMark {
 		id, err := mark.New()
 		if err != nil {
 			return nil, fail(ExitContainment, "%w", err)
 		}
-		s.mark, s.env = &id, mark.Extend(s.env, id)
+		s.mark, s.spec.Env = &id, mark.Extend(s.spec.Env, id)
 	}
 
 	if o.ReleaseOnExit {
@@ -257,20 +270,20 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		return nil, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
 	// The launcher: recorded first, so that a parent gone already is seen.
-	s.parent = os.Getppid()
-	if o.ParentPID != 0 && s.parent != o.ParentPID {
+	s.launcher.pid = os.Getppid()
+	if o.ParentPID != 0 && s.launcher.pid != o.ParentPID {
 		return nil, stop{reason: ReasonParentGone,
-			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.parent, o.ParentPID)}
+			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.launcher.pid, o.ParentPID)}
 	}
-	s.program = o.Path
-	if s.program == "" {
-		path, pathSet := lookupEnv(s.env, "PATH")
+	s.spec.Path = o.Path
+	if s.spec.Path == "" {
+		path, pathSet := lookupEnv(s.spec.Env, "PATH")
 		var err error
-		if s.program, err = Resolve(o.Argv[0], path, pathSet); err != nil {
+		if s.spec.Path, err = Resolve(o.Argv[0], path, pathSet); err != nil {
 			return nil, fail(gate.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
 		}
-	} else if err := executable(s.program); err != nil {
-		return nil, fail(gate.ExitStatusFor(err), "%s: %w", s.program, err)
+	} else if err := executable(s.spec.Path); err != nil {
+		return nil, fail(gate.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
 	}
 	if err := proc.SameNamespace(); err != nil {
 		return nil, fail(ExitContainment, "%w", err)
@@ -280,12 +293,12 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		return nil, fail(ExitContainment, "list inherited descriptors: %w", err)
 	}
 	if o.ControlFD != 0 {
-		if s.ctl, err = openControl(o.ControlFD, inherited); err != nil {
+		if s.launcher.ctl, err = openControl(o.ControlFD, inherited); err != nil {
 			return nil, fail(ExitUsage, "%w", err)
 		}
 	}
 	if o.WatchStdin {
-		if s.stdin, err = openStdinWatch(inherited); err != nil {
+		if s.launcher.stdin, err = openStdinWatch(inherited); err != nil {
 			return nil, fail(ExitUsage, "%w", err)
 		}
 	}
@@ -296,82 +309,35 @@ func prepare(ctx context.Context, o Options) (*session, error) {
 		if err := sys.SetCloseOnExec(fd); err != nil {
 			return nil, fail(ExitContainment, "%w", err)
 		}
-		s.inherited = append(s.inherited, fd)
+		s.launcher.inherited = append(s.launcher.inherited, fd)
 	}
-	s.engineFiles = []int{0, 1, 2}
+	s.spec.Files = []int{0, 1, 2}
 	for _, fd := range inherited {
 		if fd != o.ControlFD && fd != o.StatusFD {
-			s.engineFiles = append(s.engineFiles, fd)
+			s.spec.Files = append(s.spec.Files, fd)
 		}
 	}
 
-	s.adopting = o.Subreaper || os.Getpid() == 1
+	s.adopt.on = o.Subreaper || os.Getpid() == 1
 	if o.Subreaper {
-		if s.subreaper, err = subreaper(); err != nil {
+		if s.adopt.restore, err = subreaper(); err != nil {
 			return nil, fail(ExitContainment, "become a subreaper: %w", err)
 		}
 	}
 	if o.Terminal {
 		s.tty = openTerminal()
 	}
-	if s.adopting {
+	if s.adopt.on {
 		// Children this process has already (a wrapper's background job
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
-		if s.before, err = beforeSession(everyChild); err != nil {
+		if s.adopt.before, err = beforeSession(everyChild); err != nil {
 			return nil, fail(ExitContainment, "%w", err)
 		}
 	}
-	s.neverSweep = neverSweep(s.parent)
+	s.adopt.neverSweep = neverSweep(s.launcher.pid)
 	ok = true
 	return s, nil
-}
-
-// notify takes the stop signals, then starts catching the forwarded ones
-// and SIGCHLD. The stop signals are caught before anything is started:
-// on Options.Stops, caught by the caller before Run, or notified here and
-// now, so that from the gate's start on no stop signal meets the Go
-// runtime's default (a traceback and exit status 2 for SIGQUIT, exit
-// status 2 for any as PID 1). The others are each a round trip to the
-// runtime's signal thread (tens of microseconds each); they go on while
-// prepare and contain do the rest of the setup, and release waits for
-// them (s.notified) before the ack and the go-ahead: until then the
-// Engine does not run, and a forwarded signal has no one to reach.
-func (s *session) notify(o Options) {
-	if s.sigCh = o.Stops; s.sigCh == nil {
-		s.sigCh, s.ownStops = CatchStops(), true
-	}
-	// Buffered: signal.Notify drops a signal when the channel is full.
-	s.fwdCh = make(chan os.Signal, 16)
-	s.jobCh = make(chan os.Signal, 4)
-	var jobStops []os.Signal
-	for _, sig := range JobStops {
-		// Left ignored by the launcher, it stays ignored, here and in
-		// the Engine. Read from the kernel: signal.Ignored never sees
-		// an inherited ignore of these three, which the Go runtime
-		// leaves alone at start.
-		if !sys.SignalIgnored(sig.(syscall.Signal)) {
-			jobStops = append(jobStops, sig)
-		}
-	}
-	if o.Subreaper || o.Terminal || os.Getpid() == 1 {
-		// Orphans re-parented to us (as a subreaper, or as PID 1 of a PID
-		// namespace, as tini and dumb-init are) are reaped as they exit:
-		// on each SIGCHLD, by PID. At a terminal SIGCHLD also tells of the
-		// Engine's job-control stops.
-		s.chldCh = make(chan os.Signal, 1)
-	}
-	s.notified = make(chan struct{})
-	go func() {
-		defer close(s.notified)
-		signal.Notify(s.fwdCh, Forwarded...)
-		if len(jobStops) > 0 {
-			signal.Notify(s.jobCh, jobStops...)
-		}
-		if s.chldCh != nil {
-			signal.Notify(s.chldCh, syscall.SIGCHLD)
-		}
-	}()
 }
 
 // contain makes the session's holders: the session cgroup (in cgroup
@@ -381,11 +347,11 @@ func (s *session) notify(o Options) {
 // Neither watches or runs anything until it says so.
 func (s *session) contain(res *Result) error {
 	if s.o.WatchParent || s.o.ParentPID != 0 {
-		if s.parent <= 1 {
+		if s.launcher.pid <= 1 {
 			// PID 1 is taken as a container init and not watched; a
 			// launcher that died before we started cannot be told apart.
-			s.log.Debug().Int("ppid", s.parent).Msg("parent not watched")
-		} else if err := s.watchParent(s.parent); err != nil {
+			s.log.Debug().Int("ppid", s.launcher.pid).Msg("parent not watched")
+		} else if err := s.watchParent(s.launcher.pid); err != nil {
 			if errors.Is(err, errParentGone) {
 				return err
 			}
@@ -431,8 +397,8 @@ func (s *session) contain(res *Result) error {
 // until the gate is ready. An error wrapping gate.ErrKilledAtBirth leaves
 // the guard spawned and unarmed, for the caller to abandon.
 func (s *session) startGateAndGuard(res *Result) error {
-	gs := gate.Spec{Exe: s.o.Exe, Path: s.program, Argv: s.o.Argv, Env: s.env, Files: s.engineFiles}
-	gs.ListenPID, gs.ListenPIDFDID = listenFor(s.env)
+	gs := s.spec
+	gs.ListenPID, gs.ListenPIDFDID = listenFor(gs.Env)
 	for _, l := range s.layers {
 		if err := l.born(&gs); err != nil {
 			return fail(ExitContainment, "%w", err)
@@ -452,7 +418,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.engine = &end.Process{PID: s.gate.PID, Pidfd: s.gate.Pidfd, Child: true, ReapEarly: sys.CanSignalGroup()}
 	s.group = end.Group{PGID: s.gate.PID, Send: s.signalGroup, Forbidden: s.forbidden()}
 
-	gds := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.plan().Total(), Release: s.o.ReleaseOnExit}
+	gds := guard.Spec{Exe: s.o.Exe, GatePidfd: s.gate.Pidfd, PGID: s.gate.PID, Budget: s.ending.Total(), Release: s.o.ReleaseOnExit}
 	if s.tty != nil {
 		gds.TTY, gds.TTYGroup = s.tty.fd, s.tty.own
 	}
@@ -486,14 +452,14 @@ func (s *session) markString() string {
 
 // release writes the ack and gives the go-ahead, unless a stop came
 // during setup.
-func (s *session) release(res *Result) error {
-	<-s.notified // the forwarded signals and SIGCHLD are caught from here
+func (s *session) release(ctx context.Context, res *Result) error {
+	<-s.sig.ready // the forwarded signals and SIGCHLD are caught from here
 	if s.o.Ack != nil {
 		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
 			return fail(ExitContainment, "write ack: %w", err)
 		}
 	}
-	if reason, sig := s.pending(); reason != "" {
+	if reason, sig := s.pending(ctx); reason != "" {
 		return stop{reason: reason, signal: sig}
 	}
 	if s.tty != nil {
@@ -502,7 +468,7 @@ func (s *session) release(res *Result) error {
 			s.tty.close()
 			s.tty = nil
 		} else {
-			s.ttyGiven = true
+			s.tty.released = true
 		}
 	}
 	reserveThreads(reservedThreads)
@@ -570,14 +536,14 @@ func (s *session) abort(res Result, err error) (Result, error) {
 	var st stop
 	if !errors.As(err, &st) {
 		select {
-		case sig := <-s.sigCh:
+		case sig := <-s.sig.stops:
 			st = stop{reason: ReasonSignal, signal: sig.(syscall.Signal)}
 		default:
 		}
 	}
 	if s.gate != nil && !s.gateGone {
 		s.gate.Abort()
-		res.End = s.end(end.Plan{Budget: s.budget})
+		res.End = s.end(end.Plan{Budget: s.ending.Budget})
 		s.gateGone = true
 	}
 	switch {
@@ -599,21 +565,14 @@ func (s *session) abort(res Result, err error) (Result, error) {
 	return res, err
 }
 
-// plan is how the session ends once the Engine was released: the stop
-// signal and the grace first, then the kill budget; a second stop signal
-// hurries the grace, and SIGCHLD tells of adopted children.
-func (s *session) plan() end.Plan {
-	return end.Plan{Stop: s.stopSig, Grace: s.o.Grace, Budget: s.budget, Hurry: s.sigCh, Wake: s.chldCh}
-}
-
 // holders lists what holds the session, in the order the end looks at
 // them: the Engine's own process first (it may have left group E, and its
 // reap shows E's end sooner), then the adopted escapees (their reaps
 // too), then group E, then the session cgroup.
 func (s *session) holders() []end.Holder {
 	hs := []end.Holder{s.engine}
-	if s.adopting {
-		hs = append(hs, &end.Adopted{List: s.adopted, Forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...), Held: s.gate.PID,
+	if s.adopt.on {
+		hs = append(hs, &end.Adopted{List: s.adopted, Forbidden: append(slices.Clone(s.adopt.neverSweep), s.forbidden()...), Held: s.gate.PID,
 			Sent: func(pid, pgrp int, sig syscall.Signal, err error) {
 				s.log.Debug().Int("pid", pid).Int("pgid", pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
 			}})
@@ -635,7 +594,7 @@ func (s *session) end(plan end.Plan) End {
 	}
 	// The session's holders are empty (or the end is over): the
 	// launcher's writes to the Engine's input may fail now.
-	s.stdin.close()
+	s.launcher.stdin.close()
 	return e
 }
 
@@ -648,12 +607,12 @@ func (s *session) end(plan end.Plan) End {
 // exited. The deadline bounds what follows, as an end's does.
 func (s *session) releaseLeft() End {
 	start := time.Now()
-	s.deadline = start.Add(s.budget)
+	s.deadline = start.Add(s.ending.Budget)
 	e := End{Outcome: Released, Released: end.LivePIDs(s.holders())}
 	for _, l := range s.layers {
 		l.ended(e, &s.usage)
 	}
-	s.stdin.close()
+	s.launcher.stdin.close()
 	e.Elapsed = time.Since(start)
 	return e
 }
@@ -706,7 +665,7 @@ func (s *session) collect(res Result) (Result, error) {
 		if res.Usage.CPU == nil {
 			// No session cgroup: the reaps' rusage, the Engine's (with
 			// what it reaped itself) and the adopted orphans'.
-			cpu := st.CPU + s.reapedCPU
+			cpu := st.CPU + s.adopt.cpu
 			res.Usage.CPU, res.Usage.CPUSource = &cpu, "rusage"
 		}
 	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed || res.End.Outcome == Released:
@@ -730,15 +689,15 @@ func (s *session) collect(res Result) (Result, error) {
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
-	s.stdin.close()
-	if s.ttyGiven {
-		s.returnTerminal()
-	}
+	s.launcher.stdin.close()
 	if s.tty != nil {
+		if s.tty.released {
+			s.returnTerminal()
+		}
 		s.tty.close()
 	}
-	if s.parentExit >= 0 {
-		sys.Close(s.parentExit)
+	if s.launcher.exit >= 0 {
+		sys.Close(s.launcher.exit)
 	}
 	if s.guard != nil {
 		// Reached only on a failure between the arming and the end.
@@ -753,35 +712,23 @@ func (s *session) close() {
 	for _, l := range slices.Backward(s.layers) {
 		l.close()
 	}
-	if s.adopting {
+	if s.adopt.on {
 		s.reapAdopted()
 	}
-	if s.notified != nil {
-		<-s.notified
-		if !s.o.Exits {
-			for _, ch := range []chan os.Signal{s.chldCh, s.fwdCh, s.jobCh} {
-				if ch != nil {
-					signal.Stop(ch)
-				}
-			}
-			if s.ownStops {
-				signal.Stop(s.sigCh)
-			}
-		}
-	}
-	if s.subreaper != nil {
-		s.subreaper()
+	s.sig.release(s.o.Exits)
+	if s.adopt.restore != nil {
+		s.adopt.restore()
 	}
 	if !s.o.Exits {
 		// A process that exits right after has no later exec to pass
 		// them to, and its end may have closed them (package
 		// starter/exit): their numbers may name descriptors of ours.
-		for _, fd := range s.inherited {
+		for _, fd := range s.launcher.inherited {
 			_ = sys.ClearCloseOnExec(fd)
 		}
 	}
-	if s.ctl != nil {
-		s.ctl.close()
+	if s.launcher.ctl != nil {
+		s.launcher.ctl.close()
 	}
 }
 
@@ -824,7 +771,7 @@ type settledGroup struct {
 }
 
 func (g settledGroup) Live() ([]end.Member, error) {
-	if g.s.adopting {
+	if g.s.adopt.on {
 		g.s.reapAdopted()
 	}
 	return g.Group.Live()

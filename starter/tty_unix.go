@@ -24,6 +24,7 @@ type terminal struct {
 	own      int  // the starter's process group
 	handOver bool // give the terminal to the Engine's group at the start
 	given    int  // the group the terminal was last given to, other than own
+	released bool // the session's release handed the terminal over, as handOver says
 }
 
 // openTerminal returns the controlling terminal, or nil.

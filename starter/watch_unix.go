@@ -3,6 +3,7 @@
 package starter
 
 import (
+	"context"
 	"syscall"
 	"time"
 
@@ -27,7 +28,7 @@ const (
 // control descriptor in one poll call, run by a goroutine so that signals,
 // the timeout and ctx can be selected on too; a wake pipe stops that poll.
 // Forwarded signals are passed to the group while the poll goes on.
-func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
+func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitStatus) {
 	wakeR, wakeW, err := sys.Pipe()
 	if err != nil {
 		// Without a wake pipe the poll cannot be interrupted, and
@@ -46,14 +47,14 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 	fds[slotEngine] = sys.PollFd{Fd: int32(s.gate.Pidfd), Events: sys.POLLIN}
 	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
 	fds[slotReport] = sys.PollFd{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}
-	if s.parentExit > 0 {
-		fds[slotParent] = sys.PollFd{Fd: int32(s.parentExit), Events: sys.POLLIN}
+	if s.launcher.exit > 0 {
+		fds[slotParent] = sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN}
 	}
-	if s.ctl != nil {
-		fds[slotControl] = sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
+	if s.launcher.ctl != nil {
+		fds[slotControl] = sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()}
 	}
-	if s.stdin != nil {
-		fds[slotStdin] = sys.PollFd{Fd: int32(s.stdin.fd), Events: s.stdin.events}
+	if s.launcher.stdin != nil {
+		fds[slotStdin] = sys.PollFd{Fd: int32(s.launcher.stdin.fd), Events: s.launcher.stdin.events}
 	}
 	var timeout <-chan time.Time
 	if s.o.Timeout > 0 {
@@ -90,22 +91,22 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 		}
 		var perr error
 		select {
-		case sig := <-s.sigCh:
+		case sig := <-s.sig.stops:
 			return ReasonSignal, sig.(syscall.Signal), sys.WaitStatus{}
-		case sig := <-s.fwdCh:
+		case sig := <-s.sig.fwd:
 			s.forward(sig.(syscall.Signal))
 			continue
-		case sig := <-s.jobCh:
+		case sig := <-s.sig.job:
 			// Sent to this process (by kill, or by Ctrl-Z where this
 			// process's group has the terminal): the Engine's group stops
 			// with it.
 			s.forward(sig.(syscall.Signal))
 			s.followStop()
 			continue
-		case <-s.chldCh:
+		case <-s.sig.chld:
 			// Without adopting, any other child of this process is the
 			// caller's to reap.
-			if s.adopting {
+			if s.adopt.on {
 				if n := s.reapAdopted(); n > 0 {
 					s.log.Debug().Int("reaped", n).Msg("adopted children")
 				}
@@ -123,7 +124,7 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 			return ReasonTimeout, 0, sys.WaitStatus{}
 		case <-stdinGrace:
 			return ReasonStdinClosed, 0, sys.WaitStatus{}
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			return ReasonCanceled, 0, sys.WaitStatus{}
 		case perr = <-polled:
 			polling = false
@@ -151,10 +152,10 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 		if fds[slotParent].Revents != 0 {
 			return ReasonParentGone, 0, sys.WaitStatus{}
 		}
-		if fds[slotControl].Revents != 0 && s.ctl.ended() {
+		if fds[slotControl].Revents != 0 && s.launcher.ctl.ended() {
 			return ReasonControlClosed, 0, sys.WaitStatus{}
 		}
-		if fds[slotStdin].Revents != 0 && s.stdin.hungUp(fds[slotStdin].Revents) {
+		if fds[slotStdin].Revents != 0 && s.launcher.stdin.hungUp(fds[slotStdin].Revents) {
 			// The Engine reads the same end of input: it may exit by
 			// itself (an MCP server does). No more to watch on it.
 			fds[slotStdin].Fd = -1
@@ -171,23 +172,23 @@ func (s *session) watch() (Reason, syscall.Signal, sys.WaitStatus) {
 }
 
 // pending reports a stop that is already due, without waiting.
-func (s *session) pending() (Reason, syscall.Signal) {
+func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
 	select {
-	case sig := <-s.sigCh:
+	case sig := <-s.sig.stops:
 		return ReasonSignal, sig.(syscall.Signal)
 	default:
 	}
-	if s.ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return ReasonCanceled, 0
 	}
 	// The guard first: an Engine must never be released behind a guard
 	// that is gone.
 	fds := []sys.PollFd{{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}}
-	if s.parentExit > 0 {
-		fds = append(fds, sys.PollFd{Fd: int32(s.parentExit), Events: sys.POLLIN})
+	if s.launcher.exit > 0 {
+		fds = append(fds, sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN})
 	}
-	if s.ctl != nil {
-		fds = append(fds, sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()})
+	if s.launcher.ctl != nil {
+		fds = append(fds, sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()})
 	}
 	if _, err := sys.Poll(fds, 0); err != nil {
 		return ReasonWatchFailed, 0
@@ -195,10 +196,10 @@ func (s *session) pending() (Reason, syscall.Signal) {
 	if fds[0].Revents != 0 {
 		return ReasonGuardLost, 0
 	}
-	if s.parentExit > 0 && fds[1].Revents != 0 {
+	if s.launcher.exit > 0 && fds[1].Revents != 0 {
 		return ReasonParentGone, 0
 	}
-	if s.ctl != nil && fds[len(fds)-1].Revents != 0 && s.ctl.ended() {
+	if s.launcher.ctl != nil && fds[len(fds)-1].Revents != 0 && s.launcher.ctl.ended() {
 		return ReasonControlClosed, 0
 	}
 	// A hung-up standard input is not a stop here: the writer may have
@@ -250,9 +251,9 @@ func (s *session) forward(sig syscall.Signal) {
 
 // readExecResult reads the gate's exec report once it is readable.
 func (s *session) readExecResult() {
-	if !s.execRead {
-		s.execRead = true
-		s.execErr = s.gate.ExecResult()
+	if !s.exec.read {
+		s.exec.read = true
+		s.exec.err = s.gate.ExecResult()
 	}
 }
 
@@ -261,11 +262,11 @@ func (s *session) readExecResult() {
 // end of file) and reading it cannot block. If it is somehow not readable
 // yet, no exec failure was seen.
 func (s *session) execResult() error {
-	if !s.execRead {
+	if !s.exec.read {
 		fds := []sys.PollFd{{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}}
 		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
 			s.readExecResult()
 		}
 	}
-	return s.execErr
+	return s.exec.err
 }
