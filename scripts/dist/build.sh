@@ -6,10 +6,18 @@
 #                                         freebsd, windows x amd64, arm64
 #   session-starter-V.tar.gz              the source (git archive of HEAD),
 #                                         which the Homebrew formula builds
+#   man/session-starter.1                 the man page and the bash, zsh
+#   completions/session-starter.bash      and fish completions, as
+#   completions/_session-starter          cmd/session-starter/docs/ holds
+#   completions/session-starter.fish      them (generated from the flags,
+#                                         checked up to date first); the
+#                                         packages below carry them too
 #   npm/session-starter-V.tgz             the npm package, and one package
 #   npm/session-starter-P-A-V.tgz         per platform (@session-starter/P-A)
 #   wheels/session_starter-V-py3-none-T.whl   one wheel per platform, no FreeBSD
-#   deb/session-starter_V_A.deb           amd64 and arm64
+#   deb/session-starter_V_A.deb           amd64 and arm64, with the man
+#                                         page, the completions and the
+#                                         README
 #   homebrew/session-starter.rb           the formula, for the tap
 #   SHA256SUMS                            sha256sum of every file above, by
 #                                         its name alone: the release uploads
@@ -87,6 +95,20 @@ for t in "${osarch[@]}"; do
 		-ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$bin" ./cmd/session-starter
 done
 
+# The man page and the completions: committed, generated from the flags'
+# help by a test of cmd/session-starter, which refuses them unless they
+# are what the flags of this tree generate.
+docs=cmd/session-starter/docs
+echo "dist: $docs is what the flags generate (go test -run TestShellDocsUpToDate)"
+"$GO" test -count=1 -run '^TestShellDocsUpToDate$' ./cmd/session-starter >"$stage/shelldocs.log" 2>&1 || {
+	cat "$stage/shelldocs.log" >&2
+	die "$docs is not what the flags generate"
+}
+mkdir -p "$out/man" "$out/completions"
+install -m 0644 "$docs/session-starter.1" "$out/man/"
+install -m 0644 "$docs/session-starter.bash" "$docs/_session-starter" "$docs/session-starter.fish" "$out/completions/"
+echo "dist: $out/man/session-starter.1, $out/completions/"
+
 src="$out/session-starter-$version.tar.gz"
 echo "dist: $src"
 # git archive dates every entry with the commit's time; gzip -n leaves the
@@ -113,9 +135,19 @@ mkdir -p "$out/deb"
 debv=$(deb_version "$version")
 for arch in "${deb_arches[@]}"; do
 	root="$stage/deb-$arch"
-	mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/doc/session-starter"
+	mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/doc/session-starter" "$root/usr/share/man/man1" \
+		"$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
+		"$root/usr/share/fish/vendor_completions.d"
 	install -m 0755 "$out/session-starter-$version-linux-$arch" "$root/usr/bin/session-starter"
 	install -m 0644 LICENSE "$root/usr/share/doc/session-starter/copyright"
+	# Debian compresses man pages, and documents over 4 kB, with gzip -9;
+	# -n leaves the name and time out of the header.
+	gzip -n -9 <README.md >"$root/usr/share/doc/session-starter/README.md.gz"
+	gzip -n -9 <"$docs/session-starter.1" >"$root/usr/share/man/man1/session-starter.1.gz"
+	chmod 0644 "$root/usr/share/doc/session-starter/README.md.gz" "$root/usr/share/man/man1/session-starter.1.gz"
+	install -m 0644 "$docs/session-starter.bash" "$root/usr/share/bash-completion/completions/session-starter"
+	install -m 0644 "$docs/_session-starter" "$root/usr/share/zsh/vendor-completions/_session-starter"
+	install -m 0644 "$docs/session-starter.fish" "$root/usr/share/fish/vendor_completions.d/session-starter.fish"
 	size_kib=$(du -s -k --apparent-size "$root/usr" | cut -f1)
 	cat >"$root/DEBIAN/control" <<-EOF
 		Package: session-starter

@@ -7,6 +7,8 @@
 // holding bin/session-starter (bin/session-starter.exe on Windows) with os
 // and cpu fields, so that package managers install only the one that fits.
 // The binaries are static: there is no libc field and no glibc/musl split.
+// The main package carries the man page; npm has no place for shell
+// completions.
 //
 // Usage: node scripts/dist/npm.js VERSION BINDIR STAGEDIR
 //
@@ -22,6 +24,13 @@ const path = require('node:path');
 const scope = '@session-starter';
 const src = path.join(__dirname, 'npm', 'session-starter');
 const repoRoot = path.join(__dirname, '..', '..');
+// Files of the main package that its source directory does not hold:
+// the man page, generated from the flags into cmd/session-starter/docs
+// (npm install -g links it into the prefix's share/man, as the package's
+// "man" field asks).
+const generated = {
+  'man/session-starter.1': path.join(repoRoot, 'cmd', 'session-starter', 'docs', 'session-starter.1'),
+};
 
 function writeJSON(file, value) {
   fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o644 });
@@ -82,7 +91,7 @@ function main(argv) {
 
   const main = path.join(stageDir, 'session-starter');
   for (const f of template.files) {
-    copy(path.join(src, f), path.join(main, f), f.startsWith('bin/') ? 0o755 : 0o644);
+    copy(generated[f] ?? path.join(src, f), path.join(main, f), f.startsWith('bin/') ? 0o755 : 0o644);
   }
   copy(path.join(src, 'README.md'), path.join(main, 'README.md'), 0o644);
   copy(license, path.join(main, 'LICENSE'), 0o644);

@@ -108,7 +108,7 @@ upload() {
 	cmds+=("git push origin main $tag")
 	# Every artifact, side by side, as SHA256SUMS names them: a user checks
 	# what was fetched with sha256sum -c --ignore-missing SHA256SUMS.
-	cmds+=("notes=\$(mktemp) && scripts/dist/release.sh notes >\"\$notes\" && gh release create $tag --repo $repo --verify-tag --title 'session-starter $version' --notes-file \"\$notes\"$prerelease $out/session-starter-$version-* $out/session-starter-$version.tar.gz $out/npm/*.tgz $out/wheels/*.whl $out/deb/*.deb $out/homebrew/session-starter.rb $out/SHA256SUMS $out/SHA256SUMS.sig")
+	cmds+=("notes=\$(mktemp) && scripts/dist/release.sh notes >\"\$notes\" && gh release create $tag --repo $repo --verify-tag --title 'session-starter $version' --notes-file \"\$notes\"$prerelease $out/session-starter-$version-* $out/session-starter-$version.tar.gz $out/npm/*.tgz $out/wheels/*.whl $out/deb/*.deb $out/homebrew/session-starter.rb $out/man/session-starter.1 $out/completions/* $out/SHA256SUMS $out/SHA256SUMS.sig")
 	while read -r f; do
 		cmds+=("npm publish --access public --tag $(npm_tag) $PWD/$f")
 	done < <(npm_tarballs)

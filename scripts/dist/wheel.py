@@ -7,6 +7,14 @@ ruff's wheels do: no Python process stands between a caller and the binary.
 Beside it is the session_starter module (launch(), launch_async(),
 binary_path(); python -m session_starter), from scripts/dist/python.
 
+The Linux and macOS wheels carry the man page and the bash completion in
+<name>-<version>.data/data/share/, which pip installs under the
+environment's prefix (a venv, ~/.local, /usr/local): man finds
+share/man beside a bin/ on PATH, and bash-completion (2.9 and later)
+finds share/bash-completion/completions beside it, or in ~/.local/share
+and /usr/local/share. zsh and fish look in no place a wheel can reach,
+and Windows has neither man nor bash-completion.
+
 Tags: the binaries are static (CGO_ENABLED=0), so one Linux wheel fits glibc
 and musl alike and carries both tag families, manylinux_2_17 (=
 manylinux2014, the oldest tag for aarch64) and musllinux_1_2, as ruff's
@@ -51,6 +59,13 @@ MODULE_DIR = os.path.join(HERE, "python", "session_starter")
 MODULE_FILES = ["__init__.py", "__main__.py", "_aio.py", "_call.py", "_mcp.py", "_reclaim.py", "_records.py", "_session.py", "py.typed"]
 README = os.path.join(HERE, "python", "README.md")
 LICENSE = os.path.join(HERE, os.pardir, os.pardir, "LICENSE")
+# The man page and the bash completion, generated from the flags, and
+# where each goes below the data scheme's prefix.
+DOCS_DIR = os.path.join(HERE, os.pardir, os.pardir, "cmd", "session-starter", "docs")
+SHARED_DOCS = [
+    ("session-starter.1", "share/man/man1/session-starter.1"),
+    ("session-starter.bash", "share/bash-completion/completions/session-starter"),
+]
 
 # The oldest date a zip entry can carry.
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -137,6 +152,9 @@ def build(version, bindir, outdir, goos, goarch, date_time):
             data = stamped
         entries.append((f"session_starter/{f}", data, False))
     entries.append((f"{data_dir}/scripts/{NAME}{exe}", read(binary), True))
+    if goos != "windows":
+        for src, dest in SHARED_DOCS:
+            entries.append((f"{data_dir}/data/{dest}", read(os.path.join(DOCS_DIR, src)), False))
     entries.append((f"{info_dir}/METADATA", metadata(pyversion), False))
     entries.append((f"{info_dir}/WHEEL", wheel_file(tags), False))
     entries.append((f"{info_dir}/LICENSE", read(LICENSE), False))
