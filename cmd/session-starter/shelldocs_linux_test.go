@@ -124,15 +124,18 @@ func TestTheZshCompletionParses(t *testing.T) {
 }
 
 // TestTheManPageRendersWithoutWarnings: groff, with every warning on,
-// formats the man page without a word on stderr.
+// formats the man page for a UTF-8 terminal and an ASCII one (man in
+// the C locale) without a word on stderr.
 func TestTheManPageRendersWithoutWarnings(t *testing.T) {
 	if _, err := exec.LookPath("groff"); err != nil {
 		t.Skip("groff is not installed (Debian: apt-get install groff-base)")
 	}
-	cmd := exec.Command("groff", "-man", "-Tutf8", "-ww", "-z", "docs/session-starter.1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-		t.Errorf("groff -man -ww: %v\n%s", err, stderr.String())
+	for _, device := range []string{"-Tutf8", "-Tascii"} {
+		cmd := exec.Command("groff", "-man", device, "-ww", "-z", "docs/session-starter.1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+			t.Errorf("groff -man %s -ww: %v\n%s", device, err, stderr.String())
+		}
 	}
 }

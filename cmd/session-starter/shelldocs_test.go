@@ -98,14 +98,21 @@ func summary(meaning string) string {
 var flagRef = regexp.MustCompile(`--(?:[a-z][a-z-]*[a-z])?`)
 
 // roff escapes text for a man page's filled text: backslashes, flags in
-// bold with minus signs, characters outside ASCII as groff's \[uXXXX],
-// and a control character at a line's start.
+// bold with minus signs, a dash as \(em, an ellipsis as three dots, other
+// characters outside ASCII as groff's \[uXXXX], and a control character
+// at a line's start.
 func roff(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
 		case r == '\\':
 			b.WriteString(`\e`)
+		case r == '—':
+			b.WriteString(`\(em`)
+		case r == '…':
+			// groff has no ASCII form of \[u2026]: man in the C locale
+			// would warn.
+			b.WriteString("...")
 		case r > utf8.RuneSelf-1:
 			fmt.Fprintf(&b, `\[u%04X]`, r)
 		default:
