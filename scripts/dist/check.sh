@@ -18,8 +18,18 @@
 #                naming it; pip refuses another platform's wheel; every
 #                wheel's RECORD, tags and binary (scripts/dist/wheelcheck.py)
 #   .deb         dpkg-deb -x into a directory, its control fields, its
-#                binary run
-#   Homebrew     ruby -c of the formula, its url, sha256 and version; the
+#                binary run; its man page rendered by man -l without a
+#                warning, its bash completion sourced into bash, which
+#                completes --wat to the --watch- flags, its fish completion
+#                (complete -C) the same, its zsh completion read by zsh -n,
+#                its README the tree's
+#   man page and completions
+#                dist/man and dist/completions are what the .deb holds;
+#                npm's man field and file, and the wheel's share/man (man
+#                finds it through the venv's bin on PATH) and bash
+#                completion are the same page and completion
+#   Homebrew     ruby -c of the formula, its url, sha256 and version; each
+#                file its install names is in the source archive; the
 #                source archive built as the formula builds it (offline,
 #                from the module cache), byte for byte the release binary,
 #                and the formula's test run
@@ -58,6 +68,10 @@ need sha256sum coreutils
 need ruby
 need "$GO" golang
 need timeout coreutils
+need man man-db
+need groff groff-base
+need zsh
+need fish
 
 version=$(release_version)
 commit=$(release_commit)
@@ -326,6 +340,12 @@ echo '{ "name": "dist-check", "version": "0.0.0", "private": true }' >"$project/
 shim=$project/node_modules/.bin/session-starter
 [[ -x $shim ]] || fail "npm: no $shim"
 ok "npm install --offline --ignore-scripts of session-starter and @session-starter/linux-$node_arch"
+npm_man=$project/node_modules/session-starter/man/session-starter.1
+# shellcheck disable=SC2016
+got=$(node -p 'require(process.argv[1]).man' "$project/node_modules/session-starter/package.json")
+[[ $got == ./man/session-starter.1 ]] || fail "npm: package.json's man field is $got, want ./man/session-starter.1"
+cmp -s "$npm_man" "$abs_out/man/session-starter.1" || fail "npm: $npm_man is not dist/man/session-starter.1"
+ok "npm: the man field names man/session-starter.1, the release's man page"
 
 says_version "npm bin shim" "$shim"
 session "npm-bin-shim" 3 "$leak_and_exit3" "$shim"
@@ -420,6 +440,15 @@ ok "pip install --no-index ${whl##*/} into a venv"
 same_as_release "wheel's venv/bin/session-starter" "$venv/bin/session-starter" "${release_bin##*/}"
 says_version "wheel's venv/bin/session-starter" "$venv/bin/session-starter"
 session "wheel-venv-bin" 3 "$leak_and_exit3" "$venv/bin/session-starter"
+cmp -s "$venv/share/man/man1/session-starter.1" "$abs_out/man/session-starter.1" ||
+	fail "wheel: $venv/share/man/man1/session-starter.1 is not dist/man/session-starter.1"
+cmp -s "$venv/share/bash-completion/completions/session-starter" "$abs_out/completions/session-starter.bash" ||
+	fail "wheel: $venv/share/bash-completion/completions/session-starter is not dist/completions/session-starter.bash"
+# man-db adds share/man beside each bin directory of PATH to its search.
+got=$(env -u MANPATH PATH="$venv/bin:/usr/bin:/bin" man -w session-starter 2>&1) || true
+[[ $got == "$venv/share/man/man1/session-starter.1" ]] ||
+	fail "wheel: man -w session-starter with the venv's bin on PATH: $got"
+ok "wheel: man finds the venv's share/man/man1/session-starter.1; its bash completion in share/bash-completion"
 
 py_bin=$("$venv/bin/python" -c 'import session_starter; print(session_starter.binary_path())')
 [[ $py_bin == "$venv/bin/session-starter" ]] || fail "wheel: binary_path() = $py_bin, want $venv/bin/session-starter"
@@ -490,6 +519,59 @@ for arch in amd64 arm64; do
 done
 ok "deb: control fields; amd64 and arm64 hold their release binaries"
 
+# The man page, the completions and the README, checked in the extracted
+# tree: never dpkg -i, since a session-starter on PATH changes which
+# spawn helper starter/contain finds.
+d=$tmp/deb/usr/share
+for f in man/man1/session-starter.1.gz bash-completion/completions/session-starter \
+	zsh/vendor-completions/_session-starter fish/vendor_completions.d/session-starter.fish \
+	doc/session-starter/README.md.gz doc/session-starter/copyright; do
+	[[ -f $d/$f ]] || fail "deb: no /usr/share/$f"
+done
+grep -qE '^-rw-r--r-- root/root .* \./usr/share/man/man1/session-starter\.1\.gz$' <<<"$listing" ||
+	fail "deb: the man page is not root's with mode 0644"
+cmp -s <(gzip -dc "$d/man/man1/session-starter.1.gz") "$abs_out/man/session-starter.1" ||
+	fail "deb: the man page is not dist/man/session-starter.1"
+cmp -s "$d/bash-completion/completions/session-starter" "$abs_out/completions/session-starter.bash" ||
+	fail "deb: the bash completion is not dist/completions/session-starter.bash"
+cmp -s "$d/zsh/vendor-completions/_session-starter" "$abs_out/completions/_session-starter" ||
+	fail "deb: the zsh completion is not dist/completions/_session-starter"
+cmp -s "$d/fish/vendor_completions.d/session-starter.fish" "$abs_out/completions/session-starter.fish" ||
+	fail "deb: the fish completion is not dist/completions/session-starter.fish"
+cmp -s <(gzip -dc "$d/doc/session-starter/README.md.gz") README.md || fail "deb: README.md.gz is not README.md"
+# man -l renders the page, every groff warning on, in a UTF-8 and the C
+# locale (ASCII): not a word on stderr.
+for locale in C.UTF-8 C; do
+	LC_ALL=$locale MANWIDTH=80 man --warnings=w -l "$d/man/man1/session-starter.1.gz" \
+		>"$tmp/man.out" 2>"$tmp/man.err" || fail "deb: man -l of the man page failed: $(cat "$tmp/man.err")"
+	[[ ! -s $tmp/man.err ]] || fail "deb: man -l warns (LC_ALL=$locale): $(cat "$tmp/man.err")"
+	grep -q -- '--watch-parent' "$tmp/man.out" || fail "deb: man -l's page has no --watch-parent"
+done
+ok "deb: man -l renders /usr/share/man/man1/session-starter.1.gz without a warning"
+# bash, non-interactive, completes as a shell does on Tab: through the
+# function complete -p names, with COMP_WORDS and COMP_CWORD set.
+# shellcheck disable=SC2016 # expanded by that bash
+got=$(bash --norc --noprofile -c '
+	source "$1"
+	spec=$(complete -p session-starter) || exit 1
+	fn=${spec#*-F }
+	fn=${fn%% *}
+	COMP_WORDS=(session-starter --wat)
+	COMP_CWORD=1
+	COMP_LINE="session-starter --wat"
+	COMP_POINT=${#COMP_LINE}
+	"$fn" session-starter --wat session-starter
+	echo "${COMPREPLY[*]}"' bash "$d/bash-completion/completions/session-starter") ||
+	fail "deb: bash with the completion sourced failed: $got"
+[[ $got == "--watch-parent --watch-stdin" ]] || fail "deb: bash completes --wat to '$got', want '--watch-parent --watch-stdin'"
+ok "deb: bash, the completion sourced, completes --wat to $got"
+zsh -n "$d/zsh/vendor-completions/_session-starter" || fail "deb: zsh -n of the zsh completion"
+fish --no-config -n "$d/fish/vendor_completions.d/session-starter.fish" || fail "deb: fish -n of the fish completion"
+# shellcheck disable=SC2016 # expanded by fish
+got=$(fish --no-config -c 'source $argv[1]; complete -C "session-starter --wat"' "$d/fish/vendor_completions.d/session-starter.fish" | cut -f1 | tr '\n' ' ')
+[[ $got == "--watch-parent --watch-stdin " ]] || fail "deb: fish completes --wat to '$got', want '--watch-parent --watch-stdin'"
+ok "deb: zsh -n and fish -n read their completions; fish completes --wat to the --watch- flags; the README is the tree's"
+
 # --- Homebrew -------------------------------------------------------------
 
 formula=$abs_out/homebrew/session-starter.rb
@@ -499,13 +581,20 @@ grep -qxF "  url \"https://github.com/session-starter/session-starter/releases/d
 	fail "homebrew: the formula's url is not the release's $src"
 grep -qxF "  sha256 \"$(release_sum "$src")\"" "$formula" ||
 	fail "homebrew: the formula's sha256 is not $src's"
-ok "homebrew: ruby -c, url and sha256 of $src"
+# The formula installs the man page and the completions from the
+# archive: each file it names must be there.
+mkdir "$tmp/brew"
+tar -xzf "$abs_out/$src" -C "$tmp/brew"
+mapfile -t installs < <(sed -n 's/^ *[a-z0-9_]*\.install "\([^"]*\)".*/\1/p' "$formula")
+((${#installs[@]} == 4)) || fail "homebrew: the formula installs ${#installs[@]} files, want the man page and 3 completions"
+for f in "${installs[@]}"; do
+	[[ -f $tmp/brew/session-starter-$version/$f ]] || fail "homebrew: the formula installs $f, which $src does not hold"
+done
+ok "homebrew: ruby -c, url and sha256 of $src; $src holds the ${#installs[@]} files the formula installs"
 
 # The formula builds the source archive with the Go of the machine; here,
 # as it would, with the release's flags, offline (GOPROXY=off: from the
 # module cache, which make test or go mod download has filled).
-mkdir "$tmp/brew"
-tar -xzf "$abs_out/$src" -C "$tmp/brew"
 (
 	cd "$tmp/brew/session-starter-$version"
 	CGO_ENABLED=0 GOPROXY=off GOFLAGS=-mod=readonly "$GO" build -trimpath -buildvcs=false \
