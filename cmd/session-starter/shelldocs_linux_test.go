@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // completionCase is a command line to complete, its last word the one
@@ -112,15 +116,82 @@ func TestTheFishCompletionOffersFlagsThenProgramsWords(t *testing.T) {
 	})
 }
 
-// TestTheZshCompletionParses: zsh -n reads the zsh completion without
-// an error.
-func TestTheZshCompletionParses(t *testing.T) {
+// zshComplete types command lines into one interactive zsh (zsh -f, the
+// completion system loaded once, the completion's directory first in
+// fpath) on a pseudo-terminal of zsh/zpty: after each line, Tab twice,
+// which lists what is offered, and then it prints what the terminal
+// showed after a line "@@" and the line's index. The line is cleared and
+// a print command typed after it: its echo, after the listing, ends the
+// read. Each line is typed once the prompt, <ready>, is shown: typed
+// before, the terminal would take it as a line, Tabs and all.
+const zshComplete = `zmodload zsh/zpty || exit 1
+dir=$1
+shift
+zpty -b z 'zsh -f -i'
+zpty -w z "PS1='<''ready''>' PROMPT_EOL_MARK='' fpath=(${(q)dir} \\$fpath); autoload -Uz compinit; compinit -u -D; unsetopt beep"
+zpty -r z out '*<ready>*'
+i=0
+for line in "$@"; do
+	zpty -w -n z "session-starter $line"$'\t\t\C-u'
+	zpty -w z "print END''ED$i"
+	zpty -r z out "*ENDED$i*"
+	print -r -- "@@$i"
+	print -r -- "$out"
+	zpty -r z rest '*<ready>*'
+	i=$((i + 1))
+done
+zpty -d z
+`
+
+// terminalEscape matches a terminal's control sequences.
+var terminalEscape = regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]|\r")
+
+// TestTheZshCompletionOffersFlagsThenProgramsWords: zsh, on a terminal,
+// with the completion in fpath, does as bash does. What it offered is
+// each word the terminal showed that was not typed, starting with a dash
+// or naming sleep.
+func TestTheZshCompletionOffersFlagsThenProgramsWords(t *testing.T) {
 	if _, err := exec.LookPath("zsh"); err != nil {
 		t.Skip("zsh is not installed (Debian: apt-get install zsh)")
 	}
-	if out, err := exec.Command("zsh", "-n", "docs/_session-starter").CombinedOutput(); err != nil {
-		t.Errorf("zsh -n docs/_session-starter: %v\n%s", err, out)
+	dir, err := filepath.Abs("docs")
+	if err != nil {
+		t.Fatal(err)
 	}
+	if out, err := exec.Command("zsh", "-n", "docs/_session-starter").CombinedOutput(); err != nil {
+		t.Fatalf("zsh -n docs/_session-starter: %v\n%s", err, out)
+	}
+	args := []string{"-f", "-c", zshComplete, "zsh", dir}
+	for _, c := range completionCases {
+		line := strings.Join(c.words, " ")
+		if c.words[len(c.words)-1] == "" {
+			line += " "
+		}
+		args = append(args, line)
+	}
+	// Generous: loading the completion system takes seconds, each
+	// completion milliseconds.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "zsh", args...).Output()
+	if err != nil {
+		t.Fatalf("zsh: %v\n%s", err, out)
+	}
+	shown := regexp.MustCompile("(?m)^@@").Split(terminalEscape.ReplaceAllString(string(out), ""), -1)
+	if len(shown) != len(completionCases)+1 {
+		t.Fatalf("zsh showed %d completions, want %d:\n%s", len(shown)-1, len(completionCases), out)
+	}
+	n := 0
+	checkCompletions(t, "zsh", func(words []string) ([]string, error) {
+		n++
+		var offered []string
+		for _, f := range strings.Fields(shown[n])[1:] { // [0] is the index
+			if !slices.Contains(words, f) && (strings.HasPrefix(f, "-") || strings.HasPrefix(f, "sleep")) {
+				offered = append(offered, f)
+			}
+		}
+		return offered, nil
+	})
 }
 
 // TestTheManPageRendersWithoutWarnings: groff, with every warning on,
