@@ -221,17 +221,21 @@ cross: ## go build, go vet and go test -c of every package (the nested modules' 
 # Every release artifact of the version in cmd/session-starter/version.go,
 # reproducibly, in dist/: static binaries for linux, darwin, freebsd and
 # windows on amd64 and arm64, the source archive, the npm packages, the
-# wheels, the .debs, the Homebrew formula and SHA256SUMS
+# wheels, the .debs, the Homebrew formula, the man page and the shell
+# completions (cmd/session-starter/docs), and SHA256SUMS
 # (scripts/dist/build.sh says what and how; scripts/dist/RELEASE.md how
 # they are published). Needs node, npm, python3 and dpkg-deb.
 .PHONY: dist
-dist: ## Build every release artifact (binaries, npm, wheels, .deb, Homebrew formula, SHA256SUMS) in dist/
+dist: ## Build every release artifact (binaries, npm, wheels, .deb, Homebrew formula, man page, completions, SHA256SUMS) in dist/
 	GO=$(GO) bash scripts/dist/build.sh
 
 # Installs what make dist wrote, offline, into temporary places (npm
 # tarballs into a fresh project, the Linux wheel into a venv, the .deb with
 # dpkg-deb -x, the source archive built as Homebrew would) and runs a real
-# session through each; refuses artifacts whose sums do not match. Then
+# session through each; renders the .deb's man page with man -l,
+# completes --wat with its bash and fish completions and reads its zsh one
+# with zsh -n (needs man-db, zsh and fish); refuses artifacts whose sums
+# do not match. Then
 # the launch API suites of make test-launch run against the installed
 # npm package and wheel (their devDependencies from the cache that make
 # dist-deps fills).
