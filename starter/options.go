@@ -94,6 +94,14 @@ type Options struct {
 	// StdinGrace is the Engine's own time after the hang-up of its
 	// standard input; 0 means [DefaultStdinGrace].
 	StdinGrace time.Duration
+	// Stdio is for an Engine that serves its launcher over its standard
+	// input and output: an MCP or ACP server, a language server. It
+	// implies WatchParent, and WatchStdin where standard input can tell
+	// the launcher's end. Where it cannot (a terminal, /dev/null, a
+	// file, a listening or datagram socket; on Windows any), standard
+	// input is not watched, and that is no error. Nor is a parent that
+	// cannot be watched: as PID 1 there is none.
+	Stdio bool
 	// ControlFD, when nonzero, is a descriptor whose end of input ends
 	// the session. It must be a pipe or stream socket the launcher passed open
 	// and not close-on-exec, > 2, and not the same pipe or socket as fd 0;

@@ -297,8 +297,11 @@ func prepare(o Options) (*session, error) {
 			return nil, fail(ExitUsage, "%w", err)
 		}
 	}
-	if o.WatchStdin {
-		if s.launcher.stdin, err = openStdinWatch(inherited); err != nil {
+	if o.WatchStdin || o.Stdio {
+		s.launcher.stdin, err = openStdinWatch(inherited)
+		if !o.WatchStdin && errors.Is(err, errNeverHangsUp) {
+			s.log.Debug().Err(err).Msg("--stdio: standard input is not watched")
+		} else if err != nil {
 			return nil, fail(ExitUsage, "%w", err)
 		}
 	}
@@ -346,7 +349,7 @@ func prepare(o Options) (*session, error) {
 // guard needs only the gate's pidfd, which exists from the fork on.
 // Neither watches or runs anything until it says so.
 func (s *session) contain(res *Result) error {
-	if s.o.WatchParent || s.o.ParentPID != 0 {
+	if s.o.WatchParent || s.o.ParentPID != 0 || s.o.Stdio {
 		if s.launcher.pid <= 1 {
 			// PID 1 is taken as a container init and not watched; a
 			// launcher that died before we started cannot be told apart.

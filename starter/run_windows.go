@@ -174,7 +174,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, fail(ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
 	}
 	parent := os.Getppid()
-	watchParent := o.WatchParent || o.ParentPID != 0
+	watchParent := o.WatchParent || o.ParentPID != 0 || o.Stdio // Stdio: no stdin watch here yet
 	if o.ParentPID != 0 && parent != o.ParentPID {
 		return Result{Reason: ReasonParentGone}, nil
 	}

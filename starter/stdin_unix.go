@@ -3,6 +3,7 @@
 package starter
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -20,12 +21,16 @@ type stdinWatch struct {
 	events int16
 }
 
+// errNeverHangsUp is wrapped by openStdinWatch's error when standard
+// input is of a kind that can never tell the launcher's end.
+var errNeverHangsUp = errors.New("never hangs up")
+
 // openStdinWatch checks that standard input can tell the launcher's end
 // — a pipe or FIFO no passed descriptor writes to, or a connected stream
 // socket whose other end was not passed — and duplicates it. Anything
 // else is a usage error: a terminal, /dev/null or another character
 // device, a regular file, a directory, a listening or datagram socket can
-// never hang up.
+// never hang up (errNeverHangsUp).
 func openStdinWatch(inherited []int) (*stdinWatch, error) {
 	st, err := sys.Fstat(0)
 	if err != nil {
@@ -39,13 +44,13 @@ func openStdinWatch(inherited []int) (*stdinWatch, error) {
 		}
 	case sys.S_IFSOCK:
 		if !sys.SocketHangups {
-			return nil, fmt.Errorf("--watch-stdin: standard input is a socket, whose hang-up this platform does not tell; give the Engine a pipe")
+			return nil, fmt.Errorf("--watch-stdin: standard input is a socket, whose hang-up this platform does not tell (%w); give the Engine a pipe", errNeverHangsUp)
 		}
 		if typ, err := sys.SocketType(0); err != nil || typ != sys.SOCK_STREAM {
-			return nil, fmt.Errorf("--watch-stdin: standard input is a socket that is not a stream, whose end cannot be told")
+			return nil, fmt.Errorf("--watch-stdin: standard input is a socket that is not a stream, whose end cannot be told: it %w", errNeverHangsUp)
 		}
 		if listening, err := sys.Listening(0); err != nil || listening {
-			return nil, fmt.Errorf("--watch-stdin: standard input is a listening socket, which never hangs up")
+			return nil, fmt.Errorf("--watch-stdin: standard input is a listening socket, which %w", errNeverHangsUp)
 		}
 		if err := checkPeerNotPassed(0, st, inherited, "--watch-stdin: standard input"); err != nil {
 			return nil, err
@@ -56,9 +61,9 @@ func openStdinWatch(inherited []int) (*stdinWatch, error) {
 		if sys.IsTerminal(0) {
 			what = "a terminal"
 		}
-		return nil, fmt.Errorf("--watch-stdin: standard input is %s, which never hangs up", what)
+		return nil, fmt.Errorf("--watch-stdin: standard input is %s, which %w", what, errNeverHangsUp)
 	default:
-		return nil, fmt.Errorf("--watch-stdin: standard input is a file or directory, which never hangs up; it must be a pipe or a stream socket")
+		return nil, fmt.Errorf("--watch-stdin: standard input is a file or directory, which %w; it must be a pipe or a stream socket", errNeverHangsUp)
 	}
 	fd, err := sys.DupCloseOnExec(0, 3)
 	if err != nil {

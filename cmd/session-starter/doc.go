@@ -22,6 +22,14 @@
 //	Flags:
 //	  --ack                  Write the ack line to stdout once containment exists,
 //	                         before PROGRAM runs.
+//	  --stdio                The Engine is a stdio server (MCP, ACP, a language
+//	                         server): --watch-parent, and --watch-stdin where
+//	                         stdin is a pipe or a stream socket. Where it is not
+//	                         (a terminal, /dev/null, a file; on Windows any) stdin
+//	                         is not watched, and that is no error. In a pipeline,
+//	                         producer | session-starter --stdio -- consumer ends
+//	                         the consumer a --stdin-grace after the producer's
+//	                         end.
 //	  --watch-parent         End the session when the process that started
 //	                         session-starter is gone. Without --parent-pid the
 //	                         parent is what getppid() returns at start.
@@ -40,11 +48,11 @@
 //	                         /dev/null, a file or a listening or datagram socket
 //	                         is a usage error (2). Data the Engine has not read
 //	                         does not end it.
-//	  --stdin-grace D        With --watch-stdin, how long D the Engine is given to
-//	                         exit by itself once its standard input hung up (its
-//	                         own status is then mirrored, nothing signalled); then
-//	                         the session ends as on any stop. Without
-//	                         --watch-stdin it is a usage error (2). (default 2s)
+//	  --stdin-grace D        With --watch-stdin or --stdio, how long D the Engine
+//	                         is given to exit by itself once its standard input
+//	                         hung up (its own status is then mirrored, nothing
+//	                         signalled); then the session ends as on any stop.
+//	                         Without them it is a usage error (2). (default 2s)
 //	  --control-fd N         End the session when descriptor N reaches end of
 //	                         input; data read from it is ignored. N must be a pipe
 //	                         or stream socket the launcher passed open and not
@@ -1298,10 +1306,18 @@
 //
 // # MCP and ACP clients
 //
-// Each SDK's helper runs a stdio server through session-starter with
-// --watch-parent and --watch-stdin (a 2 s stdin grace). Closing the
-// client ends the server's stdin, and the session ends after the grace.
-// A client that dies ends it through the parent watch. The helpers carry
+// A stdio server runs with --stdio: the parent watch, and the stdin
+// watch where stdin is a pipe or a stream socket. Elsewhere (a terminal,
+// /dev/null, a file; on Windows any) stdin is not watched, and that is no
+// error. Closing the client ends the server's stdin, and the session ends
+// a stdin grace (2 s) later. A client that dies ends it through the
+// parent watch. In a shell pipeline, `producer | session-starter --stdio
+// -- consumer` ends the consumer a stdin grace after the producer's end.
+// As PID 1 of a container there is no parent to watch: only stdin is.
+//
+// The helpers that rewrite an SDK's server parameters
+// (withSessionStarter, wrap_stdio_parameters) pass --stdio, and so does
+// the Go transport; the helpers on launch() watch the same two things. The helpers carry
 // XDG_RUNTIME_DIR, SESSION_STARTER_LEDGER_DIR and SESSION_STARTER_SESSION
 // into the server's environment. The MCP SDKs' default environment drops
 // them: a reclaim would then miss the session's ledger record, and a

@@ -29,6 +29,7 @@ type invocation struct {
 
 // flagValues is where the flags' values go.
 type flagValues struct {
+	stdio         bool
 	watchParent   bool
 	parentPID     int
 	controlFD     int
@@ -63,6 +64,11 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.BoolVar(&inv.ack, "ack", false,
 		"Write the ack line to stdout once containment exists, before PROGRAM runs.")
+	fs.BoolVar(&v.stdio, "stdio", false,
+		"The Engine is a stdio server (MCP, ACP, a language server): --watch-parent, and --watch-stdin where stdin "+
+			"is a pipe or a stream socket. Where it is not (a terminal, /dev/null, a file; on Windows any) stdin is "+
+			"not watched, and that is no error. In a pipeline, producer | session-starter --stdio -- consumer ends "+
+			"the consumer a --stdin-grace after the producer's end.")
 	fs.BoolVar(&v.watchParent, "watch-parent", false,
 		"End the session when the process that started session-starter is gone. "+
 			"Without --parent-pid the parent is what getppid() returns at start.")
@@ -77,9 +83,9 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"a terminal, /dev/null, a file or a listening or datagram socket is a usage error (2). "+
 			"Data the Engine has not read does not end it.")
 	durationVar(fs, &v.stdinGrace, "stdin-grace", starter.DefaultStdinGrace,
-		"With --watch-stdin, how long `D` the Engine is given to exit by itself once its standard input hung up "+
-			"(its own status is then mirrored, nothing signalled); then the session ends as on any stop. "+
-			"Without --watch-stdin it is a usage error (2).")
+		"With --watch-stdin or --stdio, how long `D` the Engine is given to exit by itself once its standard input "+
+			"hung up (its own status is then mirrored, nothing signalled); then the session ends as on any stop. "+
+			"Without them it is a usage error (2).")
 	fs.IntVar(&v.controlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
 			"N must be a pipe or stream socket the launcher passed open and not close-on-exec, greater than 2, "+
@@ -213,8 +219,8 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	if v.stdinGrace < 0 {
 		return nil, errors.New("--stdin-grace must not be negative")
 	}
-	if fs.Changed("stdin-grace") && !v.watchStdin {
-		return nil, errors.New("--stdin-grace goes with --watch-stdin: without it no hang-up is watched")
+	if fs.Changed("stdin-grace") && !v.watchStdin && !v.stdio {
+		return nil, errors.New("--stdin-grace goes with --watch-stdin or --stdio: without them no hang-up is watched")
 	}
 	sig, ok := sys.SignalByName(v.stopSignal)
 	if !ok {
@@ -250,6 +256,7 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 		ReleaseOnExit: v.releaseOnExit,
 		WatchStdin:    v.watchStdin,
 		StdinGrace:    v.stdinGrace,
+		Stdio:         v.stdio,
 		Limits:        starter.Limits{MaxTasks: v.maxTasks, MaxMemory: v.maxMemory, MaxSwap: v.maxSwap, MaxCPU: v.maxCPU, Calls: v.callLimits},
 		CgroupParent:  v.cgroupParent,
 	}

@@ -109,10 +109,17 @@ func TestTheEngineNeverInheritsTheControlDescriptor(t *testing.T) {
 
 // TestLauncherSIGKILLedEndsTheSessionWithWatchParent kills a shell that
 // started session-starter in the background; the starter, watching its
-// parent through a pidfd, ends the session.
+// parent through a pidfd, ends the session. --stdio watches the parent
+// too; the Engine's stdin is then /dev/null, which it does not watch.
 func TestLauncherSIGKILLedEndsTheSessionWithWatchParent(t *testing.T) {
+	for _, flag := range []string{"--watch-parent", "--stdio"} {
+		t.Run(flag, func(t *testing.T) { launcherSIGKILLed(t, flag) })
+	}
+}
+
+func launcherSIGKILLed(t *testing.T, flag string) {
 	mark := newMark(t)
-	launcher := exec.Command("sh", "-c", `"$0" --watch-parent -- sh -c "$1" & echo $!; wait`, binary, treeEngine)
+	launcher := exec.Command("sh", "-c", `"$0" `+flag+` -- sh -c "$1" & echo $!; wait`, binary, treeEngine)
 	launcher.Env = append(os.Environ(), markVar+"="+mark)
 	out, err := launcher.StdoutPipe()
 	if err != nil {

@@ -181,6 +181,25 @@ func TestAsPID1WatchParentWithoutParentPIDIsAUsageError(t *testing.T) {
 	}
 }
 
+// TestAsPID1StdioRunsWithoutAParentToWatch: --stdio as the init of a PID
+// namespace (a container's entrypoint) watches no parent, as there is
+// none, and that is no error.
+func TestAsPID1StdioRunsWithoutAParentToWatch(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare not installed")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", binary, "--stdio", "--", "sh", "-c", "touch ran; exit 3")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("exit %d, output %q; want the Engine's 3", cmd.ProcessState.ExitCode(), out)
+	}
+	if _, err := os.Stat(dir + "/ran"); err != nil {
+		t.Fatal("the Engine did not run")
+	}
+}
+
 // TestSessionEndIsOneStructuredEventAtInfo checks the JSON event and that
 // failure reports stay plain lines in any format.
 func TestSessionEndIsOneStructuredEventAtInfo(t *testing.T) {

@@ -64,6 +64,33 @@ func TestWatchStdinEndsTheSessionWhenTheLaunchersPipeCloses(t *testing.T) {
 	noSurvivors(t, mark)
 }
 
+// TestStdioEndsAPipelinesConsumerAStdinGraceAfterItsProducersEnd: --stdio
+// watches a pipe on standard input as --watch-stdin does, so
+// `producer | session-starter --stdio -- consumer` ends a consumer that
+// reads nothing a stdin grace after the producer's end: SIGKILL after
+// its ignored SIGTERM, reason stdin-closed, the whole tree gone.
+func TestStdioEndsAPipelinesConsumerAStdinGraceAfterItsProducersEnd(t *testing.T) {
+	mark := newMark(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	s := start(t, mark, []string{"--stdio", "--stdin-grace", "0.2", "--status-fd", "3", "--", "sh", "-c",
+		`trap "" TERM; sleep 600 & echo ready; exec sleep 600`}, withExtraFiles(w))
+	w.Close()
+	if got := s.line(); got != "ready" {
+		t.Fatalf("Engine said %q, want ready; stderr:\n%s", got, s.stderr)
+	}
+	s.in.Close() // the producer's end
+	s.in = nil
+	wantSignal(t, s.wait(), syscall.SIGKILL, s.stderr)
+	if ended := endedRecord(t, r); ended["reason"] != "stdin-closed" {
+		t.Errorf("ended = %v, want reason stdin-closed", ended)
+	}
+	noSurvivors(t, mark)
+}
+
 // TestAnEngineThatExitsOnEndOfInputIsMirroredAndNotSignalled: an Engine
 // that reads its input to the end and exits (an MCP server does) exits
 // within its time: its own status is mirrored, and nothing was signalled.
@@ -166,7 +193,9 @@ func TestWatchStdinOnASocketEndsWhenThePeerShutsDown(t *testing.T) {
 
 // TestStandardInputThatCanNeverHangUpIsRefused: a terminal, /dev/null, a
 // regular file, a listening or a datagram socket, and a pipe whose write
-// end is passed too: exit 2, nothing executed.
+// end is passed too: exit 2, nothing executed. --stdio runs the Engine
+// with the first five unwatched; the pipe it refuses as --watch-stdin
+// does, since it is a pipe that could never tell the launcher's end.
 func TestStandardInputThatCanNeverHangUpIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	keep := func(f *os.File) *os.File { t.Cleanup(func() { f.Close() }); return f }
@@ -199,7 +228,7 @@ func TestStandardInputThatCanNeverHangUpIsRefused(t *testing.T) {
 			return []*os.File{open(filepath.Join(dir, "input"), os.O_RDWR|os.O_CREATE)}
 		}, "a file or directory"},
 		{"a listening socket", func() []*os.File {
-			l, err := net.Listen("unix", filepath.Join(dir, "listening"))
+			l, err := net.Listen("unix", filepath.Join(t.TempDir(), "listening"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,21 +248,29 @@ func TestStandardInputThatCanNeverHangUpIsRefused(t *testing.T) {
 			return []*os.File{keep(r), keep(w)}
 		}, "descriptor 3 writes to the same pipe"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			files := tt.stdin()
-			run := t.TempDir()
-			cmd := exec.Command(binary, "--watch-stdin", "--", "touch", "ran")
-			cmd.Dir = run
-			cmd.Stdin, cmd.ExtraFiles = files[0], files[1:]
-			out, err := cmd.CombinedOutput()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tt.message) {
-				t.Fatalf("%v, %q; want exit 2 and %q", err, out, tt.message)
-			}
-			if fileExists(filepath.Join(run, "ran")) {
-				t.Fatal("the Engine ran")
-			}
-		})
+		for _, flag := range []string{"--watch-stdin", "--stdio"} {
+			t.Run(tt.name+"/"+flag, func(t *testing.T) {
+				files := tt.stdin()
+				run := t.TempDir()
+				cmd := exec.Command(binary, flag, "--", "touch", "ran")
+				cmd.Dir = run
+				cmd.Stdin, cmd.ExtraFiles = files[0], files[1:]
+				out, err := cmd.CombinedOutput()
+				if flag == "--stdio" && len(files) == 1 {
+					if err != nil || !fileExists(filepath.Join(run, "ran")) {
+						t.Fatalf("%v, %q; want the Engine run, its stdin unwatched", err, out)
+					}
+					return
+				}
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tt.message) {
+					t.Fatalf("%v, %q; want exit 2 and %q", err, out, tt.message)
+				}
+				if fileExists(filepath.Join(run, "ran")) {
+					t.Fatal("the Engine ran")
+				}
+			})
+		}
 	}
 }
 

@@ -192,9 +192,15 @@ type Options struct {
 	// WatchStdin is "--watch-stdin": the session also ends when this
 	// process's end of the Engine's stdin (Stdin) is closed, after the
 	// Engine's own time to exit (StdinGrace, "--stdin-grace", when set;
-	// Start refuses StdinGrace without WatchStdin, as the flag does).
+	// Start refuses StdinGrace without WatchStdin or Stdio, as the flag
+	// does).
 	WatchStdin bool
 	StdinGrace time.Duration
+	// Stdio is "--stdio", for an Engine that serves over its stdin and
+	// stdout: WatchStdin where the Engine's stdin is a pipe or a stream
+	// socket (not on Windows), and the parent watch Start asks for
+	// anyway.
+	Stdio bool
 	// ExtraFlags are more flags for session-starter, placed after those of
 	// the fields above and before "--": flags this package has no field
 	// for. Start always passes "--ack", "--parent-pid" with this process's
@@ -236,6 +242,9 @@ func (o *Options) flags() ([]string, error) {
 	if o.NoMark {
 		args = append(args, "--no-mark")
 	}
+	if o.Stdio {
+		args = append(args, "--stdio")
+	}
 	if o.WatchStdin {
 		args = append(args, "--watch-stdin")
 	}
@@ -243,8 +252,8 @@ func (o *Options) flags() ([]string, error) {
 		if o.StdinGrace < 0 || o.StdinGrace > MaxDuration {
 			return nil, fmt.Errorf("launch: StdinGrace %v: out of range", o.StdinGrace)
 		}
-		if !o.WatchStdin {
-			return nil, errors.New("launch: StdinGrace needs WatchStdin")
+		if !o.WatchStdin && !o.Stdio {
+			return nil, errors.New("launch: StdinGrace needs WatchStdin or Stdio")
 		}
 		args = append(args, "--stdin-grace", o.StdinGrace.String())
 	}

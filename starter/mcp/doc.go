@@ -9,8 +9,8 @@
 //	t := ssmcp.Command("my-server", "--stdio") // was &mcp.CommandTransport{Command: exec.Command("my-server", "--stdio")}
 //	session, err := client.Connect(ctx, t, nil)
 //
-// The server runs as session-starter's Engine, with "--parent-pid" (which
-// implies "--watch-parent") and "--watch-stdin": the client's death
+// The server runs as session-starter's Engine, with "--stdio" (the
+// parent watch, and the stdin watch on a pipe): the client's death
 // closes the server's stdin and ends the session a stdin grace later,
 // even through a wrapper shell or npx. [Transport.PID] is the Engine's
 // PID, the server's own (what a host shows and reaps by), not

@@ -45,15 +45,15 @@ var CarriedEnv = []string{"XDG_RUNTIME_DIR", "SESSION_STARTER_LEDGER_DIR", launc
 // non-nil when the ended record is missing, when a member of the session
 // survived (outcome "survivors"), or when session-starter had to be
 // stopped. A server's non-zero exit is not an error: [Transport.Wait]
-// tells it. On Windows, with no "--watch-stdin", Close itself stops the
+// tells it. On Windows, where no stdin is watched, Close itself stops the
 // session once the stdin grace has passed.
 type Transport struct {
 	// Options are the session's, as [launch.Start] reads them: Argv is the
 	// server's command line; Grace, KillBudget, Containment, StopSignal and
-	// the others are session-starter's flags. Connect sets WatchStdin and
-	// StatusPipe (on Windows, which has no "--watch-stdin" yet,
-	// ControlPipe instead), and StdinGrace to [DefaultStdinGrace] when it
-	// is 0. An explicit Env gets the variables of [CarriedEnv] it lacks.
+	// the others are session-starter's flags. Connect sets Stdio and
+	// StatusPipe (on Windows, where "--stdio" watches no stdin yet,
+	// ControlPipe too), and StdinGrace to [DefaultStdinGrace] when it is
+	// 0. An explicit Env gets the variables of [CarriedEnv] it lacks.
 	// Stderr nil discards the server's stderr.
 	Options launch.Options
 	// MaxLineLength bounds one inbound JSON-RPC message, as in
@@ -86,13 +86,11 @@ func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, errors.New("session-starter mcp: Connect called twice on one Transport")
 	}
 	opts := t.Options
-	opts.StatusPipe = true
-	if watchStdin {
-		opts.WatchStdin = true
-		if opts.StdinGrace == 0 {
-			opts.StdinGrace = DefaultStdinGrace
-		}
-	} else {
+	opts.StatusPipe, opts.Stdio = true, true
+	if opts.StdinGrace == 0 {
+		opts.StdinGrace = DefaultStdinGrace
+	}
+	if !watchStdin {
 		opts.ControlPipe = true
 	}
 	if opts.Env != nil {
@@ -247,7 +245,7 @@ func (w *stdinCloser) Close() error {
 	return w.err
 }
 
-// watchStdin: session-starter has "--watch-stdin" here.
+// watchStdin: "--stdio" watches the server's stdin here.
 const watchStdin = runtime.GOOS != "windows"
 
 // carryEnv returns env with each variable of [CarriedEnv] that env does

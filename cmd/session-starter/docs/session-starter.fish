@@ -45,10 +45,11 @@ end
 complete -c session-starter -f
 complete -c session-starter -n 'string match -q "program *" (__session_starter_where)' -a '(__session_starter_program)'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l ack -d 'Write the ack line to stdout once containment exists, before PROGRAM…'
+complete -c session-starter -n 'test (__session_starter_where) = flag' -l stdio -d 'The Engine is a stdio server (MCP, ACP, a language server)…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l watch-parent -d 'End the session when the process that started session-starter is gone'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l parent-pid -x -d 'The launcher\'s own PID P'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l watch-stdin -d 'End the session when the launcher\'s end of the Engine\'s standard input…'
-complete -c session-starter -n 'test (__session_starter_where) = flag' -l stdin-grace -x -d 'With --watch-stdin, how long D the Engine is given to exit by itself…'
+complete -c session-starter -n 'test (__session_starter_where) = flag' -l stdin-grace -x -d 'With --watch-stdin or --stdio, how long D the Engine is given to exit…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l control-fd -x -d 'End the session when descriptor N reaches end of input; data read from…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -s k -l grace -x -d 'On every end of the session, send --stop-signal and then SIGCONT to…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -s s -l stop-signal -x -d 'The signal SIG that --grace sends first: a name (TERM, SIGINT, usr1) or…'

@@ -143,7 +143,7 @@ async function endClient(how, end, { client, exited, next, ready, mark, ignoresE
   const pids = [ready.pid, ready.starterPid, ...ready.spawned];
   if (how === 'params') {
     // The SDK's pid is its child's: session-starter itself.
-    assert.match(cmdline(ready.pid), /session-starter --watch-parent .*--watch-stdin -- /);
+    assert.match(cmdline(ready.pid), /session-starter --stdio .*-- /);
   } else {
     // The Engine's PID, the server's own, not session-starter's.
     assert.notEqual(ready.pid, ready.starterPid);
@@ -230,14 +230,13 @@ test('withSessionStarter() puts the binary with the watch flags and the options 
   );
   assert.equal(p.command, h.sessionStarter.binaryPath());
   assert.deepEqual(p.args, [
-    '--watch-parent',
+    '--stdio',
     '--grace',
     '1500ms',
     '--kill-budget',
     '3000ms',
     '--stdin-grace',
     '500ms',
-    '--watch-stdin',
     '--containment',
     'group',
     '--',

@@ -77,7 +77,7 @@ def wrap_stdio_parameters(
     ``model_copy(update=...)`` where it has one (pydantic), else with
     ``type(params)(...)``. Its command is ``binary`` (default
     binary_path()), spawned by the SDK with no shell between; its args are
-    ``--watch-parent --watch-stdin``, the flags of the options, ``--``, and
+    ``--stdio``, the flags of the options, ``--``, and
     the server's command line. So the session ends when the client closes
     the server's stdin (the server gets ``stdin_grace``, 0: session-starter's
     2 s, to exit by itself) or when the client process is gone, even
@@ -94,7 +94,7 @@ def wrap_stdio_parameters(
     when there is no binary.
     """
     command, args = _command(params)
-    flags = ["--watch-parent", "--watch-stdin"] + _duration("stdin_grace", "--stdin-grace", stdin_grace)
+    flags = ["--stdio"] + _duration("stdin_grace", "--stdin-grace", stdin_grace)
     flags += _flags(grace, 0, kill_budget, stop_signal, containment, extra_flags)
     if binary is None:
         from . import binary_path  # raises BinaryNotFoundError

@@ -47,13 +47,13 @@ class WrapStdioParametersTest(unittest.TestCase):
         w = ss.wrap_stdio_parameters(p, grace=3, kill_budget=0.5)
         self.assertIs(type(w), StdioServerParameters)
         self.assertEqual(w.command, ss.binary_path())
-        self.assertEqual(w.args, ["--watch-parent", "--watch-stdin", "--grace", "3s", "--kill-budget", "500000000ns", "--", "srv", "a", "--b"])
+        self.assertEqual(w.args, ["--stdio", "--grace", "3s", "--kill-budget", "500000000ns", "--", "srv", "a", "--b"])
         self.assertEqual((w.cwd, w.encoding, w.encoding_error_handler), ("/", "latin-1", "strict"))
         self.assertEqual((p.command, p.args), ("srv", ["a", "--b"]), "the parameters given were changed")
 
     def test_a_stdin_grace_is_passed_to_the_binary(self):
         w = ss.wrap_stdio_parameters(Plain("srv"), stdin_grace=0.25)
-        self.assertEqual(w.args[:4], ["--watch-parent", "--watch-stdin", "--stdin-grace", "250000000ns"])
+        self.assertEqual(w.args[:3], ["--stdio", "--stdin-grace", "250000000ns"])
 
     def test_an_object_without_model_copy_is_copied_through_its_constructor(self):
         w = ss.wrap_stdio_parameters(Plain("srv", ["x"], cwd="/tmp", encoding_error_handler="replace"))

@@ -456,7 +456,7 @@ export interface StdioOptions {
  * Returns StdioServerParameters on which the MCP TypeScript SDK's own
  * StdioClientTransport runs params' server through session-starter, with
  * no shell or interpreter between: command is binaryPath() (or
- * options.binary); args are "--watch-parent --watch-stdin", the flags of
+ * options.binary); args are "--stdio", the flags of
  * options, "--", then the server's command and args; env is params.env
  * over carriedEnv() (SESSION_STARTER_CONTAIN removed); every other field
  * is kept. The session ends when the client closes the server's stdin

@@ -7,7 +7,7 @@
 // withSessionStarter() rewrites the MCP TypeScript SDK's
 // StdioServerParameters so that the SDK's own StdioClientTransport spawns
 // session-starter (the native binary, no shell between) with
-// --watch-parent --watch-stdin in front of the server. StdioSessionTransport
+// --stdio in front of the server. StdioSessionTransport
 // is a Transport of the SDK's shape on launch(): its pid is the Engine's,
 // its ended the status record of the end. launchAgent() launches an ACP
 // agent and gives its stdio as the web streams the ACP SDK's ndJsonStream
@@ -102,7 +102,7 @@ function stdioFlags(options) {
 /**
  * Returns StdioServerParameters that run params' server through
  * session-starter: command is binaryPath() (or options.binary), args are
- * "--watch-parent --watch-stdin", the flags of options, "--", then the
+ * "--stdio", the flags of options, "--", then the
  * server's command and args; env is params.env with carriedEnv() under
  * it. Every other field is kept.
  */
@@ -113,7 +113,7 @@ function withSessionStarter(params, options = {}) {
   return {
     ...params,
     command: bin,
-    args: ['--watch-parent', ...flags, '--', params.command, ...args],
+    args: ['--stdio', ...flags.filter((f) => f !== '--watch-stdin'), '--', params.command, ...args],
     env: { ...carriedEnv(), ...withoutRequest(params.env ?? {}) },
   };
 }
