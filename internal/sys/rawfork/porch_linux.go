@@ -514,6 +514,9 @@ func porchRounds(c *porchChild, max uintptr) {
 				rawSyscall6(unix.SYS_PIDFD_SEND_SIGNAL, wire.SlotGate, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
 			}
 			if c.marked {
+				// Stopped first, then killed: a stopped process cannot
+				// fork into the slot a killed one frees.
+				porchSweep(c, uintptr(syscall.SIGSTOP))
 				porchSweep(c, uintptr(syscall.SIGKILL))
 			}
 			c.rounds++
