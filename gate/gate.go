@@ -8,10 +8,6 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// arg is the first argument that selects the hidden gate mode, with the
-// protocol of this version ([wire.HiddenArg]).
-var arg = wire.HiddenArg("gate")
-
 func init() { wire.Play(gateMain, "gate") }
 
 // Spec says what the gate is to become.

@@ -20,6 +20,10 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
+// arg is the first argument that selects the hidden gate mode, with the
+// protocol of this version ([wire.HiddenArg]).
+var arg = wire.HiddenArg("gate")
+
 // readyTimeout bounds the wait for the gate's ready message. A gate that
 // starts normally answers within milliseconds; one that has not answered in
 // this time is stuck (stopped, or the machine is out of memory), and the

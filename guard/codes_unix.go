@@ -8,6 +8,10 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
+// arg is the first argument that selects the hidden guard mode, with the
+// protocol of this version ([wire.HiddenArg]).
+var arg = wire.HiddenArg("guard")
+
 // pinArg is the first argument that selects the pin, the guard's child
 // that holds group E's number on a kernel before Linux 6.9.
 var pinArg = wire.HiddenArg("pin")

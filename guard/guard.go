@@ -6,10 +6,6 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// arg is the first argument that selects the hidden guard mode, with the
-// protocol of this version ([wire.HiddenArg]).
-var arg = wire.HiddenArg("guard")
-
 // The guard plays three hidden modes: the guard proper after the porch,
 // the porch's verifying end ("guard-end") and the pin.
 func init() { wire.Play(guardMain, "guard", "guard-end", "pin") }
