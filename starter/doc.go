@@ -1,9 +1,9 @@
-// Package starter holds one session: it starts the Engine behind a
-// readiness gate in a new process group, arms a guard on that group,
-// watches the Engine, the launcher, the control descriptor and stop
-// signals, then ends every holder of the session — the Engine, its group,
-// the processes that left it, the session cgroup — under one deadline,
-// and returns how the Engine ended.
+// Package starter holds one session. It starts the Engine behind a
+// readiness gate in a new process group, and arms a guard on that group.
+// It watches the Engine, the launcher, the control descriptor and stop
+// signals. Then it ends every holder of the session under one deadline:
+// the Engine, its group, the processes that left it, the session cgroup.
+// It returns how the Engine ended.
 //
 //	launcher ── starts ──> starter (Run)     the launcher's group/session
 //	                        ├── guard          own group; ends E if the starter is gone
@@ -14,55 +14,58 @@
 // # Guarantees
 //
 // The Engine's program is executed only once the gate leads its own group
-// E and the guard is armed on E, so there is no instant at which an Engine
+// E and the guard is armed on E. So there is no instant at which an Engine
 // runs and nothing would end it, whenever the starter is killed.
 //
 // [Run] returns only after every holder of the session has no live
-// process (Result.End is empty), or with a Result that says it could not
-// be observed (unconfirmed) or that processes survived (survivors,
-// refused). The end is bounded: it takes at most the grace + the kill
-// budget + [launch.EndSlack], whatever the holders do — an Engine that cannot be
-// killed is reported, not waited for — and the Engine is reaped by one
-// owner, within that bound. A holder's end is signalled to all holders at
-// the same moment: with a grace, the stop signal and SIGCONT; then SIGKILL
-// in rounds.
+// process: Result.End is empty. Or it returns a Result that says the end
+// could not be observed (unconfirmed), or that processes survived
+// (survivors, refused).
+//
+// The end is bounded. It takes at most the grace + the kill budget +
+// [launch.EndSlack], whatever the holders do: an Engine that cannot be
+// killed is reported, not waited for. The Engine is reaped by one owner,
+// within that bound. Every holder is signalled at the same moment: with a
+// grace, the stop signal and SIGCONT; then SIGKILL in rounds.
 //
 // Every signal to E goes through the gate's pidfd with
-// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), which names E's pid object, not
-// its number, so no signal can reach a reused number whether or not the
+// PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9). It names E's pid object, not its
+// number, so no signal can reach a reused number, whether or not the
 // Engine was reaped. On an older kernel the starter sends kill(-E), and
-// only while the Engine is its unreaped child, whose zombie keeps the
-// number E allocated; the guard pins E with a child of its own (package
-// guard). The starter refuses to signal its own group or the guard's. On
-// macOS and FreeBSD, which have no pidfds, that older path is the only
-// one: every signal goes by number, to the Engine and to -E while the
-// Engine is the starter's unreaped child, and each exit is told by a
-// kqueue EVFILT_PROC/NOTE_EXIT filter polled with the other descriptors;
-// on FreeBSD the starter is the reaper of the Engine's tree (mode
-// "reaper"), on macOS there is no subreaper (mode "group"), and the
-// processes that left group E are found at the end by lineage (package
-// internal/lineage: by unique process id, verified again right before
-// each signal; another user's, or one that cannot be verified, is
-// reported, never signalled).
+// only while the Engine is its unreaped child: its zombie keeps the number
+// E allocated. The guard pins E with a child of its own (package guard).
+// The starter refuses to signal its own group or the guard's.
 //
-// Each end condition is noticed when it happens — a pidfd or the control
-// descriptor becoming readable in poll, a signal on a channel — never by a
-// polling tick. Only the wait for a SIGKILLed group to empty polls /proc,
-// with a short backoff: nothing announces a group's last exit.
+// On macOS and FreeBSD, which have no pidfds, that older path is the only
+// one. Every signal goes by number: to the Engine, and to -E while the
+// Engine is the starter's unreaped child. Each exit is told by a kqueue
+// EVFILT_PROC/NOTE_EXIT filter, polled with the other descriptors.
+//   - On FreeBSD the starter is the reaper of the Engine's tree (mode
+//     "reaper").
+//   - On macOS there is no subreaper (mode "group").
+//   - The processes that left group E are found at the end by lineage
+//     (package internal/lineage): by unique process id, verified again
+//     right before each signal. Another user's process, or one that cannot
+//     be verified, is reported, never signalled.
 //
-// Run never redirects the caller's stdio, never exits or dies, restores
-// the descriptor flags it changed and the signal handling (unless
-// [Options.Exits] says the process exits right after), and leaves the
-// Engine's exit status to the caller: [Result.Verdict] says what the
-// session-starter process does with it, and package starter/exit, the
-// end of such a process, adds the release of stdio, the failure reports
-// and the mirroring of the status.
+// Each end condition is noticed when it happens, never by a polling tick:
+// a pidfd or the control descriptor becomes readable in poll, a signal
+// arrives on a channel. Only the wait for a SIGKILLed group to empty polls
+// /proc, with a short backoff: nothing announces a group's last exit.
+//
+// Run never redirects the caller's stdio, and never exits or dies. It
+// restores the descriptor flags it changed and the signal handling,
+// unless [Options.Exits] says the process exits right after. It leaves the
+// Engine's exit status to the caller. [Result.Verdict] says what the
+// session-starter process does with it. Package starter/exit, the end of
+// such a process, adds the release of stdio, the failure reports and the
+// mirroring of the status.
 //
 // # Packages by audience
 //
 // This package is the supervisor. A launcher written in Go needs none of
-// it: package starter/launch starts an Engine under session-starter,
-// reads the ack line and the status records, and imports nothing of the
+// it: package starter/launch starts an Engine under session-starter, reads
+// the ack line and the status records, and imports nothing of the
 // supervisor. A Go Engine that contains itself calls package
 // starter/contain. A process that is a session starter and nothing else
 // (the command, the requested form) ends through package starter/exit.
@@ -71,16 +74,18 @@
 //
 // # What it stops, and what not
 //
-// The design holds against accidents: a crash or SIGKILL of any of
-// session-starter's processes (the starter, the guard, the gate) at any
-// instant, careless programs (daemons that double-fork or call setsid,
-// children that ignore SIGTERM or SIGHUP, a process that stops itself),
-// a launcher that dies or forgets the session, and PID reuse (no signal
-// reaches a process that merely took a number that was ours).
+// The design holds against accidents:
+//   - a crash or SIGKILL of any of session-starter's processes (the
+//     starter, the guard, the gate) at any instant;
+//   - careless programs: daemons that double-fork or call setsid, children
+//     that ignore SIGTERM or SIGHUP, a process that stops itself;
+//   - a launcher that dies or forgets the session;
+//   - PID reuse: no signal reaches a process that merely took a number
+//     that was ours.
 //
 // It does not hold against an Engine that means to escape. The Engine runs
 // with the launcher's user ID, and so may signal every process of the
-// session: one that SIGSTOPs the starter, SIGKILLs the guard and then the
+// session. One that SIGSTOPs the starter, SIGKILLs the guard and then the
 // starter is ended by nothing, and neither is any process of its tree. A
 // root Engine can also move itself out of the session cgroup. Containing
 // such an Engine needs a boundary it cannot cross: another user ID, a PID
@@ -90,42 +95,50 @@
 // # The Engine leads its group
 //
 // The Engine is the leader of group E, so it cannot call setsid(): the
-// kernel refuses a group leader with EPERM (a child that a program starts
-// and that calls setsid, as most SDKs' "new session" options do, is not a
-// leader and is not refused). A program that must lead a new session —
-// to drop the controlling terminal, say — forks first and calls setsid in
-// the child, as daemon(3) does; as a command line, `setsid -w PROGRAM`
-// (util-linux) forks when it leads its group, and waits, so that the
-// session and its exit status are still PROGRAM's.
+// kernel refuses a group leader with EPERM. A child that a program starts
+// and that calls setsid is not a leader, and is not refused: most SDKs'
+// "new session" options do that. A program that must lead a new session
+// (to drop the controlling terminal, say) forks first and calls setsid in
+// the child, as daemon(3) does. As a command line, `setsid -w PROGRAM`
+// (util-linux) forks when it leads its group, and waits. So the session
+// and its exit status are still PROGRAM's.
 //
 // # Windows
 //
-// On Windows a kill-on-close job object holds the session, and the job is
-// the gate and the guard at once (package winjob): the Engine is created
-// suspended inside it (PROC_THREAD_ATTRIBUTE_JOB_LIST, or assigned while
-// still suspended where that attribute is refused), the ack is written,
-// and only then is the Engine resumed, so no Engine output precedes the
-// ack. No breakaway is allowed and the job's handle is never inherited:
-// when this process ends in any way, the system closes the job's last
-// handle and ends every process in it. The ends are the Engine's exit (a
-// wait on its handle), the launcher's (a SYNCHRONIZE handle, opened at
-// start and checked against PID reuse by its creation time), end of input
-// on the control handle, the timeout, and Ctrl-C, Ctrl-Break or closing
-// the console. The end terminates the job (TerminateJobObject, exit code
-// 1) and is told by the job's completion port that no process is left.
-// With a grace, CTRL_BREAK_EVENT goes first to the Engine's console
-// process group (created with CREATE_NEW_PROCESS_GROUP, which also turns
-// off Ctrl-C in the Engine until it turns it back on); where no console is
-// shared with the Engine (a launcher without one, such as an IDE: the
-// Engine then gets CREATE_NO_WINDOW) no event can be sent and the job is
-// terminated at once. The ack line, flags, exit statuses and status
-// records are those of Linux, with mode "job"; the control and status
-// descriptors are handle values the launcher made inheritable.
+// On Windows a kill-on-close job object holds the session. The job is
+// the gate and the guard at once (package winjob).
+//   - The Engine is created suspended inside it
+//     (PROC_THREAD_ATTRIBUTE_JOB_LIST). Where that attribute is refused, it
+//     is assigned while still suspended.
+//   - The ack is written, and only then is the Engine resumed. So no
+//     Engine output precedes the ack.
+//   - No breakaway is allowed, and the job's handle is never inherited.
+//     When this process ends in any way, the system closes the job's last
+//     handle and ends every process in it.
+//
+// The ends are:
+//   - the Engine's exit (a wait on its handle);
+//   - the launcher's exit (a SYNCHRONIZE handle, opened at start and
+//     checked against PID reuse by its creation time);
+//   - end of input on the control handle;
+//   - the timeout;
+//   - Ctrl-C, Ctrl-Break or closing the console.
+//
+// The end terminates the job (TerminateJobObject, exit code 1). The job's
+// completion port tells that no process is left. With a grace,
+// CTRL_BREAK_EVENT goes first to the Engine's console process group. That
+// group is created with CREATE_NEW_PROCESS_GROUP, which also turns off
+// Ctrl-C in the Engine until it turns it back on. Where no console is
+// shared with the Engine, no event can be sent, and the job is terminated
+// at once. That is a launcher without a console, such as an IDE; the
+// Engine then gets CREATE_NO_WINDOW. The ack line, flags, exit statuses
+// and status records are those of Linux, with mode "job". The control and
+// status descriptors are handle values the launcher made inheritable.
 //
 // # Failure rule
 //
-// Whatever keeps containment from being shown — a gate that does not lead
-// its group, a guard that does not arm, a kernel without
-// PIDFD_SIGNAL_PROCESS_GROUP, a /proc of another PID namespace — is an
-// error with exit status 125, and the Engine's program was not executed.
+// Whatever keeps containment from being shown is an error with exit
+// status 125, and the Engine's program was not executed. That includes a
+// gate that does not lead its group, a guard that does not arm, a kernel
+// without PIDFD_SIGNAL_PROCESS_GROUP and a /proc of another PID namespace.
 package starter
