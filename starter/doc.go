@@ -57,9 +57,9 @@
 // restores the descriptor flags it changed and the signal handling,
 // unless [Options.Exits] says the process exits right after. It leaves the
 // Engine's exit status to the caller. [Result.Verdict] says what the
-// session-starter process does with it. Package starter/exit, the end of
-// such a process, adds the release of stdio, the failure reports and the
-// mirroring of the status.
+// session-starter process does with it. The end of such a process (the
+// command's, and a Go Engine's requested form) adds the release of stdio,
+// the failure reports and the mirroring of the status.
 //
 // # Packages by audience
 //
@@ -67,10 +67,8 @@
 // it: package starter/launch starts an Engine under session-starter, reads
 // the ack line and the status records, and imports nothing of the
 // supervisor. A Go Engine that contains itself calls package
-// starter/contain. A process that is a session starter and nothing else
-// (the command, the requested form) ends through package starter/exit.
-// The gate and the guard (packages gate and guard) are the starter's
-// helpers.
+// starter/contain. The gate and the guard (packages gate and guard) are
+// the starter's helpers.
 //
 // # What it stops, and what not
 //

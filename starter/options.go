@@ -152,7 +152,7 @@ type Options struct {
 	// instead of undoing it (each signal it stops notifying is a round
 	// trip to the runtime's signal thread), and the launcher's
 	// descriptors close-on-exec (the process's end may have closed them
-	// at the release: package starter/exit).
+	// at the release: package internal/exit).
 	Exits bool
 	// Stops, when set (on Linux, macOS and FreeBSD), is the channel of
 	// [CatchStops], which the caller notified before calling Run: Run

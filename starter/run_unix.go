@@ -725,7 +725,7 @@ func (s *session) close() {
 	if !s.o.Exits {
 		// A process that exits right after has no later exec to pass
 		// them to, and its end may have closed them (package
-		// starter/exit): their numbers may name descriptors of ours.
+		// internal/exit): their numbers may name descriptors of ours.
 		for _, fd := range s.launcher.inherited {
 			_ = sys.ClearCloseOnExec(fd)
 		}

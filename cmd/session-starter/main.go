@@ -13,9 +13,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
-	"github.com/session-starter/session-starter/starter/exit"
 
 	// The spawn helper's hidden mode: an installed session-starter plays
 	// the helper of an Engine whose main does not call

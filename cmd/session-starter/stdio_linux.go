@@ -3,8 +3,8 @@ package main
 import (
 	"io"
 
+	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/internal/sys"
-	"github.com/session-starter/session-starter/starter/exit"
 )
 
 // fdWriter writes to a descriptor with plain write(2) calls. A write of an

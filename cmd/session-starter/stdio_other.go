@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/session-starter/session-starter/starter/exit"
+	"github.com/session-starter/session-starter/internal/exit"
 )
 
 // stdio returns the writers for standard output and standard error.

@@ -5,7 +5,7 @@
 //   - the manual's lines, go doc -all ./cmd/session-starter | wc -l (700);
 //   - --help's lines, session-starter --help | wc -l (60);
 //   - for each non-internal package's doc.go (gate, guard, starter,
-//     starter/launch, starter/contain, starter/exit, starter/mcp), the
+//     starter/launch, starter/contain, starter/mcp), the
 //     mean sentence length of its package doc in words (25), with its
 //     longest sentence.
 //

@@ -16,7 +16,7 @@ import (
 )
 
 // docPackages are the non-internal packages whose doc.go is measured.
-var docPackages = []string{"gate", "guard", "starter", "starter/launch", "starter/contain", "starter/exit", "starter/mcp"}
+var docPackages = []string{"gate", "guard", "starter", "starter/launch", "starter/contain", "starter/mcp"}
 
 // The targets.
 const (

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter"
-	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 

@@ -22,12 +22,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
-	"github.com/session-starter/session-starter/starter/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
