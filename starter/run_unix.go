@@ -779,14 +779,3 @@ func (g settledGroup) Live() ([]end.Member, error) {
 	}
 	return g.Group.Live()
 }
-
-// JobStops lists the job-control stop signals. Sent to the starter, each
-// is passed on to the Engine's group, and then the starter stops itself
-// (SIGSTOP), so that the launcher or the shell sees its job stopped and
-// the Engine stopped with it; continued, the starter continues the group
-// (SIGCONT), as dumb-init does. The guard is never stopped by them.
-var JobStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU}
-
-// Forwarded lists the signals the starter passes on to the Engine's
-// group, as tini and dumb-init do; they do not end the session.
-var Forwarded = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM}

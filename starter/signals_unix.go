@@ -91,14 +91,14 @@ func takeSignals(o Options) signals {
 	// Buffered: signal.Notify drops a signal when the channel is full.
 	g.fwd = make(chan os.Signal, 16)
 	g.job = make(chan os.Signal, 4)
-	var jobStops []os.Signal
-	for _, sig := range JobStops {
+	var caught []os.Signal
+	for _, sig := range jobStops {
 		// Left ignored by the launcher, it stays ignored, here and in
 		// the Engine. Read from the kernel: signal.Ignored never sees
 		// an inherited ignore of these three, which the Go runtime
 		// leaves alone at start.
 		if !sys.SignalIgnored(sig.(syscall.Signal)) {
-			jobStops = append(jobStops, sig)
+			caught = append(caught, sig)
 		}
 	}
 	if o.Subreaper || o.Terminal || os.Getpid() == 1 {
@@ -111,9 +111,9 @@ func takeSignals(o Options) signals {
 	g.ready = make(chan struct{})
 	go func() {
 		defer close(g.ready)
-		signal.Notify(g.fwd, Forwarded...)
-		if len(jobStops) > 0 {
-			signal.Notify(g.job, jobStops...)
+		signal.Notify(g.fwd, forwarded...)
+		if len(caught) > 0 {
+			signal.Notify(g.job, caught...)
 		}
 		if g.chld != nil {
 			signal.Notify(g.chld, syscall.SIGCHLD)
@@ -138,3 +138,14 @@ func (g signals) release(exits bool) {
 		signal.Stop(g.stops)
 	}
 }
+
+// jobStops lists the job-control stop signals. Sent to the starter, each
+// is passed on to the Engine's group, and then the starter stops itself
+// (SIGSTOP), so that the launcher or the shell sees its job stopped and
+// the Engine stopped with it; continued, the starter continues the group
+// (SIGCONT), as dumb-init does. The guard is never stopped by them.
+var jobStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU}
+
+// forwarded lists the signals the starter passes on to the Engine's
+// group, as tini and dumb-init do; they do not end the session.
+var forwarded = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGALRM}
