@@ -148,10 +148,6 @@ func (e *ExitError) ExitCode() int {
 // (and its tree was ended or released) before the pipes are closed.
 const DefaultDrain = 500 * time.Millisecond
 
-// DefaultKillBudget bounds a Kill: SIGKILL rounds go on this long after
-// the grace before the survivors are reported, as the session's default.
-const DefaultKillBudget = 10 * time.Second
-
 // Errors a call reports.
 var (
 	// ErrNotSupported: contained calls are not built for this platform;
@@ -181,7 +177,7 @@ type Cmd struct {
 	StopSignal syscall.Signal
 	Grace      time.Duration
 	// KillBudget bounds the SIGKILL rounds after the grace
-	// ([DefaultKillBudget] if 0).
+	// ([launch.DefaultKillBudget] if 0, as a session's).
 	KillBudget time.Duration
 	// Drain bounds how long output is read after the leader's exit
 	// ([DefaultDrain] if 0, or the WaitDelay of a wrapped exec.Cmd).

@@ -15,6 +15,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // tree is a started call on Unix: its leader, held through its exit
@@ -403,7 +404,7 @@ func (c *Cmd) plan() end.Plan {
 	}
 	budget := c.KillBudget
 	if budget <= 0 {
-		budget = DefaultKillBudget
+		budget = launch.DefaultKillBudget
 	}
 	return end.Plan{Stop: stop, Grace: c.Grace, Budget: budget}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // tree is a started call on Windows: its leader, created suspended and
@@ -87,7 +88,7 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	start := time.Now()
 	budget := c.KillBudget
 	if budget <= 0 {
-		budget = DefaultKillBudget
+		budget = launch.DefaultKillBudget
 	}
 	if err := t.job.Terminate(1); err != nil {
 		return fmt.Errorf("%w: %w", ErrSurvivors, err)

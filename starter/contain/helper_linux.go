@@ -19,6 +19,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // helperFD is the helper's end of its connection to the Engine.
@@ -390,7 +391,7 @@ func (h *helper) endAdopted() {
 		return slices.DeleteFunc(kids, func(pid int) bool { return h.leaders[pid] != nil }), err
 	}
 	end.End([]end.Holder{&end.Adopted{List: list, Forbidden: []int{sys.Getpgrp()}}},
-		end.Plan{Stop: syscall.SIGKILL, Budget: DefaultKillBudget, Wake: wake})
+		end.Plan{Stop: syscall.SIGKILL, Budget: launch.DefaultKillBudget, Wake: wake})
 }
 
 // helperAnswerBudget bounds how long the Engine waits for a started

@@ -17,6 +17,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // The Engine's side of the spawn helper: one helper process per Engine,
@@ -409,7 +410,7 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 		req.stop = syscall.SIGTERM
 	}
 	if req.budget <= 0 {
-		req.budget = DefaultKillBudget
+		req.budget = launch.DefaultKillBudget
 	}
 	var opened []*os.File
 	cleanup := func() {
