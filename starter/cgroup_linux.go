@@ -16,6 +16,7 @@ import (
 	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // cgroupLayer is the session cgroup, in cgroup mode: the gate is born
@@ -50,13 +51,13 @@ func controllers(l Limits) []string {
 }
 
 // hold makes the layers of a session as c asks, before anything is
-// started. For ContainCgroup, and for ContainAuto where it is possible,
+// started. For launch.ContainCgroup, and for launch.ContainAuto where it is possible,
 // that is a fresh session cgroup below the starter's own (leftovers of
 // dead starters removed first). Then the mark, and the ledger record. It
 // returns the mode in effect; auto's choice, and why, is said at log level
-// info. Where ContainCgroup is impossible it fails with ExitContainment,
+// info. Where launch.ContainCgroup is impossible it fails with ExitContainment,
 // naming the fix; auto falls back to the process group.
-func (s *session) hold(c Containment) (string, error) {
+func (s *session) hold(c launch.Containment) (string, error) {
 	mode, cg, sup, why, err := chooseContainment(c, s.o.Limits, s.o.CgroupParent, s.log)
 	if err != nil {
 		return "", err
@@ -66,7 +67,7 @@ func (s *session) hold(c Containment) (string, error) {
 	}
 	// Auto's choice is said at info; a mode asked for, at debug.
 	ev := s.log.Debug()
-	if c == ContainAuto || c == "" {
+	if c == launch.ContainAuto || c == "" {
 		ev = s.log.Info()
 	}
 	ev = ev.Str("mode", mode).Str("containment", string(c))
@@ -94,15 +95,15 @@ func (s *session) hold(c Containment) (string, error) {
 // cgroup) and the supervisor leaf this process moved into for lim's
 // controllers, or why auto fell back to the process group, or the error
 // Run fails with. Limits and a parent make cgroup mode required.
-func chooseContainment(c Containment, lim Limits, parent string, log zerolog.Logger) (mode string, cg *cgroup.Session, sup *cgroup.Supervisor, why, err error) {
-	required := c == ContainCgroup || lim.needsCgroup() || parent != ""
+func chooseContainment(c launch.Containment, lim Limits, parent string, log zerolog.Logger) (mode string, cg *cgroup.Session, sup *cgroup.Supervisor, why, err error) {
+	required := c == launch.ContainCgroup || lim.needsCgroup() || parent != ""
 	switch c {
-	case ContainGroup:
+	case launch.ContainGroup:
 		if required {
 			return "", nil, nil, nil, fail(ExitUsage, "%s needs cgroup mode, and --containment group was asked for", limitsFlags(lim, parent))
 		}
 		return ModeGroup, nil, nil, nil, nil
-	case "", ContainAuto, ContainCgroup:
+	case "", launch.ContainAuto, launch.ContainCgroup:
 	default:
 		return "", nil, nil, nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
@@ -125,8 +126,8 @@ func chooseContainment(c Containment, lim Limits, parent string, log zerolog.Log
 }
 
 // cgroupAsk names what made cgroup mode required, for an error.
-func cgroupAsk(c Containment, lim Limits, parent string) string {
-	if c == ContainCgroup && !lim.needsCgroup() && parent == "" {
+func cgroupAsk(c launch.Containment, lim Limits, parent string) string {
+	if c == launch.ContainCgroup && !lim.needsCgroup() && parent == "" {
 		return "--containment cgroup"
 	}
 	return limitsFlags(lim, parent)
@@ -151,7 +152,7 @@ func limitsFlags(lim Limits, parent string) string {
 // here, deciding as Run does, with nothing started: a session cgroup it
 // can make is made and removed again. why is what made auto fall back to
 // the process group; err is what Run would fail with.
-func ExplainContainment(c Containment) (mode string, why, err error) {
+func ExplainContainment(c launch.Containment) (mode string, why, err error) {
 	mode, cg, _, why, err := chooseContainment(c, Limits{}, "", zerolog.Nop())
 	if cg != nil {
 		_ = cg.Remove()

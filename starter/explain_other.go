@@ -2,11 +2,15 @@
 
 package starter
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/session-starter/session-starter/starter/launch"
+)
 
 // ExplainContainment fails as Run does here: sessions are not supported
 // on this platform.
-func ExplainContainment(Containment) (mode string, why, err error) {
+func ExplainContainment(launch.Containment) (mode string, why, err error) {
 	return "", nil, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Exit statuses of session-starter's own.
@@ -162,11 +163,12 @@ type Options struct {
 	// itself as it starts, before it starts anything, and undoes that at
 	// the end (unless Exits).
 	Stops chan os.Signal
-	// Containment is how the session is held on Linux: [ContainAuto] (the
-	// zero value), [ContainGroup] or [ContainCgroup]; see [Containment].
-	Containment Containment
+	// Containment is how the session is held on Linux:
+	// [launch.ContainAuto] (the zero value), [launch.ContainGroup] or
+	// [launch.ContainCgroup].
+	Containment launch.Containment
 	// Limits bound the session's whole tree (see [Limits]); they need
-	// cgroup mode, and [ContainAuto] does not fall back to the process
+	// cgroup mode, and [launch.ContainAuto] does not fall back to the process
 	// group when limits are asked for.
 	Limits Limits
 	// CgroupParent, when set, is the directory of a cgroup v2 where the
@@ -196,26 +198,6 @@ type Options struct {
 // server's input before it sends SIGTERM.
 const DefaultStdinGrace = 2 * time.Second
 
-// Containment says how a session is held on Linux.
-type Containment string
-
-const (
-	// ContainAuto (also the zero value) takes a cgroup where a fresh
-	// session cgroup can be made below the starter's own cgroup in a
-	// writable cgroup2 hierarchy that systemd does not manage (or has
-	// delegated), else the process group.
-	ContainAuto Containment = "auto"
-	// ContainGroup holds the session by the Engine's process group and,
-	// with Options.Subreaper, the sweep of processes that left it (on
-	// macOS, and on FreeBSD without it, the sweep by lineage).
-	ContainGroup Containment = "group"
-	// ContainCgroup holds the session by a cgroup v2 of its own as well:
-	// nothing that stays in it escapes, even when the starter is
-	// SIGKILLed. Where it is impossible, Run fails with ExitContainment
-	// and nothing is executed.
-	ContainCgroup Containment = "cgroup"
-)
-
 // Modes in effect, as the ack line, the status records and the logs name
 // them.
 const (
@@ -228,15 +210,6 @@ const (
 	// processes that left the group are ended with the session.
 	ModeReaper = "reaper"
 )
-
-// ParseContainment reads a --containment value.
-func ParseContainment(s string) (Containment, error) {
-	switch c := Containment(s); c {
-	case ContainAuto, ContainGroup, ContainCgroup:
-		return c, nil
-	}
-	return "", fmt.Errorf("--containment %q: want auto, group or cgroup", s)
-}
 
 // Reason says what ended a session.
 type Reason string

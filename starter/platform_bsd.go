@@ -17,6 +17,7 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // The macOS and FreeBSD parts of the starter. There are no cgroups: the
@@ -34,7 +35,7 @@ func defaultExe() (string, error) { return os.Executable() }
 // on FreeBSD, with Options.Subreaper, the starter as the reaper of the
 // Engine's tree), and the ledger record. There is no session cgroup:
 // --containment cgroup cannot be had here.
-func (s *session) hold(c Containment) (string, error) {
+func (s *session) hold(c launch.Containment) (string, error) {
 	if _, err := ExplainLimits(s.o.Limits, s.o.CgroupParent); err != nil {
 		return "", err
 	}
@@ -54,10 +55,10 @@ func (s *session) hold(c Containment) (string, error) {
 // chooseContainment is the decision of hold and of
 // [ExplainContainment]; reaper says the starter is the reaper of the
 // Engine's tree.
-func chooseContainment(c Containment, reaper bool) (mode string, why, err error) {
+func chooseContainment(c launch.Containment, reaper bool) (mode string, why, err error) {
 	switch c {
-	case "", ContainAuto, ContainGroup:
-	case ContainCgroup:
+	case "", launch.ContainAuto, launch.ContainGroup:
+	case launch.ContainCgroup:
 		return "", nil, fail(ExitContainment, "--containment cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 	default:
 		return "", nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
@@ -71,7 +72,7 @@ func chooseContainment(c Containment, reaper bool) (mode string, why, err error)
 // ExplainContainment says which mode a session held as c asks would get
 // here, deciding as Run does (a reaper where the starter can be one),
 // with nothing started. why is always nil: there is no fallback.
-func ExplainContainment(c Containment) (mode string, why, err error) {
+func ExplainContainment(c launch.Containment) (mode string, why, err error) {
 	return chooseContainment(c, CanAdoptOrphans)
 }
 

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/session-starter/session-starter/starter/launch"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/session-starter/session-starter/starter/launch"
 
 	"github.com/rs/zerolog"
 
@@ -88,8 +89,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // ExplainContainment says which mode a session held as c asks would get
 // here, deciding as Run does: a job, for auto; any other mode is a usage
 // error. why is always nil: there is no fallback.
-func ExplainContainment(c Containment) (mode string, why, err error) {
-	if c != "" && c != ContainAuto {
+func ExplainContainment(c launch.Containment) (mode string, why, err error) {
+	if c != "" && c != launch.ContainAuto {
 		return "", nil, fail(ExitUsage, "--containment %s: Linux only; Windows holds the session in a job", c)
 	}
 	return ModeJob, nil, nil

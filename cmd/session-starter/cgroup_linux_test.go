@@ -21,7 +21,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // cgroupPlace returns the cgroup2 mount point and this process's cgroup
@@ -307,13 +307,13 @@ func TestWithoutAWritableCgroup2AutoFallsBackAndCgroupRefuses(t *testing.T) {
 func TestContainmentFlag(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
-		want starter.Containment
+		want launch.Containment
 		err  bool
 	}{
-		{[]string{"--", "x"}, starter.ContainAuto, false},
-		{[]string{"--containment", "group", "--", "x"}, starter.ContainGroup, false},
-		{[]string{"--containment=cgroup", "--", "x"}, starter.ContainCgroup, false},
-		{[]string{"--containment", "auto", "--", "x"}, starter.ContainAuto, false},
+		{[]string{"--", "x"}, launch.ContainAuto, false},
+		{[]string{"--containment", "group", "--", "x"}, launch.ContainGroup, false},
+		{[]string{"--containment=cgroup", "--", "x"}, launch.ContainCgroup, false},
+		{[]string{"--containment", "auto", "--", "x"}, launch.ContainAuto, false},
 		{[]string{"--containment", "Cgroup", "--", "x"}, "", true},
 		{[]string{"--containment", "", "--", "x"}, "", true},
 	} {

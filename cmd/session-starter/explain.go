@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // explain is --explain: it writes to w, one "key: value" line per
@@ -25,9 +26,9 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	case why != nil:
 		fmt.Fprintf(w, "mode: %s\n  --containment %s fell back to the process group: %v\n  for cgroup mode: %s\n",
 			mode, c, why, starter.CgroupFix(why))
-	case c == starter.ContainAuto && mode == starter.ModeCgroup:
+	case c == launch.ContainAuto && mode == starter.ModeCgroup:
 		fmt.Fprintf(w, "mode: %s\n  --containment auto: a session cgroup can be made here, and nothing that stays in it escapes\n", mode)
-	case c == starter.ContainAuto:
+	case c == launch.ContainAuto:
 		fmt.Fprintf(w, "mode: %s\n  --containment auto: the only mode here\n", mode)
 	default:
 		fmt.Fprintf(w, "mode: %s\n  asked for: --containment %s\n", mode, c)

@@ -14,6 +14,7 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // pidfsMagic is the f_type of pidfs (PID_FS_MAGIC, "PIDF"), where pidfds
@@ -25,7 +26,7 @@ const pidfsMagic = 0x50494446
 // if not, and being PID 1. It returns why cgroup mode is impossible, or
 // nil.
 func explainPlatform(w io.Writer, mode string) error {
-	_, _, cgErr := starter.ExplainContainment(starter.ContainCgroup)
+	_, _, cgErr := starter.ExplainContainment(launch.ContainCgroup)
 	if cgErr == nil {
 		fmt.Fprintln(w, "cgroup: yes")
 	} else {

@@ -107,7 +107,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"Write JSON records for launchers on descriptor `N`: started when the Engine is released, "+
 			"ended last. N must be one the launcher passed open for writing, greater than 2. "+
 			"The Engine does not inherit N.")
-	fs.StringVar(&v.containment, "containment", string(starter.ContainAuto),
+	fs.StringVar(&v.containment, "containment", string(launch.ContainAuto),
 		"Hold the session in mode `M`: group (the process group plus the subreaper sweep), "+
 			"cgroup (also a cgroup v2 of its own), or auto (cgroup where one can be made, else group). "+
 			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed. "+
@@ -226,7 +226,7 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	if !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
 	}
-	mode, err := starter.ParseContainment(v.containment)
+	mode, err := launch.ParseContainment(v.containment)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // watched is a process a test saw start, held by a pidfd opened while
@@ -413,7 +414,7 @@ func init() {
 // callsSession runs callsEngine (args[1:]) in a session in the mode
 // args[0], as session-starter does: a subreaper.
 func callsSession(args []string) int {
-	return runSession("calls-engine", args[1:], starter.Options{Containment: starter.Containment(args[0])})
+	return runSession("calls-engine", args[1:], starter.Options{Containment: launch.Containment(args[0])})
 }
 
 // runSession runs this binary as the role engine with args, in a session
@@ -604,10 +605,10 @@ func TestCallsThatLeftNothingHoldNoCgroupAndNoDescriptor(t *testing.T) {
 // runEngine runs callsEngine in a session in cgroup mode, and returns
 // its report; the session ends once the Engine exits.
 func runEngine(t *testing.T, script string, n int, end string) engineReport {
-	return runEngineIn(t, starter.ContainCgroup, script, n, end)
+	return runEngineIn(t, launch.ContainCgroup, script, n, end)
 }
 
-func runEngineIn(t *testing.T, mode starter.Containment, script string, n int, end string) engineReport {
+func runEngineIn(t *testing.T, mode launch.Containment, script string, n int, end string) engineReport {
 	t.Helper()
 	report := filepath.Join(t.TempDir(), "report")
 	// The session runs in a child, as session-starter runs it: a
@@ -667,9 +668,9 @@ func TestReleaseInCgroupModeLeavesTheLeftoversToTheSession(t *testing.T) {
 // mode, from the leader's reap in group mode.
 func TestACallsCPUTimeIsTold(t *testing.T) {
 	for _, c := range []struct {
-		mode   starter.Containment
+		mode   launch.Containment
 		source string
-	}{{starter.ContainCgroup, "cpu.stat"}, {starter.ContainGroup, "rusage"}} {
+	}{{launch.ContainCgroup, "cpu.stat"}, {launch.ContainGroup, "rusage"}} {
 		t.Run(string(c.mode), func(t *testing.T) {
 			rep := runEngineIn(t, c.mode, `sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' & echo $!; wait`, 1, "exit")
 			if rep.CPUSource != c.source || rep.CPU < 50*time.Millisecond {
@@ -693,7 +694,7 @@ func alive(pid int) bool {
 // cgroup; in group mode the call's own group is outside the Engine's, and
 // the session's mark is what finds it.
 func TestAnEngineKilledMidCallLeavesNothingOfTheCall(t *testing.T) {
-	for _, mode := range []starter.Containment{starter.ContainGroup, starter.ContainCgroup} {
+	for _, mode := range []launch.Containment{launch.ContainGroup, launch.ContainCgroup} {
 		t.Run(string(mode), func(t *testing.T) {
 			rep := runEngineIn(t, mode, `sleep 300 & echo $!; setsid sleep 300 & echo $!; read _`, 2, "die")
 			if len(rep.Pids) != 2 {
@@ -713,9 +714,9 @@ func TestAnEngineKilledMidCallLeavesNothingOfTheCall(t *testing.T) {
 // cgroup mode the session cgroup with the call's below it; in group mode
 // group E, and the call's own group by the session's mark.
 func TestAStarterKilledMidCallLeavesNothingOfTheCall(t *testing.T) {
-	for _, mode := range []starter.Containment{starter.ContainGroup, starter.ContainCgroup} {
+	for _, mode := range []launch.Containment{launch.ContainGroup, launch.ContainCgroup} {
 		t.Run(string(mode), func(t *testing.T) {
-			if sys.Pidless && mode == starter.ContainGroup {
+			if sys.Pidless && mode == launch.ContainGroup {
 				t.Skip("the guard of the portable build finds no marked process (as on macOS): a limit of the package doc")
 			}
 			report := filepath.Join(t.TempDir(), "report")
@@ -844,9 +845,9 @@ func TestOnlyACallWithoutACgroupAddsAnIDOfItsOwn(t *testing.T) {
 		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
 	}
 	for _, tt := range []struct {
-		mode   starter.Containment
+		mode   launch.Containment
 		colons int
-	}{{starter.ContainCgroup, 0}, {starter.ContainGroup, 1}} {
+	}{{launch.ContainCgroup, 0}, {launch.ContainGroup, 1}} {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			rep := runEngineIn(t, tt.mode, `printf %s "$`+mark.Var+`" | tr -cd : | wc -c`, 1, "exit")
 			if len(rep.Pids) != 1 || rep.Pids[0] != tt.colons {
@@ -863,7 +864,7 @@ func TestInGroupModeEndOnExitEndsTheCallsOrphan(t *testing.T) {
 	if sys.Pidless {
 		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
 	}
-	rep := runEngineIn(t, starter.ContainGroup, orphanScript, 1, "orphan-exit")
+	rep := runEngineIn(t, launch.ContainGroup, orphanScript, 1, "orphan-exit")
 	if rep.Ending != Killed || len(rep.Survivors) != 0 || len(rep.AliveAfter) != 0 {
 		t.Fatalf("report %+v: want Killed, no survivors and nothing alive after Wait", rep)
 	}
@@ -878,7 +879,7 @@ func TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T)
 	if sys.Pidless {
 		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
 	}
-	rep := runEngineIn(t, starter.ContainGroup, orphanScript, 1, "orphan-release")
+	rep := runEngineIn(t, launch.ContainGroup, orphanScript, 1, "orphan-release")
 	if rep.Ending != Released || !slices.Equal(rep.Left, rep.Pids) || len(rep.AliveAfter) != 0 {
 		t.Fatalf("report %+v: want Released leaving %v, and nothing alive after EndReleased", rep, rep.Pids)
 	}
@@ -927,7 +928,7 @@ func TestWithoutASubreaperALeadersExitEndsItsTree(t *testing.T) {
 func init() {
 	testproc.Register("pressure-engine", pressureEngine)
 	testproc.Register("pressure-session", func(args []string) int {
-		return runSession("pressure-engine", args[1:], starter.Options{Containment: starter.Containment(args[0])})
+		return runSession("pressure-engine", args[1:], starter.Options{Containment: launch.Containment(args[0])})
 	})
 }
 
@@ -995,13 +996,13 @@ func pressureEngine(args []string) int {
 // of its own when its two descriptors would fail the start); with
 // enough free it has its cgroup.
 func TestUnderDescriptorPressureACallRunsInCgroupModeAsInGroupMode(t *testing.T) {
-	got := map[starter.Containment][]pressureRun{}
-	for _, mode := range []starter.Containment{starter.ContainGroup, starter.ContainCgroup} {
+	got := map[launch.Containment][]pressureRun{}
+	for _, mode := range []launch.Containment{launch.ContainGroup, launch.ContainCgroup} {
 		report := filepath.Join(t.TempDir(), "report")
 		cmd := testproc.HelperCommand(t, "pressure-session", string(mode), report)
 		_ = testproc.HelperEnv(t, "pressure-engine")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			if mode == starter.ContainCgroup && strings.Contains(string(out), "cgroup") {
+			if mode == launch.ContainCgroup && strings.Contains(string(out), "cgroup") {
 				t.Skipf("no cgroup mode here: %s", out)
 			}
 			t.Fatalf("%s session: %v: %s", mode, err, out)
@@ -1016,16 +1017,16 @@ func TestUnderDescriptorPressureACallRunsInCgroupModeAsInGroupMode(t *testing.T)
 		}
 		got[mode] = runs
 	}
-	for i, g := range got[starter.ContainGroup] {
-		c := got[starter.ContainCgroup][i]
+	for i, g := range got[launch.ContainGroup] {
+		c := got[launch.ContainCgroup][i]
 		if g.Err == "" && c.Err != "" {
 			t.Errorf("with %d descriptors free a call runs in group mode, and in cgroup mode fails: %s", g.Free, c.Err)
 		}
 	}
-	if last := got[starter.ContainCgroup][len(pressureFree)-1]; last.Err != "" || last.Cgroup == "" {
+	if last := got[launch.ContainCgroup][len(pressureFree)-1]; last.Err != "" || last.Cgroup == "" {
 		t.Errorf("with %d descriptors free: %+v, want the call run in a cgroup of its own", last.Free, last)
 	}
-	if first := got[starter.ContainGroup][0]; first.Err != "" {
+	if first := got[launch.ContainGroup][0]; first.Err != "" {
 		t.Errorf("with %d descriptors free a call fails in group mode: %s (the test's pressure is too high)", first.Free, first.Err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // The limits tests run an Engine (this binary, as "limits-engine") in a
@@ -48,7 +49,7 @@ func limitsSession(args []string) int {
 	if args[0] != "-" {
 		kinds = strings.Split(args[0], ",")
 	}
-	return runSession("limits-engine", args[1:], starter.Options{Containment: starter.ContainCgroup, Limits: starter.Limits{Calls: kinds}})
+	return runSession("limits-engine", args[1:], starter.Options{Containment: launch.ContainCgroup, Limits: starter.Limits{Calls: kinds}})
 }
 
 // limitsEngine runs args[2] as a contained shell call with the limits of

@@ -117,21 +117,36 @@ var (
 var ErrStopTimedOut = errors.New("session-starter did not exit within the wait delay of the stop and was killed")
 
 // Containment is how session-starter holds a session on Linux: the
-// value of --containment.
+// value of --containment, and of starter.Options.Containment.
 type Containment string
 
 // The containment modes a launcher may ask for.
 const (
-	// ContainAuto: a session cgroup where one can be made, else the
-	// process group (session-starter's default).
+	// ContainAuto (also the zero value) takes a cgroup where a fresh
+	// session cgroup can be made below the starter's own cgroup, in a
+	// writable cgroup2 hierarchy that systemd does not manage (or has
+	// delegated). Else it takes the process group. It is
+	// session-starter's default.
 	ContainAuto Containment = "auto"
-	// ContainGroup: the Engine's process group and the sweep of the
-	// processes that left it.
+	// ContainGroup holds the session by the Engine's process group and,
+	// with a subreaper, the sweep of the processes that left it (on
+	// macOS, and on FreeBSD without a reaper, the sweep by lineage).
 	ContainGroup Containment = "group"
-	// ContainCgroup: a cgroup v2 of the session's own as well; where one
-	// cannot be made, session-starter exits 125 and nothing runs.
+	// ContainCgroup holds the session by a cgroup v2 of its own as well:
+	// nothing that stays in it escapes, even when the starter is
+	// SIGKILLed. Where one cannot be made, session-starter exits 125 and
+	// nothing runs.
 	ContainCgroup Containment = "cgroup"
 )
+
+// ParseContainment reads a --containment value.
+func ParseContainment(s string) (Containment, error) {
+	switch c := Containment(s); c {
+	case ContainAuto, ContainGroup, ContainCgroup:
+		return c, nil
+	}
+	return "", fmt.Errorf("--containment %q: want auto, group or cgroup", s)
+}
 
 // Options describe an Engine to start under session-starter. The fields
 // from Grace to Containment are session-starter's flags; a zero value

@@ -116,7 +116,7 @@ func standIn(args []string) {
 		args = args[1:]
 		switch flag {
 		case "--containment":
-			c, err := starter.ParseContainment(value)
+			c, err := launch.ParseContainment(value)
 			if err != nil {
 				usage("%v", err)
 			}
@@ -563,23 +563,6 @@ func TestBadDurationsAreRefusedBeforeAnythingStarts(t *testing.T) {
 		var le *launch.Error
 		if !errors.As(err, &le) || le.State != nil || errors.Is(err, os.ErrNotExist) {
 			t.Errorf("launch.Start(%+v) = %v; want an *launch.Error before starting anything", opts, err)
-		}
-	}
-}
-
-// TestContainmentModesAreTheStartersOwn: the values launch passes are
-// those session-starter's --containment reads.
-func TestContainmentModesAreTheStartersOwn(t *testing.T) {
-	for _, tt := range []struct {
-		launch  launch.Containment
-		starter starter.Containment
-	}{
-		{launch.ContainAuto, starter.ContainAuto},
-		{launch.ContainGroup, starter.ContainGroup},
-		{launch.ContainCgroup, starter.ContainCgroup},
-	} {
-		if c, err := starter.ParseContainment(string(tt.launch)); err != nil || c != tt.starter {
-			t.Errorf("starter.ParseContainment(%q) = %q, %v; want %q", tt.launch, c, err, tt.starter)
 		}
 	}
 }
