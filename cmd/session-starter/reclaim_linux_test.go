@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,7 +75,13 @@ func TestReclaimEndsWhatASessionLeftWhenItsStarterAndGuardDiedTogether(t *testin
 			if rawGuard() {
 				want = 52
 			}
-			testproc.Eventually(t, "the tree of 50 must run", func() bool { return len(marked(mark)) == want })
+			// Each of the 50 in sleep: a process between its fork and the
+			// exec of sleep (setsid execs twice) shows an empty environment
+			// for a moment, and would be missed by a later count.
+			testproc.Eventually(t, "the tree of 50 must run sleep", func() bool {
+				pids := marked(mark)
+				return len(pids) == want && sleeping(pids) == 50
+			})
 			s.signal(syscall.SIGSTOP)
 			if err := syscall.Kill(guard, syscall.SIGKILL); err != nil { // our grandchild, its parent stopped: the PID is its
 				t.Fatal(err)
@@ -376,4 +383,15 @@ func TestALedgerRecordIsWrittenWhereProcHidesOtherUsersProcesses(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), ".json") || strings.Contains(string(out), "no ledger record") {
 		t.Fatalf("a session of nobody with /proc hidepid=invisible: %v, %q; want its record in the ledger", err, out)
 	}
+}
+
+// sleeping counts the processes of pids that run sleep.
+func sleeping(pids []int) int {
+	n := 0
+	for _, pid := range pids {
+		if comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil && string(comm) == "sleep\n" {
+			n++
+		}
+	}
+	return n
 }
