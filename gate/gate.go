@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
 
@@ -56,13 +55,3 @@ func (e *ExecError) Error() string {
 }
 
 func (e *ExecError) Unwrap() error { return e.Errno }
-
-// ExitStatusFor is the status for an Engine program that could not be
-// executed: [wire.ExitNotFound] when it does not exist, else
-// [wire.ExitCannotExecute] (as a shell does).
-func ExitStatusFor(err error) int {
-	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
-		return wire.ExitNotFound
-	}
-	return wire.ExitCannotExecute
-}

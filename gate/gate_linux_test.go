@@ -503,14 +503,6 @@ func TestTheGateIsBornInTheSessionCgroup(t *testing.T) {
 	})
 }
 
-func TestExitStatusForNotFoundIs127AndOtherwise126(t *testing.T) {
-	for err, want := range map[error]int{syscall.ENOENT: 127, syscall.ENOTDIR: 127, syscall.EACCES: 126, syscall.ENOEXEC: 126, syscall.ETXTBSY: 126} {
-		if got := ExitStatusFor(err); got != want {
-			t.Errorf("ExitStatusFor(%v) = %d, want %d", err, got, want)
-		}
-	}
-}
-
 func TestTheEngineCommandLineGoesThroughTheSpecUnchanged(t *testing.T) {
 	spec := Spec{Path: "/bin/sh", Argv: []string{"sh", "", "-c", "a\nb", "é\xff"}, Env: []string{"A=1", "", "B=x=y"}}
 	fd, err := writeSpec(spec)

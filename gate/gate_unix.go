@@ -358,7 +358,7 @@ func gateMain(args []string) {
 		errno = syscall.EINVAL
 	}
 	_ = sys.WriteAll(repFD, wire.Encode(wire.ExecFailed, int(errno)))
-	os.Exit(ExitStatusFor(errno))
+	os.Exit(wire.ExitStatusFor(errno))
 }
 
 // complain writes one report line on stderr with a plain write: a stderr

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/session-starter/session-starter/starter/launch"
 	"os"
 	"runtime"
 	"slices"
@@ -23,6 +22,8 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Run holds one session; see the package doc for what it guarantees.
@@ -280,10 +281,10 @@ func prepare(o Options) (*session, error) {
 		path, pathSet := lookupEnv(s.spec.Env, "PATH")
 		var err error
 		if s.spec.Path, err = Resolve(o.Argv[0], path, pathSet); err != nil {
-			return nil, fail(gate.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
+			return nil, fail(wire.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
 		}
 	} else if err := executable(s.spec.Path); err != nil {
-		return nil, fail(gate.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
+		return nil, fail(wire.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
 	}
 	if err := proc.SameNamespace(); err != nil {
 		return nil, fail(ExitContainment, "%w", err)
@@ -679,7 +680,7 @@ func (s *session) collect(res Result) (Result, error) {
 	}
 	if execErr != nil {
 		res.Executed = false
-		return res, fail(gate.ExitStatusFor(execErr), "%w", execErr)
+		return res, fail(wire.ExitStatusFor(execErr), "%w", execErr)
 	}
 	return res, nil
 }
