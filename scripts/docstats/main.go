@@ -94,9 +94,20 @@ func output(dir string, argv ...string) ([]byte, error) {
 
 // sentencesOf is the row of the mean sentence length of pkg's doc.go.
 func sentencesOf(root, pkg string) row {
-	r := row{what: pkg + "/doc.go mean sentence (words)", target: maxSentenceWords}
 	path := filepath.Join(root, pkg, "doc.go")
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments|parser.PackageClauseOnly)
+	src, err := os.ReadFile(path)
+	return sentencesIn(pkg, path, src, err)
+}
+
+// sentencesIn is sentencesOf of pkg's doc.go read from path: src, or
+// the error of its read.
+func sentencesIn(pkg, path string, src []byte, err error) row {
+	r := row{what: pkg + "/doc.go mean sentence (words)", target: maxSentenceWords}
+	if err != nil {
+		r.err = err
+		return r
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments|parser.PackageClauseOnly)
 	if err != nil {
 		r.err = err
 		return r

@@ -2,26 +2,9 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// writeRepo writes a repository of files (path: content) for measure.
-func writeRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for path, content := range files {
-		p := filepath.Join(root, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 func TestLinesAreCountedAsWcLDoes(t *testing.T) {
 	for _, tt := range []struct {
@@ -36,10 +19,8 @@ func TestLinesAreCountedAsWcLDoes(t *testing.T) {
 }
 
 func TestAPackageDocsMeanIsItsWordsOverItsSentences(t *testing.T) {
-	root := writeRepo(t, map[string]string{
-		"gate/doc.go": "// Package gate is a gate. It waits.\n//\n//\tcode is not counted here at all\n//\n// Items:\n//\n//   - an item\npackage gate\n",
-	})
-	r := sentencesOf(root, "gate")
+	src := "// Package gate is a gate. It waits.\n//\n//\tcode is not counted here at all\n//\n// Items:\n//\n//   - an item\npackage gate\n"
+	r := sentencesIn("gate", "gate/doc.go", []byte(src), nil)
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -50,7 +31,7 @@ func TestAPackageDocsMeanIsItsWordsOverItsSentences(t *testing.T) {
 	if !strings.Contains(r.note, "4 sentences; the longest, 5 words") {
 		t.Errorf("note %q", r.note)
 	}
-	if r := sentencesOf(root, "guard"); r.err == nil {
+	if r := sentencesOf("testdata", "no-such-package"); r.err == nil {
 		t.Error("a missing doc.go is not an error")
 	}
 }
