@@ -19,11 +19,12 @@ CROSS_LINUX_GOARCH := arm64 386
 # session: their files without the 64-bit procctl and kinfo_proc must keep
 # compiling. go vet type-checks each, tests included.
 CROSS_VET := darwin/arm64 freebsd/arm64 freebsd/386 freebsd/arm
-# The nested modules (starter/mcp: the Go MCP SDK's transport), with
+# The nested modules (starter/mcp: the Go MCP SDK's transport;
+# scripts/lifetime/goclient: the lifetime suite's Go client), with
 # dependencies of their own; ./... of the main module skips them, so each
 # target that covers every package runs in each of them too.
-NESTED_MODULES := starter/mcp
-SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh) scripts/vm/run scripts/vm/kernels .ci/run
+NESTED_MODULES := starter/mcp scripts/lifetime/goclient
+SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh scripts/lifetime/*.sh) scripts/vm/run scripts/vm/kernels .ci/run
 
 .DEFAULT_GOAL := help
 
@@ -252,6 +253,17 @@ dist-check: ## Install each artifact of dist/ offline, run a real session and th
 .PHONY: test-launch
 test-launch: build ## Run the npm and Python launch API tests against bin/session-starter (offline; the MCP SDK tests need make dist-deps)
 	bash scripts/dist/launchers.sh source $(BIN)
+
+# The lifetime suite: the official MCP TypeScript and Go clients, each a
+# process of its own, start misbehaving stdio servers through each of
+# session-starter's integrations and bare, and end by close(), SIGTERM and
+# SIGKILL. Through session-starter nothing may be left within the stdin
+# grace + the grace + 1 s; bare, each leaking server must leak. Prints
+# the table and appends it to scripts/bench/NOTEBOOK.md (offline: make
+# dist-deps fills the npm cache first).
+.PHONY: test-lifetime
+test-lifetime: build ## Run the lifetime suite (official MCP clients × integrations × servers × endings) and append its table to the notebook
+	GO=$(GO) bash scripts/lifetime/run.sh $(BIN) scripts/bench/NOTEBOOK.md
 
 # The one step of the checks that needs the npm registry: npm ci of
 # scripts/dist/npm/test/package-lock.json (the MCP TypeScript SDK,

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The lifetime suite (make test-lifetime): the official MCP TypeScript
+# client and the official MCP Go client, each through every integration of
+# session-starter and bare, against the misbehaving stdio servers of
+# fixtures/, ended by close(), SIGTERM and SIGKILL (lifetime.test.js says
+# what passes). Prints the table of what each cell left and how fast.
+#
+# Offline: the MCP TypeScript SDK comes from the npm cache that make
+# dist-deps fills (the devDependencies of scripts/dist/npm/test), the Go
+# SDK from the module cache or the module proxy.
+#
+# Usage:
+#   scripts/lifetime/run.sh BINARY [NOTEBOOK]
+#       runs the suite against the session-starter BINARY; with NOTEBOOK,
+#       appends the table to it as a new dated section
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# shellcheck source=scripts/dist/lib.sh
+source scripts/dist/lib.sh
+
+need node nodejs
+need npm
+
+[[ $# -ge 1 && $# -le 2 ]] || die "usage: $0 BINARY [NOTEBOOK]"
+[[ -x $1 ]] || die "$1: not an executable (make build writes bin/session-starter)"
+binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+notebook=${2:-}
+repo=$PWD
+here=$repo/scripts/lifetime
+tests_js=$repo/scripts/dist/npm/test
+GO=${GO:-go}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/session-starter-lifetime.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# The MCP SDK, from the cache only: a registry on a port that refuses.
+mkdir "$tmp/deps"
+cp "$tests_js/package.json" "$tests_js/package-lock.json" "$tmp/deps/"
+(cd "$tmp/deps" && npm_config_update_notifier=false npm ci --offline --ignore-scripts --no-audit --no-fund \
+	--cache "$(dev_npm_cache)" --registry http://127.0.0.1:9/ >"$tmp/npm-ci.log" 2>&1) || {
+	sed 's/^/  | /' "$tmp/npm-ci.log" >&2
+	die "the MCP TypeScript SDK is not in the npm cache $(dev_npm_cache): run make dist-deps first (it needs the npm registry)"
+}
+
+(cd "$here/goclient" && "$GO" build -o "$tmp/goclient" .) || die "building the Go client (scripts/lifetime/goclient)"
+
+start=$(date +%s.%N)
+status=0
+env "NODE_PATH=$repo/scripts/dist/npm:$tmp/deps/node_modules" "SESSION_STARTER_BINARY=$binary" \
+	"LIFETIME_GO_CLIENT=$tmp/goclient" "LIFETIME_RESULTS=$tmp/results.jsonl" \
+	node --test "$here/lifetime.test.js" >"$tmp/test.log" 2>&1 || status=$?
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+summary=$(grep -E '^# (pass|fail) ' "$tmp/test.log" | sed 's/^# //' | paste -sd, -)
+
+[[ -s $tmp/results.jsonl ]] && node "$here/table.js" "$tmp/results.jsonl" >"$tmp/table.md"
+if ((status != 0)); then
+	sed 's/^/  | /' "$tmp/test.log" >&2
+	[[ -f $tmp/table.md ]] && cat "$tmp/table.md" >&2
+	die "the lifetime suite failed ($summary, ${took}s)"
+fi
+cat "$tmp/table.md"
+echo "lifetime: ok: $summary in ${took}s"
+
+if [[ -n $notebook ]]; then
+	{
+		echo
+		echo "## $(date -u +%Y-%m-%d): the lifetime suite"
+		echo
+		echo "\`make test-lifetime\` at $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo ' (with local changes)'):"
+		echo "the official MCP TypeScript client (SDK $(node -p "require('$tmp/deps/node_modules/@modelcontextprotocol/sdk/package.json').version"))"
+		echo "and the official MCP Go client (go-sdk v1.8.0), each a process of its own, through"
+		echo "each integration and bare, against four servers, ended by close(), SIGTERM and SIGKILL."
+		echo "A cell reads: processes of the session left at t0 + 4 s (the stdin grace 2 s,"
+		echo "the grace 1 s, and 1 s) / time from t0 to none left (bare: \"never\" within the"
+		echo "later of that and the client's exit). t0 is close()'s call or the client's signal."
+		echo "The machine: $(nproc) cores, Linux $(uname -r), $(node --version), $("$GO" env GOVERSION),"
+		echo "load average $(cut -d' ' -f1 /proc/loadavg) at the end; the suite took ${took} s."
+		echo
+		cat "$tmp/table.md"
+	} >>"$notebook"
+	echo "lifetime: the table is appended to $notebook"
+fi
