@@ -63,18 +63,21 @@ cat "$tmp/table.md"
 echo "lifetime: ok: $summary in ${took}s"
 
 if [[ -n $notebook ]]; then
+	# Read before the notebook is appended to: it is in the tree.
+	at=$(git rev-parse --short HEAD)
+	git diff --quiet HEAD -- . || at+=" (with local changes)"
 	{
 		echo
 		echo "## $(date -u +%Y-%m-%d): the lifetime suite"
 		echo
-		echo "\`make test-lifetime\` at $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo ' (with local changes)'):"
+		echo "\`make test-lifetime\` at $at:"
 		echo "the official MCP TypeScript client (SDK $(node -p "require('$tmp/deps/node_modules/@modelcontextprotocol/sdk/package.json').version"))"
 		echo "and the official MCP Go client (go-sdk v1.8.0), each a process of its own, through"
 		echo "each integration and bare, against four servers, ended by close(), SIGTERM and SIGKILL."
 		echo "A cell reads: processes of the session left at t0 + 4 s (the stdin grace 2 s,"
 		echo "the grace 1 s, and 1 s) / time from t0 to none left (bare: \"never\" within the"
 		echo "later of that and the client's exit). t0 is close()'s call or the client's signal."
-		echo "The machine: $(nproc) cores, Linux $(uname -r), $(node --version), $("$GO" env GOVERSION),"
+		echo "The machine: $(nproc) cores, Linux $(uname -r), Node $(node --version), $("$GO" env GOVERSION),"
 		echo "load average $(cut -d' ' -f1 /proc/loadavg) at the end; the suite took ${took} s."
 		echo
 		cat "$tmp/table.md"
