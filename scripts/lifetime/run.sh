@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The lifetime suite (make test-lifetime): the official MCP TypeScript
-# client and the official MCP Go client, each through every integration of
-# session-starter and bare, against the misbehaving stdio servers of
+# client, the official MCP Go client and a Python client on the fake MCP
+# Python SDK of scripts/dist/python/tests (the SDK is not installable
+# here), each through every integration of session-starter and bare, against the misbehaving stdio servers of
 # fixtures/, ended by close(), SIGTERM and SIGKILL (lifetime.test.js says
 # what passes). Prints the table of what each cell left and how fast.
 #
 # Offline: the MCP TypeScript SDK comes from the npm cache that make
 # dist-deps fills (the devDependencies of scripts/dist/npm/test), the Go
-# SDK from the module cache or the module proxy.
+# SDK from the module cache or the module proxy; anyio, for the Python
+# client, from python3 or Debian's python3-anyio.
 #
 # Usage:
 #   scripts/lifetime/run.sh BINARY [NOTEBOOK]
@@ -45,11 +47,22 @@ cp "$tests_js/package.json" "$tests_js/package-lock.json" "$tmp/deps/"
 
 (cd "$here/goclient" && "$GO" build -o "$tmp/goclient" .) || die "building the Go client (scripts/lifetime/goclient)"
 
+# The Python client's fake SDK runs on anyio: the first python3 that has it.
+python=
+for p in python3 /usr/bin/python3; do
+	if command -v "$p" >/dev/null && "$p" -c 'import anyio' 2>/dev/null; then
+		python=$(command -v "$p")
+		break
+	fi
+done
+[[ -n $python ]] || die "no python3 imports anyio (Debian's python3-anyio has it)"
+
 start=$(date +%s.%N)
 status=0
 env "NODE_PATH=$repo/scripts/dist/npm:$tmp/deps/node_modules" "SESSION_STARTER_BINARY=$binary" \
-	"LIFETIME_GO_CLIENT=$tmp/goclient" "LIFETIME_RESULTS=$tmp/results.jsonl" \
-	node --test "$here/lifetime.test.js" >"$tmp/test.log" 2>&1 || status=$?
+	"LIFETIME_GO_CLIENT=$tmp/goclient" "LIFETIME_PYTHON=$python" \
+	"PYTHONPATH=$repo/scripts/dist/python:$repo/scripts/dist/python/tests" "LIFETIME_RESULTS=$tmp/results.jsonl" \
+	node --test --test-concurrency=3 "$here"/*.test.js >"$tmp/test.log" 2>&1 || status=$?
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
 summary=$(grep -E '^# (pass|fail) ' "$tmp/test.log" | sed 's/^# //' | paste -sd, -)
 
@@ -71,13 +84,14 @@ if [[ -n $notebook ]]; then
 		echo "## $(date -u +%Y-%m-%d): the lifetime suite"
 		echo
 		echo "\`make test-lifetime\` at $at:"
-		echo "the official MCP TypeScript client (SDK $(node -p "require('$tmp/deps/node_modules/@modelcontextprotocol/sdk/package.json').version"))"
-		echo "and the official MCP Go client (go-sdk v1.8.0), each a process of its own, through"
+		echo "the official MCP TypeScript client (SDK $(node -p "require('$tmp/deps/node_modules/@modelcontextprotocol/sdk/package.json').version")),"
+		echo "the official MCP Go client (go-sdk v1.8.0) and a Python client on the fake MCP Python"
+		echo "SDK of scripts/dist/python/tests, each a process of its own, the three at once, through"
 		echo "each integration and bare, against four servers, ended by close(), SIGTERM and SIGKILL."
 		echo "A cell reads: processes of the session left at t0 + 4 s (the stdin grace 2 s,"
 		echo "the grace 1 s, and 1 s) / time from t0 to none left (bare: \"never\" within the"
 		echo "later of that and the client's exit). t0 is close()'s call or the client's signal."
-		echo "The machine: $(nproc) cores, Linux $(uname -r), Node $(node --version), $("$GO" env GOVERSION),"
+		echo "The machine: $(nproc) cores, Linux $(uname -r), Node $(node --version), $("$GO" env GOVERSION), Python $("$python" -c 'import sys; print(sys.version.split()[0])'),"
 		echo "load average $(cut -d' ' -f1 /proc/loadavg) at the end; the suite took ${took} s."
 		echo
 		cat "$tmp/table.md"

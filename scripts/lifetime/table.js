@@ -14,6 +14,17 @@ const cells = fs
   .filter((l) => l !== '')
   .map((l) => JSON.parse(l));
 const endings = ['close', 'SIGTERM', 'SIGKILL'];
+// The rows in a fixed order: the cells' files run at once.
+const order = (list, v) => (list.includes(v) ? list.indexOf(v) : list.length);
+const clients = ['ts', 'go', 'py'];
+const integrations = ['bare', 'with-session-starter', 'stdio-session-transport', 'starter-mcp', 'wrap-stdio-parameters', 'stdio-client'];
+const fixtures = ['npx-wrapper', 'eof-child', 'ignore-eof-term', 'setsid-job'];
+cells.sort(
+  (a, b) =>
+    order(clients, a.client) - order(clients, b.client) ||
+    order(integrations, a.integration) - order(integrations, b.integration) ||
+    order(fixtures, a.fixture) - order(fixtures, b.fixture),
+);
 const rows = new Map();
 for (const c of cells) {
   const key = `| ${c.client} | ${c.integration} | ${c.fixture} |`;

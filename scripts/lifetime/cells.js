@@ -1,6 +1,7 @@
 'use strict';
 
-// The lifetime suite: official MCP clients, each run as a process of its
+// The lifetime suite: the official MCP clients (TypeScript, Go) and the
+// Python one on a fake of the Python SDK, each run as a process of its
 // own, start misbehaving stdio servers (fixtures/) through each
 // integration of session-starter and bare, and are ended by close(), by
 // SIGTERM and by SIGKILL. t0 is the call of close() or the signal that
@@ -14,10 +15,14 @@
 // A cell's processes are those whose environment carries its mark
 // (LIFETIME_MARK): the client puts it in the server's environment only.
 // Each cell's result is appended to LIFETIME_RESULTS as a JSON line.
+// A test file a client (ts, go, py.test.js) calls defineCells: node
+// --test runs the three files at once, each one's cells in turn.
 //
 // Environment: NODE_PATH finds the npm package and the MCP SDK;
 // SESSION_STARTER_BINARY is session-starter; LIFETIME_GO_CLIENT is the
-// built Go client (scripts/lifetime/goclient); LIFETIME_RESULTS the file.
+// built Go client (scripts/lifetime/goclient); LIFETIME_PYTHON a python3
+// that imports anyio, with PYTHONPATH holding scripts/dist/python and its
+// tests (the fake MCP SDK); LIFETIME_RESULTS the file.
 
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
@@ -35,8 +40,10 @@ const tooLong = 30000;
 
 const results = process.env.LIFETIME_RESULTS;
 const goClient = process.env.LIFETIME_GO_CLIENT;
+const python = process.env.LIFETIME_PYTHON;
 assert.ok(results, 'LIFETIME_RESULTS must name the results file');
 assert.ok(goClient && fs.existsSync(goClient), 'LIFETIME_GO_CLIENT must name the built Go client');
+assert.ok(python, 'LIFETIME_PYTHON must name a python3 that imports anyio');
 assert.ok(process.env.SESSION_STARTER_BINARY, 'SESSION_STARTER_BINARY must name session-starter');
 
 const node = process.execPath;
@@ -65,6 +72,12 @@ const fixtureList = [
 const clients = [
   { name: 'ts', what: 'TypeScript', argv: [node, path.join(__dirname, 'ts-client.js')], integrations: ['bare', 'with-session-starter', 'stdio-session-transport'] },
   { name: 'go', what: 'Go', argv: [goClient], integrations: ['bare', 'starter-mcp'] },
+  {
+    name: 'py',
+    what: 'Python (on the fake SDK)',
+    argv: [python, path.join(__dirname, 'py-client.py')],
+    integrations: ['bare', 'wrap-stdio-parameters', 'stdio-client'],
+  },
 ];
 
 const endings = ['close', 'SIGTERM', 'SIGKILL'];
@@ -222,7 +235,10 @@ async function runCell(client, integration, fixture, ending) {
   }
 }
 
-for (const client of clients) {
+// defineCells defines the tests of the client named name: a test a cell.
+function defineCells(name) {
+  const client = clients.find((c) => c.name === name);
+  assert.ok(client, `unknown client ${name}`);
   for (const integration of client.integrations) {
     for (const fixture of fixtureList) {
       for (const ending of endings) {
@@ -239,7 +255,7 @@ for (const client of clients) {
             assert.ok(cell.left >= 1, 'the fixture left nothing bare: it proves nothing');
           });
         } else {
-          test(`run bare, the ${client.what} SDK's own close() ends ${fixture.what} (it kills its direct child)`, async () => {
+          test(`run bare, the ${client.what} client's own close() ends ${fixture.what} (the SDK kills its direct child)`, async () => {
             const cell = await runCell(client, integration, fixture, ending);
             assert.equal(cell.left, 0);
           });
@@ -248,3 +264,5 @@ for (const client of clients) {
     }
   }
 }
+
+module.exports = { defineCells };
