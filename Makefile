@@ -254,9 +254,9 @@ dist-check: ## Install each artifact of dist/ offline, run a real session and th
 test-launch: build ## Run the npm and Python launch API tests against bin/session-starter (offline; the MCP SDK tests need make dist-deps)
 	bash scripts/dist/launchers.sh source $(BIN)
 
-# The lifetime suite: the official MCP TypeScript and Go clients and a
-# Python client on the fake Python SDK, each a process of its own, start
-# misbehaving stdio servers through each of
+# The lifetime suite: the official MCP TypeScript and Go clients, a
+# Python client on the fake Python SDK and the official ACP client, each a
+# process of its own, start misbehaving stdio servers through each of
 # session-starter's integrations and bare, and end by close(), SIGTERM and
 # SIGKILL. Through session-starter nothing may be left within the stdin
 # grace + the grace + 1 s; bare, each leaking server must leak. Prints

@@ -1,7 +1,8 @@
 'use strict';
 
-// The lifetime suite: the official MCP clients (TypeScript, Go) and the
-// Python one on a fake of the Python SDK, each run as a process of its
+// The lifetime suite: the official MCP clients (TypeScript, Go), the
+// Python one on a fake of the Python SDK and the official ACP client,
+// each run as a process of its
 // own, start misbehaving stdio servers (fixtures/) through each
 // integration of session-starter and bare, and are ended by close(), by
 // SIGTERM and by SIGKILL. t0 is the call of close() or the signal that
@@ -15,8 +16,8 @@
 // A cell's processes are those whose environment carries its mark
 // (LIFETIME_MARK): the client puts it in the server's environment only.
 // Each cell's result is appended to LIFETIME_RESULTS as a JSON line.
-// A test file a client (ts, go, py.test.js) calls defineCells: node
-// --test runs the three files at once, each one's cells in turn.
+// A test file a client (ts, go, py, acp.test.js) calls defineCells: node
+// --test runs the files at once, each one's cells in turn.
 //
 // Environment: NODE_PATH finds the npm package and the MCP SDK;
 // SESSION_STARTER_BINARY is session-starter; LIFETIME_GO_CLIENT is the
@@ -48,36 +49,51 @@ assert.ok(process.env.SESSION_STARTER_BINARY, 'SESSION_STARTER_BINARY must name 
 
 const node = process.execPath;
 const fixtures = path.join(__dirname, 'fixtures');
-const server = path.join(fixtures, 'server.js');
+const mcpServer = path.join(fixtures, 'server.js');
+const acpAgent = path.join(fixtures, 'agent.js');
 
-// leaksOnClose: whether the fixture run bare outlives the SDKs' own close
+// argv(server) is the fixture's command line around server (the MCP
+// server or the ACP agent). leaksOnClose: whether the fixture run bare outlives the SDKs' own close
 // (stdin's end, then SIGTERM, then SIGKILL of the direct child only).
 const fixtureList = [
   {
     name: 'npx-wrapper',
     what: 'an npx-style wrapper whose grandchild server ignores EOF',
-    argv: [node, path.join(fixtures, 'npx-wrapper.js'), node, server, '--ignore-eof'],
+    argv: (server) => [node, path.join(fixtures, 'npx-wrapper.js'), node, server, '--ignore-eof'],
     leaksOnClose: true,
   },
-  { name: 'eof-child', what: 'a server that exits on EOF leaving a child', argv: [node, server, '--child'], leaksOnClose: true },
+  { name: 'eof-child', what: 'a server that exits on EOF leaving a child', argv: (server) => [node, server, '--child'], leaksOnClose: true },
   {
     name: 'ignore-eof-term',
     what: 'a server that ignores EOF and SIGTERM',
-    argv: [node, server, '--ignore-eof', '--ignore-sigterm'],
+    argv: (server) => [node, server, '--ignore-eof', '--ignore-sigterm'],
     leaksOnClose: false,
   },
-  { name: 'setsid-job', what: "a server whose tool call setsids a background job", argv: [node, server, '--job'], leaksOnClose: true },
+  {
+    name: 'setsid-job',
+    what: 'a server whose tool call (ACP: prompt turn) setsids a background job',
+    argv: (server) => [node, server, '--job'],
+    leaksOnClose: true,
+  },
 ];
 
 const clients = [
-  { name: 'ts', what: 'TypeScript', argv: [node, path.join(__dirname, 'ts-client.js')], integrations: ['bare', 'with-session-starter', 'stdio-session-transport'] },
-  { name: 'go', what: 'Go', argv: [goClient], integrations: ['bare', 'starter-mcp'] },
+  {
+    name: 'ts',
+    what: 'TypeScript',
+    argv: [node, path.join(__dirname, 'ts-client.js')],
+    server: mcpServer,
+    integrations: ['bare', 'with-session-starter', 'stdio-session-transport'],
+  },
+  { name: 'go', what: 'Go', argv: [goClient], server: mcpServer, integrations: ['bare', 'starter-mcp'] },
   {
     name: 'py',
     what: 'Python (on the fake SDK)',
     argv: [python, path.join(__dirname, 'py-client.py')],
+    server: mcpServer,
     integrations: ['bare', 'wrap-stdio-parameters', 'stdio-client'],
   },
+  { name: 'acp', what: 'ACP', argv: [node, path.join(__dirname, 'acp-client.js')], server: acpAgent, integrations: ['bare', 'launch-agent'] },
 ];
 
 const endings = ['close', 'SIGTERM', 'SIGKILL'];
@@ -172,7 +188,7 @@ function lines(stream) {
 async function runCell(client, integration, fixture, ending) {
   const mark = newMark();
   const bare = integration === 'bare';
-  const proc = spawn(client.argv[0], [...client.argv.slice(1), integration, mark, ...fixture.argv], {
+  const proc = spawn(client.argv[0], [...client.argv.slice(1), integration, mark, ...fixture.argv(client.server)], {
     env: { ...process.env, LIFETIME_GRACE_MS: String(graceMs) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -255,7 +271,7 @@ function defineCells(name) {
             assert.ok(cell.left >= 1, 'the fixture left nothing bare: it proves nothing');
           });
         } else {
-          test(`run bare, the ${client.what} client's own close() ends ${fixture.what} (the SDK kills its direct child)`, async () => {
+          test(`run bare, the ${client.what} client's own close() ends ${fixture.what} (it kills its direct child)`, async () => {
             const cell = await runCell(client, integration, fixture, ending);
             assert.equal(cell.left, 0);
           });

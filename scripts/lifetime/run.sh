@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The lifetime suite (make test-lifetime): the official MCP TypeScript
-# client, the official MCP Go client and a Python client on the fake MCP
+# client, the official MCP Go client, a Python client on the fake MCP
 # Python SDK of scripts/dist/python/tests (the SDK is not installable
-# here), each through every integration of session-starter and bare, against the misbehaving stdio servers of
+# here) and the official ACP TypeScript client, each through every
+# integration of session-starter and bare, against the misbehaving stdio servers of
 # fixtures/, ended by close(), SIGTERM and SIGKILL (lifetime.test.js says
 # what passes). Prints the table of what each cell left and how fast.
 #
-# Offline: the MCP TypeScript SDK comes from the npm cache that make
+# Offline: the MCP and ACP TypeScript SDKs come from the npm cache that make
 # dist-deps fills (the devDependencies of scripts/dist/npm/test), the Go
 # SDK from the module cache or the module proxy; anyio, for the Python
 # client, from python3 or Debian's python3-anyio.
@@ -85,8 +86,9 @@ if [[ -n $notebook ]]; then
 		echo
 		echo "\`make test-lifetime\` at $at:"
 		echo "the official MCP TypeScript client (SDK $(node -p "require('$tmp/deps/node_modules/@modelcontextprotocol/sdk/package.json').version")),"
-		echo "the official MCP Go client (go-sdk v1.8.0) and a Python client on the fake MCP Python"
-		echo "SDK of scripts/dist/python/tests, each a process of its own, the three at once, through"
+		echo "the official MCP Go client (go-sdk v1.8.0), a Python client on the fake MCP Python"
+		echo "SDK of scripts/dist/python/tests and the official ACP client (SDK $(node -p "require('$tmp/deps/node_modules/@agentclientprotocol/sdk/package.json').version")),"
+		echo "each a process of its own, three clients' cells at once, through"
 		echo "each integration and bare, against four servers, ended by close(), SIGTERM and SIGKILL."
 		echo "A cell reads: processes of the session left at t0 + 4 s (the stdin grace 2 s,"
 		echo "the grace 1 s, and 1 s) / time from t0 to none left (bare: \"never\" within the"

@@ -16,8 +16,8 @@ const cells = fs
 const endings = ['close', 'SIGTERM', 'SIGKILL'];
 // The rows in a fixed order: the cells' files run at once.
 const order = (list, v) => (list.includes(v) ? list.indexOf(v) : list.length);
-const clients = ['ts', 'go', 'py'];
-const integrations = ['bare', 'with-session-starter', 'stdio-session-transport', 'starter-mcp', 'wrap-stdio-parameters', 'stdio-client'];
+const clients = ['ts', 'go', 'py', 'acp'];
+const integrations = ['bare', 'with-session-starter', 'stdio-session-transport', 'starter-mcp', 'wrap-stdio-parameters', 'stdio-client', 'launch-agent'];
 const fixtures = ['npx-wrapper', 'eof-child', 'ignore-eof-term', 'setsid-job'];
 cells.sort(
   (a, b) =>
