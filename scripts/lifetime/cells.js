@@ -98,8 +98,10 @@ const clients = [
 
 const endings = ['close', 'SIGTERM', 'SIGKILL'];
 
+// A mark starts with LIFETIME_RUN, which run.sh sets: should this process
+// die before its cleanup, run.sh kills what carries the run's marks.
 function newMark() {
-  return `lifetime-${process.pid}-${crypto.randomBytes(8).toString('hex')}`;
+  return `lifetime-${process.env.LIFETIME_RUN ?? 'norun'}-${process.pid}-${crypto.randomBytes(8).toString('hex')}`;
 }
 
 // marked lists the live processes (not zombies) whose environment carries

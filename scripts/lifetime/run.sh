@@ -35,7 +35,18 @@ tests_js=$repo/scripts/dist/npm/test
 GO=${GO:-go}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/session-starter-lifetime.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# Every cell's mark starts with the run's: should node die before a
+# cell's own cleanup, what carries the run's marks is SIGKILLed by PID.
+run=$$-$RANDOM$RANDOM
+leftovers() {
+	local p
+	for p in /proc/[0-9]*; do
+		if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -q "^LIFETIME_MARK=lifetime-$run-"; then
+			kill -KILL "${p#/proc/}" 2>/dev/null || true
+		fi
+	done
+}
+trap 'leftovers; rm -rf "$tmp"' EXIT
 
 # The MCP SDK, from the cache only: a registry on a port that refuses.
 mkdir "$tmp/deps"
@@ -60,7 +71,7 @@ done
 
 start=$(date +%s.%N)
 status=0
-env "NODE_PATH=$repo/scripts/dist/npm:$tmp/deps/node_modules" "SESSION_STARTER_BINARY=$binary" \
+env "LIFETIME_RUN=$run" "NODE_PATH=$repo/scripts/dist/npm:$tmp/deps/node_modules" "SESSION_STARTER_BINARY=$binary" \
 	"LIFETIME_GO_CLIENT=$tmp/goclient" "LIFETIME_PYTHON=$python" \
 	"PYTHONPATH=$repo/scripts/dist/python:$repo/scripts/dist/python/tests" "LIFETIME_RESULTS=$tmp/results.jsonl" \
 	node --test --test-concurrency=3 "$here"/*.test.js >"$tmp/test.log" 2>&1 || status=$?
