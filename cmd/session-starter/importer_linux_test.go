@@ -111,7 +111,8 @@ func TestReclaimSparesACopyOfTheMarkInCgroupMode(t *testing.T) {
 		listed[e.PID] = true
 	}
 	if !listed[pid] || !listed[escapee] || listed[stranger.Process.Pid] {
-		t.Errorf("--reclaim --dry-run would end %+v; want the Engine %d and the escapee %d, not the copy %d", rep.Sessions[0].Ended, pid, escapee, stranger.Process.Pid)
+		t.Errorf("--reclaim --dry-run would end %+v; want the Engine %d and the escapee %d, not the copy %d; the report: %+v, %q",
+			rep.Sessions[0].Ended, pid, escapee, stranger.Process.Pid, rep.Sessions[0], out)
 	}
 
 	out, rep, code = reclaimCmd(t, dir)
