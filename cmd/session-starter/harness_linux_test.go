@@ -328,7 +328,7 @@ func (s *session) ackMode() (int, string) {
 	return pid, mode
 }
 
-// guardOf finds the guard: the child of pid whose command is
+// guardOf finds the guard: the live child of pid whose command is
 // session-guard.
 func guardOf(t *testing.T, pid int) int {
 	t.Helper()
@@ -342,7 +342,9 @@ func guardOf(t *testing.T, pid int) int {
 			}
 			i := bytes.LastIndexByte(stat, ')')
 			f := strings.Fields(string(stat[i+1:]))
-			if len(f) > 1 && f[1] == strconv.Itoa(pid) && bytes.Contains(stat[:i], []byte("(session-guard")) {
+			// Not a zombie: a guard abandoned with its gate (killed at
+			// birth in the session cgroup) may be one still, unreaped.
+			if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(pid) && bytes.Contains(stat[:i], []byte("(session-guard")) {
 				guard, _ = strconv.Atoi(e.Name())
 				return true
 			}
