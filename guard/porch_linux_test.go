@@ -143,8 +143,10 @@ func TestWithoutTheGuardProperThePorchEndsTheMarkedAlone(t *testing.T) {
 		}
 	})
 	starterGone(t, g, leader, member)
+	// Struck by SIGKILL before the porch's end; a process may still be on
+	// its way out then (its memory released, so no longer found marked).
 	for _, c := range marked {
-		if !c.Exited(0) {
+		if !c.Exited(testproc.TooLong) {
 			t.Errorf("marked process %d (its own group) lives after the porch's end", c.PID)
 		} else if ws := c.Wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Errorf("marked process %d ended with %v, want SIGKILL", c.PID, ws)
