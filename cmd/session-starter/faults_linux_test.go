@@ -43,8 +43,10 @@ const nobody = 65534
 // guard. Whatever fails, nothing is executed and nothing is left; a
 // failure of session-starter's own is exit 125 with a report, and with
 // enough room the session works. The starter's runtime failing to make a
-// thread before main is a limit of Go (exit 2 with a runtime report),
-// logged, not a failure.
+// thread is a limit of Go (exit 2 with a runtime report), logged, not a
+// failure: before main, or later where its sysmon hands a processor to a
+// new thread (seen under load with Go 1.27), which the starter cannot
+// refuse.
 func TestForkFailingUnderRLIMIT_NPROCRunsNothing(t *testing.T) {
 	if portable {
 		t.Skip("the portable launcher is a Go program that needs threads of its own before it executes the product: the limit stops the launcher, not the product")
@@ -125,7 +127,7 @@ func runUnderNPROC(t *testing.T, prlimit, bin, work string, limit int) string {
 	switch {
 	case ws.Exited() && ws.ExitStatus() == 0 && executed:
 		return "the session worked"
-	case ws.Exited() && ws.ExitStatus() == 2 && !executed && strings.HasPrefix(stderr.String(), "runtime: failed to create new OS thread"):
+	case ws.Exited() && ws.ExitStatus() == 2 && !executed && strings.Contains(stderr.String(), "runtime: failed to create new OS thread"):
 		return "the starter's Go runtime could not start (exit 2, a limit of Go)"
 	case ws.Exited() && ws.ExitStatus() == 125 && !executed && report != "":
 		if stdout.Len() != 0 {
