@@ -42,7 +42,7 @@ func (s *session) holdLedger(cg *ledger.Cgroup) {
 // never through a path resolved later. The record is written into the
 // same directory (ready). A directory that fails the checks is logged:
 // the session runs, and a reclaim cannot end what it leaves.
-func (l *ledgerLayer) hand(s *session, gs *guard.Spec) {
+func (l *ledgerLayer) hand(_ *session, gs *guard.Spec) {
 	if l.dir == nil {
 		dir, fd, err := ledger.OpenDir()
 		if err != nil {
