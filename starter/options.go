@@ -121,8 +121,10 @@ type Options struct {
 	KillBudget time.Duration
 	// Grace, when positive, makes every end of the session send
 	// StopSignal (default SIGTERM) and SIGCONT to the group first, and
-	// wait up to Grace for it to empty before SIGKILL. A second stop
-	// signal during the grace goes straight to SIGKILL.
+	// wait up to Grace for it to empty before SIGKILL. The session's
+	// second stop signal during the grace goes straight to SIGKILL. When
+	// the end was begun by something else (stdin, a timeout), the first
+	// stop signal joins it and keeps the grace.
 	Grace      time.Duration
 	StopSignal syscall.Signal
 	// Timeout, when positive, ends the session that long after the

@@ -97,7 +97,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 		res.End = s.releaseLeft()
 	} else {
 		s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
-		res.End = s.end(s.ending)
+		plan := s.ending
+		plan.Stopped = reason == ReasonSignal
+		res.End = s.end(plan)
 	}
 	return s.collect(res)
 }

@@ -295,7 +295,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 
 	res.Reason, res.Signal = s.watch()
 	log.Debug().Str("reason", res.Why()).Msg("ending the job")
-	hurried, stopHurry := hurry(s.sigCh)
+	hurried, stopHurry := hurry(s.sigCh, res.Reason == ReasonSignal)
 	res.End = s.end(o.Grace, hurried)
 	stopHurry()
 	res.Usage = s.jobUsage()
@@ -309,17 +309,26 @@ func run(ctx context.Context, o Options) (Result, error) {
 
 var errParentGone = errors.New("parent gone")
 
-// hurry returns a channel that is closed when a stop signal arrives on
-// sigCh during the grace (a second stop goes straight to the
-// termination), and a function that ends the goroutine watching sigCh.
-func hurry(sigCh <-chan os.Signal) (<-chan struct{}, func()) {
+// hurry returns a channel that is closed when the session's second stop
+// signal arrives on sigCh during the grace: it goes straight to the
+// termination. With stopped the end was begun by a stop signal, so the
+// first on sigCh is that second; else the first joins the end under way.
+// The function returned ends the goroutine watching sigCh.
+func hurry(sigCh <-chan os.Signal, stopped bool) (<-chan struct{}, func()) {
 	ch, done, exited := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
-		select {
-		case <-sigCh:
-			close(ch)
-		case <-done:
+		for {
+			select {
+			case <-sigCh:
+				if !stopped {
+					stopped = true
+					continue
+				}
+				close(ch)
+			case <-done:
+			}
+			return
 		}
 	}()
 	return ch, func() { close(done); <-exited }

@@ -67,9 +67,10 @@
 //	                         the same moment (the Engine, its group, the processes
 //	                         that left it, the session cgroup with the cgroups
 //	                         below it), each live process once however many of
-//	                         those hold it, and SIGKILL what is left after D. A
-//	                         second stop signal during the grace goes straight to
-//	                         SIGKILL. 0: SIGKILL at once. (default 0)
+//	                         those hold it, and SIGKILL what is left after D. The
+//	                         session's second stop signal during the grace goes
+//	                         straight to SIGKILL; the first may be the one that
+//	                         began the end. 0: SIGKILL at once. (default 0)
 //	  -s, --stop-signal SIG  The signal SIG that --grace sends first: a name
 //	                         (TERM, SIGINT, usr1) or a number. (default TERM)
 //	  --timeout D            End the session D after the Engine was released; exit
@@ -744,7 +745,7 @@
 //
 //	| signal | what it does |
 //	|---|---|
-//	| SIGTERM, SIGINT, SIGHUP | end the session (a stop); a second one during `--grace` goes straight to SIGKILL. SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
+//	| SIGTERM, SIGINT, SIGHUP | end the session (a stop); the session's second one during `--grace` goes straight to SIGKILL. An end begun otherwise (stdin, the parent, a timeout) keeps its grace through the first (`TestAStopSignalDuringAnEndBegunByStdinOnlyJoinsIt`). SIGHUP and SIGINT that the launcher left ignored (`nohup`, `cmd &` in a script) stay ignored, for session-starter and for the Engine (`TestNohupStyleLaunchKeepsHUPAndINTIgnored`) |
 //	| SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM | forwarded to the Engine's group, as tini and dumb-init do |
 //	| SIGCHLD | watched: adopted orphans are reaped as they exit, the Engine's job-control stops are followed at a terminal, a stopped guard is continued |
 //	| SIGPIPE | no death: a write to a closed pipe or socket (the ack, a report) fails with EPIPE and costs that write only |

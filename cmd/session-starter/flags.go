@@ -96,8 +96,8 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"On every end of the session, send --stop-signal and then SIGCONT to everything that holds the session "+
 			"at the same moment (the Engine, its group, the processes that left it, the session cgroup with "+
 			"the cgroups below it), each live process once however many of those hold it, "+
-			"and SIGKILL what is left after `D`. A second stop signal during the grace "+
-			"goes straight to SIGKILL. 0: SIGKILL at once.")
+			"and SIGKILL what is left after `D`. The session's second stop signal during the grace "+
+			"goes straight to SIGKILL; the first may be the one that began the end. 0: SIGKILL at once.")
 	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
 	durationVar(fs, &v.timeout, "timeout", 0,

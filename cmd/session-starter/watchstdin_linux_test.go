@@ -5,6 +5,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -144,6 +145,56 @@ func TestAnEngineIgnoringEndOfInputGetsTheStopSignalAfterItsTime(t *testing.T) {
 		t.Errorf("ended = %v, want reason stdin-closed", ended)
 	}
 	noSurvivors(t, mark)
+}
+
+// TestAStopSignalDuringAnEndBegunByStdinOnlyJoinsIt: an MCP SDK closes the
+// server's stdin, then sends SIGTERM two seconds later. That is the
+// session's first stop signal: the end keeps its grace. Here the Engine,
+// once it got the stop signal, exits 9 only after that SIGTERM.
+func TestAStopSignalDuringAnEndBegunByStdinOnlyJoinsIt(t *testing.T) {
+	mark := newMark(t)
+	goOn := filepath.Join(t.TempDir(), "go-on")
+	s, status := stdinSession(t, mark, []string{"--stdin-grace", "0.1", "--grace", "1h"},
+		fmt.Sprintf(`trap 'echo term; while [ ! -e %q ]; do sleep 0.01; done; exit 9' TERM; echo ready; while :; do sleep 1; done`, goOn))
+	s.in.Close()
+	s.in = nil
+	if got := s.line(); got != "term" {
+		t.Fatalf("Engine said %q, want term; stderr:\n%s", got, s.stderr)
+	}
+	s.signal(syscall.SIGTERM)
+	testproc.Eventually(t, "the starter to take its SIGTERM", func() bool { return !signalPending(t, s.cmd.Process.Pid, syscall.SIGTERM) })
+	if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, s.wait(), 9, s.stderr)
+	if ended := endedRecord(t, status); ended["reason"] != "stdin-closed" {
+		t.Errorf("ended = %v, want reason stdin-closed", ended)
+	}
+	noSurvivors(t, mark)
+}
+
+// signalPending says whether sig is pending for process pid, for one of
+// its threads or for the whole process.
+func signalPending(t *testing.T, pid int, sig syscall.Signal) bool {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		if k != "SigPnd" && k != "ShdPnd" {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		if mask&(1<<(sig-1)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // TestDataTheEngineHasNotReadDoesNotEndTheSession: the watch asks for

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -137,12 +138,57 @@ func TestASecondStopSignalEndsTheGraceAtOnce(t *testing.T) {
 	hurry := make(chan os.Signal, 1)
 	hurry <- syscall.SIGTERM
 	start := time.Now()
-	r := End([]Holder{untilKilled("group", KindGroup, 7, &log)}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry})
+	r := End([]Holder{untilKilled("group", KindGroup, 7, &log)}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry, Stopped: true})
 	if r.Outcome != Empty || r.Graceful || !slices.Contains(log, "group:KILL") {
 		t.Fatalf("End() = %+v after %v, want SIGKILL and empty", r, log)
 	}
 	if d := time.Since(start); d > testproc.TooLong/2 {
 		t.Fatalf("End() took %v with a hurry pending, want the grace cut short", d)
+	}
+}
+
+// TestTheFirstStopSignalOfAnEndBegunElsewhereJoinsIt: an end begun by
+// something else than a stop signal (stdin, a timeout) keeps its grace
+// through the session's first stop signal. The second ends the grace.
+func TestTheFirstStopSignalOfAnEndBegunElsewhereJoinsIt(t *testing.T) {
+	var looks atomic.Int32
+	var killed, secondSent atomic.Bool
+	var killedEarly atomic.Bool
+	h := &script{name: "group", kind: KindGroup, log: new([]string)}
+	h.live = func() ([]Member, error) {
+		looks.Add(1)
+		if killed.Load() {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 7, State: 'S', Comm: "group"}}}, nil
+	}
+	h.signal = func(sig syscall.Signal) error {
+		if sig == syscall.SIGKILL {
+			killedEarly.Store(!secondSent.Load())
+			killed.Store(true)
+		}
+		return nil
+	}
+	hurry := make(chan os.Signal) // unbuffered: a send returns once End took it
+	ended := make(chan Report, 1)
+	go func() {
+		ended <- End([]Holder{h}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry})
+	}()
+	hurry <- syscall.SIGTERM
+	// Two more looks at the holder, and it was not killed: the first stop
+	// signal did not end the grace.
+	seen := looks.Load()
+	testproc.Eventually(t, "End to look twice after the first stop signal, or to kill", func() bool {
+		return killed.Load() || looks.Load() >= seen+2
+	})
+	if killed.Load() {
+		t.Fatalf("End() sent SIGKILL after the first stop signal (%v), want the grace kept until the second", <-ended)
+	}
+	secondSent.Store(true)
+	hurry <- syscall.SIGTERM
+	r := <-ended
+	if killedEarly.Load() || r.Outcome != Empty || r.Graceful || !killed.Load() {
+		t.Fatalf("End() = %+v, want SIGKILL after the second stop signal, and empty", r)
 	}
 }
 

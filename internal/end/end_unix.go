@@ -50,8 +50,14 @@ type Plan struct {
 	Grace time.Duration
 	// Budget is how long SIGKILL rounds go on after the grace.
 	Budget time.Duration
-	// Hurry ends the grace when it yields (a second stop signal).
-	Hurry <-chan os.Signal
+	// Hurry yields the stop signals that arrive during the end. The
+	// session's second stop signal ends the grace. With Stopped, the end
+	// was begun by a stop signal, so the first on Hurry is that second.
+	// Without it the end was begun by something else (the Engine's exit,
+	// stdin, the parent, a timeout). Then the first on Hurry only joins
+	// the end under way, and the next one ends the grace.
+	Hurry   <-chan os.Signal
+	Stopped bool
 	// Wake makes End look at the holders again when it yields (SIGCHLD:
 	// an adopted child exited, or one more was adopted).
 	Wake <-chan os.Signal
@@ -119,7 +125,7 @@ func End(holders []Holder, p Plan) Report {
 	for i, h := range holders {
 		hs[i] = &held{Holder: h}
 	}
-	w := newWaker(p.Hurry, p.Wake)
+	w := newWaker(p.Hurry, p.Wake, p.Stopped)
 	defer w.close()
 	done := func(o Outcome) Report {
 		r.Outcome = o
@@ -434,7 +440,7 @@ type waker struct {
 	stop, gone chan struct{}
 }
 
-func newWaker(hurry, wake <-chan os.Signal) *waker {
+func newWaker(hurry, wake <-chan os.Signal, stopped bool) *waker {
 	w := &waker{r: -1, w: -1, hurry: make(chan struct{})}
 	if hurry == nil && wake == nil {
 		return w
@@ -456,6 +462,10 @@ func newWaker(hurry, wake <-chan os.Signal) *waker {
 		for {
 			select {
 			case <-hurry:
+				if !stopped {
+					stopped = true // this one joins the end
+					continue
+				}
 				hurry = nil // once
 				close(w.hurry)
 			case <-wake:
