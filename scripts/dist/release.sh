@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release steps of scripts/dist/RELEASE.md, each one command:
 #
-#   release.sh preflight       the tree is clean and HEAD is tagged
+#   release.sh preflight       the tree is clean and HEAD carries both tags
 #                              v<releaseVersion>; make dist twice, with the
 #                              same SHA256SUMS; make dist-check; npm publish
 #                              --dry-run of every tarball (offline)
@@ -29,6 +29,9 @@ repo=session-starter/session-starter
 
 version=$(release_version)
 tag=v$version
+# mcp_tag is the nested module starter/mcp's tag for the same version: Go
+# finds a nested module's versions by tags prefixed with its directory.
+mcp_tag=starter/mcp/$tag
 
 # npm_tag is the dist-tag a version is published under: a pre-release
 # must not become "latest".
@@ -49,6 +52,7 @@ npm_tarballs() {
 preflight() {
 	[[ -z $(git status --porcelain) ]] || die "the tree is not clean: commit or stash first"
 	git tag --points-at HEAD | grep -qxF "$tag" || die "HEAD is not tagged $tag (git tag -s $tag)"
+	git tag --points-at HEAD | grep -qxF "$mcp_tag" || die "HEAD is not tagged $mcp_tag, the nested module's tag (git tag -s $mcp_tag)"
 	make dist
 	cp "$out/SHA256SUMS" "${TMPDIR:-/tmp}/session-starter-SHA256SUMS.$$"
 	make dist
@@ -105,7 +109,7 @@ upload() {
 	[[ -f $out/SHA256SUMS.sig ]] || die "$out/SHA256SUMS.sig not found: release.sh sign KEY first"
 	local cmds=() f prerelease=
 	[[ $version != *-* ]] || prerelease=' --prerelease'
-	cmds+=("git push origin main $tag")
+	cmds+=("git push origin main $tag $mcp_tag")
 	# Every artifact, side by side, as SHA256SUMS names them: a user checks
 	# what was fetched with sha256sum -c --ignore-missing SHA256SUMS.
 	cmds+=("notes=\$(mktemp) && scripts/dist/release.sh notes >\"\$notes\" && gh release create $tag --repo $repo --verify-tag --title 'session-starter $version' --notes-file \"\$notes\"$prerelease $out/session-starter-$version-* $out/session-starter-$version.tar.gz $out/npm/*.tgz $out/wheels/*.whl $out/deb/*.deb $out/homebrew/session-starter.rb $out/man/session-starter.1 $out/completions/* $out/SHA256SUMS $out/SHA256SUMS.sig")
