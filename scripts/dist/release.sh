@@ -2,7 +2,7 @@
 # The release steps of scripts/dist/RELEASE.md, each one command:
 #
 #   release.sh preflight       the tree is clean and HEAD carries both tags
-#                              v<releaseVersion>; make dist twice, with the
+#                              (v<releaseVersion>, starter/mcp/v…); make dist twice, with the
 #                              same SHA256SUMS; make dist-check; npm publish
 #                              --dry-run of every tarball (offline)
 #   release.sh sign KEY        signs dist/SHA256SUMS with the SSH key KEY
