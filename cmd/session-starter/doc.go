@@ -165,6 +165,15 @@
 //	                         refused record is reported, not 125.
 //	  --dry-run              With --reclaim: list what would be ended, and end
 //	                         nothing.
+//	  --end-released ID      Run no PROGRAM: end what a call run with
+//	                         --release-on-exit left running. ID is the call's
+//	                         session id (its started record's session). Ends this
+//	                         user's processes whose mark carries ID, each through
+//	                         a pidfd after checking it again, and what they start
+//	                         meanwhile: --stop-signal and --grace first, then
+//	                         SIGKILL for up to --kill-budget. Writes a JSON record
+//	                         to --status-fd. Exit 0 when none is left, 125 when
+//	                         some are. Linux only.
 //	  --explain              Run no PROGRAM: print the mode --containment would
 //	                         give here and why (a session's own decision), whether
 //	                         a session cgroup can be made and what to do if not,
@@ -926,9 +935,13 @@
 // has exited (a finish before that is refused, as always). The record's
 // `executed` is the retry signal: only `false` in a complete record means
 // nothing ran; no record (a SIGKILLed starter) means it cannot be known.
+// `session-starter --end-released ID` ends what the call released before
+// the enclosing session ends: ID is the `started` record's `session`.
+// It finds this user's processes by the call's mark, on Linux.
 // (TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession,
 // TestReleaseOnExitEndsEverythingOnAStopAndAfterASIGKILL,
-// TestExecutedIsTheRetrySignalOfACompleteRecord.) What a call released
+// TestExecutedIsTheRetrySignalOfACompleteRecord,
+// TestEndReleasedEndsWhatAReleasedCallLeftAndWhatItStartedSince.) What a call released
 // may hold its output pipes: the packages' `call()` reads them for at
 // most a drain bound after session-starter's exit (500 ms, option `drain`),
 // then closes them and returns with the output read so far

@@ -21,6 +21,7 @@ type invocation struct {
 	ack             bool
 	help, version   bool
 	reclaim, dryRun bool
+	endReleased     string // the call's session id
 	explain         bool
 	usage           string
 	logLevel        string
@@ -143,6 +144,11 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"processes whose environment can be read; Windows keeps no ledger); prints what it ended and what it left, with the reason, and writes "+
 			"them as a JSON record to --status-fd. Exit 0, or 125 when a process verified as a session's is left; a reused PID or a refused record is reported, not 125.")
 	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
+	fs.StringVar(&inv.endReleased, "end-released", "",
+		"Run no PROGRAM: end what a call run with --release-on-exit left running. `ID` is the call's session id "+
+			"(its started record's session). Ends this user's processes whose mark carries ID, each through a pidfd "+
+			"after checking it again, and what they start meanwhile: --stop-signal and --grace first, then SIGKILL "+
+			"for up to --kill-budget. Writes a JSON record to --status-fd. Exit 0 when none is left, 125 when some are. Linux only.")
 	fs.BoolVar(&inv.explain, "explain", false,
 		"Run no PROGRAM: print the mode --containment would give here and why (a session's own decision), "+
 			"whether a session cgroup can be made and what to do if not, whether the parent --watch-parent "+
@@ -193,7 +199,10 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	// The first argument that is not a flag starts PROGRAM (pflag stops
 	// there, as SetInterspersed(false) asks); "--" is needed only for a
 	// PROGRAM whose name starts with "-".
-	if fs.NArg() == 0 && !inv.explain {
+	if inv.endReleased != "" && fs.NArg() > 0 {
+		return nil, fmt.Errorf("--end-released runs no PROGRAM (got %q)", fs.Arg(0))
+	}
+	if fs.NArg() == 0 && !inv.explain && inv.endReleased == "" {
 		return nil, errors.New("missing PROGRAM")
 	}
 	if fs.Changed("parent-pid") && v.parentPID <= 0 {

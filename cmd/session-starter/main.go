@@ -98,6 +98,10 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 		exit.Uncatch()
 		return reclaim(inv, stdout, stderr)
 	}
+	if inv.endReleased != "" {
+		exit.Uncatch()
+		return endReleased(inv, stdout, stderr)
+	}
 	return exit.Main(context.Background(), inv.opts, inv.ack)
 }
 

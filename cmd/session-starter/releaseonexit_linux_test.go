@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -92,6 +94,84 @@ func TestReleaseOnExitLeavesWhatTheEngineLeftToTheEnclosingSession(t *testing.T)
 			}
 			noSurvivors(t, mark)
 		})
+	}
+}
+
+// TestEndReleasedEndsWhatAReleasedCallLeftAndWhatItStartedSince: the call
+// leaves a loop that keeps starting processes. --end-released with the
+// call's session id ends the loop and its children, gives them the grace
+// (the loop's trap says so), and leaves the enclosing session's Engine.
+func TestEndReleasedEndsWhatAReleasedCallLeftAndWhatItStartedSince(t *testing.T) {
+	if portable {
+		t.Skip("refused in the portable build (TestReleaseOnExitIsRefusedWithoutASubreaper)")
+	}
+	mark := newMark(t)
+	dir := t.TempDir()
+	rec, termed, loop := filepath.Join(dir, "rec"), filepath.Join(dir, "termed"), filepath.Join(dir, "loop")
+	script := fmt.Sprintf("trap 'echo > %s; exit 0' TERM\nsleep 600 &\nwhile :; do sleep 0.05; done\n", termed)
+	if err := os.WriteFile(loop, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--", "sh", "-c", innerCall("", `sh `+loop+` >/dev/null & echo $!; exit 7`))
+	cmd.Env = append(os.Environ(), markVar+"="+mark, "BIN="+binary, "REC="+rec)
+	s := startCmd(t, mark, cmd)
+	_, fd := heldPID(t, s.line())
+	if l := s.line(); l != "inner 7" {
+		t.Fatalf("outer Engine said %q, want the inner status 7 mirrored; stderr: %s", l, s.stderr)
+	}
+	if exitedWithin(fd, 0) {
+		t.Fatal("the released loop is gone before --end-released")
+	}
+	f, err := os.Open(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := statusRecords(t, f)
+	f.Close()
+	id, _ := recs[0]["session"].(string)
+	if recs[0]["event"] != "started" || id == "" {
+		t.Fatalf("inner records %v, want a started record with the session id", recs)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	end := exec.Command(binary, "--end-released", id, "--grace", "1m", "--status-fd", "3")
+	end.ExtraFiles = []*os.File{w}
+	out, err := end.CombinedOutput()
+	w.Close()
+	if err != nil {
+		t.Fatalf("--end-released: %v; output: %s", err, out)
+	}
+	if !exitedWithin(fd, 0) {
+		t.Fatal("--end-released returned 0 and the released loop lives")
+	}
+	if _, err := os.Stat(termed); err != nil {
+		t.Errorf("the released loop did not get the stop signal first: %v", err)
+	}
+	var got endedReleased
+	if err := json.NewDecoder(r).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Event != "ended-released" || got.Session != id || got.Found < 2 || len(got.Left) != 0 {
+		t.Errorf("record %+v, want ended-released of %s, the loop and its sleeps found, none left", got, id)
+	}
+	t.Logf("%s", out)
+	// The enclosing session's Engine, which carries the outer mark only, lives.
+	s.in.Close()
+	wantExit(t, s.wait(), 0, s.stderr)
+	noSurvivors(t, mark)
+}
+
+// TestEndReleasedOfAMalformedIDIsAUsageError: an id is 32 lower-case
+// hexadecimal digits, as the started record writes it.
+func TestEndReleasedOfAMalformedIDIsAUsageError(t *testing.T) {
+	out, err := exec.Command(binary, "--end-released", "not-an-id").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--end-released") {
+		t.Fatalf("--end-released not-an-id: %v, %s; want exit 2 naming the flag", err, out)
 	}
 }
 

@@ -12,7 +12,7 @@ function __session_starter_where
             case --
                 echo program (math $i + 1)
                 return
-            case --parent-pid --stdin-grace --control-fd --grace --stop-signal --timeout --status-fd --containment --max-tasks --max-memory --max-swap --max-cpu --call-limits --cgroup-parent --kill-budget --log-level --log-format -k -s
+            case --parent-pid --stdin-grace --control-fd --grace --stop-signal --timeout --status-fd --containment --max-tasks --max-memory --max-swap --max-cpu --call-limits --cgroup-parent --kill-budget --log-level --log-format --end-released -k -s
                 set i (math $i + 1)
             case '-*'
             case '*'
@@ -69,6 +69,7 @@ complete -c session-starter -n 'test (__session_starter_where) = flag' -l log-le
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l log-format -x -d 'The diagnostics\' format F: auto, json or console (zerolog)'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l reclaim -d 'Run no PROGRAM: end what dead sessions of this user left behind, where…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l dry-run -d 'With --reclaim: list what would be ended, and end nothing'
+complete -c session-starter -n 'test (__session_starter_where) = flag' -l end-released -x -d 'Run no PROGRAM: end what a call run with --release-on-exit left running'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l explain -d 'Run no PROGRAM: print the mode --containment would give here and why (a…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l version -d 'Print the version and exit'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -s h -l help -d 'Print this help and exit'
