@@ -3,6 +3,7 @@
 package guard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -679,6 +680,7 @@ func endSession(g guarded, budget time.Duration) {
 	holders := withMarked(g.holders, g.held, g.markArg, g.pgid, g.pin.pids())
 	r := end.End(holders, end.Plan{Budget: budget})
 	g.pin.end()
+	r = endContainers(g.record, r, budget)
 	forget(g.record, r, unverified(holders))
 	if g.cgName != "" {
 		removeCgroup(g.cgName)
@@ -691,6 +693,31 @@ func endSession(g guarded, budget time.Duration) {
 		}
 	}
 	os.Exit(exitDone)
+}
+
+// endContainers has the engine named in the session's ledger record
+// (record, "" for none) stop the session's containers at once, and
+// remove those made with --rm, once the end r is over: their engine kept
+// them running when the session's processes died. budget bounds it. A
+// failure makes r's outcome Survivors, so that the record stays for a
+// reclaim.
+func endContainers(record string, r end.Report, budget time.Duration) end.Report {
+	if record == "" {
+		return r
+	}
+	rec, err := ledger.ReadRecord(wire.SlotLedger, record)
+	if err != nil || rec.Containers == nil {
+		return r
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	if _, err := rec.Containers.End(ctx, rec.Session, 0); err != nil {
+		r.Err = errors.Join(r.Err, err)
+		if r.Outcome == end.Empty || r.Outcome == end.Unconfirmed {
+			r.Outcome = end.Survivors
+		}
+	}
+	return r
 }
 
 // parseArgs reads the guard's command line: arg, then what [parseHandoff]

@@ -276,6 +276,8 @@ func (l *cgroupLayer) ready(s *session) error {
 	return nil
 }
 
+func (*cgroupLayer) before(end.Plan) error { return nil }
+
 // holders is the session cgroup, once the gate has joined it.
 func (l *cgroupLayer) holders() []end.Holder {
 	if l.holder == nil {

@@ -10,7 +10,7 @@ import (
 
 // A layer is one mechanism that holds a session besides group E: the
 // session cgroup, the mark, the sweep by lineage, FreeBSD's reaper, the
-// ledger record. Each acts only inside a step of run. At each step the
+// ledger record, the Engine's containers. Each acts only inside a step of run. At each step the
 // session calls every layer of s.layers, in the list's order; close goes
 // in the reverse order.
 type layer interface {
@@ -23,6 +23,10 @@ type layer interface {
 	// ready checks the layer once the gate is ready, while the guard
 	// arms. An error fails the start: nothing was executed.
 	ready(s *session) error
+	// before acts, at the start of an end, through another program,
+	// before the end signals anything. The plan's Total bounds it. An
+	// error means the layer's part may be left.
+	before(plan end.Plan) error
 	// holders lists the layer's holders for the end.
 	holders() []end.Holder
 	// ended reads the layer's counters into u once the session has
@@ -39,6 +43,7 @@ type noLayer struct{}
 func (noLayer) born(*gate.Spec) error      { return nil }
 func (noLayer) hand(*session, *guard.Spec) {}
 func (noLayer) ready(*session) error       { return nil }
+func (noLayer) before(end.Plan) error      { return nil }
 func (noLayer) holders() []end.Holder      { return nil }
 func (noLayer) ended(End, *Usage)          {}
 func (noLayer) close()                     {}

@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/session-starter/session-starter/guard"
+	"github.com/session-starter/session-starter/internal/containers"
 	"github.com/session-starter/session-starter/internal/ledger"
 )
 
@@ -17,7 +18,8 @@ import (
 type ledgerLayer struct {
 	noLayer
 	dir      *os.File
-	cgroup   *ledger.Cgroup // the session cgroup, or nil
+	cgroup   *ledger.Cgroup  // the session cgroup, or nil
+	cli      *containers.CLI // the engine of the session's containers, or nil
 	recorded bool
 	// keep keeps the record at the end: survivors are left, and the
 	// guard keeps guarding them; it removes the record once it has ended
@@ -28,12 +30,20 @@ type ledgerLayer struct {
 }
 
 // holdLedger adds the ledger record to the session's layers, with the
-// session cgroup cg (nil in group mode). Without the mark there is
-// nothing to find the session's processes by, and no record.
+// session cgroup cg (nil in group mode) and the engine of its containers.
+// Without the mark there is nothing to find the session's processes by,
+// and no record.
 func (s *session) holdLedger(cg *ledger.Cgroup) {
-	if s.mark != nil {
-		s.layers = append(s.layers, &ledgerLayer{cgroup: cg, id: s.mark.String(), log: s.log})
+	if s.mark == nil {
+		return
 	}
+	l := &ledgerLayer{cgroup: cg, id: s.mark.String(), log: s.log}
+	for _, o := range s.layers {
+		if c, ok := o.(*containerLayer); ok {
+			l.cli = &c.cli
+		}
+	}
+	s.layers = append(s.layers, l)
 }
 
 // hand opens the ledger's directory and gives the guard a descriptor of
@@ -68,7 +78,7 @@ func (l *ledgerLayer) ready(s *session) error {
 		return nil
 	}
 	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: l.id, UID: os.Getuid(), Mode: s.mode,
-		Created: ledger.Now(), PGID: s.gate.PID, Cgroup: l.cgroup}
+		Created: ledger.Now(), PGID: s.gate.PID, Cgroup: l.cgroup, Containers: l.cli}
 	for _, p := range []struct {
 		pid int
 		to  *ledger.Process

@@ -56,6 +56,13 @@ type Options struct {
 	// number alone), and how a nested session or a contained call knows it
 	// runs under a session. With NoMark those are off.
 	NoMark bool
+	// Containers makes a `docker run` or `podman run` Engine's container
+	// the session's: the container gets a label with the session's id,
+	// and every end stops it through the same engine, with the grace,
+	// before anything is signalled (package internal/containers says
+	// which command lines it takes; others are a usage error). It needs
+	// the mark. Not on Windows.
+	Containers bool
 	// ReleaseOnExit ends nothing when the Engine exits on its own: what
 	// it left running stays, listed in [End.Released] (Outcome
 	// [Released]), for the enclosing session to end, and the guard is
@@ -191,7 +198,9 @@ type Options struct {
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger
 
-	started func(pid, guard int, mode, session string) // writes the started record
+	// started writes the started record; argv is the Engine's command
+	// line when the session changed it (Containers), else nil.
+	started func(pid, guard int, mode, session string, argv []string)
 }
 
 // DefaultStdinGrace is how long an Engine whose standard input hung up

@@ -55,7 +55,7 @@ func reclaimed(rep ledger.Report) launch.StatusReclaimed {
 	out := launch.StatusReclaimed{Event: rep.Event, Dir: rep.Dir, DryRun: rep.DryRun,
 		Sessions: make([]launch.ReclaimedSession, 0, len(rep.Sessions)), Problems: make([]launch.LedgerProblem, 0, len(rep.Problems))}
 	for _, s := range rep.Sessions {
-		rs := launch.ReclaimedSession{Session: s.Session, Action: s.Action, Cgroup: s.Cgroup, GuardEnd: s.GuardEnd,
+		rs := launch.ReclaimedSession{Session: s.Session, Action: s.Action, Cgroup: s.Cgroup, GuardEnd: s.GuardEnd, Containers: s.Containers,
 			Ended: make([]launch.ReclaimedProcess, 0, len(s.Ended)), Left: make([]launch.LeftProcess, 0, len(s.Left))}
 		for _, e := range s.Ended {
 			rs.Ended = append(rs.Ended, launch.ReclaimedProcess{PID: e.PID, Comm: e.Comm})

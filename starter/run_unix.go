@@ -38,9 +38,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	// The records are built only for a status descriptor: their time
 	// stamps load the local time zone.
-	o.started = func(pid, guard int, mode, session string) {
+	o.started = func(pid, guard int, mode, session string, argv []string) {
 		if status >= 0 {
-			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now(), Session: session})
+			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now(), Session: session, Argv: argv})
 		}
 	}
 	res, err := run(ctx, o)
@@ -288,6 +288,11 @@ func prepare(o Options) (*session, error) {
 	} else if err := executable(s.spec.Path); err != nil {
 		return nil, fail(wire.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
 	}
+	if o.Containers {
+		if err := s.holdContainers(); err != nil {
+			return nil, err
+		}
+	}
 	if err := proc.SameNamespace(); err != nil {
 		return nil, fail(ExitContainment, "%w", err)
 	}
@@ -485,7 +490,11 @@ func (s *session) release(ctx context.Context, res *Result) error {
 	if s.o.Released != nil {
 		s.o.Released()
 	}
-	s.o.started(s.gate.PID, s.guard.PID, s.mode, s.markString())
+	var argv []string
+	if s.o.Containers {
+		argv = s.spec.Argv
+	}
+	s.o.started(s.gate.PID, s.guard.PID, s.mode, s.markString(), argv)
 	s.log.Debug().Int("pid", s.gate.PID).Msg("engine released")
 	return nil
 }
@@ -593,8 +602,21 @@ func (s *session) holders() []end.Holder {
 // end ends every holder under one deadline (package end), and removes
 // the session cgroup once it is empty.
 func (s *session) end(plan end.Plan) End {
+	var errs []error
+	for _, l := range s.layers {
+		if err := l.before(plan); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	s.deadline = plan.Deadline(time.Now())
 	e := endOf(end.End(s.holders(), plan))
+	if err := errors.Join(errs...); err != nil {
+		// What a layer left is the session's, though no process shows it.
+		e.Err = errors.Join(e.Err, err)
+		if e.Outcome == Empty || e.Outcome == Unconfirmed {
+			e.Outcome = Survivors
+		}
+	}
 	for _, l := range s.layers {
 		l.ended(e, &s.usage)
 	}

@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		status = statusHandle(o.StatusFD)
 	}
-	o.started = func(pid, _ int, mode, session string) {
+	o.started = func(pid, _ int, mode, session string, _ []string) {
 		// The job is the guard: there is no guard process.
 		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now(), Session: session})
 	}
@@ -150,6 +150,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	if o.ReleaseOnExit {
 		return Result{}, fail(ExitUsage, "--release-on-exit: not supported on Windows")
+	}
+	if o.Containers {
+		return Result{}, fail(ExitUsage, "--containers: not supported on Windows")
 	}
 	if _, err := ExplainLimits(o.Limits, o.CgroupParent); err != nil {
 		return Result{}, err
@@ -290,7 +293,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if o.Released != nil {
 		o.Released()
 	}
-	o.started(s.eng.PID, 0, ModeJob, s.mark)
+	o.started(s.eng.PID, 0, ModeJob, s.mark, nil)
 	log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
 
 	res.Reason, res.Signal = s.watch()

@@ -122,6 +122,18 @@
 //	                         plus kill budget, is one deadline, in every mode:
 //	                         session-starter exits at most grace + kill budget +
 //	                         250ms after the end began. (default 10s)
+//	  --containers           PROGRAM is docker run or `podman run` (global options
+//	                         before run allowed): label its container with the
+//	                         session's id, and on every end have the same engine
+//	                         stop it with --grace, and remove it if made with
+//	                         --rm, before anything is signalled. The engine gets
+//	                         up to grace + kill budget for that, before the end's
+//	                         own deadline starts. This label is the one change
+//	                         made to the command line; the started record shows
+//	                         the line as run. -d, another subcommand or another
+//	                         program (a shell, a script) is a usage error. After a
+//	                         SIGKILL of session-starter, its guard and --reclaim
+//	                         stop and remove them without grace. Not on Windows.
 //	  --no-mark              Leave the session mark out of the Engine's
 //	                         environment. Without it, the session's id is added to
 //	                         SESSION_STARTER_SESSION (set to the id, or the

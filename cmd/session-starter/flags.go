@@ -41,6 +41,7 @@ type flagValues struct {
 	timeout       time.Duration
 	containment   string
 	noMark        bool
+	containers    bool
 	releaseOnExit bool
 	watchStdin    bool
 	stdinGrace    time.Duration
@@ -119,6 +120,12 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"the guard does the same. Must be more than 0. The whole end, grace plus "+
 			"kill budget, is one deadline, in every mode: session-starter exits at most grace + kill budget + "+
 			launch.EndSlack.String()+" after the end began.")
+	fs.BoolVar(&v.containers, "containers", false,
+		"PROGRAM is `docker run` or `podman run` (global options before run allowed): label its container with "+
+			"the session's id, and on every end have the same engine stop it with --grace, and remove it if made "+
+			"with --rm, before anything is signalled. The engine gets up to grace + kill budget for that, before the end's own deadline starts. This label is the one change made to the command line; "+
+			"the started record shows the line as run. -d, another subcommand or another program (a shell, a script) "+
+			"is a usage error. After a SIGKILL of session-starter, its guard and --reclaim stop and remove them without grace. Not on Windows.")
 	fs.BoolVar(&v.noMark, "no-mark", false,
 		"Leave the session mark out of the Engine's environment. Without it, the session's id is added to "+
 			launch.SessionVar+" (set to the id, or the inherited value extended with \":\" and the id): the one "+
@@ -262,6 +269,7 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 		StopSignal:    sig,
 		Timeout:       v.timeout,
 		NoMark:        v.noMark,
+		Containers:    v.containers,
 		ReleaseOnExit: v.releaseOnExit,
 		WatchStdin:    v.watchStdin,
 		StdinGrace:    v.stdinGrace,

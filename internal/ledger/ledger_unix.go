@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/containers"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -62,6 +63,10 @@ type Record struct {
 	// account and its time, written into the record by the guard
 	// ([NoteEnd]), whose standard error nobody reads.
 	GuardEnd string `json:"guard_end,omitempty"`
+	// Containers, when set, reaches the engine that runs the session's
+	// containers (--containers): the guard and a reclaim have it stop
+	// them, and remove those made with --rm.
+	Containers *containers.CLI `json:"containers,omitempty"`
 }
 
 // EnvDir names a directory to use instead of the default, for tests and
@@ -274,6 +279,13 @@ func readAt(dir int, name string) (Record, []byte, error) {
 		return Record{}, nil, fmt.Errorf("ledger: %s: torn or foreign record: %v", name, err)
 	}
 	return r, b, nil
+}
+
+// ReadRecord reads the record named name from the directory of the
+// descriptor dir, as NoteEnd reads it.
+func ReadRecord(dir int, name string) (Record, error) {
+	r, _, err := readAt(dir, name)
+	return r, err
 }
 
 // Remove removes session's record from the directory of the descriptor

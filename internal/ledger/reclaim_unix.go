@@ -5,6 +5,8 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
@@ -16,6 +18,11 @@ import (
 // (and reported by it).
 const reclaimPasses = 64
 
+// containersWait bounds how long a reclaim waits for an engine to stop a
+// session's containers and remove those made with --rm. Its clock starts
+// at the first command to the engine.
+const containersWait = time.Minute
+
 // Reclaim ends what the dead sessions of this user's ledger left, as the
 // package doc says; dry, it only reports what it would end. It never
 // runs where /proc is of another PID namespace than this process's, nor
@@ -26,7 +33,9 @@ const reclaimPasses = 64
 // nothing signalled. ctx is looked at before
 // each session: once it is done, Reclaim returns what it did so far with
 // ctx's error; a session begun is finished first (its passes and its
-// cgroup's wait are bounded).
+// cgroup's wait are bounded). A session's containers (Record.Containers)
+// are stopped and, made with --rm, removed through their engine, without
+// grace, once its processes are ended.
 func Reclaim(ctx context.Context, dry bool) (Report, error) {
 	dir, fd, err := OpenDir()
 	if err != nil {
@@ -88,6 +97,15 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			// Live, or unverified: left alone either way.
 		default:
 			reclaim(&s, r, dry)
+			if r.Containers != nil && !dry {
+				cctx, cancel := context.WithTimeout(ctx, containersWait)
+				ended, err := r.Containers.End(cctx, r.Session, 0)
+				cancel()
+				s.Containers = slices.Compact(slices.Sorted(slices.Values(slices.Concat(ended.Stopped, ended.Removed))))
+				if err != nil {
+					s.Left = append(s.Left, LeftProcess{Reason: "containers: " + err.Error(), Survivor: true})
+				}
+			}
 			if dry {
 				s.Action = "would-reclaim"
 			} else {

@@ -71,6 +71,9 @@ type Session struct {
 	// GuardEnd is what the session's guard wrote into the record when its
 	// end, after the starter was gone, left something (Record.GuardEnd).
 	GuardEnd string `json:"guard_end,omitempty"`
+	// Containers are the ids of the session's containers the reclaim
+	// stopped or removed through their engine (Record.Containers).
+	Containers []string `json:"containers,omitempty"`
 }
 
 // Report is what Reclaim found and did.

@@ -47,6 +47,9 @@ type ReclaimedSession struct {
 	// session-starter was gone, when it left something: its account and
 	// time, as the guard wrote it into the record.
 	GuardEnd string `json:"guard_end,omitempty"`
+	// Containers are the ids of the session's containers (--containers)
+	// the reclaim stopped, or removed where made with --rm.
+	Containers []string `json:"containers,omitempty"`
 }
 
 // ReclaimedProcess is a process a reclaim ended (dry: would end).

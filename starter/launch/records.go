@@ -64,6 +64,9 @@ type StatusStarted struct {
 	// Session is the session's id in the session mark ([SessionVar]),
 	// absent when the mark is off.
 	Session string `json:"session,omitempty"`
+	// Argv is the Engine's command line as run, present only when
+	// session-starter changed it: with --containers, the label it added.
+	Argv []string `json:"argv,omitempty"`
 }
 
 // SessionVar is the environment variable of the session mark: the ids of

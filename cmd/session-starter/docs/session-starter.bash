@@ -31,7 +31,7 @@ _session_starter() {
 		# A flag's value: nothing to offer.
 		((i > COMP_CWORD)) || [[ $cur == = ]] && return 0
 		if [[ $cur == -* ]]; then
-			while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -W '--ack --stdio --watch-parent --parent-pid --watch-stdin --stdin-grace --control-fd --grace --stop-signal --timeout --status-fd --containment --max-tasks --max-memory --max-swap --max-cpu --call-limits --cgroup-parent --kill-budget --no-mark --release-on-exit --log-level --log-format --reclaim --dry-run --end-released --explain --version --help -k -s -h' -- "$cur")
+			while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -W '--ack --stdio --watch-parent --parent-pid --watch-stdin --stdin-grace --control-fd --grace --stop-signal --timeout --status-fd --containment --max-tasks --max-memory --max-swap --max-cpu --call-limits --cgroup-parent --kill-budget --containers --no-mark --release-on-exit --log-level --log-format --reclaim --dry-run --end-released --explain --version --help -k -s -h' -- "$cur")
 			return 0
 		fi
 		program=$COMP_CWORD

@@ -63,6 +63,7 @@ complete -c session-starter -n 'test (__session_starter_where) = flag' -l max-cp
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l call-limits -x -d 'Let the Engine\'s contained calls (Go package starter/contain) set the…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l cgroup-parent -x -d 'Make the session cgroup in the cgroup v2 directory DIR (a delegated…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l kill-budget -x -d 'After the grace, send SIGKILL in rounds for up to D before reporting…'
+complete -c session-starter -n 'test (__session_starter_where) = flag' -l containers -d 'PROGRAM is docker run or `podman run` (global options before run…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l no-mark -d 'Leave the session mark out of the Engine\'s environment'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l release-on-exit -d 'When the Engine exits on its own, end nothing: what it left running…'
 complete -c session-starter -n 'test (__session_starter_where) = flag' -l log-level -x -d 'Diagnostics on stderr at level L: debug, info, warn, error, disabled'
