@@ -21,6 +21,7 @@ type ledgerLayer struct {
 	cgroup   *ledger.Cgroup  // the session cgroup, or nil
 	cli      *containers.CLI // the engine of the session's containers, or nil
 	recorded bool
+	err      error // why the ledger's directory could not be opened
 	// keep keeps the record at the end: survivors are left, and the
 	// guard keeps guarding them; it removes the record once it has ended
 	// them.
@@ -50,13 +51,13 @@ func (s *session) holdLedger(cg *ledger.Cgroup) {
 // it: once the guard has ended a session whose starter is gone, and found
 // nothing left, it removes the session's record through that descriptor,
 // never through a path resolved later. The record is written into the
-// same directory (ready). A directory that fails the checks is logged:
-// the session runs, and a reclaim cannot end what it leaves.
+// same directory (ready). A directory that fails the checks is ready's
+// to report.
 func (l *ledgerLayer) hand(_ *session, gs *guard.Spec) {
 	if l.dir == nil {
 		dir, fd, err := ledger.OpenDir()
 		if err != nil {
-			l.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
+			l.err = err
 			return
 		}
 		l.dir = os.NewFile(uintptr(fd), dir)
@@ -67,15 +68,29 @@ func (l *ledgerLayer) hand(_ *session, gs *guard.Spec) {
 // ready writes the session's record into the directory the guard was
 // given, while the guard arms and before the Engine's program is
 // executed. A failure is logged: the session runs, and a reclaim cannot
-// end what it leaves.
+// end what it leaves. With containers it fails the start: only the record
+// tells the guard which engine to have stop them.
 func (l *ledgerLayer) ready(s *session) error {
-	if l.dir == nil {
-		return nil
+	err := l.err
+	if err == nil {
+		err = l.write(s)
 	}
+	switch {
+	case err == nil:
+		l.recorded = true
+	case l.cli != nil:
+		return fail(ExitContainment, "--containers: no ledger record (%w): after a SIGKILL of session-starter its guard could not stop the containers", err)
+	default:
+		l.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
+	}
+	return nil
+}
+
+// write writes the session's record.
+func (l *ledgerLayer) write(s *session) error {
 	boot, err := ledger.BootID()
 	if err != nil {
-		l.log.Info().Err(err).Msg("no ledger record")
-		return nil
+		return err
 	}
 	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: l.id, UID: os.Getuid(), Mode: s.mode,
 		Created: ledger.Now(), PGID: s.gate.PID, Cgroup: l.cgroup, Containers: l.cli}
@@ -86,22 +101,15 @@ func (l *ledgerLayer) ready(s *session) error {
 		// This process, and its unreaped children: the PIDs name them.
 		tok, err := ledger.TokenOf(p.pid)
 		if err != nil {
-			l.log.Info().Err(err).Msg("no ledger record")
-			return nil
+			return err
 		}
 		*p.to = ledger.Process{PID: p.pid, Token: tok}
 	}
 	if r.NS, err = ledger.Here(); err != nil {
 		// A record that names no namespace is never acted on.
-		l.log.Info().Err(err).Msg("no ledger record")
-		return nil
+		return err
 	}
-	if err := ledger.Write(int(l.dir.Fd()), r); err != nil {
-		l.log.Info().Err(err).Msg("no ledger record")
-		return nil
-	}
-	l.recorded = true
-	return nil
+	return ledger.Write(int(l.dir.Fd()), r)
 }
 
 // ended keeps the record when the end left survivors or refused to
