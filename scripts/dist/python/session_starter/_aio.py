@@ -32,6 +32,7 @@ class AsyncSession:
         self.mode = mode
         self.stdin: asyncio.StreamWriter = proc.stdin  # type: ignore[assignment]
         self.stdout: asyncio.StreamReader = proc.stdout  # type: ignore[assignment]
+        self._binary = prep.binary  # for CallResult.end_released()
         self._control = prep.ctl_w
         self._stop_timeout = prep.stop_timeout
         self._tail = tail

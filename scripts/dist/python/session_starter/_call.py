@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
-import select
-import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from ._aio import AsyncSession, launch_async
+from ._reclaim import run_for_record
 from ._records import Ended, Record, RecordError, Started
-from ._session import DEFAULT_DRAIN, DEFAULT_KILL_BUDGET, LaunchError, Session, _Feed, _invalid, _Pump, end_bound, launch
+from ._session import DEFAULT_DRAIN, LaunchError, Session, _duration, _Feed, _invalid, _Pump, end_bound, launch
 
 NOT_STARTED = "not-started"
 STARTED = "started"
@@ -83,6 +81,8 @@ class CallResult:
     error: Optional[Union[LaunchError, MaxBufferError]] = None
     output_held: bool = False
     session: Optional[str] = None
+    # The binary the call ran, which end_released() runs too.
+    _binary: Optional[str] = field(default=None, repr=False, compare=False)
 
     @property
     def timed_out(self) -> bool:
@@ -92,25 +92,37 @@ class CallResult:
     def end_released(self, *, grace: float = 0, kill_budget: float = 0) -> List[int]:
         """Ends what this released call left running (the model's "stop my dev server"), and returns once it has ended.
 
-        It ends every process that carries the call's session id in
-        SESSION_STARTER_SESSION — the processes the ended record lists as
-        released, and what they started since — each checked again once a
-        pidfd holds it, and signalled through that pidfd. With ``grace``
-        (seconds; 0: none) they get SIGTERM first and that long to exit;
-        then SIGKILL, in rounds (which find what forked meanwhile) for up
-        to ``kill_budget`` (0: 10 s).
-        Returns the PIDs left alive past it: [] when all ended. Only this
-        user's processes are ended. A process that scrubbed its environment
-        is not found: the enclosing session still ends it. Linux only (NotImplementedError elsewhere);
-        ValueError for a call that was not released, or has no session id.
+        It runs ``session-starter --end-released`` with the call's session
+        id, on the binary the call ran. That ends every process of this
+        user that carries the id in SESSION_STARTER_SESSION — the processes
+        the ended record lists as released, and what they started since —
+        each checked again once a pidfd holds it, and signalled through
+        that pidfd. With ``grace`` (seconds; 0: none) they get SIGTERM
+        first and that long to exit; then SIGKILL, in rounds (which find
+        what forked meanwhile) for up to ``kill_budget`` (0: 10 s).
+        Returns the PIDs left alive past it: [] when all ended. A process
+        that scrubbed its environment is not found: the enclosing session
+        still ends it. Linux only (NotImplementedError elsewhere);
+        ValueError for a call that was not released, or has no session id;
+        LaunchError for a bad grace or kill_budget ("invalid-option"), or
+        when session-starter wrote no record ("end-released").
         """
         if self.ended is None or self.ended.outcome != "released":
             raise ValueError("session-starter: end_released(): the call was not released: it left nothing running")
         if not self.session:
             raise ValueError("session-starter: end_released(): the call has no session id (its started record is missing)")
-        if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
+        if not sys.platform.startswith("linux"):
             raise NotImplementedError("session-starter: end_released(): Linux only (pidfds); the enclosing session ends what the call left")
-        return _end_marked(self.session, grace, kill_budget if kill_budget > 0 else DEFAULT_KILL_BUDGET)
+        flags = ["--end-released", self.session]
+        flags += _duration("grace", "--grace", grace)
+        flags += _duration("kill_budget", "--kill-budget", kill_budget)
+        binary = self._binary
+        if binary is None:  # a result not made by call()
+            from . import binary_path  # raises BinaryNotFoundError
+
+            binary = binary_path()
+        record = run_for_record(binary, flags, "ended-released", "end-released")
+        return sorted(int(pid) for pid in record.get("left") or [])
 
 
 class _Capture:
@@ -193,7 +205,7 @@ class _Call:
         nothing = e.code in _NOTHING_RAN_CODES or e.kind in _NOTHING_RAN_KINDS
         return CallResult(NOT_STARTED if nothing else UNCLEAR, e.returncode, b"", err, None, e)
 
-    def result(self, code: int, ended: Optional[Ended], records: List[Record], held: bool) -> CallResult:
+    def result(self, code: int, ended: Optional[Ended], records: List[Record], held: bool, binary: str) -> CallResult:
         if ended is None:
             outcome = UNCLEAR
         elif ended.executed:
@@ -202,7 +214,7 @@ class _Call:
             outcome = NOT_STARTED
         error = self.exceeded[0] if self.exceeded else None
         sid = next((r.session for r in records if isinstance(r, Started)), None)
-        return CallResult(outcome, code, self.out.value(), self.err.value(), ended, error, held, sid)
+        return CallResult(outcome, code, self.out.value(), self.err.value(), ended, error, held, sid, _binary=binary)
 
 
 def call(
@@ -277,7 +289,7 @@ def call(
             ended = s.ended(timeout=end_bound(grace, kill_budget))
         except Exception:  # a bad record, or none in time: not known
             ended = None
-    return c.result(code, ended, s.records, held)
+    return c.result(code, ended, s.records, held, s._binary)
 
 
 async def call_async(
@@ -348,7 +360,7 @@ async def call_async(
         pump.cancel()
         s._close_pipes()
         await s.close()
-    return c.result(code, ended, s.records, held)
+    return c.result(code, ended, s.records, held, s._binary)
 
 
 async def _feed(w: asyncio.StreamWriter, data: bytes) -> None:
@@ -368,96 +380,3 @@ async def _pump(r: asyncio.StreamReader, take: Callable[[bytes], Any]) -> None:
         if not b:
             return
         take(b)
-
-
-_MARK_VAR = b"SESSION_STARTER_SESSION="
-
-
-def _carries(pid: int, sid: bytes) -> bool:
-    """Whether process pid's environment lists session sid in SESSION_STARTER_SESSION (a zombie's is empty)."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            env = f.read()
-    except OSError:
-        return False
-    for kv in env.split(b"\0"):
-        if kv.startswith(_MARK_VAR):
-            return sid in kv[len(_MARK_VAR) :].split(b":")
-    return False
-
-
-def _owner(pid: int) -> int:
-    """The real user id of process pid, or -1."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return -1
-
-
-def _carriers(sid: bytes) -> List[int]:
-    """This user's processes that carry session sid: a copy of the value in another user's environment is not ours to end."""
-    uid = os.getuid()
-    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _owner(int(n)) == uid and _carries(int(n), sid)]
-
-
-def _end_marked(session: str, grace: float, kill_budget: float) -> List[int]:
-    """Ends the processes that carry session's id, each through a pidfd opened after it was found and checked again; returns those left alive."""
-    sid = session.encode()
-    held: dict = {}  # pid: pidfd
-
-    def pin() -> None:
-        for pid in _carriers(sid):
-            if pid in held:
-                continue
-            try:
-                fd = os.pidfd_open(pid)
-            except OSError:
-                continue  # gone already
-            if _carries(pid, sid):  # still the one found: the pidfd holds it now
-                held[pid] = fd
-            else:
-                os.close(fd)
-
-    def signal_all(sig: int) -> None:
-        for fd in held.values():
-            try:
-                signal.pidfd_send_signal(fd, sig)
-            except ProcessLookupError:
-                pass
-
-    def wait_all(deadline: float) -> None:
-        """Waits until every held process has exited or deadline; forgets those that exited."""
-        while held:
-            p = select.poll()
-            for fd in held.values():
-                p.register(fd, select.POLLIN)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            ready = {fd for fd, _ in p.poll(left * 1000)}
-            for pid, fd in list(held.items()):
-                if fd in ready:
-                    os.close(fd)
-                    del held[pid]
-
-    try:
-        pin()
-        if grace > 0 and held:
-            signal_all(signal.SIGTERM)
-            wait_all(time.monotonic() + grace)
-        deadline = time.monotonic() + kill_budget
-        while True:
-            pin()
-            if not held:
-                return []
-            signal_all(signal.SIGKILL)
-            wait_all(deadline)
-            if held and time.monotonic() >= deadline:
-                return sorted(held)
-    finally:
-        for fd in held.values():
-            os.close(fd)

@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from ._session import LaunchError
 
@@ -55,9 +55,21 @@ def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optiona
         binary = binary_path()
     elif not isinstance(binary, str) or not binary:
         raise LaunchError("session-starter: binary: want the path of session-starter", "invalid-option")
+    return run_for_record(binary, ["--reclaim"] + (["--dry-run"] if dry_run else []), "reclaimed", "reclaim", env)
+
+
+def run_for_record(binary: str, flags: List[str], event: str, code: str, env: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """Runs binary with flags that run no PROGRAM, and returns the record it wrote to --status-fd, parsed.
+
+    The record must be a JSON object with ``event``, and the exit status 0
+    or 125 (some are left: the record says which). Else it raises
+    LaunchError with ``code``, the exit status and the stderr's tail;
+    BinaryNotFoundError when binary is missing, LaunchError "spawn" when it
+    cannot be started.
+    """
     r, w = os.pipe()
     try:
-        args = [binary, "--reclaim", "--status-fd", str(w)] + (["--dry-run"] if dry_run else [])
+        args = [binary, *flags, "--status-fd", str(w)]
         try:
             proc = subprocess.Popen(
                 args,
@@ -90,11 +102,11 @@ def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optiona
         record = json.loads(data)
     except ValueError:
         record = None
-    if not isinstance(record, dict) or record.get("event") != "reclaimed" or proc.returncode not in (0, 125):
+    if not isinstance(record, dict) or record.get("event") != event or proc.returncode not in (0, 125):
         said = f"; stderr: {stderr.strip()}" if stderr.strip() else ""
         raise LaunchError(
-            f"session-starter: --reclaim wrote no record; it exited {proc.returncode}{said}",
-            "reclaim",
+            f"session-starter: {flags[0]} wrote no record; it exited {proc.returncode}{said}",
+            code,
             returncode=proc.returncode,
             stderr=stderr,
         )

@@ -109,7 +109,8 @@ class LaunchError(Exception):
 
     ``code`` says what happened: "invalid-option", "binary-missing",
     "spawn", "no-ack", "malformed-ack", "ack-timeout"; of reclaim(),
-    "reclaim" when session-starter wrote no record. ``returncode`` is how
+    "reclaim", and of CallResult.end_released(), "end-released", when
+    session-starter wrote no record. ``returncode`` is how
     session-starter ended, as Popen.returncode has it (None if it never
     started), ``kind`` why it exited before its ack ("usage",
     "containment", "cannot-execute", "not-found"), ``line`` what was read
@@ -579,6 +580,7 @@ class Session:
         self.mode = mode
         self.stdin: IO[bytes] = proc.stdin  # type: ignore[assignment]
         self.stdout: IO[bytes] = proc.stdout  # type: ignore[assignment]
+        self._binary = prep.binary  # for CallResult.end_released()
         self._control = prep.ctl_w
         self._stop_timeout = prep.stop_timeout
         self._tail = tail

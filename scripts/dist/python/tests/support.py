@@ -76,6 +76,26 @@ def marked(mark):
     return out
 
 
+def carrying(session):
+    """The live processes (not zombies) whose SESSION_STARTER_SESSION lists session: those of a call, and what they started."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ids = next((kv.split(b"=", 1)[1].split(b":") for kv in env if kv.startswith(b"SESSION_STARTER_SESSION=")), [])
+        i = stat.rfind(b")")
+        if session.encode() in ids and stat[i + 2 : i + 3] != b"Z":
+            out.append(int(name))
+    return out
+
+
 def eventually(what, cond):
     deadline = time.monotonic() + TOO_LONG
     pause = 0.005

@@ -10,7 +10,7 @@ import time
 import unittest
 
 import session_starter as ss
-from support import SessionTest, eventually, marked
+from support import SessionTest, carrying, eventually, marked
 
 
 class CallTest(SessionTest):
@@ -92,22 +92,14 @@ class CallTest(SessionTest):
             self.assertTrue(self.alive(r["released"][0]), "the released sleep was ended by the call")
 
     def test_end_released_ends_what_a_released_call_left_and_what_it_started_since(self):
-        """Inside an enclosing session: the released processes live after the call, and none after end_released()."""
+        """Inside an enclosing session: a released loop keeps starting sleeps; after end_released() nothing carries the call's id, and the enclosing Engine lives."""
         script = (
-            "import asyncio, json, os, sys\n"
+            "import asyncio, json, sys\n"
             "import session_starter as ss\n"
-            "def alive(pid):\n"
-            "    try:\n"
-            "        with open(f'/proc/{pid}/stat', 'rb') as f:\n"
-            "            stat = f.read()\n"
-            "    except OSError:\n"
-            "        return False\n"
-            "    return stat[stat.rfind(b')') + 2 : stat.rfind(b')') + 3] != b'Z'\n"
-            "r = " + self.call_expr.format("['sh', '-c', 'sleep 300 & setsid sh -c \"sleep 300 & wait\" & echo ok'], release_on_exit=True") + "\n"
-            "released = r.ended.released\n"
-            "before = [p for p in released if alive(p)]\n"
-            "left = r.end_released(grace=0.5)\n"
-            "print(json.dumps({'released': released, 'before': before, 'left': left, 'after': [p for p in released if alive(p)]}), flush=True)\n"
+            "r = " + self.call_expr.format("['sh', '-c', 'sleep 300 & setsid sh -c \"while :; do sleep 0.05; done\" & echo ok'], release_on_exit=True") + "\n"
+            "print(json.dumps({'session': r.session, 'released': r.ended.released}), flush=True)\n"
+            "sys.stdin.readline()\n"
+            "print(json.dumps(r.end_released(grace=0.5)), flush=True)\n"
             "sys.stdin.read()  # the enclosing session ends it\n"
         )
         with ss.launch([sys.executable, "-c", script], env=self.env) as s:
@@ -115,8 +107,13 @@ class CallTest(SessionTest):
             self.assertTrue(line, "the enclosing Engine wrote nothing")
             r = json.loads(line)
             self.assertGreaterEqual(len(r["released"]), 2, r)
-            self.assertEqual(r["before"], r["released"], "the call ended what it released")
-            self.assertEqual((r["left"], r["after"]), ([], []))
+            self.assertTrue(all(self.alive(p) for p in r["released"]), "the call ended what it released")
+            eventually("the released loop starts a sleep after the call", lambda: set(carrying(r["session"])) - set(r["released"]))
+            s.stdin.write(b"end\n")
+            s.stdin.flush()
+            self.assertEqual(json.loads(self.bounded(s.stdout.readline)), [])
+            self.assertEqual(carrying(r["session"]), [], "a process of the call lives on")
+            self.assertIsNone(s.poll(), "the enclosing session ended")
 
     def test_end_released_with_a_grace_sends_sigterm_first(self):
         with tempfile.TemporaryDirectory() as d:
@@ -152,6 +149,76 @@ class CallTest(SessionTest):
             line = self.bounded(s.stdout.readline)
             self.assertTrue(line, "the enclosing Engine wrote nothing")
             self.assertEqual(json.loads(line), {"left": [], "stranger": True}, "another user's process was ended")
+
+    def test_end_released_returns_the_pids_that_outlived_the_kill_budget(self):
+        """A released sleep frozen by a cgroup v1 freezer outlives SIGKILL: end_released() returns its PID, and the SIGKILL lands on the thaw."""
+        freezer = "/sys/fs/cgroup/freezer"
+        if os.getuid() != 0 or not os.path.isfile(os.path.join(freezer, "cgroup.procs")):
+            self.skipTest("needs root and a cgroup v1 freezer to make a process that SIGKILL cannot end")
+        script = (
+            "import asyncio, json, sys\n"
+            "import session_starter as ss\n"
+            "r = " + self.call_expr.format("['sh', '-c', 'sleep 300 & echo ok'], release_on_exit=True") + "\n"
+            "print(json.dumps(r.ended.released), flush=True)\n"
+            "sys.stdin.readline()  # the test froze it\n"
+            "print(json.dumps(r.end_released(kill_budget=0.5)), flush=True)\n"
+            "sys.stdin.read()  # the enclosing session ends it\n"
+        )
+        cg = os.path.join(freezer, "session-starter-py-test-" + self.mark)
+        try:
+            os.mkdir(cg)
+        except OSError as err:
+            self.skipTest(f"cannot make a freezer cgroup: {err}")
+
+        def procs():
+            with open(os.path.join(cg, "cgroup.procs")) as f:
+                return f.read().split()
+
+        def state(s=None):
+            with open(os.path.join(cg, "freezer.state"), "r+") as f:
+                if s:
+                    f.write(s)
+                return f.read().strip()
+
+        def remove():
+            state("THAWED")
+            eventually("the freezer cgroup empties", lambda: not procs())
+            os.rmdir(cg)
+
+        self.addCleanup(remove)
+        with ss.launch([sys.executable, "-c", script], env=self.env) as s:
+            released = json.loads(self.bounded(s.stdout.readline))
+            self.assertEqual(len(released), 1, released)
+            with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+                f.write(str(released[0]))
+            try:
+                state("FROZEN")
+                eventually("the released sleep is frozen", lambda: state() == "FROZEN")
+                s.stdin.write(b"frozen\n")
+                s.stdin.flush()
+                left = json.loads(self.bounded(s.stdout.readline))
+                self.assertEqual(left, released, "end_released() did not return the frozen sleep")
+                self.assertTrue(self.alive(released[0]))
+            finally:
+                state("THAWED")
+            eventually("the thawed sleep dies of the SIGKILL end_released() sent", lambda: not self.alive(released[0]))
+
+    def test_end_released_runs_the_binary_the_call_ran(self):
+        wrapper, log = os.path.join(self.tmp.name, "wrapper"), os.path.join(self.tmp.name, "log")
+        with open(wrapper, "w") as f:
+            f.write(f'#!/bin/sh\necho "$1" >> {log}\nexec {ss.binary_path()} "$@"\n')
+        os.chmod(wrapper, 0o755)
+        script = (
+            "import asyncio, json, sys\n"
+            "import session_starter as ss\n"
+            "r = " + self.call_expr.format(f"['sh', '-c', 'sleep 300 & echo ok'], release_on_exit=True, binary={wrapper!r}") + "\n"
+            "print(json.dumps(r.end_released()), flush=True)\n"
+            "sys.stdin.read()\n"
+        )
+        with ss.launch([sys.executable, "-c", script], env=self.env) as s:
+            self.assertEqual(json.loads(self.bounded(s.stdout.readline)), [])
+        with open(log) as f:
+            self.assertEqual(f.read().split(), ["--ack", "--end-released"])
 
     def test_end_released_of_a_call_that_was_not_released_says_so(self):
         r = self.call(["sh", "-c", "sleep 300 & exit 0"], env=self.env)
