@@ -82,12 +82,14 @@ test('releaseOnExit without an enclosing session is not started', () =>
 
 // inSession runs script (Node, in this process's environment with the
 // mark) as the Engine of an enclosing session and resolves with the JSON
-// it writes as its first line, and the session; the caller stops it.
+// it writes as its first line, the session, and next, which reads its
+// next line; the caller stops it.
 async function inSession(mark, script) {
   const s = await h.sessionStarter.launch(process.execPath, ['-e', script], { env: h.markedEnv(mark) });
-  const line = await h.lines(s.stdout)();
+  const next = h.lines(s.stdout);
+  const line = await next();
   assert.notEqual(line, null, 'the enclosing Engine wrote nothing');
-  return { s, result: JSON.parse(line) };
+  return { s, result: JSON.parse(line), next };
 }
 
 test('call() with releaseOnExit returns at the exit plus the drain bound while what it released holds stdout and stderr', () =>
@@ -116,6 +118,67 @@ test('call() with releaseOnExit returns at the exit plus the drain bound while w
     } finally {
       await s.stop();
     }
+  }));
+
+test('endReleased() ends what a released call left and what it started since, and the enclosing session lives on', () =>
+  h.withMark(async (mark) => {
+    // The released loop keeps starting sleeps; its trap says it got the
+    // stop signal within the grace. Its output goes to /dev/null: call()
+    // closed the pipes, and the shell's "Terminated" line for a sleep would
+    // end it by SIGPIPE before its trap runs.
+    const termed = path.join(h.tempDir(), 'termed');
+    const loop = `trap ": > ${termed}; exit 0" TERM; while :; do sleep 0.05; done`;
+    const script = `
+      const { call } = require('session-starter');
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      (async () => {
+        const r = await call('sh', ['-c', ${JSON.stringify(`sleep 300 & setsid sh -c '${loop}' >/dev/null 2>&1 & echo ok`)}], { releaseOnExit: true });
+        console.log(JSON.stringify({ session: r.session, released: r.ended && r.ended.released }));
+        await new Promise((resolve) => rl.once('line', resolve));
+        console.log(JSON.stringify(await r.endReleased({ grace: 20000 })));
+        setInterval(() => {}, 1000); // the enclosing session ends it
+      })();`;
+    const { s, result, next } = await h.bounded('call() under an enclosing session', inSession(mark, script));
+    try {
+      assert.match(result.session, /^[0-9a-f]{32}$/);
+      // The sleep 300 and the loop; a sleep 0.05 of the loop may be listed too.
+      assert.ok(result.released.filter((p) => h.alive(p)).length >= 2, `the call ended what it released: ${JSON.stringify(result)}`);
+      await h.eventually('the released loop starts a sleep after the call', () => h.carrying(result.session).some((p) => !result.released.includes(p)));
+      s.stdin.write('end\n');
+      assert.deepEqual(JSON.parse(await next()), []);
+      assert.deepEqual(h.carrying(result.session), [], 'a process of the call lives on');
+      assert.ok(fs.existsSync(termed), 'the released loop got no SIGTERM first');
+      assert.equal(s.exitCode, null, 'the enclosing session ended');
+      assert.ok(h.alive(s.pid), 'the enclosing Engine was ended');
+    } finally {
+      await s.stop();
+    }
+  }));
+
+test('endReleased() runs the binary the call ran, and refuses a bad duration before it', () =>
+  h.withMark(async (mark) => {
+    const log = path.join(h.tempDir(), 'log');
+    const wrapper = h.fakeStarter(`echo "$1" >> ${log}\nexec ${h.sessionStarter.binaryPath()} "$@"`);
+    const script = `
+      const { call } = require('session-starter');
+      (async () => {
+        const r = await call('sh', ['-c', 'sleep 300 & echo ok'], { releaseOnExit: true, binary: ${JSON.stringify(wrapper)} });
+        const bad = await r.endReleased({ killBudget: -1 }).catch((err) => err.code);
+        console.log(JSON.stringify({ bad, left: await r.endReleased() }));
+        setInterval(() => {}, 1000); // the enclosing session ends it
+      })();`;
+    const { s, result } = await h.bounded('call() under an enclosing session', inSession(mark, script));
+    await s.stop();
+    assert.deepEqual(result, { bad: 'ERR_SESSION_STARTER_INVALID_OPTION', left: [] });
+    assert.deepEqual(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean), ['--ack', '--end-released']);
+  }));
+
+test('endReleased() rejects for a call that was not released', () =>
+  h.withMark(async (mark) => {
+    const r = await h.bounded('call()', call('sh', ['-c', 'sleep 300 & exit 0'], { env: h.markedEnv(mark) }));
+    await assert.rejects(r.endReleased(), { code: 'ERR_SESSION_STARTER_NOT_RELEASED', message: /not released/ });
+    const none = await h.bounded('call()', call('no-such-program-anywhere', { env: h.markedEnv(mark) }));
+    await assert.rejects(none.endReleased(), { code: 'ERR_SESSION_STARTER_NOT_RELEASED' });
   }));
 
 test('call() ends a command whose stdout or stderr goes past maxBuffer, and keeps the first maxBuffer bytes', async () => {

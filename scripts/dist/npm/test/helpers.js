@@ -74,6 +74,33 @@ function marked(mark) {
   return out;
 }
 
+// carrying lists the live processes (not zombies) whose
+// SESSION_STARTER_SESSION lists the session id: those of a call, and what
+// they started.
+function carrying(session) {
+  const out = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) {
+      continue;
+    }
+    let env;
+    let stat;
+    try {
+      env = fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
+      stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    const kv = env.find((e) => e.startsWith('SESSION_STARTER_SESSION='));
+    const ids = kv === undefined ? [] : kv.slice(kv.indexOf('=') + 1).split(':');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    if (ids.includes(session) && state !== 'Z') {
+      out.push(Number(name));
+    }
+  }
+  return out;
+}
+
 async function sleep(ms) {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -223,6 +250,7 @@ function fixture(name) {
 
 module.exports = {
   alive,
+  carrying,
   sessionStarter,
   markVar,
   tooLong,

@@ -57,6 +57,11 @@ async function main(): Promise<void> {
   console.log(held.outputHeld, tooMuch);
   // @ts-expect-error maxBuffer is a number of bytes
   await call('engine', { maxBuffer: '1m' });
+  const id: string | null = held.session;
+  const left: number[] = await held.endReleased({ grace: 500, killBudget: 2000 });
+  console.log(id, left, await held.endReleased());
+  // @ts-expect-error durations are milliseconds
+  await held.endReleased({ grace: '1s' });
 
   const rec: ReclaimRecord = await reclaim({ dryRun: true });
   for (const s of rec.sessions) {

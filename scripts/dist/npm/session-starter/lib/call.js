@@ -7,7 +7,8 @@
 // job, a setsid daemon), and its output pipes reach end of file. The result
 // says whether the command may be retried: only 'not-started' may.
 
-const { LaunchError, launch } = require('./launch.js');
+const { LaunchError, durationOption, launch } = require('./launch.js');
+const { runForRecord } = require('./reclaim.js');
 
 const notStarted = 'not-started';
 const started = 'started';
@@ -131,10 +132,38 @@ function maxBufferOption(options) {
   return n;
 }
 
+// endReleased runs `bin --end-released ID` for a call's result: it ends
+// this user's processes that carry the call's session id, and resolves
+// with the PIDs left alive. See CallResult.endReleased in index.d.ts.
+async function endReleased(ended, session, bin, options) {
+  if (ended?.outcome !== 'released') {
+    throw new LaunchError('ERR_SESSION_STARTER_NOT_RELEASED', 'session-starter: endReleased(): the call was not released: it left nothing running');
+  }
+  if (!session) {
+    throw new LaunchError('ERR_SESSION_STARTER_NOT_RELEASED', 'session-starter: endReleased(): the call has no session id (its started record is missing)');
+  }
+  if (process.platform !== 'linux') {
+    throw new LaunchError(
+      'ERR_SESSION_STARTER_UNSUPPORTED_PLATFORM',
+      'session-starter: endReleased(): Linux only (pidfds); the enclosing session ends what the call left',
+    );
+  }
+  const o = options ?? {};
+  const flags = ['--end-released', session, ...durationOption(o, 'grace', '--grace'), ...durationOption(o, 'killBudget', '--kill-budget')];
+  const record = await runForRecord(bin, flags, 'ended-released', 'ERR_SESSION_STARTER_END_RELEASED');
+  return (record.left ?? []).map(Number).sort((a, b) => a - b);
+}
+
+// notReleased is endReleased for a call that made no session.
+function notReleased() {
+  return endReleased(null, null, null);
+}
+
 /**
  * Runs cmd with args as a session of its own and resolves, once
  * session-starter has exited and its output is read, with { outcome,
- * exitCode, signal, stdout, stderr, ended, error, timedOut, outputHeld }.
+ * exitCode, signal, stdout, stderr, ended, error, timedOut, outputHeld,
+ * session, endReleased() }.
  * outcome is 'not-started' (provably nothing was executed: the only
  * outcome after which the call may be started again), 'started', or
  * 'unclear' (no ended record, or no ack: whether it ran cannot be known).
@@ -197,6 +226,8 @@ async function call(cmd, args, options) {
       error: err,
       timedOut: false,
       outputHeld: false,
+      session: null,
+      endReleased: notReleased,
     };
   }
   if (exceeded !== null) {
@@ -226,6 +257,8 @@ async function call(cmd, args, options) {
   } catch {
     endedRecord = null; // a bad record: not known
   }
+  const sid = session.records.find((r) => r.event === 'started')?.session ?? null;
+  const bin = session.process.spawnfile;
   let outcome = unclear;
   if (endedRecord !== null) {
     outcome = endedRecord.executed ? started : notStarted;
@@ -240,6 +273,8 @@ async function call(cmd, args, options) {
     error: exceeded,
     timedOut: endedRecord !== null && endedRecord.reason === 'timeout',
     outputHeld,
+    session: sid,
+    endReleased: (opts) => endReleased(endedRecord, sid, bin, opts),
   };
 }
 

@@ -222,7 +222,9 @@ export type LaunchErrorCode =
   | 'ERR_SESSION_STARTER_MALFORMED_ACK'
   | 'ERR_SESSION_STARTER_ACK_TIMEOUT'
   | 'ERR_SESSION_STARTER_ABORTED'
-  | 'ERR_SESSION_STARTER_RECLAIM';
+  | 'ERR_SESSION_STARTER_RECLAIM'
+  | 'ERR_SESSION_STARTER_NOT_RELEASED'
+  | 'ERR_SESSION_STARTER_END_RELEASED';
 
 /** The error of launch(): there is no session, and nothing it started is left running. */
 export class LaunchError extends Error {
@@ -268,6 +270,33 @@ export interface CallResult {
    * them fail (EPIPE).
    */
   outputHeld: boolean;
+  /** The call's session id (its mark, from the started record), by which endReleased() finds what it left; null without a started record. */
+  session: string | null;
+  /**
+   * Ends what this released call left running (the model's "stop my dev
+   * server") and resolves once it has ended, with the PIDs left alive
+   * past the kill budget: [] when all ended. It runs session-starter
+   * --end-released with the call's session id, on the binary the call
+   * ran. That ends every process of this user that carries the id in
+   * SESSION_STARTER_SESSION: those the ended record lists as released,
+   * and what they started since. Each is checked again once a pidfd
+   * holds it, and signalled through that pidfd. A process that scrubbed
+   * its environment is not found: the enclosing session still ends it.
+   * Linux only. Rejects with a LaunchError: ERR_SESSION_STARTER_NOT_RELEASED
+   * for a call that was not released or has no session id;
+   * ERR_SESSION_STARTER_UNSUPPORTED_PLATFORM off Linux;
+   * ERR_SESSION_STARTER_INVALID_OPTION for a bad grace or killBudget;
+   * ERR_SESSION_STARTER_END_RELEASED when session-starter wrote no record.
+   */
+  endReleased(options?: EndReleasedOptions): Promise<number[]>;
+}
+
+/** The options of CallResult.endReleased(). */
+export interface EndReleasedOptions {
+  /** How long the processes get to exit after the stop signal (SIGTERM), in milliseconds; 0 or undefined: none, SIGKILL at once. Its clock starts at the signal. */
+  grace?: number;
+  /** How long SIGKILL rounds go on after the grace, in milliseconds, each finding what forked meanwhile; 0 or undefined: 10 s. Past it the live ones are returned. */
+  killBudget?: number;
 }
 
 /**

@@ -667,8 +667,9 @@ module.exports = {
   endBound,
   defaultAckTimeoutMs,
   defaultKillBudgetMs,
-  // For lib/stdio.js and lib/reclaim.js, not exported by the package.
+  // For lib/stdio.js, lib/reclaim.js and lib/call.js, not exported by the package.
   binaryOf,
+  durationOption,
   flagsOf,
   invalid,
   withoutRequest,

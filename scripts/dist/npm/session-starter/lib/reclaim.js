@@ -34,14 +34,22 @@ async function reclaim(options = {}) {
     // session's job kills its processes when its last handle closes.
     throw new LaunchError('ERR_SESSION_STARTER_INVALID_OPTION', 'session-starter: reclaim: not supported on Windows by this package');
   }
-  const bin = binaryOf(options);
-  const args = ['--reclaim', '--status-fd', '3'];
+  const flags = ['--reclaim'];
   if (options.dryRun) {
-    args.push('--dry-run');
+    flags.push('--dry-run');
   }
+  return runForRecord(binaryOf(options), flags, 'reclaimed', 'ERR_SESSION_STARTER_RECLAIM', options.env);
+}
+
+// runForRecord runs bin with flags that run no PROGRAM and resolves with
+// the record it wrote to --status-fd 3, parsed. The record must be a JSON
+// object of that event, and the exit status 0 or 125 (some are left: the
+// record says which); else it rejects with a LaunchError of code, the
+// exit status and the stderr's tail.
+async function runForRecord(bin, flags, event, code, env) {
   let child;
   try {
-    child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+    child = spawn(bin, [...flags, '--status-fd', '3'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: env ?? process.env });
   } catch (err) {
     throw new LaunchError('ERR_SESSION_STARTER_SPAWN', `session-starter: ${bin}: ${err.message}`, { cause: err });
   }
@@ -55,7 +63,7 @@ async function reclaim(options = {}) {
   child.stderr.on('error', () => {});
   const [exitCode, signal, spawnError] = await new Promise((resolve) => {
     child.on('error', (err) => resolve([null, null, err]));
-    child.on('close', (code, sig) => resolve([code, sig, null]));
+    child.on('close', (c, sig) => resolve([c, sig, null]));
   });
   if (spawnError) {
     const missing = spawnError.code === 'ENOENT';
@@ -72,9 +80,9 @@ async function reclaim(options = {}) {
     record = null;
   }
   const said = stderr.toString().trim();
-  if (record === null || record.event !== 'reclaimed' || (exitCode !== 0 && exitCode !== 125)) {
+  if (record === null || record.event !== event || (exitCode !== 0 && exitCode !== 125)) {
     const how = signal !== null ? `killed by ${signal}` : `exited ${exitCode}`;
-    throw new LaunchError('ERR_SESSION_STARTER_RECLAIM', `session-starter: --reclaim wrote no record; it ${how}${said ? `; stderr: ${said}` : ''}`, {
+    throw new LaunchError(code, `session-starter: ${flags[0]} wrote no record; it ${how}${said ? `; stderr: ${said}` : ''}`, {
       exitCode,
       signal,
       stderr: stderr.toString(),
@@ -83,4 +91,4 @@ async function reclaim(options = {}) {
   return record;
 }
 
-module.exports = { reclaim };
+module.exports = { reclaim, runForRecord };
