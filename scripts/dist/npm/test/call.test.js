@@ -155,6 +155,61 @@ test('endReleased() ends what a released call left and what it started since, an
     }
   }));
 
+test('endReleased() resolves with the PIDs that outlived the kill budget', async (t) => {
+  // A sleep frozen by a cgroup v1 freezer outlives SIGKILL until thawed.
+  const freezer = '/sys/fs/cgroup/freezer';
+  if (process.getuid() !== 0 || !fs.existsSync(path.join(freezer, 'cgroup.procs'))) {
+    t.skip('needs root and a cgroup v1 freezer to make a process that SIGKILL cannot end');
+    return;
+  }
+  await h.withMark(async (mark) => {
+    const cg = path.join(freezer, `session-starter-js-test-${mark}`);
+    try {
+      fs.mkdirSync(cg);
+    } catch (err) {
+      t.skip(`cannot make a freezer cgroup: ${err.message}`);
+      return;
+    }
+    const state = (s) => {
+      if (s) {
+        fs.writeFileSync(path.join(cg, 'freezer.state'), s);
+      }
+      return fs.readFileSync(path.join(cg, 'freezer.state'), 'utf8').trim();
+    };
+    const script = `
+      const { call } = require('session-starter');
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      (async () => {
+        const r = await call('sh', ['-c', 'sleep 300 & echo ok'], { releaseOnExit: true });
+        console.log(JSON.stringify(r.ended.released));
+        await new Promise((resolve) => rl.once('line', resolve)); // the test froze it
+        console.log(JSON.stringify(await r.endReleased({ killBudget: 500 })));
+        setInterval(() => {}, 1000); // the enclosing session ends it
+      })();`;
+    try {
+      const { s, result: released, next } = await h.bounded('call() under an enclosing session', inSession(mark, script));
+      try {
+        assert.equal(released.length, 1, JSON.stringify(released));
+        fs.writeFileSync(path.join(cg, 'cgroup.procs'), String(released[0]));
+        state('FROZEN');
+        await h.eventually('the released sleep is frozen', () => state() === 'FROZEN');
+        s.stdin.write('frozen\n');
+        assert.deepEqual(JSON.parse(await next()), released, 'endReleased() did not resolve with the frozen sleep');
+        assert.ok(h.alive(released[0]));
+        state('THAWED');
+        await h.eventually('the thawed sleep dies of the SIGKILL endReleased() sent', () => !h.alive(released[0]));
+      } finally {
+        state('THAWED');
+        await s.stop();
+      }
+    } finally {
+      state('THAWED');
+      await h.eventually('the freezer cgroup empties', () => fs.readFileSync(path.join(cg, 'cgroup.procs'), 'utf8').trim() === '');
+      fs.rmdirSync(cg);
+    }
+  });
+});
+
 test('endReleased() runs the binary the call ran, and refuses a bad duration before it', () =>
   h.withMark(async (mark) => {
     const log = path.join(h.tempDir(), 'log');
