@@ -1341,6 +1341,51 @@
 // -- consumer` ends the consumer a stdin grace after the producer's end.
 // As PID 1 of a container there is no parent to watch: only stdin is.
 //
+// A client's config puts session-starter --stdio in front of the server.
+// README.md has the config of Claude Desktop, Claude Code and Cursor. VS
+// Code reads .vscode/mcp.json, where the list is servers and each server
+// names its type:
+//
+//	{
+//	  "servers": {
+//	    "filesystem": {
+//	      "type": "stdio",
+//	      "command": "/usr/local/bin/session-starter",
+//	      "args": ["--stdio", "--grace", "2s", "--",
+//	               "npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"],
+//	      "env": { "PATH": "/usr/local/bin:/usr/bin:/bin" }
+//	    }
+//	  }
+//	}
+//
+// Codex reads ~/.codex/config.toml, or .codex/config.toml in a project:
+//
+//	[mcp_servers.filesystem]
+//	command = "/usr/local/bin/session-starter"
+//	args = ["--stdio", "--grace", "2s", "--",
+//	        "npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"]
+//	env = { PATH = "/usr/local/bin:/usr/bin:/bin" }
+//
+// Zed starts ACP agents from agent_servers in its settings.json:
+//
+//	{
+//	  "agent_servers": {
+//	    "claude-agent": {
+//	      "type": "custom",
+//	      "command": "/usr/local/bin/session-starter",
+//	      "args": ["--stdio", "--grace", "2s", "--",
+//	               "npx", "-y", "@zed-industries/claude-agent-acp"],
+//	      "env": { "PATH": "/usr/local/bin:/usr/bin:/bin" }
+//	    }
+//	  }
+//	}
+//
+// make test-lifetime reads these four configs out of the docs. The
+// official TypeScript client, MCP's or ACP's for Zed, runs each as
+// printed, with an offline npx. Closed, SIGTERMed or SIGKILLed, it leaves
+// nothing of the session within five seconds. Without session-starter,
+// the same server leaves processes.
+//
 // The helpers that rewrite an SDK's server parameters
 // (withSessionStarter, wrap_stdio_parameters) pass --stdio, and so does
 // the Go transport; the helpers on launch() watch the same two things. The helpers carry

@@ -62,7 +62,7 @@ func recipeBlock(t *testing.T, heading, lang string, n int) string {
 }
 
 // mcpServer is one server of an MCP client's config, as Claude Desktop,
-// Claude Code, Cursor and VS Code read it.
+// Claude Code and Cursor read it.
 type mcpServer struct {
 	Type    string            `json:"type"`
 	Command string            `json:"command"`
@@ -70,21 +70,17 @@ type mcpServer struct {
 	Env     map[string]string `json:"env"`
 }
 
-// configServer reads the one server of an MCP client config: under
-// "mcpServers" (Claude, Cursor) or "servers" (VS Code).
+// configServer reads the one server of an MCP client config, under
+// "mcpServers".
 func configServer(t *testing.T, config string) mcpServer {
 	t.Helper()
 	var c struct {
 		MCPServers map[string]mcpServer `json:"mcpServers"`
-		Servers    map[string]mcpServer `json:"servers"`
 	}
 	if err := json.Unmarshal([]byte(config), &c); err != nil {
 		t.Fatalf("the README's config %q: %v", config, err)
 	}
 	servers := c.MCPServers
-	if servers == nil {
-		servers = c.Servers
-	}
 	if len(servers) != 1 {
 		t.Fatalf("the README's config names %d servers, want 1", len(servers))
 	}
@@ -311,38 +307,34 @@ func endClient(t *testing.T, c *session, how string) {
 	}
 }
 
-// TestReadmeMCPConfigsLeaveNothingWhenTheClientEnds: the Claude, Cursor
-// and VS Code configs of the README, started as the clients start them,
-// with the absolute path they give: closed as the SDK closes, or with the
-// client SIGKILLed, the server and the three processes of its tool call
-// are all gone.
+// TestReadmeMCPConfigsLeaveNothingWhenTheClientEnds: the README's MCP
+// config (Claude Desktop, Claude Code, Cursor), started as the clients
+// start it, with the absolute path it gives: closed as the SDK closes, or
+// with the client SIGKILLed, the server and the three processes of its
+// tool call are all gone. (make test-lifetime runs it, and the manual's
+// configs, under the official clients.)
 func TestReadmeMCPConfigsLeaveNothingWhenTheClientEnds(t *testing.T) {
-	for _, cfg := range []struct {
-		name string
-		n    int
-	}{{"claude-cursor", 0}, {"vscode", 1}} {
-		s := configServer(t, recipeBlock(t, "MCP clients", "json", cfg.n))
-		if !filepath.IsAbs(s.Command) {
-			t.Fatalf("config %s: command %q is not an absolute path", cfg.name, s.Command)
-		}
-		for _, how := range []string{"close", "killed"} {
-			t.Run(cfg.name+"/"+how, func(t *testing.T) {
-				mark := newMark(t)
-				c, _, comm, spawned := startClient(t, mark, s)
-				if comm != productComm() {
-					t.Fatalf("the client's server is %q, want %s", comm, productComm())
-				}
-				// Python's Popen returns once the child's exec closed its
-				// error pipe, which the kernel does before it sets the new
-				// program's environment bounds: for a moment /proc/PID/environ
-				// reads empty. Marked, eventually.
-				testproc.Eventually(t, "the tool call's processes to show the mark", func() bool {
-					return containsAll(marked(mark), spawned)
-				})
-				endClient(t, c, how)
-				noSurvivors(t, mark)
+	s := configServer(t, recipeBlock(t, "MCP clients", "json", 0))
+	if !filepath.IsAbs(s.Command) {
+		t.Fatalf("command %q is not an absolute path", s.Command)
+	}
+	for _, how := range []string{"close", "killed"} {
+		t.Run(how, func(t *testing.T) {
+			mark := newMark(t)
+			c, _, comm, spawned := startClient(t, mark, s)
+			if comm != productComm() {
+				t.Fatalf("the client's server is %q, want %s", comm, productComm())
+			}
+			// Python's Popen returns once the child's exec closed its
+			// error pipe, which the kernel does before it sets the new
+			// program's environment bounds: for a moment /proc/PID/environ
+			// reads empty. Marked, eventually.
+			testproc.Eventually(t, "the tool call's processes to show the mark", func() bool {
+				return containsAll(marked(mark), spawned)
 			})
-		}
+			endClient(t, c, how)
+			noSurvivors(t, mark)
+		})
 	}
 }
 

@@ -11,6 +11,8 @@
 //                launch-agent: launchAgent() of the npm package
 //   MARK         set as LIFETIME_MARK in the agent's environment (not in
 //                this process's)
+// LIFETIME_SERVER_ENV, if set, is a config's env (a JSON object) for the
+// agent, over this process's environment.
 // It runs initialize, session/new and one prompt turn, prints
 // {"event":"ready","pids":[…]} and waits for a line on its stdin. Then it
 // prints {"event":"closing","t0":ms}, closes the connection and the
@@ -64,7 +66,7 @@ async function main() {
   if (command === undefined || !(grace > 0)) {
     throw new Error('usage: LIFETIME_GRACE_MS=MS node acp-client.js INTEGRATION MARK COMMAND [ARG...]');
   }
-  const env = { LIFETIME_MARK: mark };
+  const env = { ...JSON.parse(process.env.LIFETIME_SERVER_ENV ?? '{}'), LIFETIME_MARK: mark };
   let agent;
   if (integration === 'bare') {
     agent = bareAgent(command, args, env);

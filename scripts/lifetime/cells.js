@@ -183,15 +183,21 @@ function lines(stream) {
 }
 
 // runCell runs one client through one integration against one fixture,
-// ends it, and returns what was left: left is the count at t0 + boundMs
+// ends it, and returns what was left: left is the count at t0 + bound
 // (bare: at the later of that and the client's exit), emptyMs the time
 // from t0 to the first moment nothing was left (null: never, within
 // tooLong through session-starter, within the count's moment bare).
-async function runCell(client, integration, fixture, ending) {
+//
+// A recipe's cell (recipes.test.js) gives how: under, an argv that runs
+// the client (a mount namespace); env, the config's env for the server;
+// bare, whether session-starter is left out; bound; and label, the
+// integration its result names.
+async function runCell(client, integration, fixture, ending, how = {}) {
+  const { under = [], env, bare = integration === 'bare', bound = boundMs, label = integration } = how;
   const mark = newMark();
-  const bare = integration === 'bare';
-  const proc = spawn(client.argv[0], [...client.argv.slice(1), integration, mark, ...fixture.argv(client.server)], {
-    env: { ...process.env, LIFETIME_GRACE_MS: String(graceMs) },
+  const argv = [...under, ...client.argv, integration, mark, ...fixture.argv(client.server)];
+  const proc = spawn(argv[0], argv.slice(1), {
+    env: { ...process.env, LIFETIME_GRACE_MS: String(graceMs), ...(env && { LIFETIME_SERVER_ENV: JSON.stringify(env) }) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   proc.stdin.on('error', () => {});
@@ -222,16 +228,16 @@ async function runCell(client, integration, fixture, ending) {
     let emptied;
     if (bare) {
       const exitAt = await bounded('the client', exited);
-      const at = Math.max(t0 + boundMs, exitAt);
+      const at = Math.max(t0 + bound, exitAt);
       emptied = await until(() => marked(mark).length === 0, at);
       left = emptied === null ? marked(mark).length : 0;
     } else {
       emptied = await until(() => marked(mark).length === 0, t0 + tooLong);
-      left = emptied === null || emptied > t0 + boundMs ? Math.max(marked(mark).length, 1) : 0;
+      left = emptied === null || emptied > t0 + bound ? Math.max(marked(mark).length, 1) : 0;
     }
     const cell = {
       client: client.name,
-      integration,
+      integration: label,
       fixture: fixture.name,
       ending,
       before,
@@ -253,24 +259,33 @@ async function runCell(client, integration, fixture, ending) {
   }
 }
 
+// leftNothing asserts that a cell through session-starter emptied the
+// session within bound.
+function leftNothing(cell, bound = boundMs) {
+  assert.ok(cell.emptyMs !== null, `processes of the session were left after ${tooLong} ms`);
+  assert.ok(cell.emptyMs <= bound, `the session took ${cell.emptyMs} ms to empty, past ${bound} ms`);
+}
+
+// leftSome asserts that a bare cell left a process: else its fixture
+// proves nothing.
+function leftSome(cell) {
+  assert.ok(cell.left >= 1, 'the fixture left nothing bare: it proves nothing');
+}
+
 // defineCells defines the tests of the client named name: a test a cell.
 function defineCells(name) {
-  const client = clients.find((c) => c.name === name);
-  assert.ok(client, `unknown client ${name}`);
+  const client = clientNamed(name);
   for (const integration of client.integrations) {
     for (const fixture of fixtureList) {
       for (const ending of endings) {
         const how = ending === 'close' ? 'close()' : ending;
         if (integration !== 'bare') {
           test(`through ${integration}, the ${client.what} client's ${how} leaves nothing of ${fixture.what} within ${boundMs / 1000} s`, async () => {
-            const cell = await runCell(client, integration, fixture, ending);
-            assert.ok(cell.emptyMs !== null, `processes of the session were left after ${tooLong} ms`);
-            assert.ok(cell.emptyMs <= boundMs, `the session took ${cell.emptyMs} ms to empty, past ${boundMs} ms`);
+            leftNothing(await runCell(client, integration, fixture, ending));
           });
         } else if (ending !== 'close' || fixture.leaksOnClose) {
           test(`run bare, ${fixture.what} outlives the ${client.what} client's ${how}`, async () => {
-            const cell = await runCell(client, integration, fixture, ending);
-            assert.ok(cell.left >= 1, 'the fixture left nothing bare: it proves nothing');
+            leftSome(await runCell(client, integration, fixture, ending));
           });
         } else {
           test(`run bare, the ${client.what} client's own close() ends ${fixture.what} (it kills its direct child)`, async () => {
@@ -283,4 +298,10 @@ function defineCells(name) {
   }
 }
 
-module.exports = { defineCells };
+function clientNamed(name) {
+  const client = clients.find((c) => c.name === name);
+  assert.ok(client, `unknown client ${name}`);
+  return client;
+}
+
+module.exports = { defineCells, runCell, clientNamed, leftNothing, leftSome, endings, stdinGraceMs, fixtures };

@@ -4,8 +4,10 @@
 # Python SDK of scripts/dist/python/tests (the SDK is not installable
 # here) and the official ACP TypeScript client, each through every
 # integration of session-starter and bare, against the misbehaving stdio servers of
-# fixtures/, ended by close(), SIGTERM and SIGKILL (lifetime.test.js says
-# what passes). Prints the table of what each cell left and how fast.
+# fixtures/, ended by close(), SIGTERM and SIGKILL (cells.js says what
+# passes). The MCP and ACP client configs of README.md and of the manual
+# run as printed, under the same clients (recipes.test.js). Prints the
+# table of what each cell left and how fast.
 #
 # Offline: the MCP and ACP TypeScript SDKs come from the npm cache that make
 # dist-deps fills (the devDependencies of scripts/dist/npm/test), the Go
@@ -59,15 +61,17 @@ cp "$tests_js/package.json" "$tests_js/package-lock.json" "$tmp/deps/"
 
 (cd "$here/goclient" && "$GO" build -o "$tmp/goclient" .) || die "building the Go client (scripts/lifetime/goclient)"
 
-# The Python client's fake SDK runs on anyio: the first python3 that has it.
+# The Python client's fake SDK runs on anyio, and recipes.test.js reads
+# Codex's config.toml with tomllib (Python 3.11): the first python3 that
+# has both.
 python=
 for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null && "$p" -c 'import anyio' 2>/dev/null; then
+	if command -v "$p" >/dev/null && "$p" -c 'import anyio, tomllib' 2>/dev/null; then
 		python=$(command -v "$p")
 		break
 	fi
 done
-[[ -n $python ]] || die "no python3 imports anyio (Debian's python3-anyio has it)"
+[[ -n $python ]] || die "no python3 imports anyio and tomllib (Debian's python3-anyio, on Python 3.11 or later, has them)"
 
 start=$(date +%s.%N)
 status=0
@@ -101,6 +105,10 @@ if [[ -n $notebook ]]; then
 		echo "SDK of scripts/dist/python/tests and the official ACP client (SDK $(node -p "require('$tmp/deps/node_modules/@agentclientprotocol/sdk/package.json').version")),"
 		echo "each a process of its own, three clients' cells at once, through"
 		echo "each integration and bare, against four servers, ended by close(), SIGTERM and SIGKILL."
+		echo "The rows of fixtures named as files are the client configs of README.md and the manual"
+		echo "(recipe: run as printed, with their own --grace 2s, so counted at t0 + 5 s; bare: their"
+		echo "command after --); their npx runs an npx-style wrapper whose server ignores EOF and"
+		echo "whose tool call leaves a child and a setsid job."
 		echo "A cell reads: processes of the session left at t0 + 4 s (the stdin grace 2 s,"
 		echo "the grace 1 s, and 1 s) / time from t0 to none left (bare: \"never\" within the"
 		echo "later of that and the client's exit). t0 is close()'s call or the client's signal."

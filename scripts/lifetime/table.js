@@ -17,8 +17,17 @@ const endings = ['close', 'SIGTERM', 'SIGKILL'];
 // The rows in a fixed order: the cells' files run at once.
 const order = (list, v) => (list.includes(v) ? list.indexOf(v) : list.length);
 const clients = ['ts', 'go', 'py', 'acp'];
-const integrations = ['bare', 'with-session-starter', 'stdio-session-transport', 'starter-mcp', 'wrap-stdio-parameters', 'stdio-client', 'launch-agent'];
-const fixtures = ['npx-wrapper', 'eof-child', 'ignore-eof-term', 'setsid-job'];
+const integrations = [
+  'bare',
+  'with-session-starter',
+  'stdio-session-transport',
+  'starter-mcp',
+  'wrap-stdio-parameters',
+  'stdio-client',
+  'launch-agent',
+  'recipe',
+];
+const fixtures = ['npx-wrapper', 'eof-child', 'ignore-eof-term', 'setsid-job', 'claude-cursor.json', 'vscode.json', 'codex.toml', 'zed.json'];
 cells.sort(
   (a, b) =>
     order(clients, a.client) - order(clients, b.client) ||

@@ -11,6 +11,8 @@
 //   MARK         set as LIFETIME_MARK in the server's environment (not in
 //                this process's): the suite finds the session's
 //                processes by it
+// LIFETIME_SERVER_ENV, if set, is a config's env (a JSON object): laid
+// over the SDK's default environment, as the clients lay it.
 // It connects, calls the tool "start", prints {"event":"ready","pids":[…]}
 // and waits for a line on its stdin. Then it prints
 // {"event":"closing","t0":ms} (t0 when close() is called, in ms since the
@@ -49,8 +51,13 @@ async function main() {
     throw new Error('usage: LIFETIME_GRACE_MS=MS node ts-client.js INTEGRATION MARK COMMAND [ARG...]');
   }
   // The SDK's default environment, as a client that names no env passes,
-  // and the mark; NODE_PATH finds the fixtures' SDK.
-  const env = { ...getDefaultEnvironment(), NODE_PATH: process.env.NODE_PATH ?? '', LIFETIME_MARK: mark };
+  // the config's env, and the mark; NODE_PATH finds the fixtures' SDK.
+  const env = {
+    ...getDefaultEnvironment(),
+    ...JSON.parse(process.env.LIFETIME_SERVER_ENV ?? '{}'),
+    NODE_PATH: process.env.NODE_PATH ?? '',
+    LIFETIME_MARK: mark,
+  };
   const transport = transportOf(integration, { command, args, env, stderr: 'inherit' });
   const client = new Client({ name: 'lifetime-ts-client', version: '1' });
   await client.connect(transport);
