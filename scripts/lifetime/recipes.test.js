@@ -42,7 +42,7 @@ const recipes = [
   },
   { name: 'vscode.json', what: "the manual's VS Code config", where: 'manual', key: 'servers', types: ['stdio'], client: 'ts' },
   { name: 'codex.toml', what: "the manual's Codex config.toml", where: 'manual', key: 'mcp_servers', types: [undefined], client: 'ts' },
-  { name: 'zed.json', what: "the manual's Zed agent_servers", where: 'manual', key: 'agent_servers', types: ['custom'], client: 'acp' },
+  { name: 'zed.json', what: "the manual's Zed agent_servers config", where: 'manual', key: 'agent_servers', types: ['custom'], client: 'acp' },
 ];
 
 // between returns the text after the first start, up to the next end.
@@ -106,7 +106,9 @@ function serverOf(recipe) {
   const { type, command, args = [], env } = servers[0];
   assert.ok(recipe.types.includes(type), `${recipe.what}: type ${type}`);
   assert.ok(path.isAbsolute(command), `${recipe.what}: command ${command} is not an absolute path`);
+  assert.equal(path.basename(command), 'session-starter', `${recipe.what}: the command runs session-starter`);
   assert.ok(Array.isArray(args) && args.every((a) => typeof a === 'string'), `${recipe.what}: args ${args}`);
+  assert.ok(args.includes('--'), `${recipe.what}: args ${args} have no "--" before the server's command`);
   return { command, args, env };
 }
 
@@ -161,14 +163,16 @@ function underBin(bin, npx) {
   return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', setup, bin, process.env.SESSION_STARTER_BINARY, npx];
 }
 
+// Read before anything is made: a recipe that is not there fails the
+// file.
+const servers = recipes.map(serverOf);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lifetime-recipes-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const npx = npxStandIn(tmp);
 
-for (const recipe of recipes) {
+for (const [i, recipe] of recipes.entries()) {
   const client = clientNamed(recipe.client);
-  const server = serverOf(recipe);
-  assert.equal(path.basename(server.command), 'session-starter', `${recipe.what}: the command runs session-starter`);
+  const server = servers[i];
   const under = underBin(path.dirname(server.command), npx);
   const bound = boundOf(server.args);
   const asPrinted = { name: recipe.name, argv: () => [server.command, ...server.args] };

@@ -26,6 +26,9 @@ source scripts/dist/lib.sh
 
 need node nodejs
 need npm
+# recipes.test.js runs each client config in a mount namespace of its own.
+need unshare util-linux
+unshare --mount true 2>/dev/null || die "unshare --mount failed: the recipes' cells need root (CAP_SYS_ADMIN)"
 
 [[ $# -ge 1 && $# -le 2 ]] || die "usage: $0 BINARY [NOTEBOOK]"
 [[ -x $1 ]] || die "$1: not an executable (make build writes bin/session-starter)"
