@@ -122,18 +122,19 @@
 //	                         plus kill budget, is one deadline, in every mode:
 //	                         session-starter exits at most grace + kill budget +
 //	                         250ms after the end began. (default 10s)
-//	  --containers           PROGRAM is docker run or `podman run` (global options
-//	                         before run allowed): label its container with the
-//	                         session's id, and on every end have the same engine
-//	                         stop it with --grace, and remove it if made with
-//	                         --rm, before anything is signalled. The engine gets
-//	                         up to grace + kill budget for that, before the end's
-//	                         own deadline starts. This label is the one change
-//	                         made to the command line; the started record shows
-//	                         the line as run. -d, another subcommand or another
-//	                         program (a shell, a script) is a usage error. After a
-//	                         SIGKILL of session-starter, its guard and --reclaim
-//	                         stop and remove them without grace. Not on Windows.
+//	  --containers           PROGRAM is a docker run or podman run command line
+//	                         (global options before run allowed): label its
+//	                         container with the session's id, and on every end
+//	                         have the same engine stop it with --grace, and remove
+//	                         it if made with --rm, before anything is signalled.
+//	                         The engine gets up to grace + kill budget for that,
+//	                         before the end's own deadline starts. This label is
+//	                         the one change made to the command line; the started
+//	                         record shows the line as run. -d, another subcommand
+//	                         or another program (a shell, a script) is a usage
+//	                         error. After a SIGKILL of session-starter, its guard
+//	                         and --reclaim stop and remove them without grace. Not
+//	                         on Windows.
 //	  --no-mark              Leave the session mark out of the Engine's
 //	                         environment. Without it, the session's id is added to
 //	                         SESSION_STARTER_SESSION (set to the id, or the
@@ -415,8 +416,10 @@
 //
 // Escapes that remain in cgroup mode: a privileged Engine can move itself
 // to another cgroup (group E and the sweep still apply to it); work handed to
-// daemons outside the tree (`docker run`, `systemd-run`) was never a
-// descendant. Tested in `cmd/session-starter/cgroup_linux_test.go`.
+// daemons outside the tree (`systemd-run`) was never a descendant. A
+// container's engine is such a daemon: `--containers` has it end the
+// container (see "Engines that are containers"). Tested in
+// `cmd/session-starter/cgroup_linux_test.go`.
 //
 // # The session mark
 //
@@ -728,7 +731,60 @@
 // Only session-starter also mirrors the Engine's exact status and tells the launcher (ack line) that
 // containment exists before the Engine runs. Escapes that remain in every mode: a root Engine that
 // moves itself to another cgroup (cgroup mode) or out of the tree by other privileged means, and work
-// handed to a daemon outside the tree (`docker run`, `systemd-run`), which was never a descendant.
+// handed to a daemon outside the tree (`systemd-run`), which was never a descendant. A `docker run`
+// or `podman run` Engine's container ends with the session under `--containers`.
+//
+// # Engines that are containers: --containers
+//
+// A stdio server run as `docker run -i --rm IMAGE` outlives its client:
+// the engine keeps the container running when the `docker` client dies.
+// podman's monitor, conmon, killed by a sweep, leaves the container
+// recorded as running, `--rm` never runs, and its name stays taken.
+// `--containers` makes the container the session's:
+//
+//	session-starter --stdio --containers --grace 5s -- docker run -i --rm IMAGE
+//
+// It adds one label to the command line, right after `run`:
+// `--label session-starter.session=ID`, the session's id. This is the one
+// exception to "the command line, byte for byte"; the `started` record's
+// `argv` shows the line as run. Global options before `run` are read
+// (`--context`, `-H`, `--remote`, `--connection`, `--root`…); an unknown
+// one must be written `--opt=VALUE`. Refused as usage errors (2): `-d`,
+// another subcommand, a label of that key given by hand, and any other
+// program. A shell or a script in front (`bash -lc "docker run …"`) is not
+// read: put session-starter in front of the engine's CLI itself.
+//
+// Every end of the session first has the same engine stop the containers
+// with that label, with `--grace` (in whole seconds, rounded up), then
+// remove those made with `--rm`. The engine is reached as the Engine
+// reached it: the same binary, global options and endpoint environment
+// (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG`, `CONTAINER_HOST`,
+// `CONTAINERS_CONF`, `XDG_RUNTIME_DIR`, `HOME`, `PATH`…). Only then does
+// the end signal the client and the monitor. The engine gets up to grace +
+// kill budget for this, before the end's own deadline starts. A container
+// made without `--rm` is stopped, not removed.
+//
+// The ledger record keeps the engine's CLI and environment. After a
+// SIGKILL of session-starter, the guard ends the processes as always,
+// then has the engine stop the containers at once and remove those made
+// with `--rm`. `--reclaim` does the same for a session whose starter and
+// guard were both SIGKILLed. Without a ledger record the start fails
+// (125): the guard could not know the engine. Every action reads each
+// container's label back by its full id first: a container of another
+// session, or of none, is never touched. An engine that fails to stop
+// them makes the end's outcome survivors (exit 125), and the record stays
+// for a reclaim.
+//
+// Tested on podman 4 with runc and with the docker client against
+// podman's Docker API (`scripts/containers`, `make test-containers`):
+// the client's close, SIGTERM and SIGKILL, a SIGKILL of session-starter,
+// and session-starter and its guard SIGKILLed before `--reclaim` each
+// leave no container of the session and no process
+// (TestAContainerEngineEndsWithItsSessionHoweverTheSessionEnds,
+// TestReclaimEndsTheContainersOfASessionWhoseStarterAndGuardWereKilled).
+// Without the flag the container outlives its session
+// (TestWithoutContainersTheContainerOutlivesItsClient). Docker's own
+// daemon was not run here.
 //
 // # The launcher's pipes: --watch-stdin
 //

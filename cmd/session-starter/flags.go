@@ -121,7 +121,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"kill budget, is one deadline, in every mode: session-starter exits at most grace + kill budget + "+
 			launch.EndSlack.String()+" after the end began.")
 	fs.BoolVar(&v.containers, "containers", false,
-		"PROGRAM is `docker run` or `podman run` (global options before run allowed): label its container with "+
+		"PROGRAM is a docker run or podman run command line (global options before run allowed): label its container with "+
 			"the session's id, and on every end have the same engine stop it with --grace, and remove it if made "+
 			"with --rm, before anything is signalled. The engine gets up to grace + kill budget for that, before the end's own deadline starts. This label is the one change made to the command line; "+
 			"the started record shows the line as run. -d, another subcommand or another program (a shell, a script) "+
