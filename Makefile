@@ -24,7 +24,7 @@ CROSS_VET := darwin/arm64 freebsd/arm64 freebsd/386 freebsd/arm
 # dependencies of their own; ./... of the main module skips them, so each
 # target that covers every package runs in each of them too.
 NESTED_MODULES := starter/mcp scripts/lifetime/goclient
-SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/dist/*.sh scripts/lifetime/*.sh) scripts/vm/run scripts/vm/kernels .ci/run
+SHELL_SCRIPTS := $(wildcard scripts/*.sh scripts/bench/*.sh scripts/containers/*.sh scripts/dist/*.sh scripts/lifetime/*.sh) scripts/vm/run scripts/vm/kernels .ci/run
 
 .DEFAULT_GOAL := help
 
@@ -265,6 +265,15 @@ test-launch: build ## Run the npm and Python launch API tests against bin/sessio
 .PHONY: test-lifetime
 test-lifetime: build ## Run the lifetime suite (MCP clients × integrations × servers × endings) and append its table to the notebook
 	GO=$(GO) bash scripts/lifetime/run.sh $(BIN) scripts/bench/NOTEBOOK.md
+
+# The container tests (scripts/containers): session-starter as PID 1 of a
+# podman container and pod, and through the docker client against
+# podman's Docker API. scripts/containers/setup.sh installs podman and
+# runc where missing (root, apt) and imports the test image without a
+# registry. Under CI=true a test that cannot run fails.
+.PHONY: test-containers
+test-containers: ## Run the container tests on podman (root; installs podman and runc where missing)
+	SESSION_STARTER_CONTAINERS=1 $(GO) test -count=1 -timeout 15m -v ./scripts/containers/
 
 # The one step of the checks that needs the npm registry: npm ci of
 # scripts/dist/npm/test/package-lock.json (the MCP TypeScript SDK,

@@ -1,0 +1,184 @@
+package containers
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Label is the label on every container, pod and image a test makes:
+// its value is the test's name. Cleanup acts only on what carries it.
+const Label = "session-starter-test"
+
+// runLabel tells this process's containers from those of another run of
+// the same test on the same engine.
+const runLabel = Label + ".run"
+
+// Engine is podman set up by setup.sh: its configuration and the image
+// with busybox and session-starter at /usr/local/bin/session-starter.
+type Engine struct {
+	Conf  string // CONTAINERS_CONF
+	Image string // localhost/session-starter-test:<tag>
+	dir   string // this package's directory, where setup.sh is
+	runID string // this process's run label
+}
+
+var (
+	setupOnce sync.Once
+	engine    *Engine
+	setupErr  string
+)
+
+// Setup runs setup.sh once per test binary and returns the engine. A test
+// that cannot have it fails under CI=true, and skips elsewhere, saying
+// why: setup.sh needs root, apt and Debian's packages.
+func Setup(t testing.TB) *Engine {
+	t.Helper()
+	setupOnce.Do(func() { engine, setupErr = setup() })
+	if engine == nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true, and the container engine cannot be set up: %s", setupErr)
+		}
+		t.Skipf("no container engine: %s", setupErr)
+	}
+	return engine
+}
+
+func setup() (*Engine, string) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return nil, "cannot find scripts/containers"
+	}
+	if os.Geteuid() != 0 {
+		return nil, "setup.sh needs root (it installs podman and runs rootful containers)"
+	}
+	dir := filepath.Dir(file)
+	cmd := exec.Command("bash", filepath.Join(dir, "setup.sh"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, "setup.sh: " + err.Error() + "\n" + stderr.String()
+	}
+	vars := assignments(out)
+	e := &Engine{Conf: vars["CONTAINERS_CONF"], Image: vars["IMAGE"], dir: dir}
+	if e.Conf == "" || e.Image == "" {
+		return nil, "setup.sh printed no CONTAINERS_CONF and IMAGE: " + string(out)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	e.runID = hex.EncodeToString(b)
+	return e, ""
+}
+
+// assignments parses setup.sh's KEY=value lines.
+func assignments(out []byte) map[string]string {
+	vars := map[string]string{}
+	s := bufio.NewScanner(bytes.NewReader(out))
+	for s.Scan() {
+		if k, v, ok := strings.Cut(s.Text(), "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars
+}
+
+// Env is the environment podman and the docker client run with here.
+func (e *Engine) Env() []string {
+	return append(os.Environ(), "CONTAINERS_CONF="+e.Conf)
+}
+
+// Labels returns the podman options that label a container, a pod or an
+// image as t's, for Cleanup to find.
+func (e *Engine) Labels(t testing.TB) []string {
+	return []string{"--label", Label + "=" + t.Name(), "--label", runLabel + "=" + e.runID}
+}
+
+// Command returns podman with args, in the engine's environment.
+func (e *Engine) Command(args ...string) *exec.Cmd {
+	cmd := exec.Command("podman", args...)
+	cmd.Env = e.Env()
+	return cmd
+}
+
+// Podman runs podman with args and returns its standard output, trimmed;
+// it fails t when podman fails.
+func (e *Engine) Podman(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := e.Command(args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("podman %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Name returns a container or pod name unique to this run of t.
+func (e *Engine) Name(t testing.TB, what string) string {
+	n := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, t.Name())
+	return "sst-" + n[:min(len(n), 60)] + "-" + what + "-" + e.runID
+}
+
+// Cleanup removes, when t ends (failed or not), every pod, container and
+// image labelled as t's by this run: nothing without the labels.
+func (e *Engine) Cleanup(t testing.TB) {
+	t.Cleanup(func() {
+		filters := []string{"--filter", "label=" + Label + "=" + t.Name(), "--filter", "label=" + runLabel + "=" + e.runID}
+		for _, kind := range [][]string{{"pod", "ps"}, {"ps", "-a"}, {"images"}} {
+			out, err := e.Command(append(append(kind, filters...), "-q")...).Output()
+			if err != nil {
+				t.Errorf("podman %s: %v", strings.Join(kind, " "), err)
+				continue
+			}
+			ids := strings.Fields(string(out))
+			if len(ids) == 0 {
+				continue
+			}
+			rm := map[string][]string{"pod": {"pod", "rm", "-f", "-t", "0"}, "ps": {"rm", "-f", "-t", "0"}, "images": {"rmi", "-f"}}[kind[0]]
+			if out, err := e.Command(append(rm, ids...)...).CombinedOutput(); err != nil {
+				t.Errorf("podman %s %v: %v\n%s", strings.Join(rm, " "), ids, err, out)
+			}
+		}
+	})
+}
+
+// DockerHost starts podman's Docker-compatible API service for t and
+// returns its DOCKER_HOST (unix://…); the service ends when t does.
+func (e *Engine) DockerHost(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(e.dir, "setup.sh")
+	cmd := exec.Command("bash", script, "docker-service", "start", dir)
+	cmd.Env = e.Env()
+	out, err := cmd.Output()
+	t.Cleanup(func() {
+		cmd := exec.Command("bash", script, "docker-service", "stop", dir)
+		cmd.Env = e.Env()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("setup.sh docker-service stop: %v\n%s", err, out)
+		}
+	})
+	if err != nil {
+		t.Fatalf("setup.sh docker-service start: %v", err)
+	}
+	host := assignments(out)["DOCKER_HOST"]
+	if host == "" {
+		t.Fatalf("setup.sh docker-service start printed no DOCKER_HOST: %s", out)
+	}
+	return host
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The container engine for session-starter's container tests: podman and
+# runc from Debian, this directory's containers.conf, and an image made
+# without any registry. Idempotent; run as root.
+#
+#   setup.sh                            install what is missing, build, import
+#   setup.sh docker-service start DIR   podman's Docker API on DIR/docker.sock
+#   setup.sh docker-service stop DIR    end the service that start began
+#
+# The first form installs podman and runc where missing (apt-get), builds
+# the static bin/session-starter (make build), and imports an image of
+# busybox-static's root filesystem (the Debian package, unpacked with
+# dpkg-deb -x) with the binary at /usr/local/bin/session-starter. Its tag
+# names the binary's and busybox's contents, so a rebuilt binary gets an
+# image of its own and an unchanged one is not imported again. It prints,
+# one per line on stdout (everything else goes to stderr):
+#
+#   CONTAINERS_CONF=<this directory>/containers.conf
+#   IMAGE=localhost/session-starter-test:<tag>
+#
+# Use them as `set -a; eval "$(scripts/containers/setup.sh)"; set +a`.
+# podman must be run with CONTAINERS_CONF set: runc, not crun, and no
+# default ulimits (see containers.conf).
+#
+# docker-service start runs `podman system service` on DIR/docker.sock in
+# the background, waits for the socket, and prints DOCKER_HOST=unix://…;
+# the real docker client talks to podman through it. stop ends that
+# process (by the PID start wrote in DIR, checked against its command
+# line) and waits for it.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+export CONTAINERS_CONF="$here/containers.conf"
+repository=localhost/session-starter-test
+
+say() { echo "setup.sh: $*" >&2; }
+die() {
+  say "$*"
+  exit 1
+}
+
+service() {
+  local what="$1" dir="$2"
+  [ -d "$dir" ] || die "docker-service: no directory $dir"
+  dir="$(cd "$dir" && pwd)"
+  local sock="$dir/docker.sock" pidfile="$dir/docker-service.pid"
+  case "$what" in
+  start)
+    if [ -S "$sock" ] && [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+      echo "DOCKER_HOST=unix://$sock"
+      return
+    fi
+    rm -f "$sock"
+    podman system service --time=0 "unix://$sock" </dev/null >"$dir/docker-service.log" 2>&1 &
+    echo $! >"$pidfile"
+    for _ in $(seq 300); do
+      [ -S "$sock" ] && break
+      kill -0 "$(cat "$pidfile")" 2>/dev/null || die "podman system service exited: $(cat "$dir/docker-service.log")"
+      sleep 0.1
+    done
+    [ -S "$sock" ] || die "podman system service made no socket in 30 s"
+    echo "DOCKER_HOST=unix://$sock"
+    ;;
+  stop)
+    [ -f "$pidfile" ] || return 0
+    local pid
+    pid="$(cat "$pidfile")"
+    # Only the service start began: its command line names the socket.
+    if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "system service --time=0 unix://$sock"; then
+      kill "$pid"
+      for _ in $(seq 300); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+    fi
+    rm -f "$pidfile" "$sock"
+    ;;
+  *) die "docker-service start|stop DIR" ;;
+  esac
+}
+
+if [ "${1:-}" = docker-service ]; then
+  [ $# -eq 3 ] || die "usage: setup.sh docker-service start|stop DIR"
+  service "$2" "$3"
+  exit
+fi
+[ $# -eq 0 ] || die "usage: setup.sh [docker-service start|stop DIR]"
+
+missing=()
+command -v podman >/dev/null 2>&1 || missing+=(podman)
+command -v runc >/dev/null 2>&1 || missing+=(runc)
+if ((${#missing[@]})); then
+  [ "$(id -u)" = 0 ] || die "${missing[*]} missing, and only root may install them"
+  say "installing ${missing[*]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+make -C "$repo" build GO="${GO:-go}" >&2
+bin="$repo/bin/session-starter"
+if command -v file >/dev/null 2>&1; then
+  file "$bin" | grep -q 'statically linked' || die "$bin is not static: $(file "$bin")"
+fi
+
+version="$(apt-cache policy busybox-static 2>/dev/null | awk '/Candidate:/ {print $2}')"
+if [ -z "$version" ] || [ "$version" = "(none)" ]; then
+  apt-get update -qq >&2
+  version="$(apt-cache policy busybox-static | awk '/Candidate:/ {print $2}')"
+fi
+if [ -z "$version" ] || [ "$version" = "(none)" ]; then die "apt knows no busybox-static"; fi
+tag="$( (sha256sum <"$bin" && echo "busybox-static $version") | sha256sum | cut -c1-12)"
+image="$repository:$tag"
+
+if ! podman image exists "$image"; then
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && apt-get download -qq "busybox-static=$version" 2>/dev/null) ||
+    die "apt-get download busybox-static=$version failed"
+  root="$tmp/root"
+  dpkg-deb -x "$tmp"/busybox-static_*.deb "$root"
+  rm -rf "${root:?}/usr/share"
+  for applet in $("$root/bin/busybox" --list); do
+    [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+  done
+  mkdir -p "$root/usr/local/bin" "$root/etc" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/root"
+  chmod 1777 "$root/tmp"
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
+  echo 'root:x:0:' >"$root/etc/group"
+  cp "$bin" "$root/usr/local/bin/session-starter"
+  tar -C "$root" -cf "$tmp/root.tar" .
+  say "importing $image"
+  podman import --change 'CMD ["/bin/sh"]' --change 'LABEL session-starter-test=setup' \
+    "$tmp/root.tar" "$image" >&2
+fi
+
+# The images of earlier binaries, a day old: CI keeps the engine's store
+# between runs. One a running test still uses is kept (rmi refuses it).
+for old in $(podman images --filter "reference=$repository" --filter until=24h --format '{{.Repository}}:{{.Tag}}'); do
+  [ "$old" = "$image" ] || podman rmi "$old" >/dev/null 2>&1 || true
+done
+
+echo "CONTAINERS_CONF=$CONTAINERS_CONF"
+echo "IMAGE=$image"
