@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,15 +125,12 @@ func (e *Engine) Podman(t testing.TB, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Name returns a container or pod name unique to this run of t.
+// Name returns a container or pod name unique to this run of t: short
+// enough for a pod's host name (64 bytes).
 func (e *Engine) Name(t testing.TB, what string) string {
-	n := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '-'
-	}, t.Name())
-	return "sst-" + n[:min(len(n), 60)] + "-" + what + "-" + e.runID
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	return fmt.Sprintf("sst-%08x-%s-%s", h.Sum32(), what, e.runID)
 }
 
 // Cleanup removes, when t ends (failed or not), every pod, container and

@@ -7,12 +7,14 @@
 #   setup.sh docker-service start DIR   podman's Docker API on DIR/docker.sock
 #   setup.sh docker-service stop DIR    end the service that start began
 #
-# The first form installs podman and runc where missing (apt-get), builds
+# The first form installs podman, runc and catatonit (a pod's pause
+# process) where missing (apt-get), builds
 # the static bin/session-starter (make build), and imports an image of
 # busybox-static's root filesystem (the Debian package, unpacked with
 # dpkg-deb -x) with the binary at /usr/local/bin/session-starter. Its tag
-# names the binary's and busybox's contents, so a rebuilt binary gets an
-# image of its own and an unchanged one is not imported again. It prints,
+# names the binary's, busybox's and this script's contents, so a rebuilt
+# binary gets an image of its own and an unchanged one is not imported
+# again. It prints,
 # one per line on stdout (everything else goes to stderr):
 #
 #   CONTAINERS_CONF=<this directory>/containers.conf
@@ -90,6 +92,9 @@ fi
 missing=()
 command -v podman >/dev/null 2>&1 || missing+=(podman)
 command -v runc >/dev/null 2>&1 || missing+=(runc)
+# A pod's infra container runs podman's pause image, which podman builds
+# from catatonit on first use.
+command -v catatonit >/dev/null 2>&1 || missing+=(catatonit)
 if ((${#missing[@]})); then
   [ "$(id -u)" = 0 ] || die "${missing[*]} missing, and only root may install them"
   say "installing ${missing[*]}"
@@ -109,7 +114,7 @@ if [ -z "$version" ] || [ "$version" = "(none)" ]; then
   version="$(apt-cache policy busybox-static | awk '/Candidate:/ {print $2}')"
 fi
 if [ -z "$version" ] || [ "$version" = "(none)" ]; then die "apt knows no busybox-static"; fi
-tag="$( (sha256sum <"$bin" && echo "busybox-static $version") | sha256sum | cut -c1-12)"
+tag="$( (sha256sum <"$bin" && sha256sum <"$here/setup.sh" && echo "busybox-static $version") | sha256sum | cut -c1-12)"
 image="$repository:$tag"
 
 if ! podman image exists "$image"; then
@@ -130,7 +135,7 @@ if ! podman image exists "$image"; then
   cp "$bin" "$root/usr/local/bin/session-starter"
   tar -C "$root" -cf "$tmp/root.tar" .
   say "importing $image"
-  podman import --change 'CMD ["/bin/sh"]' --change 'LABEL session-starter-test=setup' \
+  podman import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'CMD ["/bin/sh"]' --change 'LABEL session-starter-test=setup' \
     "$tmp/root.tar" "$image" >&2
 fi
 
