@@ -1,8 +1,10 @@
 package containers
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -225,4 +227,27 @@ func TestPodmanPodStopGivesEveryProcessOfTheSessionTheGrace(t *testing.T) {
 	pod := e.Name(t, "pod")
 	e.Podman(t, append([]string{"pod", "create", "--name", pod}, e.Labels(t)...)...)
 	e.stopAndCheck(t, "engine", []string{"--pod", pod}, "pod", "stop", pod)
+}
+
+// TestTheContainersExitStatusIsTheEngines: podman run's status, the
+// container's, is the Engine's exit code, and 128+S when the Engine dies
+// of signal S (PID 1 of a namespace cannot die of its own signal), as
+// restart policies and Jobs read it.
+func TestTheContainersExitStatusIsTheEngines(t *testing.T) {
+	e := engineFor(t)
+	for _, tt := range []struct {
+		name, script string
+		want         int
+	}{
+		{"exit7", "exit 7", 7},
+		{"sigterm", "kill -TERM $$", 128 + 15},
+		{"sigkill", "kill -KILL $$", 128 + 9},
+	} {
+		cmd := e.Command(e.run(t, tt.name, "--rm", "--entrypoint", entrypoint, e.Image, "sh", "-c", tt.script)...)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != tt.want {
+			t.Errorf("an Engine that runs %q: podman run ended %v, want exit status %d; output:\n%s", tt.script, err, tt.want, out)
+		}
+	}
 }
