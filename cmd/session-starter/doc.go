@@ -1456,12 +1456,14 @@
 //     session-starter's. StdioSessionTransport is a transport of the SDK's
 //     shape, whose pid is the Engine's, with the ended record.
 //     launchAgent starts an ACP agent and gives the streams the ACP SDK
-//     takes. The package imports neither SDK.
+//     takes. The package imports neither SDK. A call()'s endReleased()
+//     ends what a released call left.
 //   - Python (the wheel): wrap_stdio_parameters(params) does the same
 //     for the Python SDK's StdioServerParameters. stdio_client(params) is
 //     an async context manager that yields the read and write streams.
 //     call_async is call() for asyncio. CallResult.end_released ends what
-//     a released call left, this user's processes alone. anyio and mcp
+//     a released call left, this user's processes alone. Both packages
+//     run `session-starter --end-released` for that, on Linux. anyio and mcp
 //     are imported only by stdio_client. The Python SDK cannot be
 //     installed where these are tested: they are tested against a fake
 //     of its documented behaviour.

@@ -25,7 +25,7 @@ def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optiona
 
     The record: ``{"event": "reclaimed", "dir", "dry_run", "sessions":
     [{"session", "action", "cgroup_ended", "ended": [{"pid", "comm"}],
-    "left": [{"pid", "reason", "survivor"}], "guard_end"}], "problems": [{"file",
+    "left": [{"pid", "reason", "survivor"}], "guard_end", "containers"}], "problems": [{"file",
     "reason"}]}``; ``action`` is "reclaimed", "live" (its starter or guard
     lives: left alone), "unverified" (whether they live could not be told:
     left alone, the reason in "left"), "other-boot" (dropped, nothing
@@ -35,7 +35,8 @@ def reclaim(dry_run: bool = False, *, binary: Optional[str] = None, env: Optiona
     PID namespace in which nothing is left: dropped, nothing signalled) or
     "would-reclaim" (``dry_run``: nothing is ended); ``guard_end``, when present, is what
     the session's guard's end came to after session-starter was gone, when
-    it left something. A "left" entry with ``survivor`` true is a process
+    it left something; ``containers``, when present, the ids of the
+    session's containers (--containers) it stopped or removed. A "left" entry with ``survivor`` true is a process
     verified as the session's that lives on; exit status 125 (only for such
     a survivor) still returns the record. A PID given to a stranger
     ("token-mismatch"), a refused file or an unverified process is

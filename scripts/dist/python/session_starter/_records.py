@@ -122,6 +122,9 @@ class Started:
     guard_pid: int = 0
     time: str = ""
     session: Optional[str] = None
+    # The Engine's command line as run, only when session-starter changed
+    # it (--containers adds a label).
+    argv: Optional[List[str]] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -172,6 +175,10 @@ def _is_int_list(v: Any) -> bool:
     return isinstance(v, list) and all(_is_int(e) for e in v)
 
 
+def _is_str_list(v: Any) -> bool:
+    return isinstance(v, list) and all(_is_str(e) for e in v)
+
+
 def _is_number(v: Any) -> bool:
     return type(v) in (int, float)
 
@@ -196,6 +203,7 @@ _STARTED = {
     "guard_pid": (_is_int, 0),
     "time": (_is_str, ""),
     "session": (_is_str, None),
+    "argv": (_is_str_list, None),
 }
 _ENDED = {
     "event": (_is_str, ""),

@@ -95,6 +95,8 @@ export interface StartedRecord {
   time: string;
   /** The session's id in the session mark (SESSION_STARTER_SESSION); absent with --no-mark. */
   session?: string;
+  /** The Engine's command line as run, present only when session-starter changed it (--containers adds a label). */
+  argv?: string[];
   /** The record as written, unknown fields included. */
   raw: Record<string, unknown>;
 }
@@ -390,6 +392,8 @@ export interface ReclaimedSession {
   left: LeftProcess[];
   /** What the session's guard's end came to after session-starter was gone, when it left something: its account and time. */
   guard_end?: string;
+  /** The ids of the session's containers (--containers) the reclaim stopped, or removed where made with --rm. */
+  containers?: string[];
 }
 
 /** The record of session-starter --reclaim. */

@@ -82,6 +82,7 @@ const kinds = {
   optString: { zero: undefined, ok: (v) => typeof v === 'string' },
   // An optional list of integers (PIDs): left out where the JSON has none.
   optIntList: { zero: undefined, ok: (v) => Array.isArray(v) && v.every((e) => Number.isInteger(e)) },
+  optStringList: { zero: undefined, ok: (v) => Array.isArray(v) && v.every((e) => typeof e === 'string') },
   // Optional numbers: left out where the JSON has none.
   optInt: { zero: undefined, ok: (v) => Number.isInteger(v) },
   optNumber: { zero: undefined, ok: (v) => typeof v === 'number' },
@@ -119,6 +120,7 @@ const startedFields = {
   guard_pid: ['guardPid', 'int'],
   time: ['time', 'string'],
   session: ['session', 'optString'],
+  argv: ['argv', 'optStringList'],
 };
 const endedFields = {
   event: ['event', 'string'],
