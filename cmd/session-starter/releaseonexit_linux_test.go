@@ -151,7 +151,11 @@ func TestEndReleasedEndsWhatAReleasedCallLeftAndWhatItStartedSince(t *testing.T)
 	if _, err := os.Stat(termed); err != nil {
 		t.Errorf("the released loop did not get the stop signal first: %v", err)
 	}
-	var got endedReleased
+	var got struct { // the record as the launchers read it
+		Event, Session string
+		Found          int
+		Left           []int
+	}
 	if err := json.NewDecoder(r).Decode(&got); err != nil {
 		t.Fatal(err)
 	}
