@@ -159,6 +159,7 @@ func TestAContainerEngineEndsWithItsSessionHoweverTheSessionEnds(t *testing.T) {
 	for _, cli := range []string{"podman", "docker"} {
 		for _, ending := range []string{"close", "client-SIGTERM", "client-SIGKILL", "starter-SIGKILL"} {
 			t.Run(cli+"/"+ending, func(t *testing.T) {
+				e.Cleanup(t) // the labels name the subtest
 				client := strings.HasPrefix(ending, "client-")
 				c := e.startContained(t, cli, client, ledgerDir(t))
 				switch ending {
@@ -187,6 +188,7 @@ func TestReclaimEndsTheContainersOfASessionWhoseStarterAndGuardWereKilled(t *tes
 	e := engineFor(t)
 	for _, cli := range []string{"podman", "docker"} {
 		t.Run(cli, func(t *testing.T) {
+			e.Cleanup(t) // the labels name the subtest
 			ledger := ledgerDir(t)
 			c := e.startContained(t, cli, false, ledger)
 			// The guard stopped first does not act on the starter's death.
