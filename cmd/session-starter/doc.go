@@ -930,6 +930,54 @@
 // of a PID namespace cannot die of its own signal). `--watch-parent` without
 // `--parent-pid` is a usage error there: an init has no parent to watch.
 //
+// This holds on a real engine: podman 4 with runc (`make test-containers`,
+// `scripts/containers`). Orphans of `podman exec`'d commands are reaped:
+// 50 execs orphan 2,000 processes, and no zombie is left. `podman stop -t N`
+// and `podman pod stop -t N` send SIGTERM, and every process of the session
+// gets the grace, one that left the Engine's group too. What ignores the
+// signal is SIGKILLed at the grace's end, before the engine's SIGKILL: keep
+// `--grace` under N. The container's status is the Engine's. `--explain` in
+// the container says `pid1: yes`, the mode, and why. A container has no
+// cgroup v2 it may write, so the mode is group, with the subreaper and the
+// PID namespace.
+//
+// In a Kubernetes pod, with an image built from the README's Dockerfile:
+//
+//	apiVersion: v1
+//	kind: Pod
+//	metadata:
+//	  name: agent
+//	spec:
+//	  terminationGracePeriodSeconds: 30
+//	  restartPolicy: Never
+//	  containers:
+//	  - name: engine
+//	    image: registry.example/agent:1
+//	    command: ["/usr/local/bin/session-starter", "--grace", "25s", "--"]
+//	    args: ["./serve"]
+//
+// `--grace 25s` ends inside the pod's 30 s. The tests run this manifest
+// with `podman kube play`, with their own image, name and labels.
+// session-starter is PID 1 there, reaps exec orphans, and the pod's stop
+// ends the app within the grace with its status. podman ignores
+// terminationGracePeriodSeconds, and `podman kube down` SIGKILLs: kubelet's
+// timing is not reproduced.
+//
+// A stdio MCP server in a container, which a client runs as `podman run -i
+// --rm my-mcp` or `docker run -i --rm my-mcp`:
+//
+//	FROM debian:stable-slim
+//	COPY session-starter /usr/local/bin/session-starter
+//	COPY server /usr/local/bin/server
+//	ENTRYPOINT ["/usr/local/bin/session-starter", "--stdio", "--"]
+//	CMD ["/usr/local/bin/server"]
+//
+// As PID 1, `--stdio` watches stdin only. When the client closes it, the
+// server has the stdin grace to exit; then the session ends, and `--rm`
+// removes the container. The tests build this Dockerfile with podman, with
+// a shell script as the server. Through `podman run -i --rm` it answers
+// `initialize`, and when stdin closes the container is gone.
+//
 // # The requested form: a Go Engine that contains itself
 //
 // A Go Engine that calls `contain.IfRequested()` first thing in `main`

@@ -60,7 +60,7 @@ func TestExplainInsideAContainerSaysItIsPID1AndWhichModeItGot(t *testing.T) {
 
 // census is a shell script of builtins only (it forks nothing, so it
 // counts itself alone): the container's processes, its zombies, and its
-// sleeps that have not exited, from /proc.
+// usleeps (the orphans) that have not exited, from /proc.
 const census = `n=0 z=0 s=0
 for f in /proc/[0-9]*/status; do
 	name=
@@ -68,55 +68,56 @@ for f in /proc/[0-9]*/status; do
 		case $k in
 		Name:) name=$v ;;
 		State:) n=$((n + 1))
-			if [ "$v" = Z ]; then z=$((z + 1)); elif [ "$name" = sleep ]; then s=$((s + 1)); fi
+			if [ "$v" = Z ]; then z=$((z + 1)); elif [ "$name" = usleep ]; then s=$((s + 1)); fi
 			break ;;
 		esac
 	done 2>/dev/null <"$f"
 done
 echo "$n $z $s"`
 
-// counts is census's answer: processes, zombies, live sleeps.
-type counts struct{ procs, zombies, sleeps int }
+// counts is census's answer: processes, zombies, live orphans.
+type counts struct{ procs, zombies, orphans int }
 
 func (e *Engine) census(t *testing.T, container string) counts {
 	t.Helper()
 	var c counts
 	out := e.Podman(t, "exec", container, "sh", "-c", census)
-	if _, err := fmt.Sscan(out, &c.procs, &c.zombies, &c.sleeps); err != nil {
+	if _, err := fmt.Sscan(out, &c.procs, &c.zombies, &c.orphans); err != nil {
 		t.Fatalf("census: %q: %v", out, err)
 	}
 	return c
 }
 
-// orphaner is what each exec runs: it starts sleeps of a second in the
+// orphaner is what each exec runs: it starts usleeps of a second in the
 // background and exits at once, so that they are orphaned, reparented
 // to the container's PID 1 (the exec's parent, conmon, is outside the
-// container's PID namespace), and exit there.
+// container's PID namespace), and exit there. usleep, not sleep: the
+// Engines' own loops sleep.
 func orphaner(n int) string {
-	return fmt.Sprintf("for i in $(seq %d); do sleep 1 </dev/null >/dev/null 2>&1 & done", n)
+	return fmt.Sprintf("for i in $(seq %d); do usleep 1000000 </dev/null >/dev/null 2>&1 & done", n)
 }
 
 // orphanAndCount runs execs podman execs in container, each orphaning
-// per sleeps, and returns the census at the moment the last sleep exited,
+// per processes, and returns the census at the moment the last orphan exited,
 // and the census before.
 func (e *Engine) orphanAndCount(t *testing.T, container string, execs, per int) (base, after counts) {
 	t.Helper()
 	base = e.census(t, container)
-	if base.zombies != 0 || base.sleeps != 0 {
-		t.Fatalf("before the execs: %+v, want no zombie and no sleep", base)
+	if base.zombies != 0 || base.orphans != 0 {
+		t.Fatalf("before the execs: %+v, want no zombie and no orphan", base)
 	}
 	for range execs {
 		e.Podman(t, "exec", container, "sh", "-c", orphaner(per))
 	}
-	testproc.Eventually(t, "every orphaned sleep must exit", func() bool {
+	testproc.Eventually(t, "every orphan must exit", func() bool {
 		after = e.census(t, container)
-		return after.sleeps == 0
+		return after.orphans == 0
 	})
 	return base, after
 }
 
 // TestPID1ReapsEveryOrphanOfPodmanExecs: 50 podman execs each orphan 40
-// sleeps, which the container's PID 1 inherits: session-starter reaps
+// processes, which the container's PID 1 inherits: session-starter reaps
 // all 2,000, and the container is back to its processes before.
 func TestPID1ReapsEveryOrphanOfPodmanExecs(t *testing.T) {
 	e := engineFor(t)
@@ -140,7 +141,7 @@ func TestAnInitThatDoesNotReapKeepsTheOrphansOfPodmanExecsAsZombies(t *testing.T
 	e.Podman(t, e.run(t, "noreap", "-d", e.Image, "tail", "-f", "/dev/null")...)
 	_, after := e.orphanAndCount(t, c, 2, 40)
 	if after.zombies != 80 {
-		t.Fatalf("after 80 exec-orphaned sleeps under an init that does not reap: %+v, want 80 zombies", after)
+		t.Fatalf("after 80 exec-orphaned processes under an init that does not reap: %+v, want 80 zombies", after)
 	}
 }
 
