@@ -3,7 +3,9 @@
 //
 // setup.sh installs the engine where it is missing (Debian's podman and
 // runc), builds the static bin/session-starter, and imports an image of
-// busybox-static's files and the binary, without any registry.
+// busybox-static's files and the binary, without any registry. Where no
+// docker client is on PATH it unpacks the one of Debian's docker.io (no
+// daemon).
 // containers.conf, given through CONTAINERS_CONF, sets runc and no
 // default ulimits. [Setup] runs setup.sh once per test binary; the tests
 // need root.

@@ -29,8 +29,11 @@ const runLabel = Label + ".run"
 type Engine struct {
 	Conf  string // CONTAINERS_CONF
 	Image string // localhost/session-starter-test:<tag>
-	dir   string // this package's directory, where setup.sh is
-	runID string // this process's run label
+	// Docker is the docker client: PATH's, else the client of Debian's
+	// docker.io, unpacked by setup.sh.
+	Docker string
+	dir    string // this package's directory, where setup.sh is
+	runID  string // this process's run label
 }
 
 var (
@@ -71,9 +74,9 @@ func setup() (*Engine, string) {
 		return nil, "setup.sh: " + err.Error() + "\n" + stderr.String()
 	}
 	vars := assignments(out)
-	e := &Engine{Conf: vars["CONTAINERS_CONF"], Image: vars["IMAGE"], dir: dir}
-	if e.Conf == "" || e.Image == "" {
-		return nil, "setup.sh printed no CONTAINERS_CONF and IMAGE: " + string(out)
+	e := &Engine{Conf: vars["CONTAINERS_CONF"], Image: vars["IMAGE"], Docker: vars["DOCKER"], dir: dir}
+	if e.Conf == "" || e.Image == "" || e.Docker == "" {
+		return nil, "setup.sh printed no CONTAINERS_CONF, IMAGE or DOCKER: " + string(out)
 	}
 	b := make([]byte, 6)
 	rand.Read(b)
@@ -157,7 +160,8 @@ func (e *Engine) Cleanup(t testing.TB) {
 }
 
 // DockerHost starts podman's Docker-compatible API service for t and
-// returns its DOCKER_HOST (unix://…); the service ends when t does.
+// returns its DOCKER_HOST (unix://…), for e.Docker; the service ends when
+// t does.
 func (e *Engine) DockerHost(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -143,7 +143,7 @@ func TestReadmeDockerfileEndsWithinTheGraceOnDockerStop(t *testing.T) {
 	env := append(e.Env(), "DOCKER_HOST="+e.DockerHost(t), "DOCKER_CONFIG="+t.TempDir())
 	docker := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("docker", args...)
+		cmd := exec.Command(e.Docker, args...)
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err != nil {

@@ -19,6 +19,7 @@
 #
 #   CONTAINERS_CONF=<this directory>/containers.conf
 #   IMAGE=localhost/session-starter-test:<tag>
+#   DOCKER=<the docker client: PATH's, else Debian's, unpacked>
 #
 # Use them as `set -a; eval "$(scripts/containers/setup.sh)"; set +a`.
 # podman must be run with CONTAINERS_CONF set: runc, not crun, and no
@@ -117,9 +118,9 @@ if [ -z "$version" ] || [ "$version" = "(none)" ]; then die "apt knows no busybo
 tag="$( (sha256sum <"$bin" && sha256sum <"$here/setup.sh" && echo "busybox-static $version") | sha256sum | cut -c1-12)"
 image="$repository:$tag"
 
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
 if ! podman image exists "$image"; then
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
   (cd "$tmp" && apt-get download -qq "busybox-static=$version" 2>/dev/null) ||
     die "apt-get download busybox-static=$version failed"
   root="$tmp/root"
@@ -145,5 +146,23 @@ for old in $(podman images --filter "reference=$repository" --filter until=24h -
   [ "$old" = "$image" ] || podman rmi "$old" >/dev/null 2>&1 || true
 done
 
+# The docker client: the one on PATH, else the client alone out of
+# Debian's docker.io package (no daemon is installed or started), kept
+# under /var/cache.
+docker="$(command -v docker || true)"
+if [ -z "$docker" ]; then
+  cache=/var/cache/session-starter-containers
+  docker="$cache/usr/bin/docker"
+  if [ ! -x "$docker" ]; then
+    say "no docker on PATH: unpacking the client of Debian's docker.io"
+    (cd "$tmp" && apt-get download -qq docker.io 2>/dev/null) || die "apt-get download docker.io failed"
+    mkdir -p "$tmp/x" "$cache/usr/bin"
+    dpkg-deb -x "$tmp"/docker.io_*.deb "$tmp/x"
+    cp "$tmp/x/usr/bin/docker" "$docker.new"
+    mv "$docker.new" "$docker"
+  fi
+fi
+
 echo "CONTAINERS_CONF=$CONTAINERS_CONF"
 echo "IMAGE=$image"
+echo "DOCKER=$docker"
