@@ -136,9 +136,18 @@ if ! podman image exists "$image"; then
   cp "$bin" "$root/usr/local/bin/session-starter"
   tar -C "$root" -cf "$tmp/root.tar" .
   say "importing $image"
-  podman import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'CMD ["/bin/sh"]' --change 'LABEL session-starter-test=setup' \
+  podman import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'CMD ["/bin/sh"]' --change 'LABEL session-starter-test.setup=1' \
     "$tmp/root.tar" "$image" >&2
 fi
+
+# What a killed test run left (its cleanup never ran): the pods,
+# containers and images a test labelled, made over an hour ago. No run
+# takes that long; nothing without the label is touched, and an image a
+# container uses is kept (rmi without -f refuses it).
+stale=(--filter label=session-starter-test --filter until=1h -q)
+for id in $(podman pod ps "${stale[@]}"); do podman pod rm -f -t 0 "$id" >&2 || true; done
+for id in $(podman ps -a "${stale[@]}"); do podman rm -f -t 0 "$id" >&2 || true; done
+for id in $(podman images "${stale[@]}"); do podman rmi "$id" >/dev/null 2>&1 || true; done
 
 # The images of earlier binaries, a day old: CI keeps the engine's store
 # between runs. One a running test still uses is kept (rmi refuses it).
