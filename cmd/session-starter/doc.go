@@ -975,8 +975,9 @@
 // As PID 1, `--stdio` watches stdin only. When the client closes it, the
 // server has the stdin grace to exit; then the session ends, and `--rm`
 // removes the container. The tests build this Dockerfile with podman, with
-// a shell script as the server. Through `podman run -i --rm` it answers
-// `initialize`, and when stdin closes the container is gone.
+// a shell script as the server. Through `podman run -i --rm`, and `docker
+// run -i --rm` against podman's Docker API, it answers `initialize`; when
+// stdin closes, the container is gone.
 //
 // # The requested form: a Go Engine that contains itself
 //

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,23 +141,39 @@ func (e *Engine) Name(t testing.TB, what string) string {
 // image labelled as t's by this run: nothing without the labels.
 func (e *Engine) Cleanup(t testing.TB) {
 	t.Cleanup(func() {
+		// podman 4.3 ANDs the label filters of pods and containers, but
+		// ORs those of images: an image's test label is read back.
 		filters := []string{"--filter", "label=" + Label + "=" + t.Name(), "--filter", "label=" + runLabel + "=" + e.runID}
-		for _, kind := range [][]string{{"pod", "ps"}, {"ps", "-a"}, {"images"}} {
-			out, err := e.Command(append(append(kind, filters...), "-q")...).Output()
-			if err != nil {
-				t.Errorf("podman %s: %v", strings.Join(kind, " "), err)
-				continue
-			}
-			ids := strings.Fields(string(out))
-			if len(ids) == 0 {
-				continue
-			}
-			rm := map[string][]string{"pod": {"pod", "rm", "-f", "-t", "0"}, "ps": {"rm", "-f", "-t", "0"}, "images": {"rmi", "-f"}}[kind[0]]
-			if out, err := e.Command(append(rm, ids...)...).CombinedOutput(); err != nil {
-				t.Errorf("podman %s %v: %v\n%s", strings.Join(rm, " "), ids, err, out)
+		e.remove(t, e.list(t, append([]string{"pod", "ps", "-q"}, filters...)), "pod", "rm", "-f", "-t", "0")
+		e.remove(t, e.list(t, append([]string{"ps", "-a", "-q"}, filters...)), "rm", "-f", "-t", "0")
+		var images []string
+		for _, id := range e.list(t, []string{"images", "-q", "--filter", "label=" + runLabel + "=" + e.runID}) {
+			out, err := e.Command("image", "inspect", "--format", "{{index .Labels \""+Label+"\"}}", id).Output()
+			if err == nil && strings.TrimSpace(string(out)) == t.Name() && !slices.Contains(images, id) {
+				images = append(images, id)
 			}
 		}
+		e.remove(t, images, "rmi", "-f")
 	})
+}
+
+// list returns the IDs podman lists with args.
+func (e *Engine) list(t testing.TB, args []string) []string {
+	out, err := e.Command(args...).Output()
+	if err != nil {
+		t.Errorf("podman %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Fields(string(out))
+}
+
+// remove runs podman rm (args) on ids, if any.
+func (e *Engine) remove(t testing.TB, ids []string, rm ...string) {
+	if len(ids) == 0 {
+		return
+	}
+	if out, err := e.Command(append(rm, ids...)...).CombinedOutput(); err != nil {
+		t.Errorf("podman %s %v: %v\n%s", strings.Join(rm, " "), ids, err, out)
+	}
 }
 
 // DockerHost starts podman's Docker-compatible API service for t and

@@ -140,6 +140,18 @@ if ! podman image exists "$image"; then
     "$tmp/root.tar" "$image" >&2
 fi
 
+# old_images FILTER AGE prints the IDs of the images that match the one
+# filter FILTER, made over AGE seconds ago. podman 4.3 ORs the filters
+# of podman images: until= cannot narrow a label or reference there.
+old_images() {
+  local now id day time zone made
+  now="$(date +%s)"
+  podman images --filter "$1" --format '{{.ID}} {{.CreatedAt}}' | while read -r id day time zone _; do
+    made="$(date -d "$day $time $zone" +%s)" || continue
+    if ((now - made > $2)); then echo "$id"; fi
+  done | sort -u
+}
+
 # What a killed test run left (its cleanup never ran): the pods,
 # containers and images a test labelled, made over an hour ago. No run
 # takes that long; nothing without the label is touched, and an image a
@@ -147,12 +159,13 @@ fi
 stale=(--filter label=session-starter-test --filter until=1h -q)
 for id in $(podman pod ps "${stale[@]}"); do podman pod rm -f -t 0 "$id" >&2 || true; done
 for id in $(podman ps -a "${stale[@]}"); do podman rm -f -t 0 "$id" >&2 || true; done
-for id in $(podman images "${stale[@]}"); do podman rmi "$id" >/dev/null 2>&1 || true; done
+for id in $(old_images label=session-starter-test 3600); do podman rmi "$id" >/dev/null 2>&1 || true; done
 
 # The images of earlier binaries, a day old: CI keeps the engine's store
-# between runs. One a running test still uses is kept (rmi refuses it).
-for old in $(podman images --filter "reference=$repository" --filter until=24h --format '{{.Repository}}:{{.Tag}}'); do
-  [ "$old" = "$image" ] || podman rmi "$old" >/dev/null 2>&1 || true
+# between runs. One a running test still uses is kept.
+current="$(podman images --format '{{.ID}}' "$image")"
+for id in $(old_images "reference=$repository" 86400); do
+  [ "$id" = "$current" ] || podman rmi "$id" >/dev/null 2>&1 || true
 done
 
 # The docker client: the one on PATH, else the client alone out of
