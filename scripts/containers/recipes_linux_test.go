@@ -116,11 +116,13 @@ func (e *Engine) build(t *testing.T, what, dockerfile string, files map[string]s
 }
 
 // serve is the app of the README's Dockerfile and of the Pod manifest: it
-// says ready, and on SIGTERM says so and exits 3.
+// says ready, and on SIGTERM says so and exits 3. It forks nothing after
+// ready, so that a census in its container sees no zombie in passing.
 const serve = `#!/bin/sh
 trap 'echo "serve: got TERM"; exit 3' TERM
+sleep 100000 &
 echo ready
-while :; do sleep 0.1; done
+wait
 `
 
 // awaitLog waits until the container's log has the line.
