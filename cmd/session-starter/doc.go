@@ -937,9 +937,9 @@
 // gets the grace, one that left the Engine's group too. What ignores the
 // signal is SIGKILLed at the grace's end, before the engine's SIGKILL: keep
 // `--grace` under N. The container's status is the Engine's. `--explain` in
-// the container says `pid1: yes`, the mode, and why. A container has no
-// cgroup v2 it may write, so the mode is group, with the subreaper and the
-// PID namespace.
+// the container says `pid1: yes`, the mode, and why. A container's cgroup v2
+// is absent or read-only unless it is privileged: the mode is then group,
+// with the subreaper and the PID namespace.
 //
 // In a Kubernetes pod, with an image built from the README's Dockerfile:
 //
