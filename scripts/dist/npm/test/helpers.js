@@ -46,38 +46,9 @@ function markedEnv(mark, extra = {}) {
   return { ...process.env, ...extra, [markVar]: mark };
 }
 
-// marked lists the live processes (not zombies) whose environment carries
-// the mark.
-function marked(mark) {
-  const want = Buffer.from(`\0${markVar}=${mark}\0`);
-  const out = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) {
-      continue;
-    }
-    let env;
-    let stat;
-    try {
-      env = Buffer.concat([Buffer.from('\0'), fs.readFileSync(`/proc/${name}/environ`)]);
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // gone, or not ours to read
-    }
-    if (!env.includes(want)) {
-      continue;
-    }
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (state !== 'Z') {
-      out.push(Number(name));
-    }
-  }
-  return out;
-}
-
-// carrying lists the live processes (not zombies) whose
-// SESSION_STARTER_SESSION lists the session id: those of a call, and what
-// they started.
-function carrying(session) {
+// liveWhere lists the live processes (not zombies) whose environment,
+// as a list of NAME=value strings, satisfies pred.
+function liveWhere(pred) {
   const out = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) {
@@ -91,14 +62,25 @@ function carrying(session) {
     } catch {
       continue; // gone, or not ours to read
     }
-    const kv = env.find((e) => e.startsWith('SESSION_STARTER_SESSION='));
-    const ids = kv === undefined ? [] : kv.slice(kv.indexOf('=') + 1).split(':');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (ids.includes(session) && state !== 'Z') {
+    if (pred(env) && stat[stat.lastIndexOf(')') + 2] !== 'Z') {
       out.push(Number(name));
     }
   }
   return out;
+}
+
+// marked lists the live processes whose environment carries the mark.
+function marked(mark) {
+  return liveWhere((env) => env.includes(`${markVar}=${mark}`));
+}
+
+// carrying lists the live processes whose SESSION_STARTER_SESSION lists
+// the session id: those of a call, and what they started.
+function carrying(session) {
+  return liveWhere((env) => {
+    const kv = env.find((e) => e.startsWith('SESSION_STARTER_SESSION='));
+    return kv !== undefined && kv.slice(kv.indexOf('=') + 1).split(':').includes(session);
+  });
 }
 
 async function sleep(ms) {

@@ -54,30 +54,8 @@ def marked_env(mark, **extra):
     return env
 
 
-def marked(mark):
-    """The live processes (not zombies) whose environment carries the mark."""
-    want = f"\0{MARK_VAR}={mark}\0".encode()
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as f:
-                env = b"\0" + f.read()
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        if want not in env:
-            continue
-        i = stat.rfind(b")")
-        if stat[i + 2 : i + 3] != b"Z":
-            out.append(int(name))
-    return out
-
-
-def carrying(session):
-    """The live processes (not zombies) whose SESSION_STARTER_SESSION lists session: those of a call, and what they started."""
+def live_where(pred):
+    """The live processes (not zombies) whose environment, a list of NAME=value byte strings, satisfies pred."""
     out = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -89,11 +67,25 @@ def carrying(session):
                 stat = f.read()
         except OSError:
             continue
-        ids = next((kv.split(b"=", 1)[1].split(b":") for kv in env if kv.startswith(b"SESSION_STARTER_SESSION=")), [])
         i = stat.rfind(b")")
-        if session.encode() in ids and stat[i + 2 : i + 3] != b"Z":
+        if pred(env) and stat[i + 2 : i + 3] != b"Z":
             out.append(int(name))
     return out
+
+
+def marked(mark):
+    """The live processes whose environment carries the mark."""
+    return live_where(lambda env: f"{MARK_VAR}={mark}".encode() in env)
+
+
+def carrying(session):
+    """The live processes whose SESSION_STARTER_SESSION lists session: those of a call, and what they started."""
+
+    def lists(env):
+        ids = next((kv.split(b"=", 1)[1].split(b":") for kv in env if kv.startswith(b"SESSION_STARTER_SESSION=")), [])
+        return session.encode() in ids
+
+    return live_where(lists)
 
 
 def eventually(what, cond):
