@@ -919,8 +919,9 @@
 // `bash` waits out the SIGINT and dies of the SIGTERM, and `--watch-parent`
 // ends the session then (without it the step runs on until `--timeout`).
 // `--grace 2s` fits in the 2.5 s the runner waits before it kills the tree.
-// Work handed to a daemon outside the step's process tree (`docker run`,
-// `systemd-run`) was never a descendant and is not ended. The README's
+// Work handed to a daemon outside the step's process tree (`systemd-run`)
+// was never a descendant and is not ended. A `docker run` or `podman run`
+// step ends with it under `--containers`. The README's
 // recipes (this step, MCP client configs, a wrapper script, a Dockerfile) are
 // run as printed by `cmd/session-starter/recipes_linux_test.go`.
 //

@@ -34,7 +34,7 @@ const server = `trap "" TERM; echo up; while :; do sleep 1; done`
 func (e *Engine) engineArgv(t *testing.T, cli string) []string {
 	run := append(append([]string{"run", "--rm", "-i"}, e.Labels(t)...), e.Image, "sh", "-c", server)
 	if cli == "docker" {
-		return append([]string{"docker", "-H", e.DockerHost(t)}, run...)
+		return append([]string{e.Docker, "-H", e.DockerHost(t)}, run...)
 	}
 	return append([]string{"podman"}, run...)
 }
