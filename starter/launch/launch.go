@@ -41,8 +41,7 @@ const DefaultAckTimeout = time.Minute
 // process that escaped the group (setsid) can hold open. It is the bound
 // of the end ([EndBound]) plus five seconds, so a session-starter still
 // ending a large group is not interrupted. With [Options.Grace] or
-// [Options.KillBudget] (or "--grace" or "--kill-budget" among
-// [Options.ExtraFlags]), Start derives the wait from them the same way.
+// [Options.KillBudget], Start derives the wait from them the same way.
 const DefaultWaitDelay = DefaultKillBudget + EndSlack + 5*time.Second
 
 // EndSlack is what the end of a session may take past its deadline (the
@@ -58,31 +57,6 @@ func EndBound(grace, killBudget time.Duration) time.Duration {
 		killBudget = DefaultKillBudget
 	}
 	return max(grace, 0) + killBudget + EndSlack
-}
-
-// waitDelayFor derives the wait delay from the "--grace" and
-// "--kill-budget" flags among flags ("--flag value" or "--flag=value"),
-// read by [ParseDuration] as session-starter reads them; a value it
-// cannot read counts as the default.
-func waitDelayFor(flags []string) time.Duration {
-	var grace, budget time.Duration
-	for i, f := range flags {
-		name, value, ok := strings.Cut(f, "=")
-		if !ok && i+1 < len(flags) {
-			value = flags[i+1]
-		}
-		d, err := ParseDuration(value)
-		if err != nil || d < 0 {
-			continue
-		}
-		switch name {
-		case "--grace":
-			grace = d
-		case "--kill-budget":
-			budget = d
-		}
-	}
-	return EndBound(grace, budget) + 5*time.Second
 }
 
 // stderrTail is how much of session-starter's stderr a [Session] keeps
@@ -218,7 +192,8 @@ type Options struct {
 	Stdio bool
 	// ExtraFlags are more flags for session-starter, placed after those of
 	// the fields above and before "--": flags this package has no field
-	// for. Start always passes "--ack", "--parent-pid" with this process's
+	// for. "--grace" and "--kill-budget" are refused: their fields bound
+	// Start's wait for the end. Start always passes "--ack", "--parent-pid" with this process's
 	// PID, and "--control-fd" and "--status-fd" for ControlPipe and
 	// StatusPipe.
 	ExtraFlags []string
@@ -262,6 +237,11 @@ func (o *Options) flags() ([]string, error) {
 	}
 	if o.WatchStdin {
 		args = append(args, "--watch-stdin")
+	}
+	for _, f := range o.ExtraFlags {
+		if name, _, _ := strings.Cut(f, "="); name == "--grace" || name == "-k" || name == "--kill-budget" {
+			return nil, fmt.Errorf("launch: ExtraFlags: %s: set Options.Grace or Options.KillBudget, by which Start bounds its wait for the end", name)
+		}
 	}
 	if o.StdinGrace != 0 {
 		if o.StdinGrace < 0 || o.StdinGrace > MaxDuration {
@@ -400,7 +380,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	cmd.Env = withoutRequest(env)
 	waitDelay := opts.WaitDelay
 	if waitDelay <= 0 {
-		waitDelay = waitDelayFor(flags)
+		waitDelay = EndBound(opts.Grace, opts.KillBudget) + 5*time.Second
 	}
 	tail := &tailBuffer{}
 	out := opts.Stderr

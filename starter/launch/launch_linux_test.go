@@ -535,7 +535,6 @@ func TestTheWaitDelayCoversTheEndAskedFor(t *testing.T) {
 		{"default", launch.Options{}, launch.DefaultWaitDelay},
 		{"half a day of grace", launch.Options{Grace: 12 * time.Hour}, 12*time.Hour + launch.DefaultKillBudget + launch.EndSlack + 5*time.Second},
 		{"grace and budget", launch.Options{Grace: time.Minute, KillBudget: 2 * time.Second}, time.Minute + 2*time.Second + launch.EndSlack + 5*time.Second},
-		{"an extra flag has the last word", launch.Options{Grace: time.Minute, ExtraFlags: []string{"--grace", "0.5d"}}, 12*time.Hour + launch.DefaultKillBudget + launch.EndSlack + 5*time.Second},
 		{"set by the caller", launch.Options{Grace: time.Minute, WaitDelay: time.Second}, time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -557,6 +556,9 @@ func TestBadDurationsAreRefusedBeforeAnythingStarts(t *testing.T) {
 		{KillBudget: -time.Hour},
 		{Timeout: launch.MaxDuration + 1},
 		{StdinGrace: time.Second},
+		// A grace Start could not see would not bound its wait.
+		{ExtraFlags: []string{"--grace", "0.5d"}},
+		{ExtraFlags: []string{"--kill-budget=1m"}},
 	} {
 		opts.Binary, opts.Argv = missing, []string{"engine"}
 		_, err := launch.Start(context.Background(), opts)
