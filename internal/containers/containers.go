@@ -48,14 +48,15 @@ func Prepare(argv []string, path string, env []string, id string) ([]string, CLI
 	if !ok {
 		return nil, CLI{}, fmt.Errorf("%w: %s is neither docker nor podman (a wrapper script or a shell in front is not read)", ErrRefused, argv[0])
 	}
-	run := -1
+	// sub is where the subcommand begins, run where run's options do.
+	sub, run := -1, -1
 	for i := 1; i < len(argv) && run < 0; i++ {
 		a := argv[i]
 		switch {
 		case a == "run":
-			run = i + 1
+			sub, run = i, i+1
 		case a == "container" && i+1 < len(argv) && argv[i+1] == "run":
-			run = i + 2
+			sub, run = i, i+2
 		case strings.HasPrefix(a, "-") && a != "-" && a != "--":
 			flag, _, hasValue := strings.Cut(a, "=")
 			switch {
@@ -76,10 +77,7 @@ func Prepare(argv []string, path string, env []string, id string) ([]string, CLI
 		return nil, CLI{}, err
 	}
 	out := slices.Concat(argv[:run], []string{"--label", Label + "=" + id}, argv[run:])
-	cli := CLI{Path: path, Args: slices.Clone(argv[1 : run-1])}
-	if argv[run-1] == "run" && argv[run-2] == "container" {
-		cli.Args = slices.Clone(argv[1 : run-2])
-	}
+	cli := CLI{Path: path, Args: slices.Clone(argv[1:sub])}
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		if slices.Contains(EndpointVars, k) {

@@ -16,6 +16,7 @@ func TestPrepareLabelsTheContainerRightAfterRun(t *testing.T) {
 	}{
 		{[]string{"docker", "run", "-i", "--rm", "img"}, slices.Concat([]string{"docker", "run"}, label, []string{"-i", "--rm", "img"}), nil},
 		{[]string{"/usr/bin/podman", "container", "run", "-it", "img", "sh"}, slices.Concat([]string{"/usr/bin/podman", "container", "run"}, label, []string{"-it", "img", "sh"}), nil},
+		{[]string{"docker", "--context", "container", "run", "img"}, slices.Concat([]string{"docker", "--context", "container", "run"}, label, []string{"img"}), []string{"--context", "container"}},
 		{[]string{"docker", "--context", "ci", "-H", "unix:///x.sock", "--debug", "run", "img"}, slices.Concat([]string{"docker", "--context", "ci", "-H", "unix:///x.sock", "--debug", "run"}, label, []string{"img"}), []string{"--context", "ci", "-H", "unix:///x.sock", "--debug"}},
 		{[]string{"podman", "--remote", "--connection=prod", "--root", "/r", "run", "-e", "A=-d", "img", "ls", "-d"}, slices.Concat([]string{"podman", "--remote", "--connection=prod", "--root", "/r", "run"}, label, []string{"-e", "A=-d", "img", "ls", "-d"}), []string{"--remote", "--connection=prod", "--root", "/r"}},
 		{[]string{"docker", "run", "--detach=false", "-l", "app=x", "--label=tier=y", "img"}, slices.Concat([]string{"docker", "run"}, label, []string{"--detach=false", "-l", "app=x", "--label=tier=y", "img"}), nil},
