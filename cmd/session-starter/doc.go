@@ -768,7 +768,7 @@
 // SIGKILL of session-starter, the guard ends the processes as always,
 // then has the engine stop the containers at once and remove those made
 // with `--rm`. `--reclaim` does the same for a session whose starter and
-// guard were both SIGKILLed. Without a ledger record the start fails
+// guard were both SIGKILLed; `--dry-run` lists them, by their full ids. Without a ledger record the start fails
 // (125): the guard could not know the engine. Every action reads each
 // container's label back by its full id first: a container of another
 // session, or of none, is never touched. An engine that fails to stop

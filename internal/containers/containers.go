@@ -185,31 +185,9 @@ type Ended struct {
 // command it runs.
 func (c CLI) End(ctx context.Context, id string, grace time.Duration) (Ended, error) {
 	var e Ended
-	out, err := c.run(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+Label+"="+id)
+	_, running, remove, err := c.list(ctx, id)
 	if err != nil {
 		return e, err
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) == 0 {
-		return e, nil
-	}
-	// Read each one's label back: a filter an engine ignores lists all.
-	out, err = c.run(ctx, append([]string{"inspect", "--format", `{{.Id}} {{index .Config.Labels "` + Label + `"}} {{.HostConfig.AutoRemove}} {{.State.Running}}`}, ids...)...)
-	if err != nil {
-		return e, err
-	}
-	var running, remove []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 4 || f[1] != id {
-			continue
-		}
-		if f[3] == "true" {
-			running = append(running, f[0])
-		}
-		if f[2] == "true" {
-			remove = append(remove, f[0])
-		}
 	}
 	if len(running) > 0 {
 		secs := int(math.Ceil(grace.Seconds()))
@@ -234,6 +212,45 @@ func (c CLI) End(ctx context.Context, id string, grace time.Duration) (Ended, er
 // anyOf reports whether some id of ids is in want.
 func anyOf(ids, want []string) bool {
 	return slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(want, id) })
+}
+
+// List returns the full ids of the containers of session id, running or
+// not, each with its label read back.
+func (c CLI) List(ctx context.Context, id string) ([]string, error) {
+	all, _, _, err := c.list(ctx, id)
+	return all, err
+}
+
+// list returns the containers of session id, each with its label read
+// back: all of them, those running, and those made with --rm.
+func (c CLI) list(ctx context.Context, id string) (all, running, remove []string, err error) {
+	out, err := c.run(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+Label+"="+id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) == 0 {
+		return nil, nil, nil, nil
+	}
+	// Read each one's label back: a filter an engine ignores lists all.
+	out, err = c.run(ctx, append([]string{"inspect", "--format", `{{.Id}} {{index .Config.Labels "` + Label + `"}} {{.HostConfig.AutoRemove}} {{.State.Running}}`}, ids...)...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[1] != id {
+			continue
+		}
+		all = append(all, f[0])
+		if f[3] == "true" {
+			running = append(running, f[0])
+		}
+		if f[2] == "true" {
+			remove = append(remove, f[0])
+		}
+	}
+	return all, running, remove, nil
 }
 
 // run runs the engine's CLI with its global options and args.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/containers"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -35,7 +36,7 @@ const containersWait = time.Minute
 // ctx's error; a session begun is finished first (its passes and its
 // cgroup's wait are bounded). A session's containers (Record.Containers)
 // are stopped and, made with --rm, removed through their engine, without
-// grace, once its processes are ended.
+// grace, once its processes are ended; dry, they are listed.
 func Reclaim(ctx context.Context, dry bool) (Report, error) {
 	dir, fd, err := OpenDir()
 	if err != nil {
@@ -97,14 +98,8 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			// Live, or unverified: left alone either way.
 		default:
 			reclaim(&s, r, dry)
-			if r.Containers != nil && !dry {
-				cctx, cancel := context.WithTimeout(ctx, containersWait)
-				ended, err := r.Containers.End(cctx, r.Session, 0)
-				cancel()
-				s.Containers = slices.Compact(slices.Sorted(slices.Values(slices.Concat(ended.Stopped, ended.Removed))))
-				if err != nil {
-					s.Left = append(s.Left, LeftProcess{Reason: "containers: " + err.Error(), Survivor: true})
-				}
+			if r.Containers != nil {
+				reclaimContainers(ctx, &s, r, dry)
 			}
 			if dry {
 				s.Action = "would-reclaim"
@@ -122,6 +117,25 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 		rep.Sessions = append(rep.Sessions, s)
 	}
 	return rep, nil
+}
+
+// reclaimContainers has the engine of r's containers stop them at once
+// and remove those made with --rm; dry, it lists them. An engine that
+// fails leaves a survivor: the record stays for the next reclaim.
+func reclaimContainers(ctx context.Context, s *Session, r Record, dry bool) {
+	ctx, cancel := context.WithTimeout(ctx, containersWait)
+	defer cancel()
+	var err error
+	if dry {
+		s.Containers, err = r.Containers.List(ctx, r.Session)
+	} else {
+		var e containers.Ended
+		e, err = r.Containers.End(ctx, r.Session, 0)
+		s.Containers = slices.Compact(slices.Sorted(slices.Values(slices.Concat(e.Stopped, e.Removed))))
+	}
+	if err != nil {
+		s.Left = append(s.Left, LeftProcess{Reason: "containers: " + err.Error(), Survivor: true})
+	}
 }
 
 // shownGone reports whether every one of ps (the starter and the guard)

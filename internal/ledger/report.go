@@ -72,7 +72,8 @@ type Session struct {
 	// end, after the starter was gone, left something (Record.GuardEnd).
 	GuardEnd string `json:"guard_end,omitempty"`
 	// Containers are the ids of the session's containers the reclaim
-	// stopped or removed through their engine (Record.Containers).
+	// stopped or removed through their engine (Record.Containers); dry,
+	// those it would.
 	Containers []string `json:"containers,omitempty"`
 }
 

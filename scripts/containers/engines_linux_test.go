@@ -208,8 +208,16 @@ func TestReclaimEndsTheContainersOfASessionWhoseStarterAndGuardWereKilled(t *tes
 			if n, err := sys.Poll([]sys.PollFd{{Fd: int32(guard), Events: sys.POLLIN}}, testproc.TooLong); err != nil || n == 0 {
 				t.Fatalf("the guard lives after its SIGKILL: %v", err)
 			}
-			if ids := e.sessionContainers(t, c.session); len(ids) != 1 {
+			ids := e.sessionContainers(t, c.session)
+			if len(ids) != 1 {
 				t.Fatalf("after session-starter and its guard were SIGKILLed: containers %q, want the one left running", ids)
+			}
+			// A dry run lists the container, by its full id, and leaves it.
+			if got := reclaimRecord(t, e, ledger, "--dry-run"); len(got) != 1 || !strings.HasPrefix(got[0], ids[0]) {
+				t.Fatalf("--reclaim --dry-run listed containers %q, want %s", got, ids[0])
+			}
+			if left := e.sessionContainers(t, c.session); len(left) != 1 {
+				t.Fatalf("after --reclaim --dry-run: containers %q, want the one still there", left)
 			}
 			cmd := exec.Command(e.hostBinary(), "--reclaim")
 			cmd.Env = append(e.Env(), "SESSION_STARTER_LEDGER_DIR="+ledger)
@@ -223,6 +231,32 @@ func TestReclaimEndsTheContainersOfASessionWhoseStarterAndGuardWereKilled(t *tes
 			testproc.Eventually(t, "no process of the session left", func() bool { return len(marked(c.session)) == 0 })
 		})
 	}
+}
+
+// reclaimRecord runs --reclaim with args and returns the containers its
+// record lists for its one session.
+func reclaimRecord(t *testing.T, e *Engine, ledger string, args ...string) []string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(e.hostBinary(), append([]string{"--reclaim", "--status-fd", "3"}, args...)...)
+	cmd.Env = append(e.Env(), "SESSION_STARTER_LEDGER_DIR="+ledger)
+	cmd.ExtraFiles = []*os.File{w}
+	out, err := cmd.CombinedOutput()
+	w.Close()
+	if err != nil {
+		t.Fatalf("--reclaim %q: %v\n%s", args, err, out)
+	}
+	var rec struct {
+		Sessions []struct{ Containers []string }
+	}
+	if err := json.NewDecoder(r).Decode(&rec); err != nil || len(rec.Sessions) != 1 {
+		t.Fatalf("--reclaim %q's record: %+v, %v; want one session", args, rec, err)
+	}
+	return rec.Sessions[0].Containers
 }
 
 // TestWithoutContainersTheContainerOutlivesItsClient: the leak the flag

@@ -48,7 +48,8 @@ type ReclaimedSession struct {
 	// time, as the guard wrote it into the record.
 	GuardEnd string `json:"guard_end,omitempty"`
 	// Containers are the ids of the session's containers (--containers)
-	// the reclaim stopped, or removed where made with --rm.
+	// the reclaim stopped, or removed where made with --rm; with --dry-run,
+	// those it would.
 	Containers []string `json:"containers,omitempty"`
 }
 
