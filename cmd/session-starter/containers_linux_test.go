@@ -15,12 +15,13 @@ import (
 // fakeEngine is a stand-in podman, put first in PATH: run starts the
 // command after the image and remembers the label it was given; ps
 // lists one container, c0ffee; inspect answers with the label named in
-// LABEL_SEEN ("given": the one run got), running and made with --rm;
+// LABEL_SEEN ("given": the one run got), running, made with --rm as
+// AUTO_REMOVE says;
 // stop and rm log their arguments to DIR/log and exit STOP_STATUS. The
 // three are set at the top: the engine's CLI gets only the endpoint
 // environment.
 const fakeEngine = `#!/bin/sh
-DIR=%s LABEL_SEEN=%s STOP_STATUS=%s
+DIR=%s LABEL_SEEN=%s AUTO_REMOVE=%t STOP_STATUS=%s
 while :; do
 	case $1 in run|ps|inspect|stop|rm) break ;; esac
 	shift
@@ -34,7 +35,7 @@ ps) echo c0ffee ;;
 inspect)
 	label=$(cut -d= -f2 "$DIR/label")
 	[ "$LABEL_SEEN" = given ] || label=$LABEL_SEEN
-	echo "c0ffee $label true true" ;;
+	echo "c0ffee $label $AUTO_REMOVE true" ;;
 stop|rm)
 	echo "$*" >>"$DIR/log"
 	exit "$STOP_STATUS" ;;
@@ -44,10 +45,10 @@ esac
 // engineSession starts session-starter --containers in front of the
 // fake podman, whose container prints ready and sleeps; it returns the
 // session and the fake's directory.
-func engineSession(t *testing.T, mark string, labelSeen, stopStatus string) (*session, string) {
+func engineSession(t *testing.T, mark string, labelSeen string, autoRemove bool, stopStatus string) (*session, string) {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "podman"), fmt.Appendf(nil, fakeEngine, dir, labelSeen, stopStatus), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "podman"), fmt.Appendf(nil, fakeEngine, dir, labelSeen, autoRemove, stopStatus), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	s := start(t, mark, []string{"--containers", "--grace", "1500ms", "--", "podman", "run", "img", "sh", "-c", "echo ready; exec sleep 600"},
@@ -74,7 +75,7 @@ func engineLog(t *testing.T, dir string) string {
 // whole seconds rounded up, then to remove it (made with --rm).
 func TestTheEndStopsTheSessionsContainerWithTheGraceThenRemovesIt(t *testing.T) {
 	mark := newMark(t)
-	s, dir := engineSession(t, mark, "given", "0")
+	s, dir := engineSession(t, mark, "given", true, "0")
 	label, err := os.ReadFile(filepath.Join(dir, "label"))
 	if err != nil || !strings.HasPrefix(string(label), "session-starter.session=") {
 		t.Fatalf("the engine got label %q (%v), want the session's", label, err)
@@ -87,12 +88,25 @@ func TestTheEndStopsTheSessionsContainerWithTheGraceThenRemovesIt(t *testing.T) 
 	noSurvivors(t, mark)
 }
 
+// TestAContainerMadeWithoutRmIsStoppedNotRemoved: what the user chose to
+// keep is kept.
+func TestAContainerMadeWithoutRmIsStoppedNotRemoved(t *testing.T) {
+	mark := newMark(t)
+	s, dir := engineSession(t, mark, "given", false, "0")
+	s.signal(syscall.SIGTERM)
+	wantSignal(t, s.wait(), syscall.SIGTERM, s.stderr)
+	if got, want := engineLog(t, dir), "stop --time 2 c0ffee\n"; got != want {
+		t.Errorf("the engine was asked %q, want %q", got, want)
+	}
+	noSurvivors(t, mark)
+}
+
 // TestAContainerOfAnotherSessionIsNeverTouched: the engine lists a
 // container whose label, read back, names another session: nothing is
 // asked of it.
 func TestAContainerOfAnotherSessionIsNeverTouched(t *testing.T) {
 	mark := newMark(t)
-	s, dir := engineSession(t, mark, "0123456789abcdef0123456789abcdef", "0")
+	s, dir := engineSession(t, mark, "0123456789abcdef0123456789abcdef", true, "0")
 	s.signal(syscall.SIGTERM)
 	wantSignal(t, s.wait(), syscall.SIGTERM, s.stderr)
 	if got := engineLog(t, dir); got != "" {
@@ -106,7 +120,7 @@ func TestAContainerOfAnotherSessionIsNeverTouched(t *testing.T) {
 // session's processes ended all the same.
 func TestAnEngineThatFailsToStopTheContainerMakesTheEndSurvivors(t *testing.T) {
 	mark := newMark(t)
-	s, _ := engineSession(t, mark, "given", "1")
+	s, _ := engineSession(t, mark, "given", true, "1")
 	s.signal(syscall.SIGTERM)
 	wantExit(t, s.wait(), 125, s.stderr)
 	testproc.Eventually(t, "the report names the engine's stop", func() bool { return strings.Contains(s.stderr.String(), "podman stop") })
