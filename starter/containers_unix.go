@@ -8,16 +8,16 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/session-starter/session-starter/internal/containers"
+	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/end"
 )
 
 // containerLayer is the container a `docker run` or `podman run` Engine
-// runs (package internal/containers). Its engine keeps it running when
+// runs (package internal/dockercli). Its engine keeps it running when
 // the client dies: every end stops it through the engine first.
 type containerLayer struct {
 	noLayer
-	cli containers.CLI
+	cli dockercli.CLI
 	id  string // the session's id, the label's value
 	log zerolog.Logger
 }
@@ -29,7 +29,7 @@ func (s *session) holdContainers() error {
 	if s.mark == nil {
 		return fail(ExitUsage, "--containers needs the session mark (not --no-mark): the label carries the session's id")
 	}
-	argv, cli, err := containers.Prepare(s.spec.Argv, s.spec.Path, s.spec.Env, s.mark.String())
+	argv, cli, err := dockercli.Prepare(s.spec.Argv, s.spec.Path, s.spec.Env, s.mark.String())
 	if err != nil {
 		return fail(ExitUsage, "--containers: %w", err)
 	}

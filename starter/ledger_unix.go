@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/containers"
+	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/ledger"
 )
 
@@ -18,8 +18,8 @@ import (
 type ledgerLayer struct {
 	noLayer
 	dir      *os.File
-	cgroup   *ledger.Cgroup  // the session cgroup, or nil
-	cli      *containers.CLI // the engine of the session's containers, or nil
+	cgroup   *ledger.Cgroup // the session cgroup, or nil
+	cli      *dockercli.CLI // the engine of the session's containers, or nil
 	recorded bool
 	err      error // why the ledger's directory could not be opened
 	// keep keeps the record at the end: survivors are left, and the

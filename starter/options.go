@@ -59,7 +59,7 @@ type Options struct {
 	// Containers makes a `docker run` or `podman run` Engine's container
 	// the session's: the container gets a label with the session's id,
 	// and every end stops it through the same engine, with the grace,
-	// before anything is signalled (package internal/containers says
+	// before anything is signalled (package internal/dockercli says
 	// which command lines it takes; others are a usage error). It needs
 	// the mark. Not on Windows.
 	Containers bool

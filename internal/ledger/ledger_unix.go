@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/session-starter/session-starter/internal/containers"
+	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -66,7 +66,7 @@ type Record struct {
 	// Containers, when set, reaches the engine that runs the session's
 	// containers (--containers): the guard and a reclaim have it stop
 	// them, and remove those made with --rm.
-	Containers *containers.CLI `json:"containers,omitempty"`
+	Containers *dockercli.CLI `json:"containers,omitempty"`
 }
 
 // EnvDir names a directory to use instead of the default, for tests and

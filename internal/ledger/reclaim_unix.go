@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/session-starter/session-starter/internal/containers"
+	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -129,7 +129,7 @@ func reclaimContainers(ctx context.Context, s *Session, r Record, dry bool) {
 	if dry {
 		s.Containers, err = r.Containers.List(ctx, r.Session)
 	} else {
-		var e containers.Ended
+		var e dockercli.Ended
 		e, err = r.Containers.End(ctx, r.Session, 0)
 		s.Containers = slices.Compact(slices.Sorted(slices.Values(slices.Concat(e.Stopped, e.Removed))))
 	}

@@ -1,9 +1,9 @@
-// Package containers lets a session own the containers its Engine runs.
+// Package dockercli lets a session own the containers its Engine runs.
 // The Engine is a `docker run` or `podman run` command line. [Prepare]
 // adds a label with the session's id to it, right after run. When the
 // session ends, [CLI.End] asks the same engine, through the same CLI, to
 // stop the containers that carry that label, then removes those made
-// with --rm.
+// with --rm. podman's CLI is docker's: one dialect serves both.
 //
 // # Guarantees
 //
@@ -20,4 +20,4 @@
 // package does not know (written --opt=VALUE it passes), or a label of
 // the session's key given by hand. An engine that does not answer within
 // the End's bound is an error: the containers may live on.
-package containers
+package dockercli
