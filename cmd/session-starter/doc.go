@@ -20,183 +20,176 @@
 // Everything from PROGRAM on is the Engine's command line, byte for byte.
 //
 //	Flags:
-//	  --ack                  Write the ack line to stdout once containment exists,
-//	                         before PROGRAM runs.
-//	  --stdio                The Engine is a stdio server (MCP, ACP, a language
-//	                         server): --watch-parent, and --watch-stdin where
-//	                         stdin is a pipe or a stream socket. Where it is not
-//	                         (a terminal, /dev/null, a file; on Windows any) stdin
-//	                         is not watched, and that is no error. In a pipeline,
-//	                         producer | session-starter --stdio -- consumer ends
-//	                         the consumer a --stdin-grace after the producer's
-//	                         end.
-//	  --watch-parent         End the session when the process that started
-//	                         session-starter is gone. Without --parent-pid the
-//	                         parent is what getppid() returns at start.
-//	  --parent-pid P         The launcher's own PID P. If session-starter's parent
-//	                         at start is not P, the launcher is gone already and
-//	                         nothing is executed (exit 125). Implies
-//	                         --watch-parent.
-//	  --watch-stdin          End the session when the launcher's end of the
-//	                         Engine's standard input is gone: a pipe's last writer
-//	                         closed, a stream socket's peer shut down — what an
-//	                         MCP client's exit does, through wrapper shells and
-//	                         npx that --watch-parent cannot see past. The Engine
-//	                         gets --stdin-grace to exit by itself first. Standard
-//	                         input must be a pipe or FIFO no descriptor passed
-//	                         writes to, or a stream socket (Linux); a terminal,
-//	                         /dev/null, a file or a listening or datagram socket
-//	                         is a usage error (2). Data the Engine has not read
-//	                         does not end it.
-//	  --stdin-grace D        With --watch-stdin or --stdio, how long D the Engine
-//	                         is given to exit by itself once its standard input
-//	                         hung up (its own status is then mirrored, nothing
-//	                         signalled); then the session ends as on any stop.
-//	                         Without them it is a usage error (2). (default 2s)
-//	  --control-fd N         End the session when descriptor N reaches end of
-//	                         input; data read from it is ignored. N must be a pipe
-//	                         or stream socket the launcher passed open and not
-//	                         close-on-exec, greater than 2, and not the same pipe
-//	                         or socket as stdin; no descriptor passed may write to
-//	                         the same pipe or FIFO, or be the other end of N's
-//	                         socket pair, since N could then never reach end of
-//	                         input. Otherwise it is a usage error (2). The Engine
-//	                         does not inherit N.
-//	  -k, --grace D          On every end of the session, send --stop-signal and
-//	                         then SIGCONT to everything that holds the session at
-//	                         the same moment (the Engine, its group, the processes
-//	                         that left it, the session cgroup with the cgroups
-//	                         below it), each live process once however many of
-//	                         those hold it, and SIGKILL what is left after D. The
-//	                         session's second stop signal during the grace goes
-//	                         straight to SIGKILL; the first may be the one that
-//	                         began the end. 0: SIGKILL at once. (default 0)
-//	  -s, --stop-signal SIG  The signal SIG that --grace sends first: a name
-//	                         (TERM, SIGINT, usr1) or a number. (default TERM)
-//	  --timeout D            End the session D after the Engine was released; exit
-//	                         status 124 (as coreutils timeout), with a report on
-//	                         stderr. 0: no timeout. (default 0)
-//	  --status-fd N          Write JSON records for launchers on descriptor N:
-//	                         started when the Engine is released, ended last. N
-//	                         must be one the launcher passed open for writing,
-//	                         greater than 2. The Engine does not inherit N.
-//	  --containment M        Hold the session in mode M: group (the process group
-//	                         plus the subreaper sweep), cgroup (also a cgroup v2
-//	                         of its own), or auto (cgroup where one can be made,
-//	                         else group). Where cgroup mode is asked for and
-//	                         impossible, session-starter exits 125 and nothing is
-//	                         executed. A limit, --call-limits or --cgroup-parent
-//	                         asks for cgroup mode. (default auto)
-//	  --max-tasks N          Let the session's tree have at most N tasks live at
-//	                         once, threads included (pids.max of the session
-//	                         cgroup; a Node or Go program runs several threads at
-//	                         rest): a fork beyond it fails with EAGAIN, and the
-//	                         ended record counts the forks refused. 0: no limit.
-//	  --max-memory SIZE      Let the session's tree use at most SIZE of memory,
-//	                         page cache included (memory.max; 512M, 2G, 1.5GiB:
-//	                         powers of 1024), and no swap unless --max-swap says
-//	                         how much; beyond it the kernel's OOM killer ends a
-//	                         process of the session, which the ended record and a
-//	                         line on stderr report.
-//	  --max-swap SIZE        With --max-memory, the swap SIZE the session's tree
-//	                         may use (memory.swap.max). Default 0: none.
-//	  --max-cpu CPUS         Let the session's tree use at most CPUS of CPU time
-//	                         (cpu.max over 100 ms periods): 0.5 or 50% is half of
-//	                         one CPU, 2 two CPUs; at least 0.01.
-//	  --call-limits LIST     Let the Engine's contained calls (Go package
-//	                         starter/contain) set the limits of the kinds in LIST
-//	                         (tasks, memory, cpu; comma-separated) for each call's
-//	                         own cgroup: their controllers are made available to
-//	                         the session cgroup as a session limit would, and
-//	                         nothing of the session is bounded. Not needed on
-//	                         Windows, where each call's job takes limits of its
-//	                         own. (default [])
-//	  --cgroup-parent DIR    Make the session cgroup in the cgroup v2 directory
-//	                         DIR (a delegated cgroup that holds no process)
-//	                         instead of below session-starter's own cgroup: the
-//	                         way for a launcher that starts many sessions from one
-//	                         cgroup to give them limits.
-//	  --kill-budget D        After the grace, send SIGKILL in rounds for up to D
-//	                         before reporting survivors (exit 125); the guard does
-//	                         the same. Must be more than 0. The whole end, grace
-//	                         plus kill budget, is one deadline, in every mode:
-//	                         session-starter exits at most grace + kill budget +
-//	                         250ms after the end began. (default 10s)
-//	  --containers           PROGRAM is a docker run or podman run command line
-//	                         (global options before run allowed): label its
-//	                         container with the session's id, and on every end
-//	                         have the same engine stop it with --grace, and remove
-//	                         it if made with --rm, before anything is signalled.
-//	                         The engine gets up to grace + kill budget for that,
-//	                         before the end's own deadline starts. This label is
-//	                         the one change made to the command line; the started
-//	                         record shows the line as run. -d, another subcommand
-//	                         or another program (a shell, a script) is a usage
-//	                         error. After a SIGKILL of session-starter, its guard
-//	                         and --reclaim stop and remove them without grace. Not
-//	                         on Windows.
-//	  --no-mark              Leave the session mark out of the Engine's
-//	                         environment. Without it, the session's id is added to
-//	                         SESSION_STARTER_SESSION (set to the id, or the
-//	                         inherited value extended with ":" and the id): the
-//	                         one change to the environment, by which the guard
-//	                         finds, after a SIGKILL of session-starter, the
-//	                         processes that left the Engine's group (on macOS and
-//	                         FreeBSD beside their lineage, which the guard then no
-//	                         longer follows either; on macOS the end too), and a
-//	                         nested session or contained call knows its session.
-//	  --release-on-exit      When the Engine exits on its own, end nothing: what
-//	                         it left running stays, for the enclosing session to
-//	                         end, and the ended record lists it (outcome
-//	                         released). Every other end of the session ends
-//	                         everything, as always. Needs an enclosing session
-//	                         (SESSION_STARTER_SESSION in the environment), else it
-//	                         is a usage error: this is the form of one tool call
-//	                         as a session, nested in the Engine's. Not on Windows
-//	                         or macOS (no subreaper: what it released would leave
-//	                         every session).
-//	  --log-level L          Diagnostics on stderr at level L: debug, info, warn,
-//	                         error, disabled. (default warn)
-//	  --log-format F         The diagnostics' format F: auto, json or console
-//	                         (zerolog). Failure reports are always one plain line
-//	                         "session-starter: …". (default auto)
-//	  --reclaim              Run no PROGRAM: end what dead sessions of this user
-//	                         left behind, where session-starter and its guard were
-//	                         SIGKILLed together. Reads the ledger of live sessions
-//	                         (see the manual), takes only sessions whose starter
-//	                         and guard are both shown gone (by identity token,
-//	                         never by PID alone), and ends each one's Engine where
-//	                         its PID still has its token, then its cgroup, or in
-//	                         group mode every process that carries its mark,
-//	                         verified on the live process (on macOS and FreeBSD
-//	                         the Engine's descendants by lineage and the marked
-//	                         processes whose environment can be read; Windows
-//	                         keeps no ledger); prints what it ended and what it
-//	                         left, with the reason, and writes them as a JSON
-//	                         record to --status-fd. Exit 0, or 125 when a process
-//	                         verified as a session's is left; a reused PID or a
-//	                         refused record is reported, not 125.
-//	  --dry-run              With --reclaim: list what would be ended, and end
-//	                         nothing.
-//	  --end-released ID      Run no PROGRAM: end what a call run with
-//	                         --release-on-exit left running. ID is the call's
-//	                         session id (its started record's session). Ends this
-//	                         user's processes whose mark carries ID, each through
-//	                         a pidfd after checking it again, and what they start
-//	                         meanwhile: --stop-signal and --grace first, then
-//	                         SIGKILL for up to --kill-budget. Writes a JSON record
-//	                         to --status-fd. Exit 0 when none is left, 125 when
-//	                         some are. Linux only.
-//	  --explain              Run no PROGRAM: print the mode --containment would
-//	                         give here and why (a session's own decision), whether
-//	                         a session cgroup can be made and what to do if not,
-//	                         whether the parent --watch-parent would watch is a
-//	                         shell or a package runner (npx, uvx) in front of the
-//	                         launcher, and the kernel features found; with
-//	                         PROGRAM, where PATH finds it. The other flags are
-//	                         read as for a session. Exit 0.
-//	  --version              Print the version and exit.
-//	  -h, --help             Print this help and exit.
+//	Session end:
+//	  --stdio
+//	      The Engine is a stdio server (MCP, ACP, a language server):
+//	      --watch-parent, and --watch-stdin where stdin is a pipe or a stream
+//	      socket. Where it is not (a terminal, /dev/null, a file; on Windows any)
+//	      stdin is not watched, and that is no error. In a pipeline, producer |
+//	      session-starter --stdio -- consumer ends the consumer a --stdin-grace
+//	      after the producer's end.
+//	  --watch-parent
+//	      End the session when the process that started session-starter is gone.
+//	      Without --parent-pid the parent is what getppid() returns at start.
+//	  --parent-pid P
+//	      The launcher's own PID P. If session-starter's parent at start is not P,
+//	      the launcher is gone already and nothing is executed (exit 125). Implies
+//	      --watch-parent.
+//	  --watch-stdin
+//	      End the session when the launcher's end of the Engine's standard input
+//	      is gone: a pipe's last writer closed, a stream socket's peer shut down —
+//	      what an MCP client's exit does, through wrapper shells and npx that
+//	      --watch-parent cannot see past. The Engine gets --stdin-grace to exit by
+//	      itself first. Standard input must be a pipe or FIFO no descriptor passed
+//	      writes to, or a stream socket (Linux); a terminal, /dev/null, a file or
+//	      a listening or datagram socket is a usage error (2). Data the Engine has
+//	      not read does not end it.
+//	  --stdin-grace D (default 2s)
+//	      With --watch-stdin or --stdio, how long D the Engine is given to exit by
+//	      itself once its standard input hung up (its own status is then mirrored,
+//	      nothing signalled); then the session ends as on any stop. Without them
+//	      it is a usage error (2).
+//	  --control-fd N
+//	      End the session when descriptor N reaches end of input; data read from
+//	      it is ignored. N must be a pipe or stream socket the launcher passed
+//	      open and not close-on-exec, greater than 2, and not the same pipe or
+//	      socket as stdin; no descriptor passed may write to the same pipe or
+//	      FIFO, or be the other end of N's socket pair, since N could then never
+//	      reach end of input. Otherwise it is a usage error (2). The Engine does
+//	      not inherit N.
+//	  --timeout D (default 0)
+//	      End the session D after the Engine was released; exit status 124 (as
+//	      coreutils timeout), with a report on stderr. 0: no timeout.
+//	Ending:
+//	  -k, --grace D (default 0)
+//	      On every end of the session, send --stop-signal and then SIGCONT to
+//	      everything that holds the session at the same moment (the Engine, its
+//	      group, the processes that left it, the session cgroup with the cgroups
+//	      below it), each live process once however many of those hold it, and
+//	      SIGKILL what is left after D. The session's second stop signal during
+//	      the grace goes straight to SIGKILL; the first may be the one that began
+//	      the end. 0: SIGKILL at once.
+//	  -s, --stop-signal SIG (default TERM)
+//	      The signal SIG that --grace sends first: a name (TERM, SIGINT, usr1) or
+//	      a number.
+//	  --kill-budget D (default 10s)
+//	      After the grace, send SIGKILL in rounds for up to D before reporting
+//	      survivors (exit 125); the guard does the same. Must be more than 0. The
+//	      whole end, grace plus kill budget, is one deadline, in every mode:
+//	      session-starter exits at most grace + kill budget + 250ms after the end
+//	      began.
+//	Containment and limits:
+//	  --containment M (default auto)
+//	      Hold the session in mode M: group (the process group plus the subreaper
+//	      sweep), cgroup (also a cgroup v2 of its own), or auto (cgroup where one
+//	      can be made, else group). Where cgroup mode is asked for and impossible,
+//	      session-starter exits 125 and nothing is executed. A limit,
+//	      --call-limits or --cgroup-parent asks for cgroup mode.
+//	  --max-tasks N
+//	      Let the session's tree have at most N tasks live at once, threads
+//	      included (pids.max of the session cgroup; a Node or Go program runs
+//	      several threads at rest): a fork beyond it fails with EAGAIN, and the
+//	      ended record counts the forks refused. 0: no limit.
+//	  --max-memory SIZE
+//	      Let the session's tree use at most SIZE of memory, page cache included
+//	      (memory.max; 512M, 2G, 1.5GiB: powers of 1024), and no swap unless
+//	      --max-swap says how much; beyond it the kernel's OOM killer ends a
+//	      process of the session, which the ended record and a line on stderr
+//	      report.
+//	  --max-swap SIZE
+//	      With --max-memory, the swap SIZE the session's tree may use
+//	      (memory.swap.max). Default 0: none.
+//	  --max-cpu CPUS
+//	      Let the session's tree use at most CPUS of CPU time (cpu.max over 100 ms
+//	      periods): 0.5 or 50% is half of one CPU, 2 two CPUs; at least 0.01.
+//	  --call-limits LIST
+//	      Let the Engine's contained calls (Go package starter/contain) set the
+//	      limits of the kinds in LIST (tasks, memory, cpu; comma-separated) for
+//	      each call's own cgroup: their controllers are made available to the
+//	      session cgroup as a session limit would, and nothing of the session is
+//	      bounded. Not needed on Windows, where each call's job takes limits of
+//	      its own.
+//	  --cgroup-parent DIR
+//	      Make the session cgroup in the cgroup v2 directory DIR (a delegated
+//	      cgroup that holds no process) instead of below session-starter's own
+//	      cgroup: the way for a launcher that starts many sessions from one cgroup
+//	      to give them limits.
+//	  --containers
+//	      PROGRAM is a docker run or podman run command line (global options
+//	      before run allowed): label its container with the session's id, and on
+//	      every end have the same engine stop it with --grace, and remove it if
+//	      made with --rm, before anything is signalled. The engine gets up to
+//	      grace + kill budget for that, before the end's own deadline starts. This
+//	      label is the one change made to the command line; the started record
+//	      shows the line as run. -d, another subcommand or another program (a
+//	      shell, a script) is a usage error. After a SIGKILL of session-starter,
+//	      its guard and --reclaim stop and remove them without grace. Not on
+//	      Windows.
+//	  --no-mark
+//	      Leave the session mark out of the Engine's environment. Without it, the
+//	      session's id is added to SESSION_STARTER_SESSION (set to the id, or the
+//	      inherited value extended with ":" and the id): the one change to the
+//	      environment, by which the guard finds, after a SIGKILL of
+//	      session-starter, the processes that left the Engine's group (on macOS
+//	      and FreeBSD beside their lineage, which the guard then no longer follows
+//	      either; on macOS the end too), and a nested session or contained call
+//	      knows its session.
+//	  --release-on-exit
+//	      When the Engine exits on its own, end nothing: what it left running
+//	      stays, for the enclosing session to end, and the ended record lists it
+//	      (outcome released). Every other end of the session ends everything, as
+//	      always. Needs an enclosing session (SESSION_STARTER_SESSION in the
+//	      environment), else it is a usage error: this is the form of one tool
+//	      call as a session, nested in the Engine's. Not on Windows or macOS (no
+//	      subreaper: what it released would leave every session).
+//	Records and diagnostics:
+//	  --ack
+//	      Write the ack line to stdout once containment exists, before PROGRAM
+//	      runs.
+//	  --status-fd N
+//	      Write JSON records for launchers on descriptor N: started when the
+//	      Engine is released, ended last. N must be one the launcher passed open
+//	      for writing, greater than 2. The Engine does not inherit N.
+//	  --log-level L (default warn)
+//	      Diagnostics on stderr at level L: debug, info, warn, error, disabled.
+//	  --log-format F (default auto)
+//	      The diagnostics' format F: auto, json or console (zerolog). Failure
+//	      reports are always one plain line "session-starter: …".
+//	Other modes:
+//	  --reclaim
+//	      Run no PROGRAM: end what dead sessions of this user left behind, where
+//	      session-starter and its guard were SIGKILLed together. Reads the ledger
+//	      of live sessions (see the manual), takes only sessions whose starter and
+//	      guard are both shown gone (by identity token, never by PID alone), and
+//	      ends each one's Engine where its PID still has its token, then its
+//	      cgroup, or in group mode every process that carries its mark, verified
+//	      on the live process (on macOS and FreeBSD the Engine's descendants by
+//	      lineage and the marked processes whose environment can be read; Windows
+//	      keeps no ledger); prints what it ended and what it left, with the
+//	      reason, and writes them as a JSON record to --status-fd. Exit 0, or 125
+//	      when a process verified as a session's is left; a reused PID or a
+//	      refused record is reported, not 125.
+//	  --dry-run
+//	      With --reclaim: list what would be ended, and end nothing.
+//	  --end-released ID
+//	      Run no PROGRAM: end what a call run with --release-on-exit left running.
+//	      ID is the call's session id (its started record's session). Ends this
+//	      user's processes whose mark carries ID, each through a pidfd after
+//	      checking it again, and what they start meanwhile: --stop-signal and
+//	      --grace first, then SIGKILL for up to --kill-budget. Writes a JSON
+//	      record to --status-fd. Exit 0 when none is left, 125 when some are.
+//	      Linux only.
+//	  --explain
+//	      Run no PROGRAM: print the mode --containment would give here and why (a
+//	      session's own decision), whether a session cgroup can be made and what
+//	      to do if not, whether the parent --watch-parent would watch is a shell
+//	      or a package runner (npx, uvx) in front of the launcher, and the kernel
+//	      features found; with PROGRAM, where PATH finds it. The other flags are
+//	      read as for a session. Exit 0.
+//	  --version
+//	      Print the version and exit.
+//	  -h, --help
+//	      Print this help and exit.
 //
 // A duration D is read as coreutils `timeout` reads it — seconds, fractions
 // and exponents allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`,

@@ -6,11 +6,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
 
-var update = flag.Bool("update", false, "rewrite the flag tables of README.md and the manual (doc.go) from the flags' help")
+var update = flag.Bool("update", false, "rewrite the manual's flag list (doc.go) and docs/ from the flags' help")
 
 // docTable is a flag table in a documentation file: the lines from the
 // one that starts it (its first line, which is unique in the file) to the
@@ -22,15 +23,11 @@ type docTable struct {
 	render    func(fs *pflag.FlagSet) string
 }
 
+// docTables are the generated flag lists of the docs. README.md has
+// none: it links to the manual, whose list gives each flag's long text.
 var docTables = []docTable{
 	{
-		path:      "../../README.md",
-		first:     "| flag | default | meaning |",
-		continues: func(l string) bool { return strings.HasPrefix(l, "|") },
-		render:    flagTable,
-	},
-	{
-		// The manual's table is --help's: a code block of the package doc.
+		// A code block of the package doc.
 		path:      "doc.go",
 		first:     "//\tFlags:",
 		continues: func(l string) bool { return strings.HasPrefix(l, "//\t") },
@@ -38,10 +35,10 @@ var docTables = []docTable{
 	},
 }
 
-// TestDocsUpToDate: the flag tables of README.md and of the manual say
-// what the flags' help says — the same flags, in the same order, with the
-// same defaults and descriptions — since both are generated from it. After
-// a change to a flag in flags.go, regenerate them:
+// TestDocsUpToDate: the manual's flag list says what the flags' help
+// says — the same flags, groups and order, with the same defaults and
+// long texts — since it is generated from it. After a change to a flag
+// in flags.go, regenerate it:
 //
 //	go test ./cmd/session-starter -run TestDocsUpToDate -update
 func TestDocsUpToDate(t *testing.T) {
@@ -86,44 +83,54 @@ func TestDocsUpToDate(t *testing.T) {
 	}
 }
 
-// flagCode quotes the flags named in Markdown text ("--grace") as code.
-var flagCode = regexp.MustCompile(`--[a-z][a-z-]*[a-z]`)
+// manualIndent is how far the manual indents a flag's long text below
+// the flag.
+const manualIndent = 6
 
-// flagTable is the flags of fs as README.md's Markdown table.
-func flagTable(fs *pflag.FlagSet) string {
-	var b strings.Builder
-	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")
-	for _, d := range flagDocs(fs) {
-		names := strings.Split(d.Flag, ", ")
-		for i, n := range names {
-			names[i] = "`" + n + "`"
-		}
-		b.WriteString("| " + strings.Join(names, ", ") + " |")
-		if d.Default != "" {
-			b.WriteString(" `" + d.Default + "` |")
-		} else {
-			b.WriteString(" |")
-		}
-		meaning := strings.ReplaceAll(d.Meaning, "|", `\|`)
-		b.WriteString(" " + flagCode.ReplaceAllString(meaning, "`$0`") + " |\n")
-	}
-	return b.String()
-}
-
-// manualTable is --help's flag list as the manual's code block.
+// manualTable is the manual's flag list, a code block of the package
+// doc: --help's groups and order, each flag as it is typed with its
+// default, then its long text wrapped to helpWidth.
 func manualTable(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString("//\tFlags:\n")
-	for _, l := range strings.SplitAfter(flagHelp(fs), "\n") {
-		if l != "" {
-			b.WriteString("//\t" + l)
+	for _, g := range flagDocs(fs) {
+		b.WriteString("//\t" + g.Title + ":\n")
+		for _, d := range g.Flags {
+			b.WriteString("//\t  " + d.Flag)
+			if d.Default != "" {
+				b.WriteString(" (default " + d.Default + ")")
+			}
+			b.WriteString("\n")
+			for _, l := range wrapWords(d.Meaning, helpWidth-manualIndent) {
+				b.WriteString("//\t" + strings.Repeat(" ", manualIndent) + l + "\n")
+			}
 		}
 	}
 	return b.String()
 }
 
-// TestHelpListsEveryFlagWithoutPflagsNoise: --help names every flag with
-// its value and default, and no switch with pflag's "[=true|false]".
+// wrapWords breaks s at spaces into lines of at most width characters;
+// a longer word gets a line of its own.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return append(lines, line)
+}
+
+// TestHelpListsEveryFlagWithoutPflagsNoise: --help gives every flag one
+// line, with its value and default, and no switch pflag's
+// "[=true|false]".
 func TestHelpListsEveryFlagWithoutPflagsNoise(t *testing.T) {
 	inv, err := parse([]string{"--help"})
 	if err != nil {
@@ -132,14 +139,15 @@ func TestHelpListsEveryFlagWithoutPflagsNoise(t *testing.T) {
 	if strings.Contains(inv.usage, "[=") {
 		t.Errorf("--help shows pflag's [=value] noise:\n%s", inv.usage)
 	}
-	for _, want := range []string{"\n  --ack ", "\n  --parent-pid P ", "\n  -k, --grace D ", "\n  -h, --help ", "(default 10s)", "(default TERM)"} {
+	for _, want := range []string{"\n  --ack ", "\n  --parent-pid P ", "\n  -k, --grace D ", "\n  -h, --help ", "(default 10s)\n", "(default TERM)\n"} {
 		if !strings.Contains(inv.usage, want) {
 			t.Errorf("--help has no %q:\n%s", want, inv.usage)
 		}
 	}
 	newFlagSet(&invocation{}, &flagValues{}).VisitAll(func(f *pflag.Flag) {
-		if !strings.Contains(inv.usage, "--"+f.Name+" ") {
-			t.Errorf("--help does not list --%s", f.Name)
+		line := regexp.MustCompile(`(?m)^  (-., )?--` + f.Name + `( |$)`)
+		if n := len(line.FindAllString(inv.usage, -1)); n != 1 {
+			t.Errorf("--help has %d lines of --%s, want 1", n, f.Name)
 		}
 		// A value named only by its type ("int") says nothing.
 		if name, _ := pflag.UnquoteUsage(f); f.Value.Type() != "bool" && !strings.Contains(f.Usage, "`"+name+"`") {
@@ -148,10 +156,46 @@ func TestHelpListsEveryFlagWithoutPflagsNoise(t *testing.T) {
 	})
 }
 
-// TestHelpLinesFitTheWidth: --help fits a terminal of 80 columns.
-func TestHelpLinesFitTheWidth(t *testing.T) {
-	help := flagHelp(newFlagSet(&invocation{}, &flagValues{}))
-	for _, l := range strings.Split(strings.TrimSuffix(help, "\n"), "\n") {
+// TestHelpGroupsEveryFlag: each flag is in exactly one of --help's
+// groups, with a line of its own shorter than its long text.
+func TestHelpGroupsEveryFlag(t *testing.T) {
+	seen := map[string]int{}
+	for _, g := range helpGroups {
+		for _, l := range g.flags {
+			seen[l.name]++
+		}
+	}
+	fs := newFlagSet(&invocation{}, &flagValues{})
+	fs.VisitAll(func(f *pflag.Flag) {
+		if seen[f.Name] != 1 {
+			t.Errorf("--%s is in %d of helpGroups' groups, want 1", f.Name, seen[f.Name])
+		}
+		delete(seen, f.Name)
+	})
+	for name := range seen {
+		t.Errorf("helpGroups names --%s, which is no flag", name)
+	}
+	for _, g := range flagDocs(fs) {
+		for _, d := range g.Flags {
+			if d.Line == "" || len(d.Line) >= len(d.Meaning) {
+				t.Errorf("%s: its --help line %q is not a shorter form of its long text", d.Flag, d.Line)
+			}
+		}
+	}
+}
+
+// TestHelpFitsAScreen: --help is at most 60 lines, each of them within a
+// terminal's 80 columns less the manual's indent.
+func TestHelpFitsAScreen(t *testing.T) {
+	inv, err := parse([]string{"--help"})
+	if err != nil {
+		t.Fatalf("parse(--help) = %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(inv.usage, "\n"), "\n")
+	if len(lines) > 60 {
+		t.Errorf("--help has %d lines, want at most 60", len(lines))
+	}
+	for _, l := range lines {
 		if n := len([]rune(l)); n > helpWidth {
 			t.Errorf("--help line of %d characters, want at most %d: %q", n, helpWidth, l)
 		}

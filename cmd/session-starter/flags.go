@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -53,12 +52,11 @@ type flagValues struct {
 	cgroupParent  string
 }
 
-// newFlagSet defines session-starter's flags, in the order --help and the
-// manual list them. Each flag's description here is its one text: --help
-// lays it out (flagHelp), and TestDocsUpToDate keeps the flag tables of
-// README.md and of the manual (doc.go) equal to it. A flag's value is
-// named in backquotes in its description (`N`, `D`); a bool flag takes
-// none.
+// newFlagSet defines session-starter's flags. Each flag's description
+// here is its long text: the manual (doc.go, kept equal to it by
+// TestDocsUpToDate) and the man page show it; --help shows the one line
+// helpGroups gives the flag. A flag's value is named in backquotes in its
+// description (`N`, `D`); a bool flag takes none.
 func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("session-starter", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
@@ -187,7 +185,8 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
 		// start-up tens of microseconds.
-		inv.usage = usageHead + flagHelp(fs)
+		// The head's own "Flags:" gives way to the groups' titles.
+		inv.usage = strings.TrimSuffix(usageHead, "Flags:\n") + flagHelp(fs) + helpFoot
 		return inv, nil
 	}
 	if inv.dryRun && !inv.reclaim {
@@ -301,94 +300,159 @@ func suggestLong(fs *pflag.FlagSet, args []string, err error) error {
 	return err
 }
 
+// helpGroups orders the flags in --help, the manual and the man page,
+// in titled groups, and gives each the one line --help shows. The
+// flag's description where it is defined (its pflag usage) is its long
+// text, which the manual and the man page show. TestHelpGroupsEveryFlag
+// holds each flag in exactly one group.
+var helpGroups = []struct {
+	title string
+	flags []helpLine
+}{
+	{"Session end", []helpLine{
+		{"stdio", "a stdio server: --watch-parent, --watch-stdin"},
+		{"watch-parent", "end the session when the launcher is gone"},
+		{"parent-pid", "the launcher's PID; implies --watch-parent"},
+		{"watch-stdin", "end the session when stdin hangs up"},
+		{"stdin-grace", "time to exit by itself after the hang-up"},
+		{"control-fd", "end the session at end of input on N"},
+		{"timeout", "end the session after D; exit 124"},
+	}},
+	{"Ending", []helpLine{
+		{"grace", "send --stop-signal first, SIGKILL after D"},
+		{"stop-signal", "the signal --grace sends first"},
+		{"kill-budget", "then SIGKILL for up to D, or exit 125"},
+	}},
+	{"Containment and limits", []helpLine{
+		{"containment", "group, cgroup or auto"},
+		{"max-tasks", "at most N tasks live, threads included"},
+		{"max-memory", "at most SIZE of memory (512M, 2G), no swap"},
+		{"max-swap", "with --max-memory, at most SIZE of swap"},
+		{"max-cpu", "at most CPUS of CPU time (0.5, 50%, 2)"},
+		{"call-limits", "limits contained calls set: tasks,memory,cpu"},
+		{"cgroup-parent", "make the session cgroup in cgroup v2 DIR"},
+		{"containers", "PROGRAM is docker or podman run: end it too"},
+		{"no-mark", "leave the session mark out of the environment"},
+		{"release-on-exit", "a nested call: leave what the Engine left"},
+	}},
+	{"Records and diagnostics", []helpLine{
+		{"ack", "write the ack line once contained"},
+		{"status-fd", "write JSON records to descriptor N"},
+		{"log-level", "debug, info, warn, error or disabled"},
+		{"log-format", "auto, json or console"},
+	}},
+	{"Other modes", []helpLine{
+		{"reclaim", "end what SIGKILLed sessions left running"},
+		{"dry-run", "with --reclaim: list, and end nothing"},
+		{"end-released", "end what call ID left with --release-on-exit"},
+		{"explain", "print the containment mode here, and why"},
+		{"version", "print the version and exit"},
+		{"help", "print this help and exit"},
+	}},
+}
+
+// helpLine is a flag, by its long name, and its line in --help.
+type helpLine struct{ name, line string }
+
+// helpFoot ends --help: where the long texts are.
+const helpFoot = "\nEach flag in full: man session-starter, or go doc -all ./cmd/session-starter.\n"
+
 // flagDoc is one flag as --help and the docs list it.
 type flagDoc struct {
+	// Name is its long name: "grace".
+	Name string
 	// Flag is how it is typed: "--grace D", "-h, --help".
 	Flag string
 	// Default is its default as a user types it, or empty for a switch
-	// (a bool flag) and for a number whose 0 means "none".
+	// (a bool flag), for a number whose 0 means "none" and for an
+	// empty list.
 	Default string
-	// Meaning is its description, the value's name unquoted.
+	// Line is its one line in --help, without the default.
+	Line string
+	// Meaning is its long text, the value's name unquoted.
 	Meaning string
 }
 
-// flagDocs lists the flags of fs in the order they were defined.
-func flagDocs(fs *pflag.FlagSet) []flagDoc {
-	var docs []flagDoc
-	fs.VisitAll(func(f *pflag.Flag) {
-		name, meaning := pflag.UnquoteUsage(f)
-		d := flagDoc{Flag: "--" + f.Name, Meaning: meaning}
-		if f.Shorthand != "" {
-			d.Flag = "-" + f.Shorthand + ", " + d.Flag
-		}
-		switch f.Value.Type() {
-		case "bool":
-			// A switch: no value, and pflag's "[=true|false]" is noise.
-		case "int":
-			d.Flag += " " + name
-			if f.DefValue != "0" {
-				d.Default = f.DefValue
-			}
-		case "duration":
-			d.Flag += " " + name
-			d.Default = f.DefValue
-			if d.Default == "0s" {
-				d.Default = "0" // as a user types it: 0 means none
-			}
-		default:
-			d.Flag += " " + name
-			d.Default = f.DefValue
-		}
-		docs = append(docs, d)
-	})
-	return docs
+// flagGroup is a titled group of flagDocs.
+type flagGroup struct {
+	Title string
+	Flags []flagDoc
 }
 
-// helpWidth is the width of --help's flag list: a terminal's 80 columns,
-// less the two the manual indents it by.
+// flagDocs lists the flags of fs in helpGroups' groups and order. It
+// panics on a flag helpGroups names and fs does not define.
+func flagDocs(fs *pflag.FlagSet) []flagGroup {
+	var groups []flagGroup
+	for _, g := range helpGroups {
+		fg := flagGroup{Title: g.title}
+		for _, l := range g.flags {
+			f := fs.Lookup(l.name)
+			if f == nil {
+				panic("helpGroups names --" + l.name + ", which is no flag")
+			}
+			fg.Flags = append(fg.Flags, docOf(f, l.line))
+		}
+		groups = append(groups, fg)
+	}
+	return groups
+}
+
+// docOf is flag f as the docs list it, with line its line in --help.
+func docOf(f *pflag.Flag, line string) flagDoc {
+	name, meaning := pflag.UnquoteUsage(f)
+	d := flagDoc{Name: f.Name, Flag: "--" + f.Name, Line: line, Meaning: meaning}
+	if f.Shorthand != "" {
+		d.Flag = "-" + f.Shorthand + ", " + d.Flag
+	}
+	switch f.Value.Type() {
+	case "bool":
+		// A switch: no value, and pflag's "[=true|false]" is noise.
+	case "int":
+		d.Flag += " " + name
+		if f.DefValue != "0" {
+			d.Default = f.DefValue
+		}
+	case "duration":
+		d.Flag += " " + name
+		d.Default = f.DefValue
+		if d.Default == "0s" {
+			d.Default = "0" // as a user types it: 0 means none
+		}
+	default:
+		d.Flag += " " + name
+		if f.DefValue != "[]" { // an empty list
+			d.Default = f.DefValue
+		}
+	}
+	return d
+}
+
+// helpWidth is the width of --help: a terminal's 80 columns, less the
+// two the manual indents it by.
 const helpWidth = 78
 
-// flagHelp lays out the flags of fs for --help (and the manual): each one
-// as it is typed, then its meaning and default wrapped to helpWidth. It
-// replaces pflag's FlagUsages, which sorts nothing we ask but prints
-// "[=true|false]" after every switch.
+// flagHelp lays out the flags of fs for --help: each group's title, then
+// each flag as it is typed and its line, with its default. It replaces
+// pflag's FlagUsages, which prints "[=true|false]" after every switch.
 func flagHelp(fs *pflag.FlagSet) string {
-	docs := flagDocs(fs)
+	groups := flagDocs(fs)
 	col := 0
-	for _, d := range docs {
-		col = max(col, len(d.Flag))
-	}
-	col += 4 // two columns of indent, two before the meaning
-	var b strings.Builder
-	for _, d := range docs {
-		text := d.Meaning
-		if d.Default != "" {
-			text += " (default " + d.Default + ")"
+	for _, g := range groups {
+		for _, d := range g.Flags {
+			col = max(col, len(d.Flag))
 		}
-		lines := wrapWords(text, helpWidth-col)
-		fmt.Fprintf(&b, "  %-*s%s\n", col-2, d.Flag, lines[0])
-		for _, l := range lines[1:] {
-			b.WriteString(strings.Repeat(" ", col) + l + "\n")
+	}
+	col += 4 // two columns of indent, two before the line
+	var b strings.Builder
+	for _, g := range groups {
+		b.WriteString(g.Title + ":\n")
+		for _, d := range g.Flags {
+			text := d.Line
+			if d.Default != "" {
+				text += " (default " + d.Default + ")"
+			}
+			fmt.Fprintf(&b, "  %-*s%s\n", col-2, d.Flag, text)
 		}
 	}
 	return b.String()
-}
-
-// wrapWords breaks s at spaces into lines of at most width characters;
-// a longer word gets a line of its own.
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
-		}
-	}
-	return append(lines, line)
 }

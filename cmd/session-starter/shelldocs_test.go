@@ -48,15 +48,17 @@ type cliFlag struct {
 
 // cliFlags lists the flags of fs in --help's order.
 func cliFlags(fs *pflag.FlagSet) []cliFlag {
-	docs := flagDocs(fs)
 	var flags []cliFlag
-	fs.VisitAll(func(f *pflag.Flag) {
-		c := cliFlag{long: f.Name, short: f.Shorthand, doc: docs[len(flags)]}
-		if f.Value.Type() != "bool" {
-			c.value, _ = pflag.UnquoteUsage(f)
+	for _, g := range flagDocs(fs) {
+		for _, d := range g.Flags {
+			f := fs.Lookup(d.Name)
+			c := cliFlag{long: f.Name, short: f.Shorthand, doc: d}
+			if f.Value.Type() != "bool" {
+				c.value, _ = pflag.UnquoteUsage(f)
+			}
+			flags = append(flags, c)
 		}
-		flags = append(flags, c)
-	})
+	}
 	return flags
 }
 
@@ -74,24 +76,6 @@ func valueFlags(flags []cliFlag) []string {
 		}
 	}
 	return append(long, short...)
-}
-
-// summary is the first sentence of a flag's meaning, cut at a word to at
-// most 72 characters: a completion's description.
-func summary(meaning string) string {
-	s, _, _ := strings.Cut(meaning, ". ")
-	s = strings.TrimSuffix(s, ".")
-	if utf8.RuneCountInString(s) <= 72 {
-		return s
-	}
-	cut := ""
-	for _, w := range strings.Fields(s) {
-		if utf8.RuneCountInString(cut)+1+utf8.RuneCountInString(w) > 71 {
-			break
-		}
-		cut = strings.TrimPrefix(cut+" "+w, " ")
-	}
-	return strings.TrimRight(cut, ",;:(") + "…"
 }
 
 // flagRef matches a long flag named in text ("--grace"), or "--".
@@ -277,9 +261,9 @@ complete -F _session_starter session-starter
 `, regenerate, strings.Join(valueFlags(flags), " | "), strings.Join(words, " "))
 }
 
-// zshDesc makes a flag's summary fit an _arguments description.
+// zshDesc makes a flag's --help line fit an _arguments description.
 func zshDesc(s string) string {
-	return strings.NewReplacer(`'`, `'\''`, `[`, `(`, `]`, `)`, `\`, `\\`, `:`, `\:`).Replace(summary(s))
+	return strings.NewReplacer(`'`, `'\''`, `[`, `(`, `]`, `)`, `\`, `\\`, `:`, `\:`).Replace(s)
 }
 
 // zshCompletion is the zsh completion (_arguments): every flag, the value
@@ -295,7 +279,7 @@ func zshCompletion(flags []cliFlag) string {
 _arguments -S -A '-*' \
 `, regenerate)
 	for _, f := range flags {
-		desc := "[" + zshDesc(f.doc.Meaning) + "]"
+		desc := "[" + zshDesc(f.doc.Line) + "]"
 		long, short := "--"+f.long, "-"+f.short
 		arg := ""
 		if f.value != "" {
@@ -373,7 +357,7 @@ complete -c session-starter -n 'string match -q "program *" (__session_starter_w
 		if f.value != "" {
 			b.WriteString(" -x")
 		}
-		b.WriteString(" -d '" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(summary(f.doc.Meaning)) + "'\n")
+		b.WriteString(" -d '" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(f.doc.Line) + "'\n")
 	}
 	return b.String()
 }

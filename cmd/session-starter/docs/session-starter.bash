@@ -14,7 +14,7 @@ _session_starter() {
 			program=$((i + 1))
 			break
 			;;
-		--parent-pid | --stdin-grace | --control-fd | --grace | --stop-signal | --timeout | --status-fd | --containment | --max-tasks | --max-memory | --max-swap | --max-cpu | --call-limits | --cgroup-parent | --kill-budget | --log-level | --log-format | --end-released | -k | -s)
+		--parent-pid | --stdin-grace | --control-fd | --timeout | --grace | --stop-signal | --kill-budget | --containment | --max-tasks | --max-memory | --max-swap | --max-cpu | --call-limits | --cgroup-parent | --status-fd | --log-level | --log-format | --end-released | -k | -s)
 			[[ ${COMP_WORDS[i + 1]-} == = ]] && ((i++))
 			((i++))
 			;;
@@ -31,7 +31,7 @@ _session_starter() {
 		# A flag's value: nothing to offer.
 		((i > COMP_CWORD)) || [[ $cur == = ]] && return 0
 		if [[ $cur == -* ]]; then
-			while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -W '--ack --stdio --watch-parent --parent-pid --watch-stdin --stdin-grace --control-fd --grace --stop-signal --timeout --status-fd --containment --max-tasks --max-memory --max-swap --max-cpu --call-limits --cgroup-parent --kill-budget --containers --no-mark --release-on-exit --log-level --log-format --reclaim --dry-run --end-released --explain --version --help -k -s -h' -- "$cur")
+			while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -W '--stdio --watch-parent --parent-pid --watch-stdin --stdin-grace --control-fd --timeout --grace --stop-signal --kill-budget --containment --max-tasks --max-memory --max-swap --max-cpu --call-limits --cgroup-parent --containers --no-mark --release-on-exit --ack --status-fd --log-level --log-format --reclaim --dry-run --end-released --explain --version --help -k -s -h' -- "$cur")
 			return 0
 		fi
 		program=$COMP_CWORD
