@@ -5,17 +5,15 @@
 //
 //	session-starter [flags] [--] PROGRAM [ARG...]
 //
-// This is the manual: the flags, how a session is held and ended, the
-// Linux kernels it needs, the containment modes, signals, the terminal, CI
-// scripts and containers, Windows, macOS and FreeBSD, the limits in full,
-// the guarantees with the tests that prove them, and what performance to
-// expect. The ack line, the exit statuses, the status records and the
-// limits in short are in README.md, for launchers in any language.
+// This is the manual: the flags, the ack line and the status records, how
+// a session is held and ended, the platforms, the containment modes,
+// signals and the terminal, the ledger and --reclaim, limits, recipes, and
+// the known gaps. README.md has the exit statuses and the first recipes.
 //
 // # Flags
 //
-// `session-starter --help` prints this table; README.md has it too. The
-// first argument that is not a flag starts PROGRAM, as with `timeout` or
+// `session-starter --help` gives each flag one line; here each is in full.
+// The first argument that is not a flag starts PROGRAM, as with `timeout` or
 // `nohup`; `--` is needed only for a PROGRAM whose name starts with `-`.
 // Everything from PROGRAM on is the Engine's command line, byte for byte.
 //
@@ -206,6 +204,67 @@
 // where the kernel can name it (`unix_diag`), is refused: N could never
 // reach end of input.
 //
+// # The ack line and the status records
+//
+// With --ack, session-starter writes the first line of stdout once
+// containment exists, before PROGRAM is executed:
+//
+//	{"session_containment":1,"pid":1234,"mode":"group"}
+//
+// `pid` is the Engine's PID and process group; `mode` is `group` or
+// `cgroup` on Linux, `job` on Windows, `reaper` on FreeBSD. The keys come in
+// this order. A first line that is not this (or end of file) means no
+// containment, and the exit status says why. Everything after it is the
+// Engine's output.
+//
+// Once the Engine is released, session-starter points its own stdin and
+// stdout at /dev/null, closes the other descriptors the launcher passed (but
+// --control-fd and --status-fd) and moves to `/`. So the launcher reads end
+// of file on stdout when the Engine's processes have all closed it, and no
+// mount is kept busy. Stderr stays session-starter's, for its reports. A
+// launcher that stops reading costs session-starter its writes (EPIPE),
+// never the session.
+//
+// With --status-fd N, session-starter writes one JSON object a line on N.
+// Fields are only ever added; a launcher ignores those it does not know.
+//
+//	{"event":"started","pid":4242,"pgid":4242,"mode":"group","guard_pid":4247,"time":"…","session":"0f5c…"}
+//	{"event":"ended","reason":"engine-exit","executed":true,"exit_code":3,"signal":null,"outcome":"empty",…}
+//
+// The fields:
+//
+//   - `event`: `started` when the Engine is released; `ended` last, also when
+//     nothing was started.
+//   - `pid`, `pgid`, `mode`, `guard_pid`: the Engine, its group, the mode,
+//     the guard.
+//   - `session`: in `started`, the session's id in the session mark; absent
+//     with --no-mark.
+//   - `reason`: what ended the session: `engine-exit`, `signal TERM`,
+//     `parent-gone`, `control-closed`, `stdin-closed`, `timeout`,
+//     `guard-lost`, `watch-failed`, or `failed` (see `report`).
+//   - `executed`: whether PROGRAM was executed. Only `false` means nothing
+//     ran, and a call may be started again. No `ended` record at all (a
+//     SIGKILLed session-starter writes none) means it cannot be known.
+//   - `exit_code` or `signal`: the Engine's code, or its signal's name; the
+//     other is null. `core_dumped` is true when it dumped core.
+//   - `outcome`: `empty`, `unconfirmed`, `survivors`, `refused`, or
+//     `released` (--release-on-exit; `released` lists the PIDs left).
+//   - `members_seen`, `escapees_seen`: lower bounds of the live members and
+//     of the adopted escapees one look found.
+//   - `kill_rounds`, `graceful`: SIGKILL rounds that reached a holder; true
+//     when all ended within --grace.
+//   - `survivors`: each process left after the kill budget: `pid`, `uid`,
+//     `state`, `comm`.
+//   - `duration_ms`, `group_end_ms`: the whole session; its end.
+//   - `starter`: session-starter's own `exit_status`, and `signal` when it
+//     dies of the Engine's signal.
+//   - `report`: the line written to stderr, if any.
+//   - `oom_kills`, `usage`: see "Limits and accounting".
+//
+// The exit statuses are README.md's table. A file without `#!` that the
+// kernel refuses (ENOEXEC) runs under /bin/sh, as with execvp, and is no
+// 126. A signal death is mirrored without a core file or a Go traceback.
+//
 // # Processes
 //
 //	launcher ── starts ──> starter (Run)     the launcher's group/session
@@ -306,7 +365,15 @@
 // only if that group is not session-starter's, the guard's, the launcher's or the
 // terminal's foreground group.
 //
-// # Linux kernels
+// # Platforms
+//
+// Linux, Windows 10 or later (Server 2016 or later), macOS, and FreeBSD 12
+// or later have the same flags, ack line, exit statuses and status records.
+// Linux holds a session by its process group and a subreaper, or a cgroup;
+// Windows by a kill-on-close job object (mode `job`, see "Windows"); FreeBSD
+// by a reaper (mode `reaper`); macOS by the group and the lineage (mode
+// `group`, see "macOS and FreeBSD"). The released builds are amd64 and arm64;
+// a 32-bit FreeBSD build refuses every session (exit 125).
 //
 // Linux 5.4 or later: session-starter uses `pidfd_open` (Linux 5.3) and
 // `waitid` with `P_PIDFD` (5.4). Newer kernels add:
@@ -1295,10 +1362,9 @@
 // reopens); listing descriptors without /proc; `NOTE_EXITSTATUS`;
 // `PROC_REAP_*`.
 //
-// # Limits
+// # Known gaps
 //
-// README.md lists these in short; here they are in full, with the tests that
-// pin them. The ignored signals and a stop at the go-ahead are under Signals.
+// The ignored signals and a stop at the go-ahead are under Signals.
 //
 //   - A same-user Engine that means to escape can. session-starter holds
 //     against crashes and SIGKILL of any of its processes, careless programs
