@@ -85,7 +85,7 @@ func TestDocsUpToDate(t *testing.T) {
 
 // manualIndent is how far the manual indents a flag's long text below
 // the flag.
-const manualIndent = 6
+const manualIndent = 4
 
 // manualTable is the manual's flag list, a code block of the package
 // doc: --help's groups and order, each flag as it is typed with its

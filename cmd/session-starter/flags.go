@@ -67,8 +67,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&v.stdio, "stdio", false,
 		"The Engine is a stdio server (MCP, ACP, a language server): --watch-parent, and --watch-stdin where stdin "+
 			"is a pipe or a stream socket. Where it is not (a terminal, /dev/null, a file; on Windows any) stdin is "+
-			"not watched, and that is no error. In a pipeline, producer | session-starter --stdio -- consumer ends "+
-			"the consumer a --stdin-grace after the producer's end.")
+			"not watched, and that is no error.")
 	fs.BoolVar(&v.watchParent, "watch-parent", false,
 		"End the session when the process that started session-starter is gone. "+
 			"Without --parent-pid the parent is what getppid() returns at start.")
@@ -77,27 +76,20 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"the launcher is gone already and nothing is executed (exit 125). Implies --watch-parent.")
 	fs.BoolVar(&v.watchStdin, "watch-stdin", false,
 		"End the session when the launcher's end of the Engine's standard input is gone: a pipe's last writer "+
-			"closed, a stream socket's peer shut down — what an MCP client's exit does, through wrapper shells "+
-			"and npx that --watch-parent cannot see past. The Engine gets --stdin-grace to exit by itself first. "+
-			"Standard input must be a pipe or FIFO no descriptor passed writes to, or a stream socket (Linux); "+
-			"a terminal, /dev/null, a file or a listening or datagram socket is a usage error (2). "+
-			"Data the Engine has not read does not end it.")
+			"closed, a stream socket's peer shut down. The Engine gets --stdin-grace to exit by itself first. "+
+			"A terminal, /dev/null, a file, a listening or datagram socket, or a pipe that a passed descriptor "+
+			"writes to is a usage error (2). Data the Engine has not read does not end it.")
 	durationVar(fs, &v.stdinGrace, "stdin-grace", starter.DefaultStdinGrace,
 		"With --watch-stdin or --stdio, how long `D` the Engine is given to exit by itself once its standard input "+
-			"hung up (its own status is then mirrored, nothing signalled); then the session ends as on any stop. "+
-			"Without them it is a usage error (2).")
+			"hung up; then the session ends as on any stop. Without them it is a usage error (2).")
 	fs.IntVar(&v.controlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
-			"N must be a pipe or stream socket the launcher passed open and not close-on-exec, greater than 2, "+
-			"and not the same pipe or socket as stdin; no descriptor passed may write to the same pipe or FIFO, "+
-			"or be the other end of N's socket pair, since N could then never reach end of input. "+
-			"Otherwise it is a usage error (2). The Engine does not inherit N.")
+			"N must be a pipe or stream socket passed open and not close-on-exec, greater than 2, not stdin's, "+
+			"and one no other passed descriptor writes to; else it is a usage error (2). The Engine does not inherit N.")
 	durationVarP(fs, &v.grace, "grace", "k", 0,
-		"On every end of the session, send --stop-signal and then SIGCONT to everything that holds the session "+
-			"at the same moment (the Engine, its group, the processes that left it, the session cgroup with "+
-			"the cgroups below it), each live process once however many of those hold it, "+
+		"On every end of the session, send --stop-signal and then SIGCONT to every process of the session at once, "+
 			"and SIGKILL what is left after `D`. The session's second stop signal during the grace "+
-			"goes straight to SIGKILL; the first may be the one that began the end. 0: SIGKILL at once.")
+			"goes straight to SIGKILL. 0: SIGKILL at once.")
 	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
 	durationVar(fs, &v.timeout, "timeout", 0,
@@ -114,27 +106,21 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"A limit, --call-limits or --cgroup-parent asks for cgroup mode.")
 	limitFlags(fs, v)
 	durationVar(fs, &v.budget, "kill-budget", launch.DefaultKillBudget,
-		"After the grace, send SIGKILL in rounds for up to `D` before reporting survivors (exit 125); "+
-			"the guard does the same. Must be more than 0. The whole end, grace plus "+
-			"kill budget, is one deadline, in every mode: session-starter exits at most grace + kill budget + "+
+		"After the grace, send SIGKILL in rounds for up to `D`, then report survivors (exit 125); "+
+			"the guard does the same. Must be more than 0. session-starter exits at most grace + kill budget + "+
 			launch.EndSlack.String()+" after the end began.")
 	fs.BoolVar(&v.containers, "containers", false,
-		"PROGRAM is a docker run or podman run command line (global options before run allowed): label its container with "+
-			"the session's id, and on every end have the same engine stop it with --grace, and remove it if made "+
-			"with --rm, before anything is signalled. The engine gets up to grace + kill budget for that, before the end's own deadline starts. This label is the one change made to the command line; "+
-			"the started record shows the line as run. -d, another subcommand or another program (a shell, a script) "+
-			"is a usage error. After a SIGKILL of session-starter, its guard and --reclaim stop and remove them without grace. Not on Windows.")
+		"PROGRAM is a docker run or podman run command line: label its container with the session's id, and on "+
+			"every end have the same engine stop it with --grace, and remove it if made with --rm, before anything "+
+			"is signalled. -d, another subcommand or another program is a usage error. Not on Windows.")
 	fs.BoolVar(&v.noMark, "no-mark", false,
-		"Leave the session mark out of the Engine's environment. Without it, the session's id is added to "+
-			launch.SessionVar+" (set to the id, or the inherited value extended with \":\" and the id): the one "+
-			"change to the environment, by which the guard finds, after a SIGKILL of session-starter, the "+
-			"processes that left the Engine's group (on macOS and FreeBSD beside their lineage, which the guard "+
-			"then no longer follows either; on macOS the end too), and a nested session or contained call knows its session.")
+		"Leave the session mark ("+launch.SessionVar+") out of the Engine's environment. Then the guard cannot find "+
+			"the processes that left the Engine's group after a SIGKILL of session-starter, and a nested session or "+
+			"contained call does not know its session.")
 	fs.BoolVar(&v.releaseOnExit, "release-on-exit", false,
-		"When the Engine exits on its own, end nothing: what it left running stays, for the enclosing session "+
-			"to end, and the ended record lists it (outcome released). Every other end of the session ends "+
-			"everything, as always. Needs an enclosing session ("+launch.SessionVar+" in the environment), else "+
-			"it is a usage error: this is the form of one tool call as a session, nested in the Engine's. Not on Windows or macOS (no subreaper: what it released would leave every session).")
+		"When the Engine exits on its own, end nothing: what it left stays, for the enclosing session to end, "+
+			"and the ended record lists it (outcome released). Every other end ends everything. Needs an enclosing "+
+			"session, else it is a usage error. Not on Windows or macOS.")
 	fs.StringVar(&inv.logLevel, "log-level", "warn",
 		"Diagnostics on stderr at level `L`: debug, info, warn, error, disabled.")
 	fs.StringVar(&inv.logFormat, "log-format", "auto",
@@ -142,23 +128,18 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"Failure reports are always one plain line \"session-starter: …\".")
 	fs.BoolVar(&inv.reclaim, "reclaim", false,
 		"Run no PROGRAM: end what dead sessions of this user left behind, where session-starter and its guard "+
-			"were SIGKILLed together. Reads the ledger of live sessions (see the manual), takes only sessions whose "+
-			"starter and guard are both shown gone (by identity token, never by PID alone), and ends each one's "+
-			"Engine where its PID still has its token, then its cgroup, or in group mode every process that carries its mark, "+
-			"verified on the live process (on macOS and FreeBSD the Engine's descendants by lineage and the marked "+
-			"processes whose environment can be read; Windows keeps no ledger); prints what it ended and what it left, with the reason, and writes "+
-			"them as a JSON record to --status-fd. Exit 0, or 125 when a process verified as a session's is left; a reused PID or a refused record is reported, not 125.")
+			"were SIGKILLed together (the manual: the ledger). Prints what it ended and what it left, and writes a "+
+			"JSON record to --status-fd. Exit 0, or 125 when a process verified as a session's is left.")
 	fs.BoolVar(&inv.dryRun, "dry-run", false, "With --reclaim: list what would be ended, and end nothing.")
 	fs.StringVar(&inv.endReleased, "end-released", "",
 		"Run no PROGRAM: end what a call run with --release-on-exit left running. `ID` is the call's session id "+
-			"(its started record's session). Ends this user's processes whose mark carries ID, each through a pidfd "+
-			"after checking it again, and what they start meanwhile: --stop-signal and --grace first, then SIGKILL "+
-			"for up to --kill-budget. Writes a JSON record to --status-fd. Exit 0 when none is left, 125 when some are. Linux only.")
+			"(its started record's session). Ends them with --stop-signal and --grace, then SIGKILL for up to "+
+			"--kill-budget, and writes a JSON record to --status-fd. Exit 0 when none is left, 125 when some are. "+
+			"Linux only.")
 	fs.BoolVar(&inv.explain, "explain", false,
-		"Run no PROGRAM: print the mode --containment would give here and why (a session's own decision), "+
-			"whether a session cgroup can be made and what to do if not, whether the parent --watch-parent "+
-			"would watch is a shell or a package runner (npx, uvx) in front of the launcher, and the kernel "+
-			"features found; with PROGRAM, where PATH finds it. The other flags are read as for a session. Exit 0.")
+		"Run no PROGRAM: print the mode --containment would give here and why, whether a session cgroup can be "+
+			"made, what --watch-parent would watch, the kernel features found, and with PROGRAM where PATH finds it. "+
+			"The other flags are read as for a session. Exit 0.")
 	fs.BoolVar(&inv.version, "version", false, "Print the version and exit.")
 	fs.BoolVarP(&inv.help, "help", "h", false, "Print this help and exit.")
 	return fs
