@@ -318,11 +318,9 @@
 //
 //   - Where: `/run/session-starter/` for root (on macOS and FreeBSD
 //     `/var/run/session-starter/`); else `$XDG_RUNTIME_DIR/session-starter/`;
-//     else `/tmp/session-starter-UID`. `SESSION_STARTER_LEDGER_DIR` names
-//     another. The directory must be this user's, not a symlink, and not open
-//     to group or others. Either variable must be an absolute path; a relative
-//     one turns the ledger off. Where no directory passes, the ledger is off,
-//     said at log level `info`, and the session runs.
+//     else `/tmp/session-starter-UID`; `SESSION_STARTER_LEDGER_DIR` names
+//     another (absolute). It must be this user's alone, not a symlink. Where
+//     none passes, the ledger is off (log level `info`), and the session runs.
 //   - What: the boot id, the session's id, the PIDs of the starter, the guard
 //     and the Engine with identity tokens, the group, the session cgroup, and
 //     on Linux the namespaces these numbers belong to.
@@ -353,18 +351,13 @@
 // not applied. A limit makes `auto` require cgroup mode; `--containment
 // group` with one is a usage error (2).
 //
-// cgroup v2 lets a cgroup other than the root hold processes or enable
-// controllers for the cgroups below it, not both. So where session-starter
-// is alone in its cgroup (`systemd-run --scope -p Delegate=yes
-// session-starter --max-memory 1G -- …`, a container's init), it moves
-// itself into a leaf of its own there (`session-starter-….supervisor`),
-// enables the controllers, and moves back at the end. Where other processes
-// share its cgroup (the shell that started it), it exits 125 naming them.
-// `--cgroup-parent DIR` makes the session cgroup in DIR instead, a delegated
-// cgroup that holds no process and offers the controllers; nothing moves.
-// That is the way for a launcher that starts many sessions with limits; a Go
-// program gives them `Options.CgroupParent`. `--explain` with the limits says
-// which a session would do.
+// A cgroup other than the root cannot both hold processes and enable
+// controllers below it. So where session-starter is alone in its cgroup
+// (`systemd-run --scope -p Delegate=yes …`, a container's init), it moves into
+// a leaf of its own there (`session-starter-….supervisor`) and back at the
+// end; where others share it, it exits 125 naming them. `--cgroup-parent DIR`
+// makes the session cgroup in DIR, a delegated cgroup that holds no process,
+// instead: the way for a launcher of many sessions. `--explain` says which.
 //
 // A SIGKILLed session-starter that had moved leaves its leaf and the
 // controllers on (a scope or a container ends with it). Elsewhere, undo that
@@ -417,12 +410,11 @@
 //
 // # The launcher's pipes: --watch-stdin
 //
-// --watch-parent watches the process that started session-starter. In many
-// MCP configs that is a wrapper shell, `npx` or `uv run`, which outlives the
-// client. What always ends with the client is its end of the server's stdin.
-// With --watch-stdin, session-starter keeps a duplicate of its descriptor 0,
-// never reads it, never changes its flags, and polls it for the hang-up only:
-// data the Engine has not read wakes nothing. On the hang-up the Engine gets
+// --watch-parent watches the process that started session-starter: in many
+// MCP configs a wrapper shell, `npx` or `uv run`, which outlives the client.
+// What always ends with the client is its end of the server's stdin. With
+// --watch-stdin, session-starter polls a duplicate of descriptor 0 for the
+// hang-up only, and never reads it. On the hang-up the Engine gets
 // --stdin-grace (2 s, as an MCP client waits before its SIGTERM) to exit by
 // itself; its status is then mirrored, reason `engine-exit`. Then the session
 // ends as on any stop, reason `stdin-closed`. A hang-up before the go-ahead
@@ -466,11 +458,9 @@
 //
 // # At a terminal
 //
-// When stdin is the controlling terminal, session-starter's group is its
-// foreground group and stdout is not a pipe (`session-starter -- npm run
-// dev` typed at a shell), the Engine's group gets the terminal before the
-// go-ahead. An interactive Engine reads the terminal, and Ctrl-C reaches its
-// group directly; session-starter then mirrors the death by SIGINT. Ctrl-Z
+// Typed at a shell (`session-starter -- npm run dev`, stdout not a pipe), the
+// Engine's group gets the terminal before the go-ahead: it reads the
+// terminal, and Ctrl-C reaches it directly (its death by SIGINT is mirrored). Ctrl-Z
 // stops the Engine; session-starter takes the terminal back and stops
 // itself, so the shell shows the job stopped, and `fg` gives the terminal
 // back. An Engine in a background job stopped by SIGTTIN or SIGTTOU is
@@ -678,9 +668,7 @@
 //     (EPERM). Use `session-starter -- setsid -w PROGRAM`, which waits, so the
 //     status is still PROGRAM's.
 //   - When session-starter and its guard are SIGKILLed together, nothing ends
-//     the session until `session-starter --reclaim` runs. A reclaim ends only
-//     what sessions of its own PID, cgroup and user namespaces left; a record
-//     of a sibling container's namespace stays until the next boot.
+//     the session until `session-starter --reclaim` runs in its namespaces.
 //   - Group mode's gap. After a SIGKILL of session-starter, a process that
 //     left the group and lost the mark (a scrubbed environment, not dumpable
 //     as `ssh-agent`, another user) survives; with --no-mark every one that
