@@ -14,11 +14,12 @@ import (
 )
 
 // The man page and the bash, zsh and fish completions are generated from
-// the flags' help, as the flag tables of docs_test.go are, and committed
-// under docs/: make dist copies them into the release (the .deb, the npm
-// package, the wheel, the source archive the Homebrew formula installs
-// from). The product binary has no code for them. After a change to a
-// flag in flags.go, regenerate them with the flag tables:
+// the flags' help, as the manual's flag list of docs_test.go is: the man
+// page gives each flag's long text, the completions its --help line. They
+// are committed under docs/: make dist copies them into the release (the
+// .deb, the npm package, the wheel, the source archive the Homebrew
+// formula installs from). The product binary has no code for them. After
+// a change to a flag in flags.go, regenerate them with the manual's list:
 //
 //	go test ./cmd/session-starter -run 'TestDocsUpToDate|TestShellDocsUpToDate' -update
 
