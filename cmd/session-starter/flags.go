@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -186,6 +187,9 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	// The first argument that is not a flag starts PROGRAM (pflag stops
 	// there, as SetInterspersed(false) asks); "--" is needed only for a
 	// PROGRAM whose name starts with "-".
+	if _, err := mark.Parse(inv.endReleased); inv.endReleased != "" && err != nil {
+		return nil, fmt.Errorf("--end-released %q: %w", inv.endReleased, err)
+	}
 	if inv.endReleased != "" && fs.NArg() > 0 {
 		return nil, fmt.Errorf("--end-released runs no PROGRAM (got %q)", fs.Arg(0))
 	}
