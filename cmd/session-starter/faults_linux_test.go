@@ -219,7 +219,7 @@ func TestDevNullUnavailableAtSetupIsAContainmentFailure(t *testing.T) {
 }
 
 // TestClosedStandardDescriptorsReachTheEngineAsDevNull pins a documented
-// limit (README, "Limits today"): a launcher that starts session-starter
+// limit (the manual, "Known gaps"): a launcher that starts session-starter
 // with descriptors 0, 1 and 2 closed does not give the Engine closed
 // descriptors, because the Go runtime opens /dev/null on them before
 // main. A direct launch would leave them closed.
@@ -251,7 +251,7 @@ func TestClosedStandardDescriptorsReachTheEngineAsDevNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := "/dev/null\n/dev/null\n/dev/null\n"; string(got) != want {
-		t.Fatalf("the Engine's 0, 1, 2 = %q, want %q (the documented limit); if this changed, update README", got, want)
+		t.Fatalf("the Engine's 0, 1, 2 = %q, want %q (the documented limit); if this changed, update the manual", got, want)
 	}
 	noSurvivors(t, mark)
 }
