@@ -379,7 +379,7 @@ func withoutMark(t *testing.T, out, direct string, noEnv bool) string {
 // signal it handles before main runs, keeping only SIGHUP, SIGINT and the
 // two it never touches, 32 and 34. So
 // PIPE, USR1 and TERM ignored by the launcher reach the Engine at their
-// default. If this starts failing, the limit is gone: update README.
+// default. If this starts failing, the limit is gone: update the manual.
 func TestIgnoredSignalsOtherThanHUPAndINTReachTheEngineAtDefault(t *testing.T) {
 	mark := newMark(t)
 	sigIgn := func(args ...string) uint64 {
