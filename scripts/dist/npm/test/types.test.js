@@ -65,3 +65,26 @@ test('index.d.ts types the API, and refuses its misuse', { skip }, () => {
   }
   assert.equal(out, '');
 });
+
+// The reasons session-starter writes: starter's Reason constants, the
+// "signal NAME" form of ReasonSignal, and "failed" (starter/status.go).
+// The binary never cancels its context, so it never writes "canceled".
+function writtenReasons() {
+  const repo = path.join(__dirname, '..', '..', '..', '..');
+  const options = fs.readFileSync(path.join(repo, 'starter', 'options.go'), 'utf8');
+  const reasons = [...options.matchAll(/^\s*Reason\w+\s+Reason = "([a-z-]+)"/gm)].map((m) => m[1]);
+  assert.ok(reasons.includes('engine-exit'), 'starter/options.go must declare the Reason constants');
+  const status = fs.readFileSync(path.join(repo, 'starter', 'status.go'), 'utf8');
+  assert.match(status, /rec\.Reason = "failed"/, 'starter/status.go must write reason "failed"');
+  return [...reasons.filter((r) => r !== 'canceled').map((r) => (r === 'signal' ? 'signal NAME' : r)), 'failed'];
+}
+
+test('the doc of EndedRecord.reason names every reason session-starter writes', () => {
+  const dts = fs.readFileSync(path.join(path.dirname(require.resolve('session-starter/package.json')), 'lib', 'index.d.ts'), 'utf8');
+  const doc = dts.match(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*reason: string;/);
+  assert.ok(doc, 'index.d.ts must document EndedRecord.reason');
+  const text = doc[1].replace(/\s*\*\s*/g, ' ');
+  for (const reason of writtenReasons()) {
+    assert.ok(text.includes(`'${reason}'`), `the doc of EndedRecord.reason does not name '${reason}'`);
+  }
+});

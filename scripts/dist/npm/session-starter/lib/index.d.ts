@@ -114,7 +114,15 @@ export interface Survivor {
 /** The last status record: how the session ended. Fields are only ever added. */
 export interface EndedRecord {
   event: 'ended';
-  /** engine-exit, signal NAME, parent-gone, control-closed, timeout, guard-lost, watch-failed, failed. */
+  /**
+   * What ended the session: 'engine-exit' (the Engine exited); 'signal
+   * NAME' (session-starter got a stop signal, as 'signal TERM');
+   * 'parent-gone' (the launcher died); 'control-closed' (the control pipe
+   * closed, as by stop()); 'stdin-closed' (watchStdin: the Engine's stdin
+   * hung up); 'timeout'; 'guard-lost' (the guard died); 'watch-failed'
+   * (the end conditions could not be watched); or 'failed' (the session
+   * failed before it was watched; report says why).
+   */
   reason: string;
   /** The containment mode, once one was chosen. */
   mode?: string;
@@ -150,14 +158,17 @@ export interface EndedRecord {
 
 /** What a session's tree used, each figure with its source; a figure the platform or mode cannot tell is absent. */
 export interface Usage {
-  /** CPU time of the whole tree, user and system, in ms; cpuSource: 'cpu.stat' (cgroup mode), 'rusage' (group mode, a lower bound) or 'job' (Windows). */
+  /** CPU time of the whole tree, user and system, in ms. */
   cpuMs?: number;
+  /** Where cpuMs comes from: 'cpu.stat' (cgroup mode), 'rusage' (group mode, a lower bound) or 'job' (Windows). */
   cpuSource?: string;
-  /** Peak memory of the tree (memory.peak: cgroup mode with the memory controller). */
+  /** Peak memory of the tree, in bytes (cgroup mode with the memory controller; Windows). */
   memoryPeakBytes?: number;
+  /** Where memoryPeakBytes comes from: 'memory.peak' (cgroup mode) or 'job' (Windows). */
   memoryPeakSource?: string;
-  /** Most tasks live at once, threads included (pids.peak: cgroup mode with the pids controller). */
+  /** Most tasks live at once, threads included (cgroup mode with the pids controller). */
   tasksPeak?: number;
+  /** Where tasksPeak comes from: 'pids.peak'. */
   tasksPeakSource?: string;
   /** Forks refused at --max-tasks (pids.events). */
   forksRefused?: number;
@@ -169,6 +180,7 @@ export interface OtherRecord {
   raw: Record<string, unknown>;
 }
 
+/** A status record, told apart by its event. */
 export type StatusRecord = StartedRecord | EndedRecord | OtherRecord;
 
 /** An Engine running under session-starter, with containment acknowledged. */
@@ -311,6 +323,7 @@ export class MaxBufferError extends Error {
   readonly maxBuffer: number;
 }
 
+/** Options of call(): launch()'s, less stderr and status, which call() sets itself. */
 export interface CallOptions extends Omit<LaunchOptions, 'stderr' | 'status'> {
   /** Written to the command's stdin, which is then closed. */
   input?: string | Buffer;
@@ -340,8 +353,11 @@ export interface CallOptions extends Omit<LaunchOptions, 'stderr' | 'status'> {
  */
 export function call(cmd: string, args?: readonly string[], options?: CallOptions): Promise<CallResult>;
 export function call(cmd: string, options?: CallOptions): Promise<CallResult>;
+/** CallResult.outcome when provably nothing was executed: the one outcome a caller may retry. */
 export const notStarted: 'not-started';
+/** CallResult.outcome when the command was executed. */
 export const started: 'started';
+/** CallResult.outcome when whether the command ran cannot be known. */
 export const unclear: 'unclear';
 /** call()'s default drain bound, in milliseconds: 500. */
 export const defaultDrainMs: number;
@@ -350,7 +366,9 @@ export const defaultMaxBuffer: number;
 
 /** The longest a session's end takes, from the stop to session-starter's exit: grace + kill budget (0: 10 s) + 250 ms. */
 export function endBound(graceMs?: number, killBudgetMs?: number): number;
+/** launch()'s default ackTimeout, in milliseconds: 60 s. */
 export const defaultAckTimeoutMs: number;
+/** session-starter's default --kill-budget, in milliseconds: 10 s. */
 export const defaultKillBudgetMs: number;
 
 /** The error of the record readers. */
@@ -407,6 +425,7 @@ export interface ReclaimRecord {
   problems: { file: string; reason: string }[];
 }
 
+/** Options of reclaim(). */
 export interface ReclaimOptions {
   /** --dry-run: list what would be ended, and end nothing. */
   dryRun?: boolean;
@@ -553,8 +572,9 @@ export interface AgentSession {
   readonly session: Session;
   /** The Engine's PID: the agent's own. */
   readonly pid: number;
-  /** The agent's stdin and stdout as Node streams. */
+  /** The agent's stdin, a Node stream. */
   readonly stdin: Writable;
+  /** The agent's stdout, a Node stream. */
   readonly stdout: Readable;
   /** The agent's stdin as a web stream: ndJsonStream(writable, readable) of the ACP SDK. */
   readonly writable: WritableStream<Uint8Array>;
