@@ -60,7 +60,7 @@ test('reclaim() ends what a session left when its session-starter and guard were
 
     const dry = await h.bounded('reclaim({ dryRun })', reclaim({ dryRun: true, env }));
     assert.equal(dry.event, 'reclaimed');
-    assert.equal(dry.dry_run, true);
+    assert.equal(dry.dryRun, true);
     assert.equal(dry.sessions.length, 1);
     assert.equal(dry.sessions[0].action, 'would-reclaim');
     assert.deepEqual(dry.sessions[0].ended.map((e) => e.pid).sort(), left);
@@ -77,6 +77,44 @@ test('reclaim() ends what a session left when its session-starter and guard were
     assert.deepEqual(again.sessions, []);
     assert.deepEqual(again.problems, []);
   }));
+
+test('reclaim() resolves with camelCase keys and keeps the snake_case keys for one release', async () => {
+  // A stand-in for the binary that writes a record with every snake_case
+  // key a reclaim writes, as a reclaim with a survivor exits: 125.
+  const record = {
+    event: 'reclaimed',
+    dir: '/run/user/1000/session-starter',
+    dry_run: false,
+    sessions: [
+      {
+        session: 'a1',
+        action: 'reclaimed',
+        cgroup_ended: true,
+        ended: [{ pid: 7, comm: 'sleep' }],
+        left: [{ pid: 8, reason: 'survivor: SIGKILL did not end it', survivor: true }],
+        guard_end: 'the guard ended 2 processes',
+        containers: ['c0ffee'],
+      },
+    ],
+    problems: [{ file: 'torn.json', reason: 'torn' }],
+  };
+  const bin = path.join(h.tempDir(), 'session-starter');
+  fs.writeFileSync(bin, `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify(record)}' >&3\nexit 125\n`, { mode: 0o755 });
+  const got = await h.bounded('reclaim()', reclaim({ binary: bin }));
+  assert.equal(got.dryRun, false);
+  assert.equal(got.dir, record.dir);
+  assert.deepEqual(got.problems, record.problems);
+  const s = got.sessions[0];
+  assert.equal(s.cgroupEnded, true);
+  assert.equal(s.guardEnd, 'the guard ended 2 processes');
+  assert.deepEqual(s.containers, ['c0ffee']);
+  assert.deepEqual(s.ended, [{ pid: 7, comm: 'sleep' }]);
+  assert.deepEqual(s.left, [{ pid: 8, reason: 'survivor: SIGKILL did not end it', survivor: true }]);
+  // The deprecated names, as the record has them.
+  assert.equal(got.dry_run, false);
+  assert.equal(s.cgroup_ended, true);
+  assert.equal(s.guard_end, 'the guard ended 2 processes');
+});
 
 test('reclaim() rejects with a LaunchError when there is no ledger', async () => {
   const open = h.tempDir();

@@ -66,8 +66,12 @@ async function main(): Promise<void> {
   const rec: ReclaimRecord = await reclaim({ dryRun: true });
   for (const s of rec.sessions) {
     const left: string[] = s.left.map((l) => `${l.pid ?? '-'} ${l.reason}`);
-    console.log(s.session, s.action, s.ended.length, left);
+    const cgroupEnded: boolean | undefined = s.cgroupEnded;
+    const guardEnd: string | undefined = s.guardEnd;
+    console.log(s.session, s.action, s.ended.length, left, cgroupEnded, guardEnd, s.containers);
   }
+  const dryRun: boolean = rec.dryRun;
+  console.log(dryRun);
   // @ts-expect-error dryRun is a boolean
   await reclaim({ dryRun: 'yes' });
 

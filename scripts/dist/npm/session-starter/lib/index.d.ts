@@ -405,20 +405,28 @@ export interface ReclaimedSession {
   session: string;
   /** 'reclaimed' (what was left ended, the record removed; kept when a survivor is left, for the next reclaim), 'live' (its starter or guard lives: left alone), 'unverified' (whether they live could not be told: left alone, the reason in left), 'other-boot' (dropped, nothing signalled), 'other-namespace' (its numbers are of another PID, cgroup or user namespace, or of none named, as in a record of version 1: left alone, never signalled, the reason in left), 'namespace-gone' (of a PID namespace in which nothing is left: dropped, nothing signalled), 'would-reclaim' (dryRun). */
   action: 'reclaimed' | 'live' | 'unverified' | 'other-boot' | 'other-namespace' | 'namespace-gone' | 'would-reclaim';
+  /** True when the reclaim ended the session's cgroup (cgroup mode). */
+  cgroupEnded?: boolean;
+  /** @deprecated The record's own name of cgroupEnded; kept for one release. */
   cgroup_ended?: boolean;
   ended: ReclaimedProcess[];
   left: LeftProcess[];
   /** What the session's guard's end came to after session-starter was gone, when it left something: its account and time. */
+  guardEnd?: string;
+  /** @deprecated The record's own name of guardEnd; kept for one release. */
   guard_end?: string;
   /** The ids of the session's containers (--containers) the reclaim stopped, or removed where made with --rm. */
   containers?: string[];
 }
 
-/** The record of session-starter --reclaim. */
+/** The record of session-starter --reclaim, keys in camelCase; the record's own snake_case keys are kept, deprecated, for one release. */
 export interface ReclaimRecord {
   event: 'reclaimed';
   /** The ledger's directory. */
   dir: string;
+  /** True with --dry-run: nothing was ended. */
+  dryRun: boolean;
+  /** @deprecated The record's own name of dryRun; kept for one release. */
   dry_run: boolean;
   sessions: ReclaimedSession[];
   /** Files of the ledger refused (torn, another user's, open to others): none acted on. */

@@ -15,11 +15,13 @@ const tailBytes = 4096;
 
 /**
  * Runs session-starter --reclaim (with --dry-run when options.dryRun) and
- * resolves with its record: { event: 'reclaimed', dir, dry_run,
- * sessions: [{ session, action, cgroup_ended, ended: [{ pid, comm }],
- * left: [{ pid, reason, survivor }], guard_end }], problems: [{ file, reason }] }
- * (guard_end, when set: what the session's guard's end came to after
- * session-starter was gone, when it left something). Its exit status
+ * resolves with its record, keys in camelCase: { event: 'reclaimed', dir,
+ * dryRun, sessions: [{ session, action, cgroupEnded, ended: [{ pid, comm }],
+ * left: [{ pid, reason, survivor }], guardEnd, containers }], problems:
+ * [{ file, reason }] } (guardEnd, when set: what the session's guard's end
+ * came to after session-starter was gone, when it left something). The
+ * record's own snake_case keys (dry_run, cgroup_ended, guard_end) are kept
+ * too, deprecated, for one release. Its exit status
  * 125, only when a process verified as a session's is left (survivor:
  * true), still resolves: the record says what. A PID given to a stranger
  * (token-mismatch), a refused file or an unverified process is reported
@@ -38,7 +40,29 @@ async function reclaim(options = {}) {
   if (options.dryRun) {
     flags.push('--dry-run');
   }
-  return runForRecord(binaryOf(options), flags, 'reclaimed', 'ERR_SESSION_STARTER_RECLAIM', options.env);
+  return withCamelKeys(await runForRecord(binaryOf(options), flags, 'reclaimed', 'ERR_SESSION_STARTER_RECLAIM', options.env));
+}
+
+// withCamelKeys returns v with each snake_case key of its objects, at any
+// depth, also under its camelCase name (dry_run: dryRun), unless v has
+// that name already. The snake_case keys stay for one release, deprecated.
+function withCamelKeys(v) {
+  if (Array.isArray(v)) {
+    return v.map(withCamelKeys);
+  }
+  if (v === null || typeof v !== 'object') {
+    return v;
+  }
+  const out = {};
+  for (const [key, value] of Object.entries(v)) {
+    const converted = withCamelKeys(value);
+    out[key] = converted;
+    const camel = key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+    if (camel !== key && !Object.hasOwn(v, camel)) {
+      out[camel] = converted;
+    }
+  }
+  return out;
 }
 
 // runForRecord runs bin with flags that run no PROGRAM and resolves with
