@@ -115,12 +115,14 @@ async function run(lang, text) {
   let left = [];
   try {
     await h.eventually('no process of the example may be left', () => (left = inDir(dir)).length === 0);
+  } catch {
+    // left names them, below
   } finally {
     for (const pid of inDir(dir)) {
       process.kill(pid, 'SIGKILL');
     }
   }
-  assert.deepEqual(left, []);
+  assert.deepEqual(left, [], `the example left these processes, now SIGKILLed:\n${text}`);
   assert.equal(code, 0, `the example exited ${code}:\n${text}\nstdout: ${out}\nstderr: ${err}`);
   return out;
 }
