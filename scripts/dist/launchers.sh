@@ -6,12 +6,14 @@
 #       official MCP TypeScript SDK's client talking to a server launched
 #       through launch() and the stdio helpers, the official ACP SDK's
 #       client through launchAgent() (ended by close, SIGTERM, SIGKILL),
-#       tsc --strict of the types
+#       tsc --strict of the types, and the package README's examples run
+#       as printed
 #   python -m unittest (scripts/dist/python/tests)  launch(), launch_async(),
 #       the records, call(), the MCP helpers (against a fake MCP SDK, on
 #       anyio), a JSON-RPC stdio client and server on the standard
 #       library (PyPI is not reachable here, so the MCP Python SDK is not
-#       used) ended by close, SIGTERM, SIGKILL
+#       used) ended by close, SIGTERM, SIGKILL, and the README's examples
+#       run as printed (the MCP one compiled only)
 #
 # Both parse the fixtures of starter/launch/testdata/records, as the Go
 # tests do. Every test checks that no process of its sessions is left.
