@@ -88,6 +88,30 @@ def carrying(session):
     return live_where(lists)
 
 
+def kill_with_its_guard(s, ledger):
+    """SIGKILLs session s's session-starter and its guard together, as an OOM kill of the tree does: the guard is named by the session's one record in ledger; session-starter is stopped first, so that it cannot end the session when its guard dies. What the session started is left running."""
+    record = {}
+
+    def recorded():
+        files = [f for f in os.listdir(ledger) if f.endswith(".json")]
+        if len(files) != 1:
+            return False
+        with open(os.path.join(ledger, files[0]), encoding="utf-8") as f:
+            record.update(json.load(f))
+        return True
+
+    eventually("the session must have its ledger record", recorded)
+    if record["starter"]["pid"] != s.starter_pid:
+        raise AssertionError(f"the ledger record names starter {record['starter']['pid']}, want {s.starter_pid}")
+    os.kill(s.starter_pid, signal.SIGSTOP)
+    # The guard is the stopped session-starter's child: nobody reaps it
+    # until session-starter is killed, so its PID is its own.
+    os.kill(record["guard"]["pid"], signal.SIGKILL)
+    os.kill(s.starter_pid, signal.SIGKILL)
+    s.wait()
+    s.close()
+
+
 def eventually(what, cond):
     deadline = time.monotonic() + TOO_LONG
     pause = 0.005

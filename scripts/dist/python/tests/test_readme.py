@@ -10,16 +10,14 @@ names it takes from session_starter checked.
 """
 
 import ast
-import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
 
 import session_starter as ss
-from support import HERE, TOO_LONG, SessionTest, eventually
+from support import HERE, TOO_LONG, SessionTest, eventually, kill_with_its_guard
 
 README = os.path.join(os.path.dirname(HERE), "README.md")
 
@@ -85,24 +83,7 @@ class ReadmeTest(SessionTest):
         self.assertIn("reclaim()", text)
         s = ss.launch(["sleep", "300"], env=self.env)
         started = s.started()
-        record = {}
-
-        def recorded():
-            files = [f for f in os.listdir(self.ledger) if f.endswith(".json")]
-            if len(files) != 1:
-                return False
-            with open(os.path.join(self.ledger, files[0]), encoding="utf-8") as f:
-                record.update(json.load(f))
-            return True
-
-        eventually("the session must have its ledger record", recorded)
-        # session-starter is stopped first, so that it cannot end the
-        # session when its guard dies; the guard is its child, unreaped.
-        os.kill(s.starter_pid, signal.SIGSTOP)
-        os.kill(record["guard"]["pid"], signal.SIGKILL)
-        os.kill(s.starter_pid, signal.SIGKILL)
-        s.wait()
-        s.close()
+        kill_with_its_guard(s, self.ledger)
         self.assertTrue(self.alive(started.pid), "the Engine must be left running")
         self.assertEqual(self.run_example(lang, text), f"{started.session} reclaimed [{started.pid}]\n")
         eventually("the dead session's Engine must be gone", lambda: not self.alive(started.pid))

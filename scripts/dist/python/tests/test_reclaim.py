@@ -2,13 +2,11 @@
 session-starter and its guard were SIGKILLed together is ended, and
 reported. Each test has a ledger of its own (SESSION_STARTER_LEDGER_DIR)."""
 
-import json
 import os
-import signal
 import tempfile
 
 import session_starter as ss
-from support import SessionTest, eventually, marked
+from support import SessionTest, eventually, kill_with_its_guard, marked
 
 
 class ReclaimTest(SessionTest):
@@ -18,7 +16,7 @@ class ReclaimTest(SessionTest):
         self.env = dict(self.env, SESSION_STARTER_LEDGER_DIR=self.ledger)
 
     def dead_session(self):
-        """A session with a setsid escapee whose guard (named by its ledger record) and session-starter, stopped first so that it cannot end the session when it loses its guard, are SIGKILLed."""
+        """A session with a setsid escapee whose session-starter and guard are SIGKILLed together."""
         s = ss.launch(["sh", "-c", "setsid sleep 300 & echo ready; exec sleep 300"], env=self.env)
         self.assertEqual(s.stdout.readline(), b"ready\n")
 
@@ -35,25 +33,7 @@ class ReclaimTest(SessionTest):
             return n == 2
 
         eventually("the Engine and its escapee must be sleeping", sleeping)
-        record = {}
-
-        def recorded():
-            files = [f for f in os.listdir(self.ledger) if f.endswith(".json")]
-            if len(files) != 1:
-                return False
-            with open(os.path.join(self.ledger, files[0]), encoding="utf-8") as f:
-                record.update(json.load(f))
-            return True
-
-        eventually("the session must have its ledger record", recorded)
-        self.assertEqual(record["starter"]["pid"], s.starter_pid)
-        os.kill(s.starter_pid, signal.SIGSTOP)
-        # The guard is the stopped session-starter's child: nobody reaps
-        # it until session-starter is killed, so its PID is its own.
-        os.kill(record["guard"]["pid"], signal.SIGKILL)
-        os.kill(s.starter_pid, signal.SIGKILL)
-        s.wait()
-        s.close()
+        kill_with_its_guard(s, self.ledger)
 
     def test_reclaim_ends_what_a_session_left_when_its_starter_and_guard_died_together(self):
         self.dead_session()
