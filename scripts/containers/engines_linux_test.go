@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
@@ -106,6 +106,9 @@ func (e *Engine) startContained(t *testing.T, cli string, client bool, ledger st
 	if ids := e.sessionContainers(t, c.session); len(ids) != 1 {
 		t.Fatalf("containers labelled with the session: %q, want one", ids)
 	}
+	if marked(t, c.session) == 0 {
+		t.Fatal("no process carries the session's mark: the check that none is left would prove nothing")
+	}
 	return c
 }
 
@@ -126,25 +129,21 @@ func (e *Engine) sessionContainers(t *testing.T, session string) []string {
 	return strings.Fields(e.Podman(t, "ps", "--all", "--quiet", "--filter", "label="+sessionLabel+"="+session))
 }
 
-// marked lists this machine's processes whose environment carries the
-// session's id.
-func marked(session string) []int {
-	var pids []int
-	dirs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, f := range dirs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(b), "\x00") {
-			if v, ok := strings.CutPrefix(kv, "SESSION_STARTER_SESSION="); ok && strings.Contains(v, session) {
-				var pid int
-				fmt.Sscanf(f, "/proc/%d/environ", &pid)
-				pids = append(pids, pid)
-			}
-		}
+// marked counts this user's live processes that carry the session's
+// mark, found and verified as the guard finds them (package mark).
+func marked(t *testing.T, session string) int {
+	id, err := mark.Parse(session)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return pids
+	found, _, err := mark.Scan(id, 0, os.Getuid(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		sys.Close(f.Pidfd)
+	}
+	return len(found)
 }
 
 // TestAContainerEngineEndsWithItsSessionHoweverTheSessionEnds: for the
@@ -174,7 +173,7 @@ func TestAContainerEngineEndsWithItsSessionHoweverTheSessionEnds(t *testing.T) {
 				testproc.Eventually(t, "no container of the session left", func() bool {
 					return len(e.sessionContainers(t, c.session)) == 0
 				})
-				testproc.Eventually(t, "no process of the session left", func() bool { return len(marked(c.session)) == 0 })
+				testproc.Eventually(t, "no process of the session left", func() bool { return marked(t, c.session) == 0 })
 			})
 		}
 	}
@@ -228,7 +227,7 @@ func TestReclaimEndsTheContainersOfASessionWhoseStarterAndGuardWereKilled(t *tes
 			if ids := e.sessionContainers(t, c.session); len(ids) != 0 {
 				t.Fatalf("after --reclaim: containers %q of the session, want none\n%s", ids, out)
 			}
-			testproc.Eventually(t, "no process of the session left", func() bool { return len(marked(c.session)) == 0 })
+			testproc.Eventually(t, "no process of the session left", func() bool { return marked(t, c.session) == 0 })
 		})
 	}
 }
