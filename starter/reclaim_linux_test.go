@@ -2,11 +2,9 @@ package starter
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // asStarterVar makes the test binary a starter of its own: Run with
@@ -78,7 +75,7 @@ func deadSession(t *testing.T) (dir string, left []int) {
 	t.Cleanup(func() {
 		// What a failed or cancelled test left: the session's processes,
 		// the Engine among them, found as a reclaim finds them.
-		_, _ = Reclaim(context.Background(), false)
+		_, _ = ledger.Reclaim(context.Background(), false)
 		for _, p := range append([]ledger.Process{engine}, tokens...) {
 			if ledger.Alive(p.PID, p.Token) {
 				_ = syscall.Kill(p.PID, syscall.SIGKILL)
@@ -118,7 +115,7 @@ func deadSession(t *testing.T) (dir string, left []int) {
 
 // TestReclaimEndsWhatADeadSessionLeftAndReportsIt: the starter and the
 // guard SIGKILLed together leave a setsid escapee and a member of group
-// E; a dry Reclaim lists them and ends nothing; Reclaim ends them and
+// E; a dry reclaim (ledger.Reclaim, as --reclaim) lists them and ends nothing; Reclaim ends them and
 // says so; a second one finds nothing.
 func TestReclaimEndsWhatADeadSessionLeftAndReportsIt(t *testing.T) {
 	if !mark.Supported {
@@ -133,14 +130,14 @@ func TestReclaimEndsWhatADeadSessionLeftAndReportsIt(t *testing.T) {
 		}
 		return n
 	}
-	rep, err := Reclaim(context.Background(), true)
+	rep, err := ledger.Reclaim(context.Background(), true)
 	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "would-reclaim" || !rep.DryRun || rep.Dir != dir {
 		t.Fatalf("Reclaim(dry) = %+v, %v; want one session it would reclaim in %s", rep, err, dir)
 	}
-	if ended, _ := rep.Total(); ended < len(left) || alive() != len(left) {
+	if ended := len(rep.Sessions[0].Ended); ended < len(left) || alive() != len(left) {
 		t.Fatalf("Reclaim(dry) listed %d to end and %d of %d are alive; want them all listed and none ended", ended, alive(), len(left))
 	}
-	rep, err = Reclaim(context.Background(), false)
+	rep, err = ledger.Reclaim(context.Background(), false)
 	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "reclaimed" || len(rep.Sessions[0].Left) != 0 {
 		t.Fatalf("Reclaim = %+v, %v; want one session reclaimed, nothing left", rep, err)
 	}
@@ -154,7 +151,7 @@ func TestReclaimEndsWhatADeadSessionLeftAndReportsIt(t *testing.T) {
 		}
 	}
 	testproc.Eventually(t, "what the session left must be gone", func() bool { return alive() == 0 })
-	if rep, err := Reclaim(context.Background(), false); err != nil || len(rep.Sessions) != 0 || len(rep.Problems) != 0 {
+	if rep, err := ledger.Reclaim(context.Background(), false); err != nil || len(rep.Sessions) != 0 || len(rep.Problems) != 0 {
 		t.Fatalf("a second Reclaim = %+v, %v; want nothing found", rep, err)
 	}
 }
@@ -165,7 +162,7 @@ func TestReclaimStopsBeforeASessionOnceItsContextIsDone(t *testing.T) {
 	_, left := deadSession(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if rep, err := Reclaim(ctx, false); err != context.Canceled || len(rep.Sessions) != 0 {
+	if rep, err := ledger.Reclaim(ctx, false); err != context.Canceled || len(rep.Sessions) != 0 {
 		t.Fatalf("Reclaim(cancelled) = %+v, %v; want nothing done and context.Canceled", rep, err)
 	}
 	for _, pid := range left {
@@ -185,25 +182,4 @@ func processes(pids []int) []ledger.Process {
 		}
 	}
 	return ps
-}
-
-// TestTheReclaimRecordIsTheLedgersReportFieldForField: the public record
-// says all the ledger's report says, and writes the same JSON; a field
-// added to one and not the other fails this.
-func TestTheReclaimRecordIsTheLedgersReportFieldForField(t *testing.T) {
-	rep := ledger.Report{Event: "reclaimed", Dir: "/d", DryRun: true,
-		Sessions: []ledger.Session{{Session: "s", Action: "reclaimed", Cgroup: true,
-			Ended: []ledger.Ended{{PID: 1, Comm: "c"}}, Left: []ledger.LeftProcess{{PID: 2, Reason: "token-mismatch"}}}},
-		Problems: []ledger.Problem{{File: "f", Reason: "torn"}}}
-	a, _ := json.Marshal(rep)
-	b, _ := json.Marshal(reclaimed(rep))
-	if string(a) != string(b) {
-		t.Errorf("the ledger's report %s\nbecame the record %s", a, b)
-	}
-	for _, pair := range [][2]any{{ledger.Report{}, launch.StatusReclaimed{}}, {ledger.Session{}, launch.ReclaimedSession{}},
-		{ledger.Ended{}, launch.ReclaimedProcess{}}, {ledger.LeftProcess{}, launch.LeftProcess{}}, {ledger.Problem{}, launch.LedgerProblem{}}} {
-		if x, y := reflect.TypeOf(pair[0]), reflect.TypeOf(pair[1]); x.NumField() != y.NumField() {
-			t.Errorf("%v has %d fields, %v %d", x, x.NumField(), y, y.NumField())
-		}
-	}
 }

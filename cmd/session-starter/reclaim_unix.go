@@ -10,11 +10,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/starter"
 )
 
-// reclaim is --reclaim: starter.Reclaim, its report printed on stdout, one
-// line a session, and written as one JSON record to --status-fd. A
+// reclaim is --reclaim: ledger.Reclaim, its report printed on stdout, one
+// line a session, and written as one JSON record to --status-fd (the
+// record launch.StatusReclaimed reads, field for field). A
 // reclaim that failed (the ledger off, its directory unreadable) writes
 // no record, only its reason on stderr: a launcher reads no record as the
 // failure it is, never a partial one as a report. It exits 125 then, and
@@ -22,7 +24,7 @@ import (
 // given to a stranger, a refused file or a process that could not be
 // verified is printed, and is no survivor.
 func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
-	rep, err := starter.Reclaim(context.Background(), inv.dryRun)
+	rep, err := ledger.Reclaim(context.Background(), inv.dryRun)
 	if inv.opts.StatusFD > 0 {
 		f := os.NewFile(uintptr(inv.opts.StatusFD), "status")
 		if b, merr := json.Marshal(rep); merr == nil && err == nil {

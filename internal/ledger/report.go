@@ -1,8 +1,8 @@
 package ledger
 
-// The report of a reclaim, the same on every platform. Package starter
-// returns it as the public record of package starter/launch
-// (StatusReclaimed), field for field.
+// The report of a reclaim, the same on every platform. --reclaim writes it
+// as the record package starter/launch reads (StatusReclaimed), field for
+// field.
 
 // Problem is a file of the ledger that was not acted on.
 type Problem struct {

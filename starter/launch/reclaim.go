@@ -1,7 +1,7 @@
 package launch
 
 // The record of `session-starter --reclaim --status-fd N`: what a reclaim
-// of the ledger found and did (package starter's Reclaim returns it too).
+// of the ledger found and did.
 // Launchers must ignore fields they do not know; fields are only ever
 // added.
 
