@@ -118,7 +118,7 @@ func chooseContainment(c launch.Containment, lim Limits, parent string, log zero
 	cg, sup, why = newSessionCgroup(!required, lim, parent, log)
 	if why != nil {
 		if required {
-			return "", nil, nil, nil, fail(ExitContainment, "%s: %w; %s", cgroupAsk(c, lim, parent), why, CgroupFix(why))
+			return "", nil, nil, nil, fail(ExitContainment, "%s: %w; %s", cgroupAsk(c, lim, parent), why, cgroup.Fix(why))
 		}
 		return ModeGroup, nil, nil, why, nil
 	}
@@ -181,7 +181,7 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 		_, move, err = cgroup.CheckEnable(p, need, parent == "")
 	}
 	if err != nil {
-		return false, fail(ExitContainment, "%s: %w; %s", limitsFlags(lim, parent), err, CgroupFix(err))
+		return false, fail(ExitContainment, "%s: %w; %s", limitsFlags(lim, parent), err, cgroup.Fix(err))
 	}
 	return move, nil
 }
@@ -223,7 +223,7 @@ func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) 
 		if err = sys.Faccessat(cg.DirFD, "cgroup.kill", sys.W_OK, 0); err != nil {
 			_ = cg.Remove()
 			cg.Close()
-			err = fmt.Errorf("cgroup: %s has %w: %w", cg.Path, errNoCgroupKill, err)
+			err = fmt.Errorf("cgroup: %s has %w: %w", cg.Path, cgroup.ErrNoKill, err)
 		}
 	}
 	if err != nil {

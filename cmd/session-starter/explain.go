@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -25,7 +26,7 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 		fmt.Fprintf(w, "mode: none\n  --containment %s: a session would exit %d: %v\n", c, starter.ExitCode(err), err)
 	case why != nil:
 		fmt.Fprintf(w, "mode: %s\n  --containment %s fell back to the process group: %v\n  for cgroup mode: %s\n",
-			mode, c, why, starter.CgroupFix(why))
+			mode, c, why, cgroup.Fix(why))
 	case c == launch.ContainAuto && mode == starter.ModeCgroup:
 		fmt.Fprintf(w, "mode: %s\n  --containment auto: a session cgroup can be made here, and nothing that stays in it escapes\n", mode)
 	case c == launch.ContainAuto:
