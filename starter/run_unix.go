@@ -282,10 +282,10 @@ func prepare(o Options) (*session, error) {
 	if s.spec.Path == "" {
 		path, pathSet := lookupEnv(s.spec.Env, "PATH")
 		var err error
-		if s.spec.Path, err = Resolve(o.Argv[0], path, pathSet); err != nil {
+		if s.spec.Path, err = sys.Resolve(o.Argv[0], path, pathSet); err != nil {
 			return nil, fail(wire.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
 		}
-	} else if err := executable(s.spec.Path); err != nil {
+	} else if err := sys.Executable(s.spec.Path); err != nil {
 		return nil, fail(wire.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
 	}
 	if o.Containers {

@@ -7,14 +7,15 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
 )
 
-// lookProgram finds program as a session does (starter.Resolve), with
+// lookProgram finds program as a session does (sys.Resolve), with
 // the status a session would exit with where it is not there.
 func lookProgram(program string) (string, int, error) {
 	path, pathSet := os.LookupEnv("PATH")
-	found, err := starter.Resolve(program, path, pathSet)
+	found, err := sys.Resolve(program, path, pathSet)
 	if errors.Is(err, syscall.ENOENT) {
 		return "", starter.ExitNotFound, err
 	}
