@@ -164,8 +164,9 @@ type Options struct {
 	// descriptors close-on-exec (the process's end may have closed them
 	// at the release: package internal/exit).
 	Exits bool
-	// Stops, when set (on Linux, macOS and FreeBSD), is the channel of
-	// [CatchStops], which the caller notified before calling Run: Run
+	// Stops, when set (on Linux, macOS and FreeBSD), is a channel the
+	// caller notified of every stop signal before calling Run (package
+	// internal/exit's CatchStops): Run
 	// takes the signals on it as its stop signals, a signal that came
 	// before Run included, instead of notifying its own, and leaves that
 	// notification as it is. Without it Run notifies the stop signals
@@ -356,7 +357,7 @@ func (r Result) Verdict() Verdict {
 		}
 		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", why)}
 	}
-	if r.Reason == ReasonSignal && diesOfStop(r.Signal) {
+	if r.Reason == ReasonSignal && sys.DiesOfStop(r.Signal) {
 		// A signal the Go runtime would have crashed on: the session
 		// was ended as on any stop, and now this process dies of it.
 		return Verdict{Signal: r.Signal, Code: 128 + int(r.Signal), Report: strings.Join(notes, "; ")}

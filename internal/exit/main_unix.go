@@ -73,9 +73,9 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 }
 
 // stops is the channel of the stop signals, caught once per process.
-var stops = sync.OnceValue(starter.CatchStops)
+var stops = sync.OnceValue(sys.CatchStops)
 
-// CatchStops catches the signals that end a session ([starter.CatchStops])
+// CatchStops catches the signals that end a session ([sys.CatchStops])
 // once for the whole process and returns the channel. A session starter
 // calls it first thing in main, after the hidden modes: from then on a
 // stop signal (SIGTERM, SIGQUIT, …) is the session's, even one that comes

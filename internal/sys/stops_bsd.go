@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package starter
+package sys
 
 import "syscall"
 
