@@ -14,7 +14,6 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
-	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Main runs a session as the session-starter process does and returns
@@ -40,7 +39,7 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	defer sys.Close(null)
 	merged := sameStream(1, 2)
 	if ack {
-		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, launch.Ack(pid, mode)) }
+		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, Ack(pid, mode)) }
 	}
 	// Listed before Run opens anything of its own: every descriptor the
 	// Go runtime or this process opens is close-on-exec.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
-	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Main runs a session as the session-starter process does and returns
@@ -20,7 +19,7 @@ import (
 func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	if ack {
 		o.Ack = func(pid int, mode string) error {
-			_, err := os.Stdout.Write(launch.Ack(pid, mode))
+			_, err := os.Stdout.Write(Ack(pid, mode))
 			return err
 		}
 	}

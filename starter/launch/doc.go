@@ -7,7 +7,7 @@
 // [ReadEnded] reads the record of how the session ended.
 //
 // The package also defines the wire format any launcher reads:
-//   - the ack line ([Ack]);
+//   - the ack line ([ParseAck]);
 //   - the records session-starter writes on --status-fd
 //     ([StatusStarted], [StatusEnded], and with --reclaim
 //     [StatusReclaimed]);

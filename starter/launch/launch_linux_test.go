@@ -430,7 +430,7 @@ func TestParseAck(t *testing.T) {
 		pid        int
 		mode       string
 	}{
-		{"as written", string(launch.Ack(1234, "group")), 1234, "group"},
+		{"as written", string(exit.Ack(1234, "group")), 1234, "group"},
 		{"without newline", `{"session_containment":1,"pid":1234,"mode":"cgroup"}`, 1234, "cgroup"},
 		{"unknown keys", `{"session_containment":1,"pid":7,"mode":"group","guard":8}`, 7, "group"},
 		{"empty", "", 0, ""},
@@ -459,10 +459,10 @@ func TestParseAck(t *testing.T) {
 	}
 }
 
-// FuzzParseAck: an error comes with zero results, and what launch.Ack writes is
+// FuzzParseAck: an error comes with zero results, and what exit.Ack writes is
 // read back.
 func FuzzParseAck(f *testing.F) {
-	f.Add([]byte(launch.Ack(1234, "group")), 1234, "group")
+	f.Add([]byte(exit.Ack(1234, "group")), 1234, "group")
 	f.Add([]byte(`{"session_containment":1,"pid":"x"}`), 2, "cgroup")
 	f.Fuzz(func(t *testing.T, line []byte, pid int, mode string) {
 		p, m, err := launch.ParseAck(line)
@@ -473,10 +473,10 @@ func FuzzParseAck(f *testing.F) {
 			t.Fatalf("launch.ParseAck(%q) = %d, %q: accepted a bad ack", line, p, m)
 		}
 		if pid <= 1 || mode == "" || strings.ContainsFunc(mode, func(r rune) bool { return r < ' ' || r > '~' }) {
-			return // launch.Ack quotes as Go does; JSON agrees on printable ASCII
+			return // exit.Ack quotes as Go does; JSON agrees on printable ASCII
 		}
-		if p, m, err := launch.ParseAck(launch.Ack(pid, mode)); err != nil || p != pid || m != mode {
-			t.Fatalf("launch.ParseAck(launch.Ack(%d, %q)) = %d, %q, %v", pid, mode, p, m, err)
+		if p, m, err := launch.ParseAck(exit.Ack(pid, mode)); err != nil || p != pid || m != mode {
+			t.Fatalf("launch.ParseAck(exit.Ack(%d, %q)) = %d, %q, %v", pid, mode, p, m, err)
 		}
 	})
 }
@@ -486,7 +486,7 @@ func FuzzParseAck(f *testing.F) {
 // ExtraFlags and "--"; a zero field passes nothing.
 func TestOptionsReachSessionStarterAsItsFlags(t *testing.T) {
 	// A fake session-starter that acknowledges, then prints its arguments.
-	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; printf '%s\\n' \"$@\"; exec sleep 600")
+	bin := fakeStarter(t, "printf '%s' '"+string(exit.Ack(1234, "group"))+"'; printf '%s\\n' \"$@\"; exec sleep 600")
 	pid := strconv.Itoa(os.Getpid())
 	for _, tt := range []struct {
 		name string
@@ -526,7 +526,7 @@ func TestOptionsReachSessionStarterAsItsFlags(t *testing.T) {
 // the wait for session-starter's exit after a stop is their whole end
 // plus five seconds, so a session still within its grace is not killed.
 func TestTheWaitDelayCoversTheEndAskedFor(t *testing.T) {
-	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; exec sleep 600")
+	bin := fakeStarter(t, "printf '%s' '"+string(exit.Ack(1234, "group"))+"'; exec sleep 600")
 	for _, tt := range []struct {
 		name string
 		opts launch.Options
@@ -614,7 +614,7 @@ func TestACleanStopThroughTheContextIsNoError(t *testing.T) {
 // delay is SIGKILLed (its guard ends the session), and Wait says so
 // rather than pass its death by SIGKILL off as the Engine's.
 func TestAStarterThatOutlivesTheWaitDelayIsKilledAndSaysSo(t *testing.T) {
-	bin := fakeStarter(t, "trap '' TERM; printf '%s' '"+string(launch.Ack(1234, "group"))+"'; exec sleep 600")
+	bin := fakeStarter(t, "trap '' TERM; printf '%s' '"+string(exit.Ack(1234, "group"))+"'; exec sleep 600")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := launchSession(t, ctx, launch.Options{Binary: bin, Argv: []string{"engine"}, WaitDelay: 100 * time.Millisecond})
@@ -633,7 +633,7 @@ func TestAStarterThatOutlivesTheWaitDelayIsKilledAndSaysSo(t *testing.T) {
 // the session) holds Wait for the wait delay only, and Wait says so.
 func TestStderrHeldPastTheExitIsClosedAfterTheWaitDelay(t *testing.T) {
 	// The holder ends by itself, 3 s later.
-	bin := fakeStarter(t, "printf '%s' '"+string(launch.Ack(1234, "group"))+"'; sleep 3 >/dev/null & exit 0")
+	bin := fakeStarter(t, "printf '%s' '"+string(exit.Ack(1234, "group"))+"'; sleep 3 >/dev/null & exit 0")
 	s := launchSession(t, context.Background(), launch.Options{Binary: bin, Argv: []string{"engine"}, WaitDelay: 100 * time.Millisecond})
 	start := time.Now()
 	state, err := s.Wait()

@@ -5,12 +5,6 @@ import (
 	"testing"
 )
 
-func TestAckLineHasItsKeysInOrder(t *testing.T) {
-	if got, want := string(Ack(1234, "group")), `{"session_containment":1,"pid":1234,"mode":"group"}`+"\n"; got != want {
-		t.Fatalf("Ack = %q, want %q", got, want)
-	}
-}
-
 // TestParseContainmentReadsTheThreeModesAndRefusesOthers: one type of
 // containment serves the launcher's options and session-starter's flag.
 func TestParseContainmentReadsTheThreeModesAndRefusesOthers(t *testing.T) {

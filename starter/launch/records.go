@@ -6,18 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 )
 
 // This file is the wire format a launcher reads: the ack line on
 // session-starter's stdout and the status records on its --status-fd.
-
-// Ack returns the acknowledgement line: one line of JSON with
-// session_containment first, then the Engine's PID (also its group) and
-// the containment mode. Written by hand to keep that key order.
-func Ack(pid int, mode string) []byte {
-	return []byte(`{"session_containment":1,"pid":` + strconv.Itoa(pid) + `,"mode":` + strconv.Quote(mode) + "}\n")
-}
 
 // ackPrefix is how the ack line begins: session_containment is its first
 // key, and 1 the only value defined.

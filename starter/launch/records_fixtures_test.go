@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-starter/session-starter/internal/exit"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -131,7 +132,7 @@ func TestAckFixturesAreWhatAckWrites(t *testing.T) {
 			t.Errorf("ParseAck(%s) = %v", line, err)
 			continue
 		}
-		if got := string(launch.Ack(pid, mode)); got != line+"\n" {
+		if got := string(exit.Ack(pid, mode)); got != line+"\n" {
 			t.Errorf("Ack(%d, %q) = %q, want the fixture %q", pid, mode, got, line+"\n")
 		}
 	}
