@@ -22,7 +22,7 @@
 // A duration D is read as coreutils `timeout` reads it: seconds, fractions
 // and exponents allowed, with an optional suffix `s`, `m`, `h` or `d` (`10`,
 // `.5`, `1.5m`, `1d`, `1e-1`). A Go duration (`1m30s`, `500ms`) works too. At
-// most 100 years. The Go SDK reads them alike (`launch.ParseDuration`).
+// most 100 years.
 //
 //	Flags:
 //	Session end:

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -8,12 +12,11 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// durationValue is a pflag.Value read by [launch.ParseDuration], so that
-// the command and the Go SDK read a duration alike.
+// durationValue is a pflag.Value read by [parseDuration].
 type durationValue time.Duration
 
 func (d *durationValue) Set(s string) error {
-	v, err := launch.ParseDuration(s)
+	v, err := parseDuration(s)
 	if err != nil {
 		return err
 	}
@@ -24,7 +27,7 @@ func (d *durationValue) Set(s string) error {
 func (d *durationValue) String() string { return time.Duration(*d).String() }
 func (d *durationValue) Type() string   { return "duration" }
 
-// durationVar defines a duration flag read by [launch.ParseDuration],
+// durationVar defines a duration flag read by [parseDuration],
 // with value as its default.
 func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	durationVarP(fs, p, name, "", value, usage)
@@ -34,4 +37,110 @@ func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value time.Du
 func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, shorthand string, value time.Duration, usage string) {
 	*p = value
 	fs.VarP((*durationValue)(p), name, shorthand, usage)
+}
+
+// parseDuration reads a duration as session-starter reads its duration
+// flags (--grace, --timeout, --kill-budget): as coreutils timeout does —
+// a decimal number of seconds, with a fraction and an exponent allowed,
+// and an optional single suffix s, m, h or d ("10", ".5", "1.5m", "1d",
+// "1e-1", "2.34e-5d") — or in Go's form ("1m30s", "0s", "500ms",
+// "1h0m0s"). A positive duration shorter than a nanosecond, even one
+// too small for a float64 ("1e-10000", "0.1ns"), is one nanosecond: it
+// stays positive, as in coreutils, never 0 (off). Signs,
+// hexadecimal and "inf" are refused; a negative Go duration is returned
+// for the caller to refuse; anything beyond [launch.MaxDuration] either way is
+// [launch.ErrDurationRange].
+func parseDuration(s string) (time.Duration, error) {
+	if ns, ok := parseSeconds(s); ok {
+		if ns > float64(launch.MaxDuration) {
+			return 0, launch.ErrDurationRange
+		}
+		d := time.Duration(math.Round(ns))
+		if d == 0 && nonzero(s) {
+			d = 1
+		}
+		return d, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.New("want seconds (10, 0.5, 1e-1), a number with one suffix s, m, h or d (90s, 1.5m, 1d), or a Go duration (1m30s)")
+	}
+	if d == 0 && nonzero(s) {
+		d = 1
+		if s[0] == '-' {
+			d = -1
+		}
+	}
+	if d > launch.MaxDuration || d < -launch.MaxDuration {
+		return 0, launch.ErrDurationRange
+	}
+	return d, nil
+}
+
+// nonzero reports whether a duration's number, before any exponent, has
+// a digit other than 0. Its value is then not zero, however small: float
+// underflow and Go's truncation to whole nanoseconds must not make it 0.
+// Unit suffixes hold no digit; the Go form has no exponent.
+func nonzero(s string) bool {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.ContainsAny(s, "123456789")
+}
+
+// parseSeconds reads the coreutils form, in nanoseconds: digits with at
+// most one decimal point and at least one digit, an optional exponent (e
+// or E, an optional sign, digits), then an optional unit. Only a number
+// of that shape goes to strconv.ParseFloat, so that its other forms
+// (hexadecimal, "inf", "nan", a sign, underscores) are not taken. An
+// overflowing exponent is out of range.
+func parseSeconds(s string) (float64, bool) {
+	unit := time.Second
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 's':
+			s = s[:n-1]
+		case 'm':
+			unit, s = time.Minute, s[:n-1]
+		case 'h':
+			unit, s = time.Hour, s[:n-1]
+		case 'd':
+			unit, s = 24*time.Hour, s[:n-1]
+		}
+	}
+	i, digits := 0, 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		expDigits := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			expDigits++
+		}
+		if expDigits == 0 {
+			return 0, false
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		// Only a range error is left for this shape: an exponent too
+		// large for a float64.
+		return math.Inf(1), true
+	}
+	return f * float64(unit), true
 }

@@ -226,7 +226,7 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	if !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
 	}
-	mode, err := launch.ParseContainment(v.containment)
+	mode, err := parseContainment(v.containment)
 	if err != nil {
 		return nil, err
 	}
@@ -440,4 +440,13 @@ func flagHelp(fs *pflag.FlagSet) string {
 		}
 	}
 	return b.String()
+}
+
+// parseContainment reads a --containment value.
+func parseContainment(s string) (launch.Containment, error) {
+	switch c := launch.Containment(s); c {
+	case launch.ContainAuto, launch.ContainGroup, launch.ContainCgroup:
+		return c, nil
+	}
+	return "", fmt.Errorf("--containment %q: want auto, group or cgroup", s)
 }

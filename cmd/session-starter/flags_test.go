@@ -162,3 +162,18 @@ func TestExplainNeedsNoProgram(t *testing.T) {
 		t.Error("parse(--explain --containment box) = nil error, want the usage error a session gets")
 	}
 }
+
+// TestParseContainmentReadsTheThreeModesAndRefusesOthers: --containment
+// takes the three values of launch.Containment, and nothing else.
+func TestParseContainmentReadsTheThreeModesAndRefusesOthers(t *testing.T) {
+	for _, c := range []launch.Containment{launch.ContainAuto, launch.ContainGroup, launch.ContainCgroup} {
+		if got, err := parseContainment(string(c)); err != nil || got != c {
+			t.Errorf("parseContainment(%q) = %q, %v", c, got, err)
+		}
+	}
+	for _, s := range []string{"", "Group", "jail", "cgroup "} {
+		if got, err := parseContainment(s); err == nil || !strings.Contains(err.Error(), "want auto, group or cgroup") {
+			t.Errorf("parseContainment(%q) = %q, %v; want an error naming the modes", s, got, err)
+		}
+	}
+}

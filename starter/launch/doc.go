@@ -6,12 +6,10 @@
 // budget, the containment mode, the control and status pipes.
 // [ReadEnded] reads the record of how the session ended.
 //
-// The package also defines the wire format any launcher reads:
-//   - the ack line ([ParseAck]);
-//   - the records session-starter writes on --status-fd
-//     ([StatusStarted], [StatusEnded], and with --reclaim
-//     [StatusReclaimed]);
-//   - durations as session-starter reads them ([ParseDuration]).
+// The package also defines the wire format any launcher reads: the ack
+// line ([ParseAck]) and the records session-starter writes on
+// --status-fd ([StatusStarted], [StatusEnded], and with --reclaim
+// [StatusReclaimed]).
 //
 // It imports nothing of the supervisor: no gate, no guard, no logger. Its
 // only system calls are os/exec's, and on Windows handle inheritance. It

@@ -2,124 +2,16 @@ package launch
 
 import (
 	"errors"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
 // MaxDuration bounds every duration session-starter reads. A hundred
 // years is longer than any session, and keeps deadlines computed from it
 // (now plus grace plus kill budget) far from time.Duration's overflow at
-// about 292 years. [ParseDuration] refuses a longer one.
+// about 292 years. session-starter refuses a longer one, and so does
+// [Start].
 const MaxDuration = 100 * 365 * 24 * time.Hour
 
-// ErrDurationRange is the error of [ParseDuration] for a duration longer
-// than [MaxDuration].
+// ErrDurationRange is wrapped by the error of [Start], as by
+// session-starter's, for a duration longer than [MaxDuration].
 var ErrDurationRange = errors.New("out of range (at most 100 years)")
-
-// ParseDuration reads a duration as session-starter reads its duration
-// flags (--grace, --timeout, --kill-budget): as coreutils timeout does —
-// a decimal number of seconds, with a fraction and an exponent allowed,
-// and an optional single suffix s, m, h or d ("10", ".5", "1.5m", "1d",
-// "1e-1", "2.34e-5d") — or in Go's form ("1m30s", "0s", "500ms",
-// "1h0m0s"). A positive duration shorter than a nanosecond, even one
-// too small for a float64 ("1e-10000", "0.1ns"), is one nanosecond: it
-// stays positive, as in coreutils, never 0 (off). Signs,
-// hexadecimal and "inf" are refused; a negative Go duration is returned
-// for the caller to refuse; anything beyond [MaxDuration] either way is
-// [ErrDurationRange].
-func ParseDuration(s string) (time.Duration, error) {
-	if ns, ok := parseSeconds(s); ok {
-		if ns > float64(MaxDuration) {
-			return 0, ErrDurationRange
-		}
-		d := time.Duration(math.Round(ns))
-		if d == 0 && nonzero(s) {
-			d = 1
-		}
-		return d, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, errors.New("want seconds (10, 0.5, 1e-1), a number with one suffix s, m, h or d (90s, 1.5m, 1d), or a Go duration (1m30s)")
-	}
-	if d == 0 && nonzero(s) {
-		d = 1
-		if s[0] == '-' {
-			d = -1
-		}
-	}
-	if d > MaxDuration || d < -MaxDuration {
-		return 0, ErrDurationRange
-	}
-	return d, nil
-}
-
-// nonzero reports whether a duration's number, before any exponent, has
-// a digit other than 0. Its value is then not zero, however small: float
-// underflow and Go's truncation to whole nanoseconds must not make it 0.
-// Unit suffixes hold no digit; the Go form has no exponent.
-func nonzero(s string) bool {
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		s = s[:i]
-	}
-	return strings.ContainsAny(s, "123456789")
-}
-
-// parseSeconds reads the coreutils form, in nanoseconds: digits with at
-// most one decimal point and at least one digit, an optional exponent (e
-// or E, an optional sign, digits), then an optional unit. Only a number
-// of that shape goes to strconv.ParseFloat, so that its other forms
-// (hexadecimal, "inf", "nan", a sign, underscores) are not taken. An
-// overflowing exponent is out of range.
-func parseSeconds(s string) (float64, bool) {
-	unit := time.Second
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 's':
-			s = s[:n-1]
-		case 'm':
-			unit, s = time.Minute, s[:n-1]
-		case 'h':
-			unit, s = time.Hour, s[:n-1]
-		case 'd':
-			unit, s = 24*time.Hour, s[:n-1]
-		}
-	}
-	i, digits := 0, 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			digits++
-		}
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		expDigits := 0
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			expDigits++
-		}
-		if expDigits == 0 {
-			return 0, false
-		}
-	}
-	if i != len(s) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		// Only a range error is left for this shape: an exponent too
-		// large for a float64.
-		return math.Inf(1), true
-	}
-	return f * float64(unit), true
-}

@@ -113,15 +113,6 @@ const (
 	ContainCgroup Containment = "cgroup"
 )
 
-// ParseContainment reads a --containment value.
-func ParseContainment(s string) (Containment, error) {
-	switch c := Containment(s); c {
-	case ContainAuto, ContainGroup, ContainCgroup:
-		return c, nil
-	}
-	return "", fmt.Errorf("--containment %q: want auto, group or cgroup", s)
-}
-
 // Options describe an Engine to start under session-starter. The fields
 // from Grace to Containment are session-starter's flags; a zero value
 // leaves a flag out, so that session-starter's default applies.

@@ -116,11 +116,7 @@ func standIn(args []string) {
 		args = args[1:]
 		switch flag {
 		case "--containment":
-			c, err := launch.ParseContainment(value)
-			if err != nil {
-				usage("%v", err)
-			}
-			o.Containment = c
+			o.Containment = launch.Containment(value) // Run refuses another
 		case "--parent-pid", "--control-fd", "--status-fd":
 			n, err := strconv.Atoi(value)
 			if err != nil {
@@ -135,7 +131,7 @@ func standIn(args []string) {
 				o.StatusFD = n
 			}
 		case "--grace", "--timeout", "--kill-budget":
-			d, err := launch.ParseDuration(value)
+			d, err := time.ParseDuration(value) // as Start writes it
 			if err != nil || d < 0 {
 				usage("%s %q: %v", flag, value, err)
 			}

@@ -1,9 +1,11 @@
-package launch
+package main
 
 import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func TestDurationsAreReadAsTimeoutReadsThem(t *testing.T) {
@@ -44,20 +46,20 @@ func TestDurationsAreReadAsTimeoutReadsThem(t *testing.T) {
 		{"0.0ns", 0},
 	}
 	for _, tt := range tests {
-		got, err := ParseDuration(tt.in)
+		got, err := parseDuration(tt.in)
 		if err != nil || got != tt.want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{"", ".", "1.2.3", "inf", "nan", "0x10", "0x1p3", "+1", "-1", "1ss", "1 s", "1w", "s",
 		"1e", "1e+", "e1", ".e1", "1e1.5", "1e-1e", "1_000", "1d5"} {
-		if got, err := ParseDuration(bad); err == nil {
-			t.Errorf("ParseDuration(%q) = %v, want an error", bad, got)
+		if got, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) = %v, want an error", bad, got)
 		}
 	}
 	for _, long := range []string{"99999999999d", "3000000h", "1e400", "1e10d", "36501d"} {
-		if got, err := ParseDuration(long); !errors.Is(err, ErrDurationRange) {
-			t.Errorf("ParseDuration(%q) = %v, %v; want ErrDurationRange", long, got, err)
+		if got, err := parseDuration(long); !errors.Is(err, launch.ErrDurationRange) {
+			t.Errorf("parseDuration(%q) = %v, %v; want launch.ErrDurationRange", long, got, err)
 		}
 	}
 }
