@@ -71,8 +71,8 @@ type Options struct {
 	// as always. It needs an enclosing session — the session mark
 	// inherited in the Engine's environment — so that nothing released
 	// outlives every session; without one, Run refuses (a usage error),
-	// and so it does where orphans cannot be adopted ([CanAdoptOrphans]
-	// false: macOS, and the Linux build tagged portable).
+	// and so it does where orphans cannot be adopted (macOS, and the
+	// Linux build tagged portable).
 	// This is the form of a contained call for an Engine in any language:
 	// one session per call, nested in the Engine's. Not on Windows.
 	ReleaseOnExit bool

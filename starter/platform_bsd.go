@@ -73,7 +73,7 @@ func chooseContainment(c launch.Containment, reaper bool) (mode string, why, err
 // here, deciding as Run does (a reaper where the starter can be one),
 // with nothing started. why is always nil: there is no fallback.
 func ExplainContainment(c launch.Containment) (mode string, why, err error) {
-	return chooseContainment(c, CanAdoptOrphans)
+	return chooseContainment(c, sys.CanAdoptOrphans)
 }
 
 // ExplainLimits fails as Run does here: limits need a session cgroup.

@@ -8,11 +8,6 @@ import (
 // errNoSubreaper wraps errors.ErrUnsupported: macOS has no subreaper.
 var errNoSubreaper = fmt.Errorf("no subreaper on this platform: %w", errors.ErrUnsupported)
 
-// CanAdoptOrphans ([Options.Subreaper] can be had) is false: macOS has no
-// subreaper. A process that left the Engine's group (setsid, a double
-// fork) is found at the end by its lineage instead (lineageLayer).
-const CanAdoptOrphans = false
-
 // subreaper fails: macOS has no subreaper.
 func subreaper() (func(), error) { return nil, errNoSubreaper }
 

@@ -2,7 +2,6 @@ package starter
 
 import (
 	"errors"
-	"math/bits"
 	"os"
 	"syscall"
 
@@ -11,12 +10,6 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// CanAdoptOrphans ([Options.Subreaper] can be had) is true on the 64-bit
-// ports: the starter becomes the reaper of its subtree. The 32-bit ports
-// (386, arm) make no procctl call (internal/sys), and hold no session at
-// all: the process table is not read there (internal/proc).
-const CanAdoptOrphans = bits.UintSize == 64
 
 // subreaper makes this process the reaper of its subtree
 // (procctl PROC_REAP_ACQUIRE): orphans of the Engine's tree — also

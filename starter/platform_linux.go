@@ -22,10 +22,6 @@ import (
 // whatever happens to the path it was started by.
 func defaultExe() (string, error) { return "/proc/self/exe", nil }
 
-// CanAdoptOrphans says whether [Options.Subreaper] can be had here: not in
-// the portable build, which takes macOS's path (macOS has none).
-const CanAdoptOrphans = !sys.Pidless
-
 // pollRDHUP asks poll to report a socket whose peer shut its writing
 // down.
 const pollRDHUP = sys.POLLRDHUP

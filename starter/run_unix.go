@@ -260,7 +260,7 @@ func prepare(o Options) (*session, error) {
 	}
 
 	if o.ReleaseOnExit {
-		if !CanAdoptOrphans {
+		if !sys.CanAdoptOrphans {
 			// What the Engine left would be re-parented to init when it
 			// and this process exit, outside every session.
 			return nil, fail(ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")

@@ -64,7 +64,7 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	// session-starter starts no other children: every other child it
 	// has is an orphan of the Engine's tree, adopted as a subreaper (a
 	// reaper on FreeBSD), where the platform has one.
-	o.Subreaper = starter.CanAdoptOrphans
+	o.Subreaper = sys.CanAdoptOrphans
 	o.Terminal = true
 	o.Exits = true
 	res, err := starter.Run(ctx, o)

@@ -19,3 +19,8 @@ var errProcctl32 = fmt.Errorf("procctl on 32-bit FreeBSD: %w", errors.ErrUnsuppo
 func procctlSelf(call string, _ int, _ unsafe.Pointer) error {
 	return fmt.Errorf("%s: %w", call, errProcctl32)
 }
+
+// CanAdoptOrphans is false on the 32-bit ports (386, arm): they make no
+// procctl call, and hold no session at all (the process table is not
+// read there: internal/proc).
+const CanAdoptOrphans = false

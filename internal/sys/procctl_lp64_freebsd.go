@@ -21,3 +21,8 @@ func procctlSelf(call string, cmd int, data unsafe.Pointer) error {
 	}
 	return nil
 }
+
+// CanAdoptOrphans (package starter's Options.Subreaper can be had) is
+// true on the 64-bit ports: the starter becomes the reaper of its
+// subtree.
+const CanAdoptOrphans = true

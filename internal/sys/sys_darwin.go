@@ -53,3 +53,8 @@ func BootSessionUUID() (string, error) {
 	id, err := unix.Sysctl("kern.bootsessionuuid")
 	return id, named("sysctl kern.bootsessionuuid", err)
 }
+
+// CanAdoptOrphans (package starter's Options.Subreaper can be had) is
+// false: macOS has no subreaper. A process that left the Engine's group
+// (setsid, a double fork) is found at the end by its lineage instead.
+const CanAdoptOrphans = false

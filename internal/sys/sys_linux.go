@@ -388,3 +388,8 @@ func SetChildSubreaper(on bool) error {
 func Exchangeat(dir int, a, b string) error {
 	return named("renameat2", unix.Renameat2(dir, a, dir, b, unix.RENAME_EXCHANGE))
 }
+
+// CanAdoptOrphans says whether a session can adopt the orphans of its
+// tree (package starter's Options.Subreaper, as a child subreaper): not
+// in the portable build, which takes macOS's path (macOS has none).
+const CanAdoptOrphans = !Pidless

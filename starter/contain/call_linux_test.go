@@ -898,7 +898,7 @@ func TestEndReleasedInCgroupModeEndsTheCallsCgroup(t *testing.T) {
 // subreaper a leader's exit ends its tree (TestWithoutASubreaperALeadersExitEndsItsTree).
 func needsRelease(t *testing.T) {
 	t.Helper()
-	if !starter.CanAdoptOrphans {
+	if !sys.CanAdoptOrphans {
 		t.Skip("no subreaper in this build: a leader's exit ends its tree, nothing is released")
 	}
 }
@@ -907,7 +907,7 @@ func needsRelease(t *testing.T) {
 // init (macOS, the portable build), what a leader left cannot stay inside
 // the session, so its exit ends it, as with EndOnExit.
 func TestWithoutASubreaperALeadersExitEndsItsTree(t *testing.T) {
-	if starter.CanAdoptOrphans {
+	if sys.CanAdoptOrphans {
 		t.Skip("this build has the subreaper: the leader's exit releases")
 	}
 	c := Command(context.Background(), "sh", "-c", `sleep 300 >/dev/null & echo $!; read _; exit 0`)

@@ -146,7 +146,7 @@ func (t *tree) signalGroup(sig syscall.Signal) error {
 // re-parented to the session's subreaper. Without either (macOS, the
 // portable build, in group mode) the leader's orphans go to init, outside
 // every session, so the leader's exit ends the tree instead.
-func (t *tree) canRelease() bool { return t.cg != nil || starter.CanAdoptOrphans }
+func (t *tree) canRelease() bool { return t.cg != nil || sys.CanAdoptOrphans }
 
 // holders are the call's holders for the one end: the leader, its group,
 // and its cgroup. In a cgroup the group is only signalled (a stop signal
