@@ -42,7 +42,7 @@ func cgroupLimits(l Limits) cgroup.Limits {
 func controllers(l Limits) []string {
 	need := cgroupLimits(l).Controllers()
 	for _, k := range l.Calls {
-		c := map[string]string{CallTasks: "pids", CallMemory: "memory", CallCPU: "cpu"}[k]
+		c := map[string]string{callTasks: "pids", callMemory: "memory", callCPU: "cpu"}[k]
 		if !slices.Contains(need, c) {
 			need = append(need, c)
 		}

@@ -47,8 +47,8 @@ type Limits struct {
 	// MaxCPU is cpu.max in CPUs: 0.5 is half of one CPU's time, 2 two
 	// CPUs' — over each 100 ms period, the tree as a whole.
 	MaxCPU float64
-	// Calls names the kinds of limit — [CallTasks], [CallMemory],
-	// [CallCPU] — the session's contained calls may set for themselves
+	// Calls names the kinds of limit — "tasks", "memory", "cpu" — the
+	// session's contained calls may set for themselves
 	// (package starter/contain, Cmd.Limits), each in its own cgroup. It
 	// bounds nothing: it makes their controllers (pids, memory, cpu)
 	// available to the session cgroup as the session's own limits would,
@@ -62,9 +62,9 @@ type Limits struct {
 
 // The kinds of limit of [Limits.Calls].
 const (
-	CallTasks  = "tasks"
-	CallMemory = "memory"
-	CallCPU    = "cpu"
+	callTasks  = "tasks"
+	callMemory = "memory"
+	callCPU    = "cpu"
 )
 
 // Any reports whether l sets a bound.
@@ -107,8 +107,8 @@ type Usage struct {
 // (Run does it first; package contain for a call's).
 func (l Limits) Check() error {
 	for _, k := range l.Calls {
-		if !slices.Contains([]string{CallTasks, CallMemory, CallCPU}, k) {
-			return fail(ExitUsage, "--call-limits %q: want %s, %s or %s", k, CallTasks, CallMemory, CallCPU)
+		if !slices.Contains([]string{callTasks, callMemory, callCPU}, k) {
+			return fail(ExitUsage, "--call-limits %q: want %s, %s or %s", k, callTasks, callMemory, callCPU)
 		}
 	}
 	switch {

@@ -142,7 +142,7 @@ func TestACallsLimitsOutsideASessionFailAndNothingRuns(t *testing.T) {
 // without memory and a session's Calls field fail Start before anything
 // runs.
 func TestACallsLimitsThatNoKernelTakesAreRefused(t *testing.T) {
-	for _, lim := range []starter.Limits{{MaxTasks: -1}, {MaxSwap: 1 << 20}, {Calls: []string{starter.CallMemory}}, {MaxCPU: 0.001}} {
+	for _, lim := range []starter.Limits{{MaxTasks: -1}, {MaxSwap: 1 << 20}, {Calls: []string{"memory"}}, {MaxCPU: 0.001}} {
 		c := Command(context.Background(), "true")
 		c.Limits = lim
 		if err := c.Start(); err == nil || !strings.HasPrefix(err.Error(), "contain:") {
