@@ -294,16 +294,6 @@ func fail(code int, format string, args ...any) error {
 	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
 }
 
-// ExitCode returns the exit status for err: the Code of an [*Error],
-// else ExitContainment.
-func ExitCode(err error) int {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ExitContainment
-}
-
 // Verdict is what the session-starter process does at the end: report,
 // then exit with Code or die of Signal.
 type Verdict struct {
@@ -315,18 +305,20 @@ type Verdict struct {
 	Code   int
 }
 
-// VerdictOf is the verdict of a session: a failure of [Run] (its exit
-// status and its error as the report), else [Result.Verdict].
-func VerdictOf(r Result, err error) Verdict {
+// Verdict is the verdict of a session that [Run] returned as r and err.
+// A failure of Run exits with its status (the Code of an [*Error], else
+// ExitContainment), its error the report. Otherwise it applies the
+// exit-status table (see the package doc) to r, with its precedence: 125
+// over the mirrored status.
+func (r Result) Verdict(err error) Verdict {
 	if err != nil {
-		return Verdict{Code: ExitCode(err), Report: err.Error()}
+		v := Verdict{Code: ExitContainment, Report: err.Error()}
+		var e *Error
+		if errors.As(err, &e) {
+			v.Code = e.Code
+		}
+		return v
 	}
-	return r.Verdict()
-}
-
-// Verdict applies the exit-status table (see the package doc) to r, with
-// its precedence: 125 over the mirrored status.
-func (r Result) Verdict() Verdict {
 	var notes []string
 	switch r.End.Outcome {
 	case Survivors, Refused:

@@ -32,9 +32,9 @@ func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := tt.res.Verdict()
+			v := tt.res.Verdict(nil)
 			if v.Code != tt.wantCode || v.Signal != tt.wantSignal || (v.Report != "") != tt.wantReport {
-				t.Fatalf("Verdict() = %+v, want code %d, signal %v, report %v", v, tt.wantCode, tt.wantSignal, tt.wantReport)
+				t.Fatalf("Verdict(nil) = %+v, want code %d, signal %v, report %v", v, tt.wantCode, tt.wantSignal, tt.wantReport)
 			}
 		})
 	}

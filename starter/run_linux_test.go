@@ -100,7 +100,7 @@ func TestStopBeforeTheGoAheadExecutesNothing(t *testing.T) {
 	if res.Executed || res.Reason != ReasonCanceled {
 		t.Fatalf("Run = %+v after %v, want nothing executed", res, time.Since(start))
 	}
-	if v := res.Verdict(); v.Code != ExitContainment {
+	if v := res.Verdict(nil); v.Code != ExitContainment {
 		t.Fatalf("Verdict = %+v, want exit 125", v)
 	}
 }

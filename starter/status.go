@@ -48,7 +48,7 @@ func ended(res Result, err error) launch.StatusEnded {
 	}
 	rec.OOMKills = res.Usage.OOMKills
 	rec.Usage = usageRecord(res.Usage)
-	v := VerdictOf(res, err)
+	v := res.Verdict(err)
 	rec.Report = v.Report
 	rec.Starter.ExitStatus = v.Code
 	if v.Signal != 0 {

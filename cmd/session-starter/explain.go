@@ -23,7 +23,7 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	mode, why, err := starter.ExplainContainment(c)
 	switch {
 	case err != nil:
-		fmt.Fprintf(w, "mode: none\n  --containment %s: a session would exit %d: %v\n", c, starter.ExitCode(err), err)
+		fmt.Fprintf(w, "mode: none\n  --containment %s: a session would exit %d: %v\n", c, starter.Result{}.Verdict(err).Code, err)
 	case why != nil:
 		fmt.Fprintf(w, "mode: %s\n  --containment %s fell back to the process group: %v\n  for cgroup mode: %s\n",
 			mode, c, why, cgroup.Fix(why))
@@ -37,7 +37,7 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	if lim := inv.opts.Limits; lim.Any() || len(lim.Calls) > 0 || inv.opts.CgroupParent != "" {
 		switch move, err := starter.ExplainLimits(lim, inv.opts.CgroupParent); {
 		case err != nil:
-			fmt.Fprintf(w, "limits: no\n  a session would exit %d: %v\n", starter.ExitCode(err), err)
+			fmt.Fprintf(w, "limits: no\n  a session would exit %d: %v\n", starter.Result{}.Verdict(err).Code, err)
 		case move:
 			fmt.Fprintln(w, "limits: yes\n  session-starter is alone in its cgroup: it would move into a leaf of its own there, enable the controllers for the session cgroup, and move back at the end")
 		default:

@@ -443,8 +443,8 @@ func runLoop(args []string) int {
 		{[]string{"true"}, func(r starter.Result, err error) bool { return err == nil && r.Engine.Exited && r.Engine.Code == 0 }},
 		{[]string{"sh", "-c", "sleep 600 & exit 3"}, func(r starter.Result, err error) bool { return err == nil && r.Engine.Exited && r.Engine.Code == 3 }},
 		{[]string{"sh", "-c", "exec sleep 600"}, func(r starter.Result, err error) bool { return err == nil && r.Reason == starter.ReasonCanceled }},
-		{[]string{"no-such-program-anywhere"}, func(_ starter.Result, err error) bool { return starter.ExitCode(err) == 127 }},
-		{[]string{"/"}, func(_ starter.Result, err error) bool { return starter.ExitCode(err) == 126 }},
+		{[]string{"no-such-program-anywhere"}, func(r starter.Result, err error) bool { return r.Verdict(err).Code == 127 }},
+		{[]string{"/"}, func(r starter.Result, err error) bool { return r.Verdict(err).Code == 126 }},
 	}
 	one := func(i int) {
 		e := engines[i%len(engines)]

@@ -13,7 +13,8 @@ import (
 
 // Main reports that sessions are not supported on this platform.
 func Main(ctx context.Context, o starter.Options, _ bool) starter.Verdict {
-	return Write(starter.VerdictOf(starter.Run(ctx, o)))
+	res, err := starter.Run(ctx, o)
+	return Write(res.Verdict(err))
 }
 
 // Write writes v.Report, if any, as one line "session-starter: …" on

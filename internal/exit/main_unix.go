@@ -68,7 +68,7 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	o.Terminal = true
 	o.Exits = true
 	res, err := starter.Run(ctx, o)
-	return Write(starter.VerdictOf(res, err))
+	return Write(res.Verdict(err))
 }
 
 // stops is the channel of the stop signals, caught once per process.

@@ -25,7 +25,7 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	}
 	o.Released = releaseStdio
 	res, err := starter.Run(ctx, o)
-	return Write(starter.VerdictOf(res, err))
+	return Write(res.Verdict(err))
 }
 
 // releaseStdio closes this process's standard input and output and puts
