@@ -281,17 +281,18 @@ func (r Result) Why() string {
 	return string(r.Reason)
 }
 
-// Error is a failure of Run, with the exit status it maps to.
-type Error struct {
-	Code int
-	Err  error
+// runError is a failure of Run, with the exit status it maps to
+// ([Result.Verdict] reads it).
+type runError struct {
+	code int
+	err  error
 }
 
-func (e *Error) Error() string { return e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
 
 func fail(code int, format string, args ...any) error {
-	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+	return &runError{code: code, err: fmt.Errorf(format, args...)}
 }
 
 // Verdict is what the session-starter process does at the end: report,
@@ -306,16 +307,16 @@ type Verdict struct {
 }
 
 // Verdict is the verdict of a session that [Run] returned as r and err.
-// A failure of Run exits with its status (the Code of an [*Error], else
-// ExitContainment), its error the report. Otherwise it applies the
+// A failure of Run exits with the status it maps to (ExitContainment
+// when it names none), its error the report. Otherwise it applies the
 // exit-status table (see the package doc) to r, with its precedence: 125
 // over the mirrored status.
 func (r Result) Verdict(err error) Verdict {
 	if err != nil {
 		v := Verdict{Code: ExitContainment, Report: err.Error()}
-		var e *Error
-		if errors.As(err, &e) {
-			v.Code = e.Code
+		var f *runError
+		if errors.As(err, &f) {
+			v.Code = f.code
 		}
 		return v
 	}
