@@ -100,7 +100,7 @@ type Options struct {
 	// only once the session's holders are empty and Run has closed it.
 	WatchStdin bool
 	// StdinGrace is the Engine's own time after the hang-up of its
-	// standard input; 0 means [DefaultStdinGrace].
+	// standard input; 0 means [launch.DefaultStdinGrace].
 	StdinGrace time.Duration
 	// Stdio is for an Engine that serves its launcher over its standard
 	// input and output: an MCP or ACP server, a language server. It
@@ -203,12 +203,6 @@ type Options struct {
 	// line when the session changed it (Containers), else nil.
 	started func(pid, guard int, mode, session string, argv []string)
 }
-
-// DefaultStdinGrace is how long an Engine whose standard input hung up
-// is given to exit by itself before the session is ended
-// ([Options].WatchStdin): the 2 s an MCP client waits after closing the
-// server's input before it sends SIGTERM.
-const DefaultStdinGrace = 2 * time.Second
 
 // Modes in effect, as the ack line, the status records and the logs name
 // them.

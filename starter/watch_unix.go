@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Slots of the watch set.
@@ -161,7 +162,7 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 			fds[slotStdin].Fd = -1
 			d := s.o.StdinGrace
 			if d <= 0 {
-				d = DefaultStdinGrace
+				d = launch.DefaultStdinGrace
 			}
 			t := time.NewTimer(d)
 			defer t.Stop()

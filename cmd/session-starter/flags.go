@@ -80,7 +80,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"closed, a stream socket's peer shut down. The Engine gets --stdin-grace to exit by itself first. "+
 			"A terminal, /dev/null, a file, a listening or datagram socket, or a pipe that a passed descriptor "+
 			"writes to is a usage error (2). Data the Engine has not read does not end it.")
-	durationVar(fs, &v.stdinGrace, "stdin-grace", starter.DefaultStdinGrace,
+	durationVar(fs, &v.stdinGrace, "stdin-grace", launch.DefaultStdinGrace,
 		"With --watch-stdin or --stdio, how long `D` the Engine is given to exit by itself once its standard input "+
 			"hung up; then the session ends as on any stop. Without them it is a usage error (2).")
 	fs.IntVar(&v.controlFD, "control-fd", 0,

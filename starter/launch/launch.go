@@ -14,40 +14,63 @@ import (
 	"time"
 )
 
-// DefaultKillBudget is how long the starter and the guard keep ending the
-// group before they report survivors. Ten seconds covers a group of ten
-// thousand processes on a loaded two-core machine (measured: 1.6 s)
-// several times over, while still ending a session that cannot be
-// ended in a time a launcher would wait for.
-const DefaultKillBudget = 10 * time.Second
+// Bounds of a session: session-starter's defaults, and what Start waits
+// for.
+const (
+	// DefaultKillBudget is how long the starter and the guard keep ending
+	// the group before they report survivors. Ten seconds covers a group
+	// of ten thousand processes on a loaded two-core machine (measured:
+	// 1.6 s) several times over, while still ending a session that cannot
+	// be ended in a time a launcher would wait for.
+	DefaultKillBudget = 10 * time.Second
+	// EndSlack is what the end of a session may take past its deadline
+	// (the grace + the kill budget): the last look at what holds the
+	// session, the guard's exit and the Engine's reap.
+	EndSlack = 250 * time.Millisecond
+	// DefaultStdinGrace is how long an Engine whose standard input hung
+	// up is given to exit by itself before the session is ended
+	// ([Options.WatchStdin], --stdin-grace): the 2 s an MCP client waits
+	// after closing the server's input before it sends SIGTERM.
+	DefaultStdinGrace = 2 * time.Second
+	// DefaultAckTimeout bounds how long [Start] waits for the ack line. A
+	// session-starter acknowledges within milliseconds; its gate and its
+	// guard each give up after 30 s (a stuck fork, a machine out of
+	// memory), so one that has said nothing after both is not going to.
+	// At the limit the session-starter is killed and Start returns
+	// [ErrAckTimeout].
+	DefaultAckTimeout = time.Minute
+	// DefaultWaitDelay is the [exec.Cmd.WaitDelay] of a launched session
+	// with the default grace (none) and kill budget. It bounds two waits:
+	// from a stop ([Session.Stop] or the end of the context) to
+	// session-starter's exit, after which it is SIGKILLed and its guard
+	// ends the Engine's group; and from session-starter's exit to the end
+	// of its stderr, which only a process that escaped the group (setsid)
+	// can hold open. It is the bound of the end ([EndBound]) plus five
+	// seconds, so a session-starter still ending a large group is not
+	// interrupted. With [Options.Grace] or [Options.KillBudget], Start
+	// derives the wait from them the same way.
+	DefaultWaitDelay = DefaultKillBudget + EndSlack + 5*time.Second
+	// MaxDuration bounds every duration session-starter reads. A hundred
+	// years is longer than any session, and keeps deadlines computed from
+	// it (now plus grace plus kill budget) far from time.Duration's
+	// overflow at about 292 years. session-starter refuses a longer one,
+	// and so does [Start].
+	MaxDuration = 100 * 365 * 24 * time.Hour
+)
 
-// RequestEnv is the environment variable by which a launcher asks a Go
-// Engine to become its own starter (the requested form). It is removed
-// from the Engine's environment.
-const RequestEnv = "SESSION_STARTER_CONTAIN"
-
-// DefaultAckTimeout bounds how long [Start] waits for the ack line. A
-// session-starter acknowledges within milliseconds; its gate and its guard
-// each give up after 30 s (a stuck fork, a machine out of memory), so one
-// that has said nothing after both is not going to. At the limit the
-// session-starter is killed and Start returns [ErrAckTimeout].
-const DefaultAckTimeout = time.Minute
-
-// DefaultWaitDelay is the [exec.Cmd.WaitDelay] of a launched session with
-// the default grace (none) and kill budget. It bounds two waits: from a
-// stop ([Session.Stop] or the end of the context) to session-starter's
-// exit, after which it is SIGKILLed and its guard ends the Engine's group;
-// and from session-starter's exit to the end of its stderr, which only a
-// process that escaped the group (setsid) can hold open. It is the bound
-// of the end ([EndBound]) plus five seconds, so a session-starter still
-// ending a large group is not interrupted. With [Options.Grace] or
-// [Options.KillBudget], Start derives the wait from them the same way.
-const DefaultWaitDelay = DefaultKillBudget + EndSlack + 5*time.Second
-
-// EndSlack is what the end of a session may take past its deadline (the
-// grace + the kill budget): the last look at what holds the session, the
-// guard's exit and the Engine's reap.
-const EndSlack = 250 * time.Millisecond
+// The environment variables of a session.
+const (
+	// RequestEnv is the environment variable by which a launcher asks a
+	// Go Engine to become its own starter (the requested form). It is
+	// removed from the Engine's environment.
+	RequestEnv = "SESSION_STARTER_CONTAIN"
+	// SessionVar is the environment variable of the session mark: the
+	// ids of the sessions a process belongs to, outermost first,
+	// separated by ":". session-starter adds its session's id to the
+	// Engine's (unless --no-mark); a process carries a session's mark
+	// when one element equals that session's id.
+	SessionVar = "SESSION_STARTER_SESSION"
+)
 
 // EndBound is the longest a session's end takes, from the stop to
 // session-starter's exit, with the given grace and kill budget (0: the
@@ -68,7 +91,7 @@ const stderrTail = 4 << 10
 // bytes; a longer first line is not an ack.
 const maxAckLine = 1 << 10
 
-// Errors of [Start], wrapped in an [*Error].
+// Errors of a session. Start's are wrapped in an [*Error].
 var (
 	// ErrNoAck: session-starter's stdout ended before a whole first line,
 	// normally because it exited before containment existed (a usage
@@ -81,14 +104,20 @@ var (
 	// ErrAckTimeout: no line came within [Options.AckTimeout].
 	// session-starter was killed; its guard ends anything it started.
 	ErrAckTimeout = errors.New("no ack line in time")
+	// ErrDurationRange is wrapped by the error of Start, as by
+	// session-starter's, for a duration longer than [MaxDuration].
+	ErrDurationRange = errors.New("out of range (at most 100 years)")
+	// ErrStopTimedOut is the error of [Session.Wait] when the end of
+	// Start's context stopped the session and session-starter had not
+	// exited within the wait delay, so it was SIGKILLed: its guard ends
+	// the Engine's group, and the status Wait returns is
+	// session-starter's own death by SIGKILL, not the Engine's.
+	ErrStopTimedOut = errors.New("session-starter did not exit within the wait delay of the stop and was killed")
+	// ErrNoEnded is the error of [ReadEnded] when the records end without
+	// an "ended" record: session-starter was killed (SIGKILL) before it
+	// could write one, or the reader was not its status descriptor.
+	ErrNoEnded = errors.New("the status records end without an ended record")
 )
-
-// ErrStopTimedOut is the error of [Session.Wait] when the end of Start's
-// context stopped the session and session-starter had not exited within
-// the wait delay, so it was SIGKILLed: its guard ends the Engine's group,
-// and the status Wait returns is session-starter's own death by SIGKILL,
-// not the Engine's.
-var ErrStopTimedOut = errors.New("session-starter did not exit within the wait delay of the stop and was killed")
 
 // Containment is how session-starter holds a session on Linux: the
 // value of --containment, and of starter.Options.Containment.

@@ -61,13 +61,6 @@ type StatusStarted struct {
 	Argv []string `json:"argv,omitempty"`
 }
 
-// SessionVar is the environment variable of the session mark: the ids of
-// the sessions a process belongs to, outermost first, separated by ":".
-// session-starter adds its session's id to the Engine's (unless
-// --no-mark); a process carries a session's mark when one element equals
-// that session's id.
-const SessionVar = "SESSION_STARTER_SESSION"
-
 // StatusEnded is the last record on the status descriptor. Launchers
 // must ignore fields they do not know; fields are only ever added.
 type StatusEnded struct {
@@ -158,11 +151,6 @@ type StarterExit struct {
 	ExitStatus int     `json:"exit_status"`
 	Signal     *string `json:"signal"`
 }
-
-// ErrNoEnded is the error of [ReadEnded] when the records end without an
-// "ended" record: session-starter was killed (SIGKILL) before it could
-// write one, or the reader was not its status descriptor.
-var ErrNoEnded = errors.New("the status records end without an ended record")
 
 // ReadEnded reads the status records from r — one JSON object per line,
 // as session-starter writes them on --status-fd and [Session.Status]

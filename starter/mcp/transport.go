@@ -18,8 +18,9 @@ import (
 
 // DefaultStdinGrace is the server's time to exit by itself once Close has
 // closed its stdin, before session-starter ends the session: 2 s, as the
-// SDKs wait after closing stdin before their SIGTERM.
-const DefaultStdinGrace = 2 * time.Second
+// SDKs wait after closing stdin before their SIGTERM (session-starter's
+// own default, [launch.DefaultStdinGrace]).
+const DefaultStdinGrace = launch.DefaultStdinGrace
 
 // closeMargin is what Close waits past the longest end session-starter
 // itself can take before it stops, then kills, session-starter.
