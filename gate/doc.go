@@ -51,7 +51,7 @@
 // The Engine's program is never executed before [Gate.Release]. If the
 // starter is gone first, the gate exits without executing anything: the
 // go-ahead pipe ends, or carries anything but the exact go-ahead. An
-// execve failure comes back as its errno ([ExecError]).
+// execve failure comes back as an error that wraps its errno.
 //
 // The Engine gets the descriptors named in [Spec.Files] at their own
 // numbers, and nothing else of the gate's or the starter's. The gate's

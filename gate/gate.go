@@ -44,14 +44,14 @@ type Spec struct {
 	ReExec bool
 }
 
-// ExecError is an execve failure of the Engine's program.
-type ExecError struct {
+// execError is an execve failure of the Engine's program.
+type execError struct {
 	Path  string
 	Errno syscall.Errno
 }
 
-func (e *ExecError) Error() string {
+func (e *execError) Error() string {
 	return fmt.Sprintf("execute %s: %v", e.Path, e.Errno)
 }
 
-func (e *ExecError) Unwrap() error { return e.Errno }
+func (e *execError) Unwrap() error { return e.Errno }

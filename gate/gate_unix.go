@@ -268,8 +268,9 @@ func (g *Gate) ReportFD() int { return g.repR }
 
 // ExecResult reads the outcome of the go-ahead: nil when the Engine's
 // program was executed (the report pipe, close-on-exec in the gate, ended
-// without a message), an [*ExecError] when execve failed. Call it only
-// once ReportFD is readable or the gate has exited, else it blocks.
+// without a message), an error wrapping execve's errno when it failed.
+// Call it only once ReportFD is readable or the gate has exited, else it
+// blocks.
 func (g *Gate) ExecResult() error {
 	line, err := wire.ReadLine(sys.FD(g.repR))
 	if errors.Is(err, io.EOF) {
@@ -284,7 +285,7 @@ func (g *Gate) ExecResult() error {
 	if err != nil {
 		return fmt.Errorf("gate: exec report: %w", err)
 	}
-	return &ExecError{Path: g.path, Errno: syscall.Errno(nums[0])}
+	return &execError{Path: g.path, Errno: syscall.Errno(nums[0])}
 }
 
 // Close releases the starter's descriptors of the gate, the pidfd

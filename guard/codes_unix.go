@@ -46,13 +46,13 @@ const (
 func refusal(code int) error {
 	switch code {
 	case refusedNoGroupSignal:
-		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), and the group could not be pinned", ErrRefused)
+		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), and the group could not be pinned", errRefused)
 	case refusedInGroup:
-		return fmt.Errorf("%w: it is a member of the Engine's process group", ErrRefused)
+		return fmt.Errorf("%w: it is a member of the Engine's process group", errRefused)
 	case refusedGroupGone:
-		return fmt.Errorf("%w: the Engine's process group is gone", ErrRefused)
+		return fmt.Errorf("%w: the Engine's process group is gone", errRefused)
 	case refusedNoCgroup:
-		return fmt.Errorf("%w: the session cgroup's descriptors are not a cgroup2 directory with cgroup.kill and its parent", ErrRefused)
+		return fmt.Errorf("%w: the session cgroup's descriptors are not a cgroup2 directory with cgroup.kill and its parent", errRefused)
 	}
-	return fmt.Errorf("%w: its descriptors were not as expected", ErrRefused)
+	return fmt.Errorf("%w: its descriptors were not as expected", errRefused)
 }

@@ -15,5 +15,5 @@ func init() { wire.Play(guardMain, "guard", "guard-end", "pin") }
 // a platform that has none.
 const exitRefused = 2
 
-// ErrRefused is wrapped by Arm's error when the guard refused to arm.
-var ErrRefused = errors.New("guard refused to arm")
+// errRefused is wrapped by Arm's error when the guard refused to arm.
+var errRefused = errors.New("guard refused to arm")

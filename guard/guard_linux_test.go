@@ -283,11 +283,11 @@ func TestArmRefusesAGroupThatIsGone(t *testing.T) {
 		exe, _ := os.Executable()
 		t.Setenv("GORACE", "atexit_sleep_ms=0")
 		g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second, ReExec: k.reExec})
-		if !errors.Is(err, ErrRefused) {
+		if !errors.Is(err, errRefused) {
 			if g != nil {
 				g.kill()
 			}
-			t.Fatalf("Arm = %v, want ErrRefused", err)
+			t.Fatalf("Arm = %v, want errRefused", err)
 		}
 	})
 }
