@@ -156,6 +156,9 @@ var (
 	// ErrSurvivors is wrapped when a Kill left live processes
 	// ([Result.Survivors]) or could not be observed to finish.
 	ErrSurvivors = errors.New("contain: the call's tree did not end")
+	// ErrUnclear is wrapped by Start's error when the call's outcome is
+	// [Unclear]: it may have run, and must not be started again.
+	ErrUnclear = errors.New("contain: whether the call ran is not known")
 )
 
 // Cmd is an [exec.Cmd] whose whole tree is the call's: see the package
@@ -331,10 +334,6 @@ const (
 	// NoticeReleaseUnsent: the release could not be sent.
 	NoticeReleaseUnsent = "contain: the release could not be sent to the spawn helper: what the call left running is ended with the helper"
 )
-
-// ErrUnclear is wrapped by Start's error when the call's outcome is
-// [Unclear]: it may have run, and must not be started again.
-var ErrUnclear = errors.New("contain: whether the call ran is not known")
 
 // calls numbers the calls of this process.
 var calls atomic.Uint64
