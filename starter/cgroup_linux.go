@@ -16,6 +16,7 @@ import (
 	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -102,7 +103,7 @@ func chooseContainment(c launch.Containment, lim Limits, parent string, log zero
 		if required {
 			return "", nil, nil, nil, fail(ExitUsage, "%s needs cgroup mode, and --containment group was asked for", limitsFlags(lim, parent))
 		}
-		return ModeGroup, nil, nil, nil, nil
+		return wire.ModeGroup, nil, nil, nil, nil
 	case "", launch.ContainAuto, launch.ContainCgroup:
 	default:
 		return "", nil, nil, nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
@@ -113,16 +114,16 @@ func chooseContainment(c launch.Containment, lim Limits, parent string, log zero
 		if required {
 			return "", nil, nil, nil, fail(ExitContainment, "%s: %w", cgroupAsk(c, lim, parent), why)
 		}
-		return ModeGroup, nil, nil, why, nil
+		return wire.ModeGroup, nil, nil, why, nil
 	}
 	cg, sup, why = newSessionCgroup(!required, lim, parent, log)
 	if why != nil {
 		if required {
 			return "", nil, nil, nil, fail(ExitContainment, "%s: %w; %s", cgroupAsk(c, lim, parent), why, cgroup.Fix(why))
 		}
-		return ModeGroup, nil, nil, why, nil
+		return wire.ModeGroup, nil, nil, why, nil
 	}
-	return ModeCgroup, cg, sup, nil, nil
+	return wire.ModeCgroup, cg, sup, nil, nil
 }
 
 // cgroupAsk names what made cgroup mode required, for an error.

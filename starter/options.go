@@ -204,19 +204,6 @@ type Options struct {
 	started func(pid, guard int, mode, session string, argv []string)
 }
 
-// Modes in effect, as the ack line, the status records and the logs name
-// them.
-const (
-	// ModeGroup: the process group (and the subreaper sweep).
-	ModeGroup = "group"
-	// ModeCgroup: a session cgroup, the process group and the sweep.
-	ModeCgroup = "cgroup"
-	// ModeReaper (FreeBSD): the process group, with the starter the
-	// reaper of the Engine's tree (procctl PROC_REAP_ACQUIRE), so that
-	// processes that left the group are ended with the session.
-	ModeReaper = "reaper"
-)
-
 // Reason says what ended a session.
 type Reason string
 
@@ -252,7 +239,8 @@ type Result struct {
 	// as PID 1; on macOS those found by lineage), the session cgroup —
 	// under one deadline.
 	End End
-	// Mode is the containment mode in effect: ModeGroup or ModeCgroup.
+	// Mode is the containment mode in effect, as the ack line names it:
+	// "group", "cgroup", "reaper" (FreeBSD) or "job" (Windows).
 	Mode string
 	// Duration is the time from Run's start to its return.
 	Duration time.Duration

@@ -17,6 +17,7 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -64,9 +65,9 @@ func chooseContainment(c launch.Containment, reaper bool) (mode string, why, err
 		return "", nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
 	if reaper {
-		return ModeReaper, nil, nil
+		return wire.ModeReaper, nil, nil
 	}
-	return ModeGroup, nil, nil
+	return wire.ModeGroup, nil, nil
 }
 
 // ExplainContainment says which mode a session held as c asks would get

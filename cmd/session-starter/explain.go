@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -27,7 +28,7 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 	case why != nil:
 		fmt.Fprintf(w, "mode: %s\n  --containment %s fell back to the process group: %v\n  for cgroup mode: %s\n",
 			mode, c, why, cgroup.Fix(why))
-	case c == launch.ContainAuto && mode == starter.ModeCgroup:
+	case c == launch.ContainAuto && mode == wire.ModeCgroup:
 		fmt.Fprintf(w, "mode: %s\n  --containment auto: a session cgroup can be made here, and nothing that stays in it escapes\n", mode)
 	case c == launch.ContainAuto:
 		fmt.Fprintf(w, "mode: %s\n  --containment auto: the only mode here\n", mode)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -40,7 +41,7 @@ func explainPlatform(w io.Writer, mode string) error {
 		}
 		fmt.Fprintf(w, "  the starter's cgroup is %s in the cgroup2 mount at %s: %s\n", p.Own, p.Mount.Point, where)
 	}
-	if mode == starter.ModeGroup {
+	if mode == wire.ModeGroup {
 		fmt.Fprintln(w, "  in group mode a process that leaves the Engine's group and drops its mark, or runs as another user, outlives a SIGKILLed session-starter")
 	}
 	if os.Getpid() == 1 {

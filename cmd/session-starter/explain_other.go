@@ -7,16 +7,16 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // explainPlatform writes what there is to say here: no cgroups, and the
 // mode's meaning.
 func explainPlatform(w io.Writer, mode string) error {
 	fmt.Fprintf(w, "cgroup: no\n  cgroups are Linux's; on %s a session is held by its %s\n", runtime.GOOS, map[string]string{
-		starter.ModeGroup:  "process group",
-		starter.ModeReaper: "process group, with session-starter the reaper of the Engine's tree",
-		"job":              "kill-on-close job object",
+		wire.ModeGroup:  "process group",
+		wire.ModeReaper: "process group, with session-starter the reaper of the Engine's tree",
+		"job":           "kill-on-close job object",
 	}[mode])
 	return nil
 }

@@ -224,8 +224,8 @@ func TestLaunchHandsOverTheEnginesStdioAndItsStatus(t *testing.T) {
 	s := launchSession(t, context.Background(), launch.Options{
 		Argv: []string{"sh", "-c", `echo "first $$"; read l; echo "got $l"; exit 3`},
 	})
-	if s.PID <= 1 || (s.Mode != starter.ModeGroup && s.Mode != starter.ModeCgroup) {
-		t.Fatalf("launch.Start() PID, Mode = %d, %q; want a PID and %q or %q", s.PID, s.Mode, starter.ModeGroup, starter.ModeCgroup)
+	if s.PID <= 1 || (s.Mode != wire.ModeGroup && s.Mode != wire.ModeCgroup) {
+		t.Fatalf("launch.Start() PID, Mode = %d, %q; want a PID and %q or %q", s.PID, s.Mode, wire.ModeGroup, wire.ModeCgroup)
 	}
 	if got, want := readLine(t, s.Stdout), fmt.Sprintf("first %d", s.PID); got != want {
 		t.Fatalf("first Engine line = %q, want %q (the Engine's first bytes after the ack)", got, want)
