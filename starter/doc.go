@@ -63,12 +63,25 @@
 //
 // # Packages by audience
 //
-// This package is the supervisor. A launcher written in Go needs none of
-// it: package starter/launch starts an Engine under session-starter, reads
-// the ack line and the status records, and imports nothing of the
-// supervisor. A Go Engine that contains itself calls package
-// starter/contain. The gate and the guard (packages gate and guard) are
-// the starter's helpers.
+// An SDK author imports two packages. A launcher written in Go uses
+// package starter/launch: it starts the session-starter binary and reads
+// its ack line and status records, and imports nothing of the supervisor.
+// A Go Engine uses package starter/contain: the requested form, and
+// contained calls.
+//
+// This package is the supervisor of the session-starter process, and is
+// no library entry point. Run makes the calling process a session's
+// starter. Its binary must dispatch the hidden modes first, since the
+// gate and the guard are started from it. It must start no other
+// children where it adopts orphans. A process like that is a
+// session-starter: the command, or a Go Engine's requested form
+// (contain.IfRequested). Both hold their session through package
+// internal/exit, which wraps Run. So this package exports what those two
+// need: Run with its options and result, and [RunHidden] for the hidden
+// modes. [Limits] is also the type of a contained call's limits.
+// ExplainContainment and ExplainLimits take Run's decisions with nothing
+// started, for the command's --explain. The gate and the guard (packages
+// gate and guard) are the starter's helpers.
 //
 // # What it stops, and what not
 //

@@ -18,9 +18,9 @@
 //		exit.Apply(exit.Main(context.Background(), opts, true))
 //	}
 //
-// It lives above package starter, which it wraps. [starter.Run] is for a
-// library caller: it promises to change nothing of its process (its
-// stdio, its exit). What does change them is here.
+// It lives above package starter, which it wraps. [starter.Run] changes
+// nothing of its process (its stdio, its exit), so that what does change
+// them is here alone.
 //
 // # Guarantees
 //
