@@ -10,6 +10,7 @@ import (
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // ledgerLayer is the session's record in the ledger (package
@@ -114,7 +115,7 @@ func (l *ledgerLayer) write(s *session) error {
 
 // ended keeps the record when the end left survivors or refused to
 // signal: the session is not over.
-func (l *ledgerLayer) ended(e End, _ *Usage) {
+func (l *ledgerLayer) ended(e End, _ *launch.Usage) {
 	l.keep = e.Outcome == Survivors || e.Outcome == Refused
 }
 

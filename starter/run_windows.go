@@ -124,16 +124,17 @@ func jobLimits(lim Limits) winjob.Limits {
 
 // jobUsage is what the job's accounting tells of the session's tree;
 // nothing under Wine, which accounts no job time.
-func (s *session) jobUsage() Usage {
+func (s *session) jobUsage() launch.Usage {
 	if sys.UnderWine() {
-		return Usage{}
+		return launch.Usage{}
 	}
 	cpu, peak, err := s.job.Usage()
 	if err != nil {
-		return Usage{}
+		return launch.Usage{}
 	}
-	p := int64(peak)
-	return Usage{CPU: &cpu, CPUSource: "job", MemoryPeak: &p, MemoryPeakSource: "job"}
+	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
+	u.SetCPU(cpu, "job")
+	return u
 }
 
 func run(ctx context.Context, o Options) (Result, error) {

@@ -176,14 +176,15 @@ func limitJob(job *winjob.Job, lim starter.Limits) error {
 // usage is what the call's job counted of every process it held: CPU
 // time and peak committed memory; nothing under Wine, which accounts no
 // job time. The leader's own times are not its tree's.
-func (t *tree) usage(*os.ProcessState) starter.Usage {
+func (t *tree) usage(*os.ProcessState) launch.Usage {
 	if t.job == nil || sys.UnderWine() {
-		return starter.Usage{}
+		return launch.Usage{}
 	}
 	cpu, peak, err := t.job.Usage()
 	if err != nil {
-		return starter.Usage{}
+		return launch.Usage{}
 	}
-	p := int64(peak)
-	return starter.Usage{CPU: &cpu, CPUSource: "job", MemoryPeak: &p, MemoryPeakSource: "job"}
+	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
+	u.SetCPU(cpu, "job")
+	return u
 }
