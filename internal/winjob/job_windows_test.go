@@ -304,23 +304,6 @@ type refusing struct{ *Holder }
 
 func (refusing) Signal(syscall.Signal) error { return errors.New("no termination here") }
 
-func TestWakeEndsAWakeableWaitOnly(t *testing.T) {
-	j := newJob(t)
-	start(t, j, helperSpec("sleep"))
-	j.Wake()
-	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), true); empty || err != nil {
-		t.Fatalf("WaitEmpty(wakeable) = %v, %v; want false, nil", empty, err)
-	}
-	j.Wake()
-	if err := j.Terminate(1); err != nil {
-		t.Fatal(err)
-	}
-	// The wake posted before is not taken for the end of this wait.
-	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), false); !empty || err != nil {
-		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
-	}
-}
-
 func TestCPURateIsInTenThousandthsOfTheWholeMachine(t *testing.T) {
 	for _, c := range []struct {
 		cpus float64
