@@ -130,7 +130,7 @@ func End(holders []Holder, p Plan) Report {
 	for i, h := range holders {
 		hs[i] = &held{Holder: h}
 	}
-	w := newWaker(p.Hurry, p.Wake, p.Stopped)
+	w := newWaker(hs, p.Hurry, p.Wake, p.Stopped)
 	defer w.close()
 	done := func(o Outcome) Report {
 		r.Outcome = o
@@ -441,9 +441,9 @@ type waker struct {
 	stop, gone chan struct{}
 }
 
-func newWaker(hurry, wake <-chan os.Signal, stopped bool) *waker {
+func newWaker(hs []*held, hurry, wake <-chan os.Signal, stopped bool) *waker {
 	w := &waker{hurry: make(chan struct{})}
-	if hurry == nil && wake == nil || !w.open() {
+	if hurry == nil && wake == nil || !w.open(hs) {
 		// Without a wake-up End is not woken early; its waits stay bounded.
 		return w
 	}

@@ -44,7 +44,7 @@ type waiter struct {
 }
 
 // open makes the pipe, and reports whether it could.
-func (w *waiter) open() bool {
+func (w *waiter) open([]*held) bool {
 	r, wr, err := sys.Pipe()
 	if err != nil {
 		return false

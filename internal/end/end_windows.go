@@ -3,7 +3,6 @@ package end
 import (
 	"errors"
 	"math"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,64 +37,43 @@ func told(hs []*held) bool {
 }
 
 // waiter waits on the completion port of the first holder not yet empty
-// that has one; the waker wakes it by posting a packet to that port, or
-// through woke when no wait is on a port.
-type waiter struct {
-	port atomic.Uintptr // the port a wait is on, or 0
-	woke chan struct{}
-}
+// that has one. The waker wakes it with a packet on every holder's port:
+// a packet waits in the port for the next wait, so no wake is lost, and a
+// stale one only makes End look once more.
+type waiter struct{ ports []sys.Handle }
 
-func (w *waiter) open() bool {
-	w.woke = make(chan struct{}, 1)
+func (w *waiter) open(hs []*held) bool {
+	for _, h := range hs {
+		if port := h.Notify(); port != 0 {
+			w.ports = append(w.ports, port)
+		}
+	}
 	return true
 }
 
-// poke wakes the wait under way, or the next one. It is sent on woke
-// before it reads port, and a wait sets port before it reads woke: one
-// of the two sees the other's.
 func (w *waiter) poke() {
-	select {
-	case w.woke <- struct{}{}:
-	default:
-	}
-	if p := w.port.Load(); p != 0 {
-		_ = sys.PostQueuedCompletionStatus(sys.Handle(p), 0)
+	for _, port := range w.ports {
+		_ = sys.PostQueuedCompletionStatus(port, 0)
 	}
 }
 
 func (w *waiter) shut() {}
 
-// wait waits until the port gets a packet, the waker pokes, or the given
-// time. A port that fails is not waited on again: its holder is then
-// looked at after a backoff.
+// wait waits until the port gets a packet or until the given time. A port
+// that fails is not waited on again: its holder is then looked at after a
+// backoff. Without a port to wait on, told is false and until is a backoff
+// away at most.
 func (w *waiter) wait(hs []*held, until time.Time) {
-	var on *held
-	for _, h := range hs {
-		if !h.empty && !h.refused && !h.deaf && h.Notify() != 0 {
-			on = h
-			break
-		}
-	}
 	d := max(time.Until(until), 0)
-	if on == nil {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-w.woke:
-		case <-t.C:
+	for _, h := range hs {
+		if h.empty || h.refused || h.deaf || h.Notify() == 0 {
+			continue
+		}
+		ms := uint32(min((d+time.Millisecond-1)/time.Millisecond, math.MaxUint32-1))
+		if _, err := sys.GetQueuedCompletionStatus(h.Notify(), ms); err != nil && !errors.Is(err, sys.WAIT_TIMEOUT) {
+			h.deaf = true
 		}
 		return
 	}
-	port := on.Notify()
-	w.port.Store(uintptr(port))
-	defer w.port.Store(0)
-	select {
-	case <-w.woke:
-		return
-	default:
-	}
-	ms := uint32(min((d+time.Millisecond-1)/time.Millisecond, math.MaxUint32-1))
-	if _, err := sys.GetQueuedCompletionStatus(port, ms); err != nil && !errors.Is(err, sys.WAIT_TIMEOUT) {
-		on.deaf = true
-	}
+	time.Sleep(d)
 }
