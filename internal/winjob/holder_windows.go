@@ -1,7 +1,6 @@
 package winjob
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
 
@@ -49,20 +48,15 @@ func (h *Holder) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-// errUnlisted: the job counted active processes but listed none.
-var errUnlisted = errors.New("the job counts active processes but lists none")
-
 // Live implements [end.Holder]: the job's processes, by ID (at most
-// maxListed), or none once it counts no active process. Its members have
+// maxListed), or none once it counts no active process (its list may
+// still name an exited process whose handle is open). Its members have
 // no state or user that a job tells: state 'R', uid -1.
 func (h *Holder) Live() ([]end.Member, error) {
 	if n, err := h.Job.Active(); err != nil || n == 0 {
 		return nil, err
 	}
 	pids, err := h.Job.PIDs()
-	if err == nil && len(pids) == 0 {
-		err = errUnlisted
-	}
 	if err != nil {
 		return nil, err
 	}
