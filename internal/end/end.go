@@ -102,7 +102,7 @@ const (
 type held struct {
 	Holder
 	empty, refused bool
-	deaf           bool // its descriptor was closed: looked at after a backoff
+	deaf           bool // its descriptor or port failed: looked at after a backoff
 	unsendable     bool // it could not send the grace's stop signal
 	signalled      bool // a SIGKILL reached it
 	last           []Member
