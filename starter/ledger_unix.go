@@ -96,11 +96,11 @@ func (l *ledgerLayer) write(s *session) error {
 	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: l.id, UID: os.Getuid(), Mode: s.mode,
 		Created: ledger.Now(), PGID: s.gate.PID, Cgroup: l.cgroup, Containers: l.cli}
 	for _, p := range []struct {
-		pid int
-		to  *ledger.Process
-	}{{os.Getpid(), &r.Starter}, {s.guard.PID, &r.Guard}, {s.gate.PID, &r.Engine}} {
+		pid, pidfd int
+		to         *ledger.Process
+	}{{os.Getpid(), -1, &r.Starter}, {s.guard.PID, s.guard.Pidfd, &r.Guard}, {s.gate.PID, s.gate.Pidfd, &r.Engine}} {
 		// This process, and its unreaped children: the PIDs name them.
-		tok, err := ledger.TokenOf(p.pid)
+		tok, err := ledger.TokenOfPidfd(p.pid, p.pidfd)
 		if err != nil {
 			return err
 		}
