@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"sync/atomic"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -74,30 +75,23 @@ func open(pid int, tok Token) (int, error) {
 	if err != nil {
 		return -1, err // sys.ErrGone for no process at pid
 	}
-	same := false
-	var statErr error
-	if ino := pidfsInode(fd); ino != 0 && tok.Pidfs != 0 {
-		same = ino == tok.Pidfs
-	} else if st, err := proc.ReadStat(pid); err == nil {
-		same = st.StartTime == tok.Start
-	} else {
-		statErr = err // gone, or unreadable: the pidfd tells which
+	if ino := pidfsInode(fd); ino == 0 || tok.Pidfs == 0 {
+		var st proc.Stat // an error: gone, or unreadable; the pidfd tells which
+		if st, err = proc.ReadStat(pid); err == nil && st.StartTime != tok.Start {
+			err = errMismatch
+		}
+	} else if ino != tok.Pidfs {
+		err = errMismatch
 	}
+	// An exit shown is gone, whatever the comparison said. A live process
+	// whose start could not be read keeps that error: nothing was compared.
 	fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}
-	switch n, err := sys.Poll(fds, 0); {
-	case err != nil:
+	if n, perr := sys.Poll(fds, 0); perr != nil || n > 0 {
+		err = cmp.Or(perr, sys.ErrGone)
+	}
+	if err != nil {
 		sys.Close(fd)
 		return -1, err
-	case n > 0:
-		sys.Close(fd)
-		return -1, sys.ErrGone
-	case statErr != nil:
-		// Live, and its start could not be read: no comparison was made.
-		sys.Close(fd)
-		return -1, statErr
-	case !same:
-		sys.Close(fd)
-		return -1, errMismatch
 	}
 	return fd, nil
 }
