@@ -7,6 +7,16 @@
 //	   ├── (arms the guard on E)
 //	   └── Release ─────> gate ── execve ──> Engine (same PID, same group)
 //
+// What the starter can observe, and what each outcome permits:
+//   - "ready PID": the gate leads its own process group and has executed
+//     nothing. Only after it, with the guard armed on that group, may the
+//     starter send the go-ahead.
+//   - "go PID": the one line that lets the gate execute. Any other line,
+//     or the pipe's end (the starter gone), makes it exit unexecuted.
+//   - An exec error comes back as its errno: nothing was executed.
+//   - A gate that ends before "ready" executed nothing. One the kernel
+//     killed at birth ([ErrKilledAtBirth]) may be spawned again.
+//
 // A gate is made one of two ways, with the same messages and rules.
 //
 // The raw gate (Linux with close_range, 5.9) is a fork of the starter

@@ -7,6 +7,16 @@
 //	                      pidfd of the starter, the read end of a pipe whose
 //	                      write end only the starter holds
 //
+// What the starter can observe, and what each outcome permits:
+//   - "armed PGID": the guard watches the starter and holds the session.
+//     Only now may the Engine's program be executed.
+//   - "refused CODE", any other line, or its exit before "armed": it
+//     watches nothing, and the Engine must not be executed.
+//   - Its exit with status 0 after "finish PGID": it saw every holder
+//     empty itself. Before that, a finish is not obeyed, and it guards on.
+//   - The starter gone (its pidfd, the pipe's end, any other line): the
+//     guard ends every holder, then exits.
+//
 // # The porch and the guard proper
 //
 // The guard starts as the porch where three things hold:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -291,16 +290,8 @@ func (l *cgroupLayer) holders() []end.Holder {
 // removes the cgroup once it is empty (zombies do not count, so this
 // works before the Engine is reaped). A released session's cgroup stays:
 // it holds what the Engine left.
-func (l *cgroupLayer) ended(e End, u *Usage) {
-	c := l.cg.ReadUsage()
-	u.MemoryPeak, u.TasksPeak, u.OOMKills, u.ForksRefused = c.MemoryPeak, c.TasksPeak, c.OOMKills, c.ForksRefused
-	if c.MemoryPeak != nil {
-		u.MemoryPeakSource = "memory.peak"
-	}
-	if c.CPU != nil {
-		d := time.Duration(*c.CPU) * time.Microsecond
-		u.CPU, u.CPUSource = &d, "cpu.stat"
-	}
+func (l *cgroupLayer) ended(e End, u *launch.Usage) {
+	*u = l.cg.ReadUsage()
 	if e.Outcome != Released {
 		l.remove()
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // A layer is one mechanism that holds a session besides group E: the
@@ -31,7 +32,7 @@ type layer interface {
 	holders() []end.Holder
 	// ended reads the layer's counters into u once the session has
 	// ended or released what the Engine left (e.Outcome Released).
-	ended(e End, u *Usage)
+	ended(e End, u *launch.Usage)
 	// close releases what the layer holds. It runs once, on every return
 	// of run, and waits for nothing.
 	close()
@@ -45,5 +46,5 @@ func (noLayer) hand(*session, *guard.Spec) {}
 func (noLayer) ready(*session) error       { return nil }
 func (noLayer) before(end.Plan) error      { return nil }
 func (noLayer) holders() []end.Holder      { return nil }
-func (noLayer) ended(End, *Usage)          {}
+func (noLayer) ended(End, *launch.Usage)   {}
 func (noLayer) close()                     {}

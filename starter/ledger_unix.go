@@ -10,6 +10,7 @@ import (
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // ledgerLayer is the session's record in the ledger (package
@@ -95,11 +96,11 @@ func (l *ledgerLayer) write(s *session) error {
 	r := ledger.Record{Version: ledger.Version, BootID: boot, Session: l.id, UID: os.Getuid(), Mode: s.mode,
 		Created: ledger.Now(), PGID: s.gate.PID, Cgroup: l.cgroup, Containers: l.cli}
 	for _, p := range []struct {
-		pid int
-		to  *ledger.Process
-	}{{os.Getpid(), &r.Starter}, {s.guard.PID, &r.Guard}, {s.gate.PID, &r.Engine}} {
+		pid, pidfd int
+		to         *ledger.Process
+	}{{os.Getpid(), -1, &r.Starter}, {s.guard.PID, s.guard.Pidfd, &r.Guard}, {s.gate.PID, s.gate.Pidfd, &r.Engine}} {
 		// This process, and its unreaped children: the PIDs name them.
-		tok, err := ledger.TokenOf(p.pid)
+		tok, err := ledger.TokenOfPidfd(p.pid, p.pidfd)
 		if err != nil {
 			return err
 		}
@@ -114,7 +115,7 @@ func (l *ledgerLayer) write(s *session) error {
 
 // ended keeps the record when the end left survivors or refused to
 // signal: the session is not over.
-func (l *ledgerLayer) ended(e End, _ *Usage) {
+func (l *ledgerLayer) ended(e End, _ *launch.Usage) {
 	l.keep = e.Outcome == Survivors || e.Outcome == Refused
 }
 

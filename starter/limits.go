@@ -3,7 +3,6 @@ package starter
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 )
@@ -41,8 +40,8 @@ type Limits struct {
 	MaxTasks int
 	// MaxMemory is memory.max in bytes: the tree's memory, page cache
 	// included; beyond it the kernel reclaims, and then its OOM killer
-	// ends a process of the tree (reported: [Usage.OOMKills]). With it,
-	// MaxSwap is memory.swap.max, 0 meaning no swap at all.
+	// ends a process of the tree (reported: [Result] Usage.OOMKills). With
+	// it, MaxSwap is memory.swap.max, 0 meaning no swap at all.
 	MaxMemory, MaxSwap int64
 	// MaxCPU is cpu.max in CPUs: 0.5 is half of one CPU's time, 2 two
 	// CPUs' — over each 100 ms period, the tree as a whole.
@@ -73,35 +72,6 @@ func (l Limits) Any() bool { return l.MaxTasks > 0 || l.MaxMemory > 0 || l.MaxCP
 // needsCgroup reports whether l asks anything of a session cgroup: a
 // bound, or controllers for the calls.
 func (l Limits) needsCgroup() bool { return l.Any() || len(l.Calls) > 0 }
-
-// Usage is what the session's tree used, exited processes included,
-// each figure with where it came from; a nil figure is one this platform
-// or mode has no counter for — absent, never guessed.
-type Usage struct {
-	// CPU is the tree's CPU time, user and system, and CPUSource where it
-	// was read: "cpu.stat" (cgroup mode: the session cgroup's), "rusage"
-	// (group mode: the sum of what each reap of the Engine and of the
-	// orphans this process adopted returned — a lower bound, without the
-	// processes reaped by others outside the session), "job" (Windows:
-	// every process the session's job held).
-	CPU       *time.Duration
-	CPUSource string
-	// MemoryPeak is the tree's peak memory in bytes, and MemoryPeakSource
-	// where it was read: "memory.peak" (cgroup mode with the memory
-	// controller), "job" (Windows: the peak its processes committed
-	// together).
-	MemoryPeak       *int64
-	MemoryPeakSource string
-	// TasksPeak is the most tasks the tree had live at once (pids.peak,
-	// cgroup mode with the pids controller).
-	TasksPeak *int64
-	// OOMKills counts the processes of the tree the kernel's OOM killer
-	// ended (memory.events, cgroup mode with the memory controller).
-	OOMKills *int64
-	// ForksRefused counts the forks refused because MaxTasks was reached
-	// (pids.events, cgroup mode with the pids controller).
-	ForksRefused *int64
-}
 
 // Check refuses limits no kernel could take, before anything starts
 // (Run does it first; package contain for a call's).

@@ -246,9 +246,9 @@ type Result struct {
 	Duration time.Duration
 	// Timeout is the session's timeout, for the report when it fired.
 	Timeout time.Duration
-	// Usage is what the session's tree used (see [Usage]), read at its
-	// end.
-	Usage Usage
+	// Usage is what the session's tree used (see [launch.Usage]), read
+	// at its end.
+	Usage launch.Usage
 	// why, if set, says more than Reason for a session that ended before
 	// the Engine started: which parent a ParentPID mismatch found.
 	why string

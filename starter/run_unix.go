@@ -179,7 +179,7 @@ type session struct {
 	// watch and end
 	exec     execReport
 	deadline time.Time
-	usage    Usage // what the tree used: the cgroup's counters, or the reaps'
+	usage    launch.Usage // what the tree used: the cgroup's counters, or the reaps'
 }
 
 // launcher is what the session takes of its launcher, and watches.
@@ -691,11 +691,10 @@ func (s *session) collect(res Result) (Result, error) {
 		if res.Reason != ReasonEngineExit {
 			res.Engine = statusOf(st)
 		}
-		if res.Usage.CPU == nil {
+		if res.Usage.CPUMS == nil {
 			// No session cgroup: the reaps' rusage, the Engine's (with
 			// what it reaped itself) and the adopted orphans'.
-			cpu := st.CPU + s.adopt.cpu
-			res.Usage.CPU, res.Usage.CPUSource = &cpu, "rusage"
+			res.Usage.SetCPU(st.CPU+s.adopt.cpu, "rusage")
 		}
 	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed || res.End.Outcome == Released:
 		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)

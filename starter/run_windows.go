@@ -24,7 +24,6 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
-	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
 )
@@ -43,10 +42,6 @@ const (
 	// reapWait bounds the wait for the terminated Engine's handle to be
 	// signalled.
 	reapWait = 2 * time.Second
-	// resendAfter is how long the end waits for the job to empty before
-	// it terminates the job again, for a process that joined while the
-	// first termination was on its way.
-	resendAfter = 500 * time.Millisecond
 	// readerWait bounds the wait for the control reader to leave its
 	// cancelled read.
 	readerWait = time.Second
@@ -124,16 +119,17 @@ func jobLimits(lim Limits) winjob.Limits {
 
 // jobUsage is what the job's accounting tells of the session's tree;
 // nothing under Wine, which accounts no job time.
-func (s *session) jobUsage() Usage {
+func (s *session) jobUsage() launch.Usage {
 	if sys.UnderWine() {
-		return Usage{}
+		return launch.Usage{}
 	}
 	cpu, peak, err := s.job.Usage()
 	if err != nil {
-		return Usage{}
+		return launch.Usage{}
 	}
-	p := int64(peak)
-	return Usage{CPU: &cpu, CPUSource: "job", MemoryPeak: &p, MemoryPeakSource: "job"}
+	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
+	u.SetCPU(cpu, "job")
+	return u
 }
 
 func run(ctx context.Context, o Options) (Result, error) {
@@ -274,7 +270,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 
 	if o.Ack != nil {
 		if err := o.Ack(s.eng.PID, ModeJob); err != nil {
-			res.End = s.end(0, nil)
+			res.End = s.end(0, false)
 			return res, fail(ExitContainment, "write ack: %w", err)
 		}
 	}
@@ -282,11 +278,11 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// executed.
 	if reason, sig := s.pending(); reason != "" {
 		res.Reason, res.Signal = reason, sig
-		res.End = s.end(0, nil)
+		res.End = s.end(0, false)
 		return res, nil
 	}
 	if err := s.eng.Resume(); err != nil {
-		res.End = s.end(0, nil)
+		res.End = s.end(0, false)
 		return res, fail(ExitContainment, "%w", err)
 	}
 	res.Executed = true
@@ -298,9 +294,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 
 	res.Reason, res.Signal = s.watch()
 	log.Debug().Str("reason", res.Why()).Msg("ending the job")
-	hurried, stopHurry := hurry(s.sigCh, res.Reason == ReasonSignal)
-	res.End = s.end(o.Grace, hurried)
-	stopHurry()
+	res.End = s.end(o.Grace, res.Reason == ReasonSignal)
 	res.Usage = s.jobUsage()
 	st, err := s.engineStatus()
 	if err != nil {
@@ -311,31 +305,6 @@ func run(ctx context.Context, o Options) (Result, error) {
 }
 
 var errParentGone = errors.New("parent gone")
-
-// hurry returns a channel that is closed when the session's second stop
-// signal arrives on sigCh during the grace: it goes straight to the
-// termination. With stopped the end was begun by a stop signal, so the
-// first on sigCh is that second; else the first joins the end under way.
-// The function returned ends the goroutine watching sigCh.
-func hurry(sigCh <-chan os.Signal, stopped bool) (<-chan struct{}, func()) {
-	ch, done, exited := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		for {
-			select {
-			case <-sigCh:
-				if !stopped {
-					stopped = true
-					continue
-				}
-				close(ch)
-			case <-done:
-			}
-			return
-		}
-	}()
-	return ch, func() { close(done); <-exited }
-}
 
 // startStatus is the exit status for a failed start of the Engine: 125
 // when it could not be put into the job, 127 when the program is gone,
@@ -513,79 +482,31 @@ func (s *session) watch() (Reason, syscall.Signal) {
 	return why, sig
 }
 
-// end ends every process of the job, the Engine included, within one
-// deadline of grace + budget. With a grace it first sends
-// CTRL_BREAK_EVENT to the Engine's process group and waits for the job to
-// empty; that needs a console shared with the Engine, and where the event
-// cannot be sent the grace is skipped. Then TerminateJobObject, again
-// every resendAfter, until the job's completion port tells it is empty or
-// the deadline passes.
-func (s *session) end(grace time.Duration, hurried <-chan struct{}) End {
-	return endOf(s.endJob(grace, hurried))
+// end ends every process of the job, the Engine included, as package end
+// ends any holder, within one deadline of grace + budget. With a grace it
+// first sends CTRL_BREAK_EVENT to the Engine's process group; that needs
+// a console shared with the Engine, and where the event cannot be sent
+// the grace is skipped. Then TerminateJobObject, again each round, until
+// the job's completion port tells it is empty or the deadline passes.
+// The session's stop signals hurry it (stopped: one began the end).
+func (s *session) end(grace time.Duration, stopped bool) End {
+	h := loggedJob{&winjob.Holder{Job: s.job, Group: s.eng.PID, Code: terminateCode}, s.log}
+	return endOf(end.End([]end.Holder{h}, end.Plan{Stop: winjob.Stop, Grace: grace, Budget: s.budget, Hurry: s.sigCh, Stopped: stopped}))
 }
 
-// endJob is the end of the job, as package end reports one.
-func (s *session) endJob(grace time.Duration, hurried <-chan struct{}) end.Report {
-	start := time.Now()
-	deadline := start.Add(grace + s.budget)
-	r := end.Report{Seen: map[end.Kind]int{}}
-	if n, err := s.job.Active(); err == nil {
-		r.Seen["job"], r.Members = n, n
+// loggedJob logs a grace skipped because its stop signal could not be
+// sent.
+type loggedJob struct {
+	*winjob.Holder
+	log zerolog.Logger
+}
+
+func (h loggedJob) Signal(sig syscall.Signal) error {
+	err := h.Holder.Signal(sig)
+	if errors.Is(err, end.ErrUnsendable) {
+		h.log.Info().Err(err).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
 	}
-	if grace > 0 {
-		if err := sys.GenerateConsoleCtrlEvent(sys.CTRL_BREAK_EVENT, s.eng.PID); err != nil {
-			s.log.Info().Err(err).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
-		} else {
-			done, exited := make(chan struct{}), make(chan struct{})
-			go func() {
-				defer close(exited)
-				select {
-				case <-hurried:
-					s.job.Wake()
-				case <-done:
-				}
-			}()
-			empty, err := s.job.WaitEmpty(start.Add(grace), true)
-			close(done)
-			<-exited
-			if empty {
-				r.Outcome, r.Graceful, r.Elapsed = end.Empty, true, time.Since(start)
-				return r
-			}
-			if err != nil {
-				s.log.Warn().Err(err).Msg("grace")
-			}
-		}
-	}
-	for {
-		if err := s.job.Terminate(terminateCode); err != nil {
-			r.Err = err
-		} else {
-			r.Rounds++
-		}
-		round := time.Now().Add(resendAfter)
-		if round.After(deadline) {
-			round = deadline
-		}
-		empty, err := s.job.WaitEmpty(round, false)
-		switch {
-		case empty:
-			r.Outcome, r.Err = end.Empty, nil
-		case err != nil:
-			r.Outcome, r.Err = end.Unconfirmed, err
-		case !time.Now().Before(deadline):
-			r.Outcome = end.Survivors
-			pids, err := s.job.PIDs()
-			r.Err = err
-			for _, pid := range pids {
-				r.Survivors = append(r.Survivors, end.Member{Stat: proc.Stat{PID: pid, State: 'R'}, UID: -1})
-			}
-		default:
-			continue
-		}
-		r.Elapsed = time.Since(start)
-		return r
-	}
+	return err
 }
 
 // engineStatus returns the Engine's exit code once its handle is

@@ -46,8 +46,11 @@ func ended(res Result, err error) launch.StatusEnded {
 	if err != nil && rec.Reason == "" {
 		rec.Reason = "failed"
 	}
-	rec.OOMKills = res.Usage.OOMKills
-	rec.Usage = usageRecord(res.Usage)
+	u := res.Usage
+	rec.OOMKills, u.OOMKills = u.OOMKills, nil
+	if u != (launch.Usage{}) {
+		rec.Usage = &u
+	}
 	v := res.Verdict(err)
 	rec.Report = v.Report
 	rec.Starter.ExitStatus = v.Code
@@ -56,24 +59,4 @@ func ended(res Result, err error) launch.StatusEnded {
 		rec.Starter.Signal = &name
 	}
 	return rec
-}
-
-// usageRecord is u as the ended record carries it, or nil when u has no
-// figure.
-func usageRecord(u Usage) *launch.Usage {
-	r := launch.Usage{MemoryPeakBytes: u.MemoryPeak, TasksPeak: u.TasksPeak, ForksRefused: u.ForksRefused}
-	if u.CPU != nil {
-		ms := float64(*u.CPU) / float64(time.Millisecond)
-		r.CPUMS, r.CPUSource = &ms, u.CPUSource
-	}
-	if u.MemoryPeak != nil {
-		r.MemoryPeakSource = u.MemoryPeakSource
-	}
-	if u.TasksPeak != nil {
-		r.TasksPeakSource = "pids.peak"
-	}
-	if r == (launch.Usage{}) {
-		return nil
-	}
-	return &r
 }

@@ -3,10 +3,12 @@ package cgroup
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // ErrNotDelegated is wrapped by the error of [Enable] when a controller a
@@ -123,37 +125,25 @@ func flatKeyed(b []byte, key string) (int64, bool) {
 	return 0, false
 }
 
-// Usage is what a session cgroup's counters say of the whole tree,
-// exited processes included; a nil field is one its cgroup has no
-// counter for (no such controller enabled for it, or a kernel without
-// the file).
-type Usage struct {
-	// CPU is cpu.stat's usage_usec, user and system time together, in
-	// microseconds: kept by the cgroup core, with or without the cpu
-	// controller.
-	CPU *int64
-	// MemoryPeak is memory.peak in bytes (Linux 5.19, memory controller).
-	MemoryPeak *int64
-	// TasksPeak is pids.peak (Linux 6.1, pids controller).
-	TasksPeak *int64
-	// OOMKills is memory.events' oom_kill: the processes the kernel's
-	// OOM killer ended in the cgroup or below it (memory controller).
-	OOMKills *int64
-	// ForksRefused is pids.events' max: the forks refused because
-	// pids.max was reached (pids controller).
-	ForksRefused *int64
-}
-
-// String lays u out for a log line.
-func (u Usage) String() string {
-	var parts []string
-	for _, f := range []struct {
-		name string
-		v    *int64
-	}{{"cpu_usec", u.CPU}, {"memory_peak", u.MemoryPeak}, {"tasks_peak", u.TasksPeak}, {"oom_kills", u.OOMKills}, {"forks_refused", u.ForksRefused}} {
-		if f.v != nil {
-			parts = append(parts, fmt.Sprintf("%s=%d", f.name, *f.v))
-		}
+// usageFrom is what a cgroup's counters tell of its whole tree, exited
+// processes included, each figure with its file as source. read gives a
+// counter: the value of the line key of a flat-keyed file (cpu.stat,
+// memory.events, pids.events), or the file's one number when key is "";
+// nil when the cgroup has none (no such controller enabled for it, or a
+// kernel without the file).
+func usageFrom(read func(file, key string) *int64) launch.Usage {
+	var u launch.Usage
+	if n := read("cpu.stat", "usage_usec"); n != nil {
+		// Kept by the cgroup core, with or without the cpu controller.
+		u.SetCPU(time.Duration(*n)*time.Microsecond, "cpu.stat")
 	}
-	return strings.Join(parts, " ")
+	if u.MemoryPeakBytes = read("memory.peak", ""); u.MemoryPeakBytes != nil {
+		u.MemoryPeakSource = "memory.peak"
+	}
+	if u.TasksPeak = read("pids.peak", ""); u.TasksPeak != nil {
+		u.TasksPeakSource = "pids.peak"
+	}
+	u.OOMKills = read("memory.events", "oom_kill")
+	u.ForksRefused = read("pids.events", "max")
+	return u
 }

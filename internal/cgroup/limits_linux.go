@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // SupervisorSuffix ends the name of the leaf cgroup this process moves
@@ -330,15 +331,13 @@ func setLimits(dirfd int, own string, l Limits) error {
 	return nil
 }
 
-// ReadUsage reads the session cgroup's counters (see [Usage]); a counter
-// it cannot read is left nil.
-func (s *Session) ReadUsage() Usage { return UsageOf(s.DirFD) }
+// ReadUsage reads the session cgroup's counters (see [UsageOf]).
+func (s *Session) ReadUsage() launch.Usage { return UsageOf(s.DirFD) }
 
-// UsageOf reads the counters of the cgroup dirfd names: a session's, or
-// a contained call's.
-func UsageOf(dirfd int) Usage {
-	var u Usage
-	get := func(file, key string) *int64 {
+// UsageOf reads the counters of the cgroup dirfd names, a session's or a
+// contained call's (see [usageFrom]); a counter it cannot read is nil.
+func UsageOf(dirfd int) launch.Usage {
+	return usageFrom(func(file, key string) *int64 {
 		b, err := readFile(dirfd, file)
 		if err != nil {
 			return nil
@@ -355,13 +354,7 @@ func UsageOf(dirfd int) Usage {
 			return nil
 		}
 		return &n
-	}
-	u.CPU = get("cpu.stat", "usage_usec")
-	u.MemoryPeak = get("memory.peak", "")
-	u.TasksPeak = get("pids.peak", "")
-	u.OOMKills = get("memory.events", "oom_kill")
-	u.ForksRefused = get("pids.events", "max")
-	return u
+	})
 }
 
 // words splits a space-separated cgroup file (cgroup.controllers,

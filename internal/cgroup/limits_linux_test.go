@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -250,8 +251,8 @@ func TestSetLimitsWritesEachLimitAndReadsItBack(t *testing.T) {
 		}
 	}
 	u := s.ReadUsage()
-	if u.CPU == nil || u.TasksPeak == nil && u.MemoryPeak == nil {
-		t.Errorf("usage of a cgroup with every controller: %v; want cpu and the peaks", u)
+	if b, _ := json.Marshal(u); u.CPUMS == nil || u.TasksPeak == nil && u.MemoryPeakBytes == nil {
+		t.Errorf("usage of a cgroup with every controller: %s; want cpu and the peaks", b)
 	}
 }
 

@@ -1,8 +1,11 @@
 package cgroup
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func TestLimitsNeedTheirControllersOnly(t *testing.T) {
@@ -48,5 +51,44 @@ func TestFlatKeyedReadsOneKeyOfACgroupFile(t *testing.T) {
 	}
 	if _, ok := flatKeyed([]byte("max x\n"), "max"); ok {
 		t.Error("a value that is not a number was read")
+	}
+}
+
+// TestACgroupsCountersAreEachFigureWithItsFileAsSource: each counter a
+// cgroup has is a figure, with its file as source where the record has
+// one; cpu.stat's usage_usec is milliseconds, and the OOM kills are left
+// out of the JSON.
+func TestACgroupsCountersAreEachFigureWithItsFileAsSource(t *testing.T) {
+	counters := map[string]int64{"cpu.stat usage_usec": 1500, "memory.peak ": 4096, "pids.peak ": 3, "memory.events oom_kill": 2, "pids.events max": 0}
+	u := usageFrom(func(file, key string) *int64 {
+		if n, ok := counters[file+" "+key]; ok {
+			return &n
+		}
+		return nil
+	})
+	b, err := json.Marshal(u)
+	want := `{"cpu_ms":1.5,"cpu_source":"cpu.stat","memory_peak_bytes":4096,"memory_peak_source":"memory.peak","tasks_peak":3,"tasks_peak_source":"pids.peak","forks_refused":0}`
+	if err != nil || string(b) != want {
+		t.Errorf("usage of every counter = %s, %v; want %s", b, err, want)
+	}
+	if u.OOMKills == nil || *u.OOMKills != 2 {
+		t.Errorf("OOMKills = %v, want 2", u.OOMKills)
+	}
+}
+
+// TestACounterTheCgroupLacksIsNoFigure: a cgroup without the memory and
+// pids controllers tells its CPU time only; one with no counter, nothing.
+func TestACounterTheCgroupLacksIsNoFigure(t *testing.T) {
+	u := usageFrom(func(file, key string) *int64 {
+		if file == "cpu.stat" && key == "usage_usec" {
+			return new(int64(7000))
+		}
+		return nil
+	})
+	if b, _ := json.Marshal(u); string(b) != `{"cpu_ms":7,"cpu_source":"cpu.stat"}` || u.OOMKills != nil {
+		t.Errorf("usage of cpu.stat only = %s (oom kills %v), want its CPU time only", b, u.OOMKills)
+	}
+	if u := usageFrom(func(string, string) *int64 { return nil }); u != (launch.Usage{}) {
+		t.Errorf("usage of no counter = %+v, want no figure", u)
 	}
 }

@@ -5,17 +5,19 @@
 // pidfd), the Engine's process group E, the processes that left E and
 // were adopted by the starter ([Adopted], which the spawn helper holds
 // its calls' orphans with too), the session cgroup with its child cgroups
-// — each of which can be signalled safely and asked for its live
-// members. [End] ends them all, in the starter and in the guard alike
-// (the guard's porch strikes first, paced by the constants below):
+// — or, on Windows, by the session's job object — each of which can be
+// signalled safely and asked for its live members. [End] ends them all,
+// in the starter and in the guard alike (the guard's porch strikes
+// first, paced by the constants below):
 //
 //  1. the deadline is the start + the grace (when there is one) + the
 //     kill budget, one for the whole end;
-//  2. with a grace, the stop signal and then SIGCONT go to every holder
-//     at the same moment — group E first, and each live process once:
-//     the holders after it leave out what a signal has reached ([Reached],
-//     [OnceHolder]) — and End waits until all are empty, the grace is
-//     over, or a second stop signal hurries it;
+//  2. with a grace, the stop signal and then SIGCONT (not on Windows) go
+//     to every holder at the same moment — group E first, and each live
+//     process once: the holders after it leave out what a signal has
+//     reached ([Reached], [OnceHolder]) — and End waits until all are
+//     empty, the grace is over, or a second stop signal hurries it; a
+//     stop signal no holder could send ([ErrUnsendable]) skips the grace;
 //  3. SIGKILL goes to every holder at the same moment (the broadest —
 //     the cgroup, group E — first), again each round
 //     (the first after 50 ms, doubling up to 500 ms: a process forked
@@ -34,7 +36,7 @@
 // emptied (a pidfd, cgroup.events); only a holder with no such
 // descriptor — a process group, whose last member's exit nothing
 // announces — is looked at again after a backoff of 250 µs doubling up
-// to 20 ms.
+// to 20 ms. On Windows it waits on a job's completion port instead.
 //
 // Every holder signals only what it can name safely: a pidfd, a process
 // group through the pidfd of its leader, a cgroup through its directory

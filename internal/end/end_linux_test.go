@@ -112,6 +112,43 @@ func TestAHolderEmptyWithinTheGraceIsNeverSentSIGKILL(t *testing.T) {
 	}
 }
 
+// TestAGraceWhoseStopSignalNoHolderCouldSendIsSkipped: nothing was asked
+// to stop, so nothing is waited for: SIGKILL follows at once. A holder
+// that could be sent the stop signal keeps the grace for all.
+func TestAGraceWhoseStopSignalNoHolderCouldSendIsSkipped(t *testing.T) {
+	unsendable := func(sig syscall.Signal) error {
+		if sig == syscall.SIGKILL {
+			return nil
+		}
+		return fmt.Errorf("%w: no console", ErrUnsendable)
+	}
+	var log []string
+	job := untilKilled("job", kindCgroup, 5, &log)
+	job.signal = unsendable
+	r := End([]Holder{job}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong})
+	if r.Outcome != Empty || r.Graceful || r.Rounds < 1 || r.Err != nil {
+		t.Fatalf("End() = %+v after %v, want SIGKILL at once, and empty", r, log)
+	}
+	if r.Elapsed > testproc.TooLong/2 {
+		t.Fatalf("End() took %v, want the grace skipped", r.Elapsed)
+	}
+
+	log = nil
+	job = untilKilled("job", kindCgroup, 5, &log)
+	job.signal = unsendable
+	group := &script{name: "group", kind: KindGroup, log: &log}
+	group.live = func() ([]Member, error) {
+		if slices.Contains(log, "group:TERM") {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 6}}}, nil
+	}
+	r = End([]Holder{job, group}, Plan{Stop: syscall.SIGTERM, Grace: 300 * time.Millisecond, Budget: testproc.TooLong})
+	if r.Outcome != Empty || r.Elapsed < 300*time.Millisecond {
+		t.Fatalf("End() = %+v after %v, want the grace of 300ms kept for the group", r, log)
+	}
+}
+
 // The whole end — grace and kill budget — is one deadline: a holder that
 // never empties makes End return at grace + budget, not later, and name
 // what is live.

@@ -28,6 +28,9 @@ type Token struct {
 	Unique uint64 `json:"unique,omitempty"`
 }
 
+// TokenOf returns pid's token, as [TokenOfPidfd] without a descriptor.
+func TokenOf(pid int) (Token, error) { return TokenOfPidfd(pid, -1) }
+
 // errMismatch is open's error for a live process at the PID whose
 // identity is not the token's: the PID was given to another process.
 var errMismatch = errors.New("ledger: token-mismatch")

@@ -7,10 +7,11 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// TokenOf returns pid's token: its identity as package internal/lineage
-// reads it. Call it only for a process the PID is known to name (this
-// process, an unreaped child of it).
-func TokenOf(pid int) (Token, error) {
+// TokenOfPidfd returns pid's token: its identity as package
+// internal/lineage reads it (the descriptor is not used). Call it only
+// for a process the PID is known to name (this process, an unreaped
+// child of it).
+func TokenOfPidfd(pid, _ int) (Token, error) {
 	id, err := lineage.Root(pid)
 	if err != nil {
 		return Token{}, err

@@ -1,6 +1,9 @@
 package ledger
 
 import (
+	"cmp"
+	"sync/atomic"
+
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -8,33 +11,39 @@ import (
 // pidfsMagic is the f_type of pidfs (PID_FS_MAGIC, "PIDF").
 const pidfsMagic = 0x50494446
 
-// TokenOf returns pid's token. Call it only for a process the PID is
-// known to name (this process, an unreaped child of it).
-func TokenOf(pid int) (Token, error) {
+// TokenOfPidfd returns pid's token, read through pidfd, a pidfd of pid
+// the caller holds, or -1: one is then opened and closed. Call it only
+// for a process the PID is known to name (this process, an unreaped
+// child of it).
+func TokenOfPidfd(pid, pidfd int) (Token, error) {
 	st, err := proc.ReadStat(pid)
 	if err != nil {
 		return Token{}, err
 	}
-	tok := Token{Start: st.StartTime}
-	if fd, err := sys.PidfdOpen(pid); err == nil {
-		tok.Pidfs = pidfsInode(fd)
-		sys.Close(fd)
+	if pidfd < 0 {
+		if pidfd, err = sys.PidfdOpen(pid); err == nil {
+			defer sys.Close(pidfd)
+		} // else -1, which has no inode
 	}
-	return tok, nil
+	return Token{Start: st.StartTime, Pidfs: pidfsInode(pidfd)}, nil
 }
+
+// pidfdFS is the f_type of the filesystem of pidfds, once one was read.
+// A kernel makes every pidfd in one filesystem: one fstatfs tells for all.
+var pidfdFS atomic.Int64
 
 // pidfsInode is the pidfs inode of the pidfd fd, or 0 where pidfds are
 // not in pidfs (before Linux 6.9; 32-bit kernels, whose inode numbers
 // would not be unique, keep anonymous inodes).
 func pidfsInode(fd int) uint64 {
-	fs, err := sys.Fstatfs(fd)
-	if err != nil || uint64(fs.Type) != pidfsMagic {
+	if pidfdFS.Load() == 0 {
+		fs, _ := sys.Fstatfs(fd) // zero on an error: asked again next time
+		pidfdFS.Store(int64(fs.Type))
+	}
+	if pidfdFS.Load() != pidfsMagic {
 		return 0
 	}
-	st, err := sys.Fstat(fd)
-	if err != nil {
-		return 0
-	}
+	st, _ := sys.Fstat(fd) // zero on an error: no inode
 	return st.Ino
 }
 
@@ -66,30 +75,23 @@ func open(pid int, tok Token) (int, error) {
 	if err != nil {
 		return -1, err // sys.ErrGone for no process at pid
 	}
-	same := false
-	var statErr error
-	if ino := pidfsInode(fd); ino != 0 && tok.Pidfs != 0 {
-		same = ino == tok.Pidfs
-	} else if st, err := proc.ReadStat(pid); err == nil {
-		same = st.StartTime == tok.Start
-	} else {
-		statErr = err // gone, or unreadable: the pidfd tells which
+	if ino := pidfsInode(fd); ino == 0 || tok.Pidfs == 0 {
+		var st proc.Stat // an error: gone, or unreadable; the pidfd tells which
+		if st, err = proc.ReadStat(pid); err == nil && st.StartTime != tok.Start {
+			err = errMismatch
+		}
+	} else if ino != tok.Pidfs {
+		err = errMismatch
 	}
+	// An exit shown is gone, whatever the comparison said. A live process
+	// whose start could not be read keeps that error: nothing was compared.
 	fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLIN}}
-	switch n, err := sys.Poll(fds, 0); {
-	case err != nil:
+	if n, perr := sys.Poll(fds, 0); perr != nil || n > 0 {
+		err = cmp.Or(perr, sys.ErrGone)
+	}
+	if err != nil {
 		sys.Close(fd)
 		return -1, err
-	case n > 0:
-		sys.Close(fd)
-		return -1, sys.ErrGone
-	case statErr != nil:
-		// Live, and its start could not be read: no comparison was made.
-		sys.Close(fd)
-		return -1, statErr
-	case !same:
-		sys.Close(fd)
-		return -1, errMismatch
 	}
 	return fd, nil
 }

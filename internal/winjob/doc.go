@@ -1,8 +1,8 @@
 // Package winjob holds a Windows session in a job object: it makes a job
 // that ends every process in it when its last handle closes
 // (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, no breakaway allowed), creates the
-// Engine suspended inside that job, and tells through the job's completion
-// port when the job has no active process left.
+// Engine suspended inside that job, and holds the job for package end
+// ([Holder]): end waits on the job's completion port for it to empty.
 //
 // The job is the gate and the guard at once. A process created by
 // [Job.StartSuspended] belongs to the job before its first instruction

@@ -1,7 +1,6 @@
 package winjob
 
 import (
-	"errors"
 	"math"
 	"runtime"
 	"time"
@@ -9,12 +8,8 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// wakeKey is the completion key of the packet [Job.Wake] posts; the job's
-// own packets carry keyJob.
-const (
-	keyJob  = 1
-	wakeKey = 2
-)
+// keyJob is the completion key of the job's own packets.
+const keyJob = 1
 
 // Job is a kill-on-close job object with its completion port.
 type Job struct {
@@ -88,40 +83,6 @@ const maxListed = 1024
 // for signalling.
 func (j *Job) PIDs() ([]int, error) {
 	return sys.JobProcessIDs(j.h, maxListed)
-}
-
-// Wake makes a [Job.WaitEmpty] that is wakeable return false at once.
-func (j *Job) Wake() {
-	_ = sys.PostQueuedCompletionStatus(j.port, wakeKey)
-}
-
-// WaitEmpty waits until the job's port tells that it has no active
-// process, until deadline, or, when wakeable, until [Job.Wake]; a wake
-// that comes while no wakeable wait is in progress is dropped by the next
-// wait. It reports emptiness by asking the job itself, since the system
-// does not promise to deliver every notification: the port only says when
-// to ask.
-func (j *Job) WaitEmpty(deadline time.Time, wakeable bool) (bool, error) {
-	for {
-		if n, err := j.Active(); err != nil || n == 0 {
-			return err == nil, err
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false, nil
-		}
-		key, err := sys.GetQueuedCompletionStatus(j.port, uint32((left+time.Millisecond-1)/time.Millisecond))
-		switch {
-		case errors.Is(err, sys.WAIT_TIMEOUT):
-			continue // the loop asks once more, then sees the deadline
-		case err != nil:
-			return false, err
-		case key == wakeKey && wakeable:
-			return false, nil
-		}
-		// A notification of the job (a process joined or exited, the job
-		// has no active process) or a stale wake: ask again at the top.
-	}
 }
 
 // Limits are the bounds of a job's processes together; a zero field sets

@@ -2,16 +2,19 @@ package winjob
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/windows"
 
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
 )
@@ -103,12 +106,33 @@ func wait(t *testing.T, h windows.Handle) {
 	}
 }
 
+// quiet is a job's holder whose stop signal is sent to nothing: its
+// grace ends when the job empties by itself, or when the end is hurried.
+type quiet struct{ *Holder }
+
+func (q quiet) Signal(sig syscall.Signal) error {
+	if sig == Stop {
+		return nil
+	}
+	return q.Holder.Signal(sig)
+}
+
+// endQuietly ends j through quiet under p, its stop signal sent to
+// nothing.
+func endQuietly(j *Job, p end.Plan) end.Report {
+	p.Stop = Stop
+	return end.End([]end.Holder{quiet{&Holder{Job: j, Code: 1}}}, p)
+}
+
+// TestThePortTellsTheJobEmptyWhenItsLastProcessExits: an end within a
+// long grace returns, graceful, once the job's last process exits by
+// itself: the port's packet wakes it, not the end of the grace.
 func TestThePortTellsTheJobEmptyWhenItsLastProcessExits(t *testing.T) {
 	j := newJob(t)
 	p := start(t, j, helperSpec("exit", "4"))
-	empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), false)
-	if err != nil || !empty {
-		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
+	r := endQuietly(j, end.Plan{Grace: testproc.TooLong, Budget: testproc.TooLong})
+	if r.Outcome != end.Empty || !r.Graceful || r.Rounds != 0 || r.Elapsed > testproc.TooLong/2 {
+		t.Fatalf("End() = %+v; want empty early in the grace, without termination", r)
 	}
 	if code, err := p.ExitCode(); err != nil || code != 4 {
 		t.Errorf("ExitCode() = %d, %v; want 4", code, err)
@@ -205,22 +229,80 @@ func TestANestedJobIsEndedWithItsOuterJob(t *testing.T) {
 	wait(t, h)
 }
 
-func TestWakeEndsAWakeableWaitOnly(t *testing.T) {
+// TestASecondStopSignalEndsTheGraceOfAJob: the waiter on the job's port
+// is woken by the session's second stop signal, and the job is
+// terminated at once.
+func TestASecondStopSignalEndsTheGraceOfAJob(t *testing.T) {
 	j := newJob(t)
-	start(t, j, helperSpec("sleep"))
-	j.Wake()
-	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), true); empty || err != nil {
-		t.Fatalf("WaitEmpty(wakeable) = %v, %v; want false, nil", empty, err)
+	p := start(t, j, helperSpec("sleep"))
+	hurry := make(chan os.Signal) // unbuffered: sent while End waits
+	go func() { hurry <- os.Interrupt }()
+	r := endQuietly(j, end.Plan{Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry, Stopped: true})
+	if r.Outcome != end.Empty || r.Graceful || r.Rounds < 1 {
+		t.Fatalf("End() = %+v; want the job terminated and empty", r)
 	}
-	j.Wake()
-	if err := j.Terminate(1); err != nil {
-		t.Fatal(err)
+	if r.Elapsed > testproc.TooLong/2 {
+		t.Errorf("End() took %v, want the grace cut short", r.Elapsed)
 	}
-	// The wake posted before is not taken for the end of this wait.
-	if empty, err := j.WaitEmpty(time.Now().Add(testproc.TooLong), false); !empty || err != nil {
-		t.Fatalf("WaitEmpty() = %v, %v; want true", empty, err)
+	wait(t, p.Handle)
+	if code, _ := p.ExitCode(); code != 1 {
+		t.Errorf("exit code = %d, want 1 from TerminateJobObject", code)
 	}
 }
+
+// TestAStalePacketOnThePortIsNotTakenForTheJobsEnd: a packet left on the
+// port (a wake of an earlier end) makes the end look at the job again,
+// and it is still live: the grace goes on to its end.
+func TestAStalePacketOnThePortIsNotTakenForTheJobsEnd(t *testing.T) {
+	j := newJob(t)
+	start(t, j, helperSpec("sleep"))
+	if err := sys.PostQueuedCompletionStatus(j.port, 0); err != nil {
+		t.Fatal(err)
+	}
+	const grace = 500 * time.Millisecond
+	r := endQuietly(j, end.Plan{Grace: grace, Budget: testproc.TooLong})
+	if r.Outcome != end.Empty || r.Graceful || r.Rounds < 1 || r.Members != 1 {
+		t.Fatalf("End() = %+v; want one member, terminated after the grace", r)
+	}
+	if r.Elapsed < grace {
+		t.Errorf("End() took %v, want the whole grace of %v", r.Elapsed, grace)
+	}
+}
+
+// TestAJobWithoutAConsoleGroupIsTerminatedWithoutGrace: the stop signal
+// cannot be sent without a console process group, so the grace is
+// skipped rather than waited out.
+func TestAJobWithoutAConsoleGroupIsTerminatedWithoutGrace(t *testing.T) {
+	j := newJob(t)
+	p := start(t, j, helperSpec("sleep"))
+	r := end.End([]end.Holder{&Holder{Job: j, Code: 3}}, end.Plan{Stop: Stop, Grace: testproc.TooLong, Budget: testproc.TooLong})
+	if r.Outcome != end.Empty || r.Graceful || r.Rounds < 1 || r.Seen[KindJob] != 1 {
+		t.Fatalf("End() = %+v; want the job terminated and empty", r)
+	}
+	if r.Elapsed > testproc.TooLong/2 {
+		t.Errorf("End() took %v, want the grace skipped", r.Elapsed)
+	}
+	wait(t, p.Handle)
+	if code, _ := p.ExitCode(); code != 3 {
+		t.Errorf("exit code = %d, want 3 from TerminateJobObject", code)
+	}
+}
+
+// TestAJobThatOutlivesTheBudgetNamesItsProcesses: a job whose
+// termination fails is reported with its processes as survivors.
+func TestAJobThatOutlivesTheBudgetNamesItsProcesses(t *testing.T) {
+	j := newJob(t)
+	p := start(t, j, helperSpec("sleep"))
+	r := end.End([]end.Holder{refusing{&Holder{Job: j}}}, end.Plan{Budget: 200 * time.Millisecond})
+	if r.Outcome != end.Survivors || len(r.Survivors) != 1 || r.Survivors[0].PID != p.PID {
+		t.Fatalf("End() = %+v; want pid %d as the survivor", r, p.PID)
+	}
+}
+
+// refusing is a job's holder whose termination fails.
+type refusing struct{ *Holder }
+
+func (refusing) Signal(syscall.Signal) error { return errors.New("no termination here") }
 
 func TestCPURateIsInTenThousandthsOfTheWholeMachine(t *testing.T) {
 	for _, c := range []struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Outcome says whether a call's program was executed, for a caller that
@@ -102,7 +103,7 @@ type Result struct {
 	// Elapsed is how long the end took, for a Killed call.
 	Elapsed time.Duration
 	// Usage is what the call's tree used, once Wait returned, each
-	// figure with where it was read, as a session's (see starter.Usage):
+	// figure with where it was read, as a session's (see launch.Usage):
 	// the CPU time from its own cgroup's "cpu.stat" in a cgroup-mode
 	// session (the whole tree, exited processes included), else the
 	// leader's "rusage" (with what the leader reaped itself — a lower
@@ -111,7 +112,7 @@ type Result struct {
 	// cgroup has the memory and pids controllers, and the peak memory of
 	// its job on Windows. A figure that cannot be told is nil: all of
 	// them for a call through the spawn helper, and under Wine.
-	Usage starter.Usage
+	Usage launch.Usage
 	// Notice is the fixed notice of a call that ran without the spawn
 	// helper although it was wanted, or that the helper failed (see the
 	// package doc), "" otherwise; it is also written to stderr once per

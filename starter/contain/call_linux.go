@@ -5,7 +5,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
@@ -13,6 +12,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // conflictOS names a Linux field the call's tree needs for itself.
@@ -169,21 +169,12 @@ func (cg *callCgroup) holder() (end.Holder, func()) {
 // usage is what the call's cgroup counted of its whole tree, exited
 // processes included; false without a cgroup or its CPU counter (the
 // leader's reap tells the CPU time then).
-func (cg *callCgroup) usage() (starter.Usage, bool) {
+func (cg *callCgroup) usage() (launch.Usage, bool) {
 	if cg == nil {
-		return starter.Usage{}, false
+		return launch.Usage{}, false
 	}
 	u := cgroup.UsageOf(cg.c.DirFD)
-	if u.CPU == nil {
-		return starter.Usage{}, false
-	}
-	r := starter.Usage{MemoryPeak: u.MemoryPeak, TasksPeak: u.TasksPeak, OOMKills: u.OOMKills, ForksRefused: u.ForksRefused}
-	if u.MemoryPeak != nil {
-		r.MemoryPeakSource = "memory.peak"
-	}
-	d := time.Duration(*u.CPU) * time.Microsecond
-	r.CPU, r.CPUSource = &d, "cpu.stat"
-	return r, true
+	return u, u.CPUMS != nil
 }
 
 // removeEmpty removes the call's cgroup if nothing lives in it, and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func conflictOS(*syscall.SysProcAttr) string { return "" }
@@ -31,4 +32,4 @@ func (*callCgroup) holder() (end.Holder, func()) { return nil, nil }
 func (*callCgroup) abandon()                     {}
 func (*callCgroup) removeEmpty() bool            { return true }
 func (*callCgroup) done(bool)                    {}
-func (*callCgroup) usage() (starter.Usage, bool) { return starter.Usage{}, false }
+func (*callCgroup) usage() (launch.Usage, bool)  { return launch.Usage{}, false }

@@ -14,7 +14,6 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
-	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -370,15 +369,15 @@ func closeAll(ps []*end.Process) {
 // its cgroup's counters in cgroup mode — the whole tree, exited processes
 // included — else the CPU time the leader's reap reported (its rusage:
 // the leader's own time and that of the processes it reaped itself).
-func (t *tree) usage(ps *os.ProcessState) starter.Usage {
+func (t *tree) usage(ps *os.ProcessState) launch.Usage {
 	if u, ok := t.cg.usage(); ok {
 		return u
 	}
-	if ps == nil {
-		return starter.Usage{}
+	var u launch.Usage
+	if ps != nil {
+		u.SetCPU(ps.UserTime()+ps.SystemTime(), "rusage")
 	}
-	d := ps.UserTime() + ps.SystemTime()
-	return starter.Usage{CPU: &d, CPUSource: "rusage"}
+	return u
 }
 
 // close releases the exit descriptor once the leader is reaped, and

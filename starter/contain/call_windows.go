@@ -5,8 +5,8 @@ import (
 	"os"
 	"slices"
 	"syscall"
-	"time"
 
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
 	"github.com/session-starter/session-starter/starter"
@@ -81,25 +81,23 @@ func (t *tree) exited() bool {
 	return err == nil && ev == sys.WAIT_OBJECT_0
 }
 
-// kill ends every process of the call's job; there is no stop signal to
-// send on Windows, so the grace is not used.
+// kill ends every process of the call's job with the one end routine;
+// there is no stop signal to send on Windows, so the grace is not used.
 func (t *tree) kill(c *Cmd, r *Result) error {
 	t.killed = true
-	start := time.Now()
 	budget := c.KillBudget
 	if budget <= 0 {
 		budget = launch.DefaultKillBudget
 	}
-	if err := t.job.Terminate(1); err != nil {
-		return fmt.Errorf("%w: %w", ErrSurvivors, err)
+	rep := end.End([]end.Holder{&winjob.Holder{Job: t.job, Code: 1}}, end.Plan{Budget: budget})
+	r.Elapsed = rep.Elapsed
+	if rep.Outcome == end.Empty {
+		return nil
 	}
-	empty, err := t.job.WaitEmpty(start.Add(budget), false)
-	r.Elapsed = time.Since(start)
-	if err != nil || !empty {
-		r.Survivors, _ = t.job.PIDs()
-		return fmt.Errorf("%w: pids %v still in the call's job after %v (%v)", ErrSurvivors, r.Survivors, budget, err)
+	for _, m := range rep.Survivors {
+		r.Survivors = append(r.Survivors, m.PID)
 	}
-	return nil
+	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
 }
 
 // release lists what the job holds besides the exited leader; the job
@@ -176,14 +174,15 @@ func limitJob(job *winjob.Job, lim starter.Limits) error {
 // usage is what the call's job counted of every process it held: CPU
 // time and peak committed memory; nothing under Wine, which accounts no
 // job time. The leader's own times are not its tree's.
-func (t *tree) usage(*os.ProcessState) starter.Usage {
+func (t *tree) usage(*os.ProcessState) launch.Usage {
 	if t.job == nil || sys.UnderWine() {
-		return starter.Usage{}
+		return launch.Usage{}
 	}
 	cpu, peak, err := t.job.Usage()
 	if err != nil {
-		return starter.Usage{}
+		return launch.Usage{}
 	}
-	p := int64(peak)
-	return starter.Usage{CPU: &cpu, CPUSource: "job", MemoryPeak: &p, MemoryPeakSource: "job"}
+	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
+	u.SetCPU(cpu, "job")
+	return u
 }

@@ -160,7 +160,7 @@ func TestACallsProcessLimitOnWindowsRefusesTheProcessBeyondIt(t *testing.T) {
 	if code := c.ProcessState.ExitCode(); err == nil || code != 1 {
 		t.Fatalf("Run = %v (exit %d), want exit 1: the child beyond the job's one process refused", err, code)
 	}
-	if u := c.Result().Usage; u.CPU == nil || u.CPUSource != "job" || u.MemoryPeak == nil {
+	if u := c.Result().Usage; u.CPUMS == nil || u.CPUSource != "job" || u.MemoryPeakBytes == nil {
 		t.Errorf("usage %+v, want the job's CPU time and peak memory", u)
 	}
 }

@@ -31,7 +31,8 @@ type limitsReport struct {
 	Outcome  Outcome
 	Ending   Ending
 	Signal   string // the leader's, "" if it exited
-	Usage    starter.Usage
+	Usage    launch.Usage
+	OOMKills *int64 // Usage.OOMKills, which its JSON leaves out
 	Cgroup   string
 	Elapsed  time.Duration
 	ForkedOK bool // the Engine could still fork after the call
@@ -76,7 +77,7 @@ func limitsEngine(args []string) int {
 			}
 		}
 		r := c.Result()
-		rep.Outcome, rep.Ending, rep.Usage, rep.Cgroup = r.Outcome, r.Ending, r.Usage, r.Cgroup
+		rep.Outcome, rep.Ending, rep.Usage, rep.OOMKills, rep.Cgroup = r.Outcome, r.Ending, r.Usage, r.Usage.OOMKills, r.Cgroup
 		rep.ForkedOK = exec.Command("true").Run() == nil
 	}
 	b, _ := json.Marshal(rep)
@@ -213,10 +214,10 @@ func TestACallsMemoryLimitOOMKillsInsideTheCallOnly(t *testing.T) {
 		t.Fatal(failed)
 	}
 	u := rep.Usage
-	if rep.Signal != "killed" || u.OOMKills == nil || *u.OOMKills < 1 || u.MemoryPeak == nil || *u.MemoryPeak > 64<<20 ||
+	if rep.Signal != "killed" || rep.OOMKills == nil || *rep.OOMKills < 1 || u.MemoryPeakBytes == nil || *u.MemoryPeakBytes > 64<<20 ||
 		u.MemoryPeakSource != "memory.peak" || !rep.ForkedOK {
 		t.Errorf("report %+v (oom kills %v, peak %v): want the leader SIGKILLed, an OOM kill, a peak of at most 64 MiB, the Engine going on",
-			rep, deref(u.OOMKills), deref(u.MemoryPeak))
+			rep, deref(rep.OOMKills), deref(u.MemoryPeakBytes))
 	}
 }
 
@@ -229,12 +230,12 @@ func TestACallsCPULimitBoundsItsCPUTime(t *testing.T) {
 		t.Fatal(failed)
 	}
 	u := rep.Usage
-	if rep.Err != "" || u.CPU == nil || u.CPUSource != "cpu.stat" || *u.CPU <= 0 || float64(*u.CPU) > 0.6*float64(rep.Elapsed) {
-		t.Errorf("report %+v (cpu %v over %v): want at most 0.6 of it, from cpu.stat", rep, u.CPU, rep.Elapsed)
+	if rep.Err != "" || u.CPUMS == nil || u.CPUSource != "cpu.stat" || *u.CPUMS <= 0 || *u.CPUMS > 0.6*float64(rep.Elapsed)/float64(time.Millisecond) {
+		t.Errorf("report %+v (cpu %v ms over %v): want at most 0.6 of it, from cpu.stat", rep, deref(u.CPUMS), rep.Elapsed)
 	}
 }
 
-func deref(p *int64) any {
+func deref[T any](p *T) any {
 	if p == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package launch
+package launch_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // TestTheReclaimRecordIsTheLedgersReportFieldForField: the record
@@ -18,7 +19,7 @@ func TestTheReclaimRecordIsTheLedgersReportFieldForField(t *testing.T) {
 			Ended: []ledger.Ended{{PID: 1, Comm: "c"}}, Left: []ledger.LeftProcess{{PID: 2, Reason: "token-mismatch", Survivor: true}}}},
 		Problems: []ledger.Problem{{File: "f", Reason: "torn"}}}
 	a, _ := json.Marshal(rep)
-	var rec StatusReclaimed
+	var rec launch.StatusReclaimed
 	if err := json.Unmarshal(a, &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +27,8 @@ func TestTheReclaimRecordIsTheLedgersReportFieldForField(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("the ledger's report %s\nread as the record is %s", a, b)
 	}
-	for _, pair := range [][2]any{{ledger.Report{}, StatusReclaimed{}}, {ledger.Session{}, ReclaimedSession{}},
-		{ledger.Ended{}, ReclaimedProcess{}}, {ledger.LeftProcess{}, LeftProcess{}}, {ledger.Problem{}, LedgerProblem{}}} {
+	for _, pair := range [][2]any{{ledger.Report{}, launch.StatusReclaimed{}}, {ledger.Session{}, launch.ReclaimedSession{}},
+		{ledger.Ended{}, launch.ReclaimedProcess{}}, {ledger.LeftProcess{}, launch.LeftProcess{}}, {ledger.Problem{}, launch.LedgerProblem{}}} {
 		if x, y := reflect.TypeOf(pair[0]), reflect.TypeOf(pair[1]); x.NumField() != y.NumField() {
 			t.Errorf("%v has %d fields, %v %d", x, x.NumField(), y, y.NumField())
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // This file is the wire format a launcher reads: the ack line on
@@ -105,33 +106,49 @@ type StatusEnded struct {
 	// engine-exit by SIGKILL).
 	OOMKills *int64 `json:"oom_kills,omitempty"`
 	// Usage is what the session's tree used, exited processes included;
-	// absent when there is no figure at all.
+	// absent when there is no figure at all. Its OOMKills is nil: the
+	// record carries that figure above, as OOMKills.
 	Usage *Usage `json:"usage,omitempty"`
 }
 
-// Usage is what a session's tree used, each figure with its source; a
-// figure the platform or mode has no counter for is absent, never
-// guessed.
+// Usage is what a session's or a call's tree used, exited processes
+// included, each figure with where it was read. A nil figure is one this
+// platform or mode has no counter for: absent, never guessed.
 type Usage struct {
 	// CPUMS is the CPU time of the whole tree, user and system, in
-	// milliseconds; CPUSource where it was read: "cpu.stat" (cgroup
-	// mode), "rusage" (group mode: the sum of the reaps of the Engine and
-	// of the orphans session-starter adopted; a lower bound), "job"
-	// (Windows: every process the session's job held).
+	// milliseconds; CPUSource is where it was read: "cpu.stat" (cgroup
+	// mode: the cgroup's usage_usec), "rusage" (group mode: the sum of
+	// the reaps of the Engine and of the orphans session-starter adopted,
+	// without the processes reaped by others; a lower bound), "job"
+	// (Windows: every process the job held).
 	CPUMS     *float64 `json:"cpu_ms,omitempty"`
 	CPUSource string   `json:"cpu_source,omitempty"`
-	// MemoryPeakBytes is the tree's peak memory, from memory.peak
-	// (cgroup mode with the memory controller), or on Windows the peak
-	// its job's processes committed together (source "job").
+	// MemoryPeakBytes is the tree's peak memory, page cache included;
+	// MemoryPeakSource is "memory.peak" (cgroup mode with the memory
+	// controller, Linux 5.19) or "job" (Windows: the peak its processes
+	// committed together).
 	MemoryPeakBytes  *int64 `json:"memory_peak_bytes,omitempty"`
 	MemoryPeakSource string `json:"memory_peak_source,omitempty"`
 	// TasksPeak is the most tasks the tree had live at once, threads
-	// included, from pids.peak (cgroup mode with the pids controller).
+	// included; TasksPeakSource is "pids.peak" (cgroup mode with the pids
+	// controller, Linux 6.1).
 	TasksPeak       *int64 `json:"tasks_peak,omitempty"`
 	TasksPeakSource string `json:"tasks_peak_source,omitempty"`
-	// ForksRefused counts the forks refused at --max-tasks, from
-	// pids.events (cgroup mode with the pids controller).
+	// OOMKills counts the processes of the tree the kernel's OOM killer
+	// ended (memory.events' oom_kill, cgroup mode with the memory
+	// controller). The ended record has it above its usage, as
+	// [StatusEnded] OOMKills; its JSON here is none.
+	OOMKills *int64 `json:"-"`
+	// ForksRefused counts the forks refused because pids.max was reached
+	// (--max-tasks; pids.events' max, cgroup mode with the pids
+	// controller).
 	ForksRefused *int64 `json:"forks_refused,omitempty"`
+}
+
+// SetCPU sets the CPU figure: d, in milliseconds, read from source.
+func (u *Usage) SetCPU(d time.Duration, source string) {
+	ms := float64(d) / float64(time.Millisecond)
+	u.CPUMS, u.CPUSource = &ms, source
 }
 
 // Survivor is a member left live after the kill budget.

@@ -1,0 +1,79 @@
+package end
+
+import (
+	"errors"
+	"math"
+	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/sys"
+)
+
+// notifier is what the Windows waiter waits on for a holder: Notify
+// returns an I/O completion port that gets a packet when the holder may
+// have emptied (a job's: a process joined or exited, or none is left),
+// or 0 when nothing is announced.
+type notifier interface {
+	Notify() (port sys.Handle)
+}
+
+// resume is none: no Windows process is stopped by a signal.
+const resume syscall.Signal = 0
+
+// told reports whether the waiter is told of the end of every holder that
+// is not empty yet: it waits on one port, so there must be one such
+// holder at most, and it must have a port.
+func told(hs []*held) bool {
+	n := 0
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		if n++; n > 1 || h.Notify() == 0 || h.deaf {
+			return false
+		}
+	}
+	return true
+}
+
+// waiter waits on the completion port of the first holder not yet empty
+// that has one. The waker wakes it with a packet on every holder's port:
+// a packet waits in the port for the next wait, so no wake is lost, and a
+// stale one only makes End look once more.
+type waiter struct{ ports []sys.Handle }
+
+func (w *waiter) open(hs []*held) bool {
+	for _, h := range hs {
+		if port := h.Notify(); port != 0 {
+			w.ports = append(w.ports, port)
+		}
+	}
+	return true
+}
+
+func (w *waiter) poke() {
+	for _, port := range w.ports {
+		_ = sys.PostQueuedCompletionStatus(port, 0)
+	}
+}
+
+func (w *waiter) shut() {}
+
+// wait waits until the port gets a packet or until the given time. A port
+// that fails is not waited on again: its holder is then looked at after a
+// backoff. Without a port to wait on, told is false and until is a backoff
+// away at most.
+func (w *waiter) wait(hs []*held, until time.Time) {
+	d := max(time.Until(until), 0)
+	for _, h := range hs {
+		if h.empty || h.refused || h.deaf || h.Notify() == 0 {
+			continue
+		}
+		ms := uint32(min((d+time.Millisecond-1)/time.Millisecond, math.MaxUint32-1))
+		if _, err := sys.GetQueuedCompletionStatus(h.Notify(), ms); err != nil && !errors.Is(err, sys.WAIT_TIMEOUT) {
+			h.deaf = true
+		}
+		return
+	}
+	time.Sleep(d)
+}
