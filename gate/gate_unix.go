@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
@@ -47,6 +46,16 @@ type Gate struct {
 	// moved there.
 	bornInto bool
 }
+
+// ErrKilledAtBirth is wrapped by [Gate.AwaitReady]'s error when a gate
+// born in the session cgroup died of SIGKILL before it was ready. Linux
+// (seen on 6.12 and 6.18) SIGKILLs a child born with CLONE_INTO_CGROUP
+// when the cgroup.kill count of its cgroup differs from that of its
+// parent's: a starter whose own cgroup ever saw cgroup.kill loses every
+// gate born that way. Nothing was executed; a gate started again joins
+// the session cgroup by writing its cgroup.procs, which the kernel
+// allows, and so does every later gate of this process.
+var ErrKilledAtBirth = errors.New("gate: killed at birth in the session cgroup (CLONE_INTO_CGROUP after a cgroup.kill)")
 
 // intoCgroupKills is set once a gate born with CLONE_INTO_CGROUP was
 // SIGKILLed before it was ready: from then on gates join by cgroup.procs.
@@ -156,7 +165,7 @@ func (g *Gate) AwaitReady() error {
 	if err != nil {
 		if g.killedAtBirth() {
 			intoCgroupKills.Store(true)
-			err = fmt.Errorf("%w: %v", cgroup.ErrKilledAtBirth, err)
+			err = fmt.Errorf("%w: %v", ErrKilledAtBirth, err)
 		}
 		g.kill()
 	}
@@ -165,7 +174,7 @@ func (g *Gate) AwaitReady() error {
 
 // killedAtBirth reports whether a gate born in the session cgroup, which
 // has not said ready, was SIGKILLed by the kernel at its birth
-// (cgroup.ErrKilledAtBirth): it died of SIGKILL without having run its first
+// (ErrKilledAtBirth): it died of SIGKILL without having run its first
 // instruction, which names it "session-gate" — its zombie still bears the name it
 // was forked with. A gate that someone else SIGKILLed later (it had its
 // name, which is how they would find it) is not, and no gate is started

@@ -18,7 +18,6 @@ import (
 
 	"github.com/session-starter/session-starter/gate"
 	"github.com/session-starter/session-starter/guard"
-	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
@@ -376,14 +375,14 @@ func (s *session) contain(res *Result) error {
 	}
 	s.mode, res.Mode = mode, mode
 	err = s.startGateAndGuard(res)
-	if errors.Is(err, cgroup.ErrKilledAtBirth) {
+	if errors.Is(err, gate.ErrKilledAtBirth) {
 		// Nothing was executed, and the gate is reaped; its guard was
 		// armed on nothing yet. Once more, now joining by cgroup.procs.
 		s.log.Info().Err(err).Msg("the gate joins the session cgroup by cgroup.procs")
 		s.guard.Abandon()
 		s.guard, s.gateGone = nil, false
 		err = s.startGateAndGuard(res)
-		if errors.Is(err, cgroup.ErrKilledAtBirth) {
+		if errors.Is(err, gate.ErrKilledAtBirth) {
 			return fail(ExitContainment, "%w", err)
 		}
 	}
@@ -406,7 +405,7 @@ func (s *session) contain(res *Result) error {
 }
 
 // startGateAndGuard starts the gate and the guard side by side and waits
-// until the gate is ready. An error wrapping cgroup.ErrKilledAtBirth leaves
+// until the gate is ready. An error wrapping gate.ErrKilledAtBirth leaves
 // the guard spawned and unarmed, for the caller to abandon.
 func (s *session) startGateAndGuard(res *Result) error {
 	gs := s.spec
@@ -446,7 +445,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.group.Helper = s.guard.PID // its pin, where it pins E, is no member of the session
 	if err := s.gate.AwaitReady(); err != nil {
 		s.gateGone = true // AwaitReady killed and reaped the gate
-		if errors.Is(err, cgroup.ErrKilledAtBirth) {
+		if errors.Is(err, gate.ErrKilledAtBirth) {
 			return err
 		}
 		return fail(ExitContainment, "%w", err)

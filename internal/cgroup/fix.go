@@ -9,17 +9,6 @@ import (
 // 5.14: the session cgroup has no writable cgroup.kill.
 var ErrNoKill = errors.New("no writable cgroup.kill (Linux 5.14)")
 
-// ErrKilledAtBirth is wrapped by the error of package gate's AwaitReady
-// when a gate born in the session cgroup died of SIGKILL before it was
-// ready. Linux
-// (seen on 6.12 and 6.18) SIGKILLs a child born with CLONE_INTO_CGROUP
-// when the cgroup.kill count of its cgroup differs from that of its
-// parent's: a starter whose own cgroup ever saw cgroup.kill loses every
-// gate born that way. Nothing was executed; a gate started again joins
-// the session cgroup by writing its cgroup.procs, which the kernel
-// allows, and so does every later gate of this process.
-var ErrKilledAtBirth = errors.New("gate: killed at birth in the session cgroup (CLONE_INTO_CGROUP after a cgroup.kill)")
-
 // Fix says what makes cgroup mode possible where why, the reason a
 // session fell back to its process group or the error it failed with,
 // made it impossible.
