@@ -1,11 +1,6 @@
 package gate
 
-import (
-	"fmt"
-	"syscall"
-
-	"github.com/session-starter/session-starter/internal/wire"
-)
+import "github.com/session-starter/session-starter/internal/wire"
 
 func init() { wire.Play(gateMain, "gate") }
 
@@ -43,15 +38,3 @@ type Spec struct {
 	// where a raw child of this process would be used (Linux).
 	ReExec bool
 }
-
-// execError is an execve failure of the Engine's program.
-type execError struct {
-	Path  string
-	Errno syscall.Errno
-}
-
-func (e *execError) Error() string {
-	return fmt.Sprintf("execute %s: %v", e.Path, e.Errno)
-}
-
-func (e *execError) Unwrap() error { return e.Errno }

@@ -446,3 +446,15 @@ func parseSpec(b []byte) (path string, argv, env []string, err error) {
 	}
 	return fields[2], fields[3 : 3+argc], fields[3+argc:], nil
 }
+
+// execError is an execve failure of the Engine's program.
+type execError struct {
+	Path  string
+	Errno syscall.Errno
+}
+
+func (e *execError) Error() string {
+	return fmt.Sprintf("execute %s: %v", e.Path, e.Errno)
+}
+
+func (e *execError) Unwrap() error { return e.Errno }

@@ -3,6 +3,7 @@
 package guard
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/session-starter/session-starter/internal/wire"
@@ -32,6 +33,9 @@ const (
 // exitDone is the exit status of a guard whose session ended: the guard
 // ended it, or the starter finished it once it was empty.
 const exitDone = 0
+
+// errRefused is wrapped by Arm's error when the guard refused to arm.
+var errRefused = errors.New("guard refused to arm")
 
 // Reasons a guard refuses to arm, sent as "refused CODE".
 const (

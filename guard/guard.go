@@ -1,10 +1,6 @@
 package guard
 
-import (
-	"errors"
-
-	"github.com/session-starter/session-starter/internal/wire"
-)
+import "github.com/session-starter/session-starter/internal/wire"
 
 // The guard plays three hidden modes: the guard proper after the porch,
 // the porch's verifying end ("guard-end") and the pin.
@@ -14,6 +10,3 @@ func init() { wire.Play(guardMain, "guard", "guard-end", "pin") }
 // reason went to the starter as "refused CODE"), or of the guard mode on
 // a platform that has none.
 const exitRefused = 2
-
-// errRefused is wrapped by Arm's error when the guard refused to arm.
-var errRefused = errors.New("guard refused to arm")
