@@ -55,7 +55,7 @@ func controllers(l Limits) []string {
 // that is a fresh session cgroup below the starter's own (leftovers of
 // dead starters removed first). Then the mark, and the ledger record. It
 // returns the mode in effect; auto's choice, and why, is said at log level
-// info. Where launch.ContainCgroup is impossible it fails with ExitContainment,
+// info. Where launch.ContainCgroup is impossible it fails with wire.ExitContainment,
 // naming the fix; auto falls back to the process group.
 func (s *session) hold(c launch.Containment) (string, error) {
 	mode, cg, sup, why, err := chooseContainment(c, s.o.Limits, s.o.CgroupParent, s.log)
@@ -100,25 +100,25 @@ func chooseContainment(c launch.Containment, lim Limits, parent string, log zero
 	switch c {
 	case launch.ContainGroup:
 		if required {
-			return "", nil, nil, nil, fail(ExitUsage, "%s needs cgroup mode, and --containment group was asked for", limitsFlags(lim, parent))
+			return "", nil, nil, nil, fail(wire.ExitUsage, "%s needs cgroup mode, and --containment group was asked for", limitsFlags(lim, parent))
 		}
 		return wire.ModeGroup, nil, nil, nil, nil
 	case "", launch.ContainAuto, launch.ContainCgroup:
 	default:
-		return "", nil, nil, nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+		return "", nil, nil, nil, fail(wire.ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
 	if sys.Pidless {
 		// The portable build takes macOS's path: no cgroup.
 		why := fmt.Errorf("not in the portable build: %w", errors.ErrUnsupported)
 		if required {
-			return "", nil, nil, nil, fail(ExitContainment, "%s: %w", cgroupAsk(c, lim, parent), why)
+			return "", nil, nil, nil, fail(wire.ExitContainment, "%s: %w", cgroupAsk(c, lim, parent), why)
 		}
 		return wire.ModeGroup, nil, nil, why, nil
 	}
 	cg, sup, why = newSessionCgroup(!required, lim, parent, log)
 	if why != nil {
 		if required {
-			return "", nil, nil, nil, fail(ExitContainment, "%s: %w; %s", cgroupAsk(c, lim, parent), why, cgroup.Fix(why))
+			return "", nil, nil, nil, fail(wire.ExitContainment, "%s: %w; %s", cgroupAsk(c, lim, parent), why, cgroup.Fix(why))
 		}
 		return wire.ModeGroup, nil, nil, why, nil
 	}
@@ -174,14 +174,14 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 		return false, nil
 	}
 	if sys.Pidless {
-		return false, fail(ExitContainment, "%s: not in the portable build: %w", limitsFlags(lim, parent), errors.ErrUnsupported)
+		return false, fail(wire.ExitContainment, "%s: not in the portable build: %w", limitsFlags(lim, parent), errors.ErrUnsupported)
 	}
 	p, err := placeIn(parent)
 	if err == nil {
 		_, move, err = cgroup.CheckEnable(p, need, parent == "")
 	}
 	if err != nil {
-		return false, fail(ExitContainment, "%s: %w; %s", limitsFlags(lim, parent), err, cgroup.Fix(err))
+		return false, fail(wire.ExitContainment, "%s: %w; %s", limitsFlags(lim, parent), err, cgroup.Fix(err))
 	}
 	return move, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/end"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // containerLayer is the container a `docker run` or `podman run` Engine
@@ -27,11 +28,11 @@ type containerLayer struct {
 // error: nothing is started.
 func (s *session) holdContainers() error {
 	if s.mark == nil {
-		return fail(ExitUsage, "--containers needs the session mark (not --no-mark): the label carries the session's id")
+		return fail(wire.ExitUsage, "--containers needs the session mark (not --no-mark): the label carries the session's id")
 	}
 	argv, cli, err := dockercli.Prepare(s.spec.Argv, s.spec.Path, s.spec.Env, s.mark.String())
 	if err != nil {
-		return fail(ExitUsage, "--containers: %w", err)
+		return fail(wire.ExitUsage, "--containers: %w", err)
 	}
 	s.spec.Argv = argv
 	s.layers = append(s.layers, &containerLayer{cli: cli, id: s.mark.String(), log: s.log})

@@ -10,6 +10,7 @@ import (
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/dockercli"
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -80,7 +81,7 @@ func (l *ledgerLayer) ready(s *session) error {
 	case err == nil:
 		l.recorded = true
 	case l.cli != nil:
-		return fail(ExitContainment, "--containers: no ledger record (%w): after a SIGKILL of session-starter its guard could not stop the containers", err)
+		return fail(wire.ExitContainment, "--containers: no ledger record (%w): after a SIGKILL of session-starter its guard could not stop the containers", err)
 	default:
 		l.log.Info().Err(err).Msg("no ledger record: a reclaim cannot end what this session leaves")
 	}

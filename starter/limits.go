@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // Limits bound a session's whole tree, every process of it whether it
@@ -14,7 +15,7 @@ import (
 // They are written after the gate is ready and before the go-ahead, and
 // read back: a limit the kernel refuses, one read back other than asked,
 // or one whose controller (pids, memory, cpu) is not available fails Run
-// with [ExitContainment] and nothing executed. Asked for where they cannot
+// with exit status 125 and nothing executed. Asked for where they cannot
 // be enforced — group mode, macOS, FreeBSD, Windows, the portable build —
 // Run fails the same way: a limit is never silently not applied.
 //
@@ -78,17 +79,17 @@ func (l Limits) needsCgroup() bool { return l.Any() || len(l.Calls) > 0 }
 func (l Limits) Check() error {
 	for _, k := range l.Calls {
 		if !slices.Contains([]string{callTasks, callMemory, callCPU}, k) {
-			return fail(ExitUsage, "--call-limits %q: want %s, %s or %s", k, callTasks, callMemory, callCPU)
+			return fail(wire.ExitUsage, "--call-limits %q: want %s, %s or %s", k, callTasks, callMemory, callCPU)
 		}
 	}
 	switch {
 	case l.MaxTasks < 0, l.MaxMemory < 0, l.MaxSwap < 0, l.MaxCPU < 0:
-		return fail(ExitUsage, "limits must not be negative")
+		return fail(wire.ExitUsage, "limits must not be negative")
 	case l.MaxCPU > 0 && l.MaxCPU < cgroup.MinCPU:
 		// cpu.max refuses a quota under 1 ms of its 100 ms period.
-		return fail(ExitUsage, "--max-cpu %g: at least %g (cpu.max takes no less than 1 ms of each 100 ms)", l.MaxCPU, cgroup.MinCPU)
+		return fail(wire.ExitUsage, "--max-cpu %g: at least %g (cpu.max takes no less than 1 ms of each 100 ms)", l.MaxCPU, cgroup.MinCPU)
 	case l.MaxSwap > 0 && l.MaxMemory == 0:
-		return fail(ExitUsage, "--max-swap goes with --max-memory")
+		return fail(wire.ExitUsage, "--max-swap goes with --max-memory")
 	}
 	return nil
 }

@@ -15,21 +15,6 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// Exit statuses of session-starter's own.
-const (
-	// ExitUsage: bad command line or descriptor; nothing was started.
-	ExitUsage = 2
-	// ExitTimeout: --timeout fired before the Engine's exit was seen.
-	ExitTimeout = 124
-	// ExitContainment: containment could not be established (nothing was
-	// executed), the guard was lost, or members survived the kill budget.
-	ExitContainment = 125
-	// ExitCannotExecute: PROGRAM was found but cannot be executed.
-	ExitCannotExecute = wire.ExitCannotExecute
-	// ExitNotFound: PROGRAM was not found.
-	ExitNotFound = wire.ExitNotFound
-)
-
 // Options describe one session.
 type Options struct {
 	// Argv is the Engine's command line; Argv[0] is PROGRAM, resolved
@@ -87,7 +72,7 @@ type Options struct {
 	// always does, through wrapper shells and npx chains that
 	// WatchParent cannot see past. Standard input must then be a pipe or
 	// FIFO that no descriptor passed writes to, or a connected stream
-	// socket (Linux), else Run fails with ExitUsage. Run keeps a
+	// socket (Linux), else Run fails with wire.ExitUsage. Run keeps a
 	// duplicate of it, never reads it and never changes its flags, and
 	// polls it for the hang-up only: data the Engine has not read wakes
 	// nothing. On the hang-up the Engine, which sees the same end of
@@ -289,13 +274,13 @@ type Verdict struct {
 }
 
 // Verdict is the verdict of a session that [Run] returned as r and err.
-// A failure of Run exits with the status it maps to (ExitContainment
+// A failure of Run exits with the status it maps to (wire.ExitContainment
 // when it names none), its error the report. Otherwise it applies the
 // exit-status table (see the package doc) to r, with its precedence: 125
 // over the mirrored status.
 func (r Result) Verdict(err error) Verdict {
 	if err != nil {
-		v := Verdict{Code: ExitContainment, Report: err.Error()}
+		v := Verdict{Code: wire.ExitContainment, Report: err.Error()}
 		var f *runError
 		if errors.As(err, &f) {
 			v.Code = f.code
@@ -305,7 +290,7 @@ func (r Result) Verdict(err error) Verdict {
 	var notes []string
 	switch r.End.Outcome {
 	case Survivors, Refused:
-		return Verdict{Code: ExitContainment, Report: r.End.Describe()}
+		return Verdict{Code: wire.ExitContainment, Report: r.End.Describe()}
 	case Unconfirmed:
 		notes = append(notes, "the session was signalled; its end could not be observed: "+r.End.Describe())
 	}
@@ -318,9 +303,9 @@ func (r Result) Verdict(err error) Verdict {
 	}
 	switch r.Reason {
 	case ReasonGuardLost:
-		return Verdict{Code: ExitContainment, Report: "the guard was lost; the session was ended"}
+		return Verdict{Code: wire.ExitContainment, Report: "the guard was lost; the session was ended"}
 	case ReasonWatchFailed:
-		return Verdict{Code: ExitContainment, Report: "the end conditions could not be watched; the session was ended"}
+		return Verdict{Code: wire.ExitContainment, Report: "the end conditions could not be watched; the session was ended"}
 	}
 	if !r.Executed {
 		if r.Reason == ReasonSignal {
@@ -330,7 +315,7 @@ func (r Result) Verdict(err error) Verdict {
 		if r.why != "" {
 			why += ": " + r.why
 		}
-		return Verdict{Code: ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", why)}
+		return Verdict{Code: wire.ExitContainment, Report: fmt.Sprintf("session ended before the Engine started (%s); nothing was executed", why)}
 	}
 	if r.Reason == ReasonSignal && sys.DiesOfStop(r.Signal) {
 		// A signal the Go runtime would have crashed on: the session
@@ -339,7 +324,7 @@ func (r Result) Verdict(err error) Verdict {
 	}
 	if r.Reason == ReasonTimeout {
 		notes = append(notes, fmt.Sprintf("timed out after %v; the session was ended", r.Timeout))
-		return Verdict{Code: ExitTimeout, Report: strings.Join(notes, "; ")}
+		return Verdict{Code: wire.ExitTimeout, Report: strings.Join(notes, "; ")}
 	}
 	v := Verdict{Report: strings.Join(notes, "; ")}
 	if r.Engine.Exited {

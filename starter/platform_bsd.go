@@ -60,9 +60,9 @@ func chooseContainment(c launch.Containment, reaper bool) (mode string, why, err
 	switch c {
 	case "", launch.ContainAuto, launch.ContainGroup:
 	case launch.ContainCgroup:
-		return "", nil, fail(ExitContainment, "--containment cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+		return "", nil, fail(wire.ExitContainment, "--containment cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 	default:
-		return "", nil, fail(ExitUsage, "containment %q: want auto, group or cgroup", c)
+		return "", nil, fail(wire.ExitUsage, "containment %q: want auto, group or cgroup", c)
 	}
 	if reaper {
 		return wire.ModeReaper, nil, nil
@@ -82,7 +82,7 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	if !lim.needsCgroup() && parent == "" {
 		return false, nil
 	}
-	return false, fail(ExitContainment, "limits, --call-limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
+	return false, fail(wire.ExitContainment, "limits, --call-limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)
 }
 
 // lineageLayer is the Engine's identity, the root of the escapee sweep

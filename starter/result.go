@@ -43,7 +43,7 @@ type Outcome int
 
 // The outcomes of an end. Empty, Unconfirmed and Released let
 // session-starter mirror the Engine's status; Survivors and Refused make
-// it exit [ExitContainment].
+// it exit 125.
 const (
 	// Empty: no holder has a live process, and each has shown it.
 	Empty Outcome = iota + 1

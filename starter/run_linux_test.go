@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // The test binary plays the gate and the guard of in-process sessions.
@@ -100,7 +101,7 @@ func TestStopBeforeTheGoAheadExecutesNothing(t *testing.T) {
 	if res.Executed || res.Reason != ReasonCanceled {
 		t.Fatalf("Run = %+v after %v, want nothing executed", res, time.Since(start))
 	}
-	if v := res.Verdict(nil); v.Code != ExitContainment {
+	if v := res.Verdict(nil); v.Code != wire.ExitContainment {
 		t.Fatalf("Verdict = %+v, want exit 125", v)
 	}
 }

@@ -5,11 +5,13 @@ package starter
 import (
 	"context"
 	"errors"
+
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // Run is not supported on this platform (Linux, macOS, FreeBSD and
 // Windows are): it returns an error with exit status 125 and starts
 // nothing.
 func Run(context.Context, Options) (Result, error) {
-	return Result{}, fail(ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
+	return Result{}, fail(wire.ExitContainment, "unsupported on this platform: %w", errors.ErrUnsupported)
 }

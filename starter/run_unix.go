@@ -32,7 +32,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	status := statusFD(-1)
 	if o.StatusFD != 0 {
 		if err := checkStatusFD(o.StatusFD, o.ControlFD); err != nil {
-			return Result{}, fail(ExitUsage, "%w", err)
+			return Result{}, fail(wire.ExitUsage, "%w", err)
 		}
 		status = statusFD(o.StatusFD)
 	}
@@ -218,7 +218,7 @@ type execReport struct {
 // the terminal. Nothing is started.
 func prepare(o Options) (*session, error) {
 	if len(o.Argv) == 0 {
-		return nil, fail(ExitUsage, "no PROGRAM given")
+		return nil, fail(wire.ExitUsage, "no PROGRAM given")
 	}
 	if err := o.Limits.Check(); err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func prepare(o Options) (*session, error) {
 	if o.Exe == "" {
 		exe, err := defaultExe()
 		if err != nil {
-			return nil, fail(ExitContainment, "find this binary: %w", err)
+			return nil, fail(wire.ExitContainment, "find this binary: %w", err)
 		}
 		s.o.Exe = exe
 	}
@@ -254,7 +254,7 @@ func prepare(o Options) (*session, error) {
 	if !o.NoMark {
 		id, err := mark.New()
 		if err != nil {
-			return nil, fail(ExitContainment, "%w", err)
+			return nil, fail(wire.ExitContainment, "%w", err)
 		}
 		s.mark, s.spec.Env = &id, mark.Extend(s.spec.Env, id)
 	}
@@ -263,14 +263,14 @@ func prepare(o Options) (*session, error) {
 		if !sys.CanAdoptOrphans {
 			// What the Engine left would be re-parented to init when it
 			// and this process exit, outside every session.
-			return nil, fail(ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")
+			return nil, fail(wire.ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")
 		}
 		if v, ok := lookupEnv(env, mark.Var); !ok || v == "" {
-			return nil, fail(ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
+			return nil, fail(wire.ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
 		}
 	}
 	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
-		return nil, fail(ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
+		return nil, fail(wire.ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
 	// The launcher: recorded first, so that a parent gone already is seen.
 	s.launcher.pid = os.Getppid()
@@ -294,15 +294,15 @@ func prepare(o Options) (*session, error) {
 		}
 	}
 	if err := proc.SameNamespace(); err != nil {
-		return nil, fail(ExitContainment, "%w", err)
+		return nil, fail(wire.ExitContainment, "%w", err)
 	}
 	inherited, err := inheritedFDs()
 	if err != nil {
-		return nil, fail(ExitContainment, "list inherited descriptors: %w", err)
+		return nil, fail(wire.ExitContainment, "list inherited descriptors: %w", err)
 	}
 	if o.ControlFD != 0 {
 		if s.launcher.ctl, err = openControl(o.ControlFD, inherited); err != nil {
-			return nil, fail(ExitUsage, "%w", err)
+			return nil, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	if o.WatchStdin || o.Stdio {
@@ -310,7 +310,7 @@ func prepare(o Options) (*session, error) {
 		if !o.WatchStdin && errors.Is(err, errNeverHangsUp) {
 			s.log.Debug().Err(err).Msg("--stdio: standard input is not watched")
 		} else if err != nil {
-			return nil, fail(ExitUsage, "%w", err)
+			return nil, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	// No helper of ours may inherit the launcher's descriptors: mark them
@@ -318,7 +318,7 @@ func prepare(o Options) (*session, error) {
 	// own descriptors are untouched); close puts them back.
 	for _, fd := range inherited {
 		if err := sys.SetCloseOnExec(fd); err != nil {
-			return nil, fail(ExitContainment, "%w", err)
+			return nil, fail(wire.ExitContainment, "%w", err)
 		}
 		s.launcher.inherited = append(s.launcher.inherited, fd)
 	}
@@ -332,7 +332,7 @@ func prepare(o Options) (*session, error) {
 	s.adopt.on = o.Subreaper || os.Getpid() == 1
 	if o.Subreaper {
 		if s.adopt.restore, err = subreaper(); err != nil {
-			return nil, fail(ExitContainment, "become a subreaper: %w", err)
+			return nil, fail(wire.ExitContainment, "become a subreaper: %w", err)
 		}
 	}
 	if o.Terminal {
@@ -343,7 +343,7 @@ func prepare(o Options) (*session, error) {
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
 		if s.adopt.before, err = beforeSession(everyChild); err != nil {
-			return nil, fail(ExitContainment, "%w", err)
+			return nil, fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	s.adopt.neverSweep = neverSweep(s.launcher.pid)
@@ -366,7 +366,7 @@ func (s *session) contain(res *Result) error {
 			if errors.Is(err, errParentGone) {
 				return err
 			}
-			return fail(ExitContainment, "%w", err)
+			return fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	mode, err := s.hold(s.o.Containment)
@@ -383,7 +383,7 @@ func (s *session) contain(res *Result) error {
 		s.guard, s.gateGone = nil, false
 		err = s.startGateAndGuard(res)
 		if errors.Is(err, gate.ErrKilledAtBirth) {
-			return fail(ExitContainment, "%w", err)
+			return fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	if err != nil {
@@ -392,12 +392,12 @@ func (s *session) contain(res *Result) error {
 	s.log.Debug().Int("pid", s.gate.PID).Msg("gate ready")
 	for _, l := range s.layers {
 		if err := l.ready(s); err != nil {
-			return fail(ExitContainment, "%w", err)
+			return fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	if err := s.guard.AwaitArmed(); err != nil {
 		s.guard = nil // AwaitArmed killed and reaped it
-		return fail(ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
 	s.armed = true
 	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
@@ -412,7 +412,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 	gs.ListenPID, gs.ListenPIDFDID = listenFor(gs.Env)
 	for _, l := range s.layers {
 		if err := l.born(&gs); err != nil {
-			return fail(ExitContainment, "%w", err)
+			return fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	var err error
@@ -421,7 +421,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 		sys.Close(gs.CgroupProcs)
 	}
 	if err != nil {
-		return fail(ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
 	res.PID = s.gate.PID
 	// The Engine is reaped early (its status kept) only where the group
@@ -439,7 +439,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 	s.guard, err = guard.Spawn(gds)
 	if err != nil {
 		s.guard = nil
-		return fail(ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
 	s.group.Forbidden = s.forbidden()
 	s.group.Helper = s.guard.PID // its pin, where it pins E, is no member of the session
@@ -448,7 +448,7 @@ func (s *session) startGateAndGuard(res *Result) error {
 		if errors.Is(err, gate.ErrKilledAtBirth) {
 			return err
 		}
-		return fail(ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
 	return nil
 }
@@ -467,7 +467,7 @@ func (s *session) release(ctx context.Context, res *Result) error {
 	<-s.sig.ready // the forwarded signals and SIGCHLD are caught from here
 	if s.o.Ack != nil {
 		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
-			return fail(ExitContainment, "write ack: %w", err)
+			return fail(wire.ExitContainment, "write ack: %w", err)
 		}
 	}
 	if reason, sig := s.pending(ctx); reason != "" {
@@ -484,7 +484,7 @@ func (s *session) release(ctx context.Context, res *Result) error {
 	}
 	reserveThreads(reservedThreads)
 	if err := s.gate.Release(); err != nil {
-		return fail(ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
 	res.Executed = true
 	if s.o.Released != nil {
@@ -675,7 +675,7 @@ func (s *session) collect(res Result) (Result, error) {
 	} else if err := s.guard.Finish(wait()); err != nil {
 		switch {
 		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == Empty:
-			failure = fail(ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
+			failure = fail(wire.ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
 		case errors.Is(err, guard.ErrNotFinished):
 			s.log.Debug().Err(err).Msg("the guard keeps guarding the survivors")
 		default:
@@ -696,7 +696,7 @@ func (s *session) collect(res Result) (Result, error) {
 			res.Usage.SetCPU(st.CPU+s.adopt.cpu, "rusage")
 		}
 	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed || res.End.Outcome == Released:
-		return res, fail(ExitContainment, "the Engine could not be reaped: %w", err)
+		return res, fail(wire.ExitContainment, "the Engine could not be reaped: %w", err)
 	}
 	if failure != nil {
 		return res, failure

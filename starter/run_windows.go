@@ -26,10 +26,8 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
+	"github.com/session-starter/session-starter/internal/wire"
 )
-
-// ModeJob is the containment mode on Windows: a kill-on-close job.
-const ModeJob = "job"
 
 // terminateCode is the exit code TerminateJobObject gives the processes
 // it ends, the Engine included when the session ends for another reason
@@ -53,10 +51,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	status := statusHandle(0)
 	if o.StatusFD != 0 {
 		if err := checkHandle("--status-fd", o.StatusFD); err != nil {
-			return Result{}, fail(ExitUsage, "%w", err)
+			return Result{}, fail(wire.ExitUsage, "%w", err)
 		}
 		if o.StatusFD == o.ControlFD {
-			return Result{}, fail(ExitUsage, "--status-fd %d: the same handle as --control-fd", o.StatusFD)
+			return Result{}, fail(wire.ExitUsage, "--status-fd %d: the same handle as --control-fd", o.StatusFD)
 		}
 		status = statusHandle(o.StatusFD)
 	}
@@ -86,9 +84,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // error. why is always nil: there is no fallback.
 func ExplainContainment(c launch.Containment) (mode string, why, err error) {
 	if c != "" && c != launch.ContainAuto {
-		return "", nil, fail(ExitUsage, "--containment %s: Linux only; Windows holds the session in a job", c)
+		return "", nil, fail(wire.ExitUsage, "--containment %s: Linux only; Windows holds the session in a job", c)
 	}
-	return ModeJob, nil, nil
+	return wire.ModeJob, nil, nil
 }
 
 // ExplainLimits says whether Run would enforce lim here, through the
@@ -103,11 +101,11 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	}
 	switch {
 	case parent != "":
-		return false, fail(ExitContainment, "--cgroup-parent: cgroups are Linux's; a Windows session is held by its job")
+		return false, fail(wire.ExitContainment, "--cgroup-parent: cgroups are Linux's; a Windows session is held by its job")
 	case lim.MaxSwap > 0:
-		return false, fail(ExitContainment, "--max-swap: a Windows job has no swap bound (--max-memory bounds committed memory, page file included)")
+		return false, fail(wire.ExitContainment, "--max-swap: a Windows job has no swap bound (--max-memory bounds committed memory, page file included)")
 	case lim.needsCgroup() && sys.UnderWine():
-		return false, fail(ExitContainment, "limits: Wine enforces no job limit (ActiveProcessLimit, JobMemoryLimit, CPU rate control), so none is set for show")
+		return false, fail(wire.ExitContainment, "limits: Wine enforces no job limit (ActiveProcessLimit, JobMemoryLimit, CPU rate control), so none is set for show")
 	}
 	return false, nil
 }
@@ -135,7 +133,7 @@ func (s *session) jobUsage() launch.Usage {
 func run(ctx context.Context, o Options) (Result, error) {
 	log := o.Logger
 	if len(o.Argv) == 0 {
-		return Result{}, fail(ExitUsage, "no PROGRAM given")
+		return Result{}, fail(wire.ExitUsage, "no PROGRAM given")
 	}
 	if _, _, err := ExplainContainment(o.Containment); err != nil {
 		return Result{}, err
@@ -145,10 +143,10 @@ func run(ctx context.Context, o Options) (Result, error) {
 		budget = launch.DefaultKillBudget
 	}
 	if o.ReleaseOnExit {
-		return Result{}, fail(ExitUsage, "--release-on-exit: not supported on Windows")
+		return Result{}, fail(wire.ExitUsage, "--release-on-exit: not supported on Windows")
 	}
 	if o.Containers {
-		return Result{}, fail(ExitUsage, "--containers: not supported on Windows")
+		return Result{}, fail(wire.ExitUsage, "--containers: not supported on Windows")
 	}
 	if _, err := ExplainLimits(o.Limits, o.CgroupParent); err != nil {
 		return Result{}, err
@@ -165,13 +163,13 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if !o.NoMark {
 		id, err := mark.New()
 		if err != nil {
-			return Result{}, fail(ExitContainment, "%w", err)
+			return Result{}, fail(wire.ExitContainment, "%w", err)
 		}
 		env, sessionID = mark.Extend(env, id), id.String()
 	}
 
 	if o.WatchStdin {
-		return Result{}, fail(ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
+		return Result{}, fail(wire.ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
 	}
 	parent := os.Getppid()
 	watchParent := o.WatchParent || o.ParentPID != 0 || o.Stdio // Stdio: no stdin watch here yet
@@ -190,21 +188,21 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if program == "" {
 		var err error
 		if program, err = lookPath(o.Argv[0], env); err != nil {
-			return Result{}, fail(ExitNotFound, "%s: %w", o.Argv[0], err)
+			return Result{}, fail(wire.ExitNotFound, "%s: %w", o.Argv[0], err)
 		}
 	} else if !isFile(program) {
-		return Result{}, fail(ExitNotFound, "%s: %w", program, fs.ErrNotExist)
+		return Result{}, fail(wire.ExitNotFound, "%s: %w", program, fs.ErrNotExist)
 	}
 	app, cmdline, err := commandLine(program, o.Argv)
 	if err != nil {
-		return Result{}, fail(ExitCannotExecute, "%s: %w", o.Argv[0], err)
+		return Result{}, fail(wire.ExitCannotExecute, "%s: %w", o.Argv[0], err)
 	}
 
 	s := &session{log: log, ctx: ctx, budget: budget, timeout: o.Timeout, mark: sessionID}
 	defer s.close()
 	if o.ControlFD != 0 {
 		if s.ctl, err = openControl(o.ControlFD); err != nil {
-			return Result{}, fail(ExitUsage, "%w", err)
+			return Result{}, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	// Go's runtime turns the console's control events into signals:
@@ -221,16 +219,16 @@ func run(ctx context.Context, o Options) (Result, error) {
 			if errors.Is(err, errParentGone) {
 				return Result{Reason: ReasonParentGone}, nil
 			}
-			return Result{}, fail(ExitContainment, "%w", err)
+			return Result{}, fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	if s.job, err = winjob.New(); err != nil {
-		return Result{}, fail(ExitContainment, "%w", err)
+		return Result{}, fail(wire.ExitContainment, "%w", err)
 	}
 	if o.Limits.Any() {
 		// Before the Engine joins: the job holds nothing yet.
 		if err := s.job.Limit(jobLimits(o.Limits)); err != nil {
-			return Result{Mode: ModeJob}, fail(ExitContainment, "limits: %w", err)
+			return Result{Mode: wire.ModeJob}, fail(wire.ExitContainment, "limits: %w", err)
 		}
 	}
 
@@ -240,7 +238,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		if h != 0 {
 			restore, err := noInherit(sys.Handle(h))
 			if err != nil {
-				return Result{Mode: ModeJob}, fail(ExitContainment, "%w", err)
+				return Result{Mode: wire.ModeJob}, fail(wire.ExitContainment, "%w", err)
 			}
 			defer restore()
 		}
@@ -263,15 +261,15 @@ func run(ctx context.Context, o Options) (Result, error) {
 	})
 	closeStdio()
 	if err != nil {
-		return Result{Mode: ModeJob}, fail(startStatus(err), "%s: %w", program, err)
+		return Result{Mode: wire.ModeJob}, fail(startStatus(err), "%s: %w", program, err)
 	}
-	res := Result{PID: s.eng.PID, Timeout: o.Timeout, Mode: ModeJob}
+	res := Result{PID: s.eng.PID, Timeout: o.Timeout, Mode: wire.ModeJob}
 	log.Debug().Int("pid", s.eng.PID).Bool("job_list_attribute", s.eng.ViaAttribute).Msg("engine created suspended in the job")
 
 	if o.Ack != nil {
-		if err := o.Ack(s.eng.PID, ModeJob); err != nil {
+		if err := o.Ack(s.eng.PID, wire.ModeJob); err != nil {
 			res.End = s.end(0, false)
-			return res, fail(ExitContainment, "write ack: %w", err)
+			return res, fail(wire.ExitContainment, "write ack: %w", err)
 		}
 	}
 	// A stop that came during setup ends the session with nothing
@@ -283,13 +281,13 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	if err := s.eng.Resume(); err != nil {
 		res.End = s.end(0, false)
-		return res, fail(ExitContainment, "%w", err)
+		return res, fail(wire.ExitContainment, "%w", err)
 	}
 	res.Executed = true
 	if o.Released != nil {
 		o.Released()
 	}
-	o.started(s.eng.PID, 0, ModeJob, s.mark, nil)
+	o.started(s.eng.PID, 0, wire.ModeJob, s.mark, nil)
 	log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
 
 	res.Reason, res.Signal = s.watch()
@@ -298,7 +296,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	res.Usage = s.jobUsage()
 	st, err := s.engineStatus()
 	if err != nil {
-		return res, fail(ExitContainment, "%w", err)
+		return res, fail(wire.ExitContainment, "%w", err)
 	}
 	res.Engine = statusOf(st)
 	return res, nil
@@ -312,11 +310,11 @@ var errParentGone = errors.New("parent gone")
 func startStatus(err error) int {
 	switch {
 	case errors.Is(err, winjob.ErrNotInJob):
-		return ExitContainment
+		return wire.ExitContainment
 	case errors.Is(err, fs.ErrNotExist):
-		return ExitNotFound
+		return wire.ExitNotFound
 	}
-	return ExitCannotExecute
+	return wire.ExitCannotExecute
 }
 
 // session is the state of one Run.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -35,7 +36,7 @@ func endReleased(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	found, err := h.Live()
 	if err != nil {
 		fmt.Fprintf(stderr, "session-starter: --end-released: %v\n", err)
-		return starter.Verdict{Code: starter.ExitContainment}
+		return starter.Verdict{Code: wire.ExitContainment}
 	}
 	o := inv.opts
 	rep := end.End([]end.Holder{h}, end.Plan{Stop: o.StopSignal, Grace: o.Grace, Budget: o.KillBudget})
@@ -56,5 +57,5 @@ func endReleased(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	}
 	fmt.Fprintf(stdout, "session %s: found %d; left %d\n", inv.endReleased, rec.Found, len(rec.Left))
 	fmt.Fprintf(stderr, "session-starter: --end-released: %s\n", rep.Describe())
-	return starter.Verdict{Code: starter.ExitContainment}
+	return starter.Verdict{Code: wire.ExitContainment}
 }

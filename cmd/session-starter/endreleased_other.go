@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -15,5 +16,5 @@ import (
 // released.
 func endReleased(_ *invocation, _, stderr io.Writer) starter.Verdict {
 	fmt.Fprintln(stderr, "session-starter: --end-released: Linux only (the processes are found by their mark and held by pidfds); the enclosing session ends what the call released; nothing was looked at")
-	return starter.Verdict{Code: starter.ExitContainment}
+	return starter.Verdict{Code: wire.ExitContainment}
 }

@@ -62,7 +62,7 @@ func explainParent(w io.Writer, inv *invocation) {
 	ppid := os.Getppid()
 	if inv.opts.ParentPID != 0 && inv.opts.ParentPID != ppid {
 		fmt.Fprintf(w, "parent: gone\n  --parent-pid %d is not the parent (%d): a session would execute nothing and exit %d\n",
-			inv.opts.ParentPID, ppid, starter.ExitContainment)
+			inv.opts.ParentPID, ppid, wire.ExitContainment)
 		return
 	}
 	if ppid <= 1 {
@@ -133,7 +133,7 @@ func explainProgram(w io.Writer, program string) {
 	found, code, err := lookProgram(program)
 	if err != nil {
 		what := "not found"
-		if code == starter.ExitCannotExecute {
+		if code == wire.ExitCannotExecute {
 			what = "cannot be executed"
 		}
 		fmt.Fprintf(w, "program: %s\n  %q: %v in PATH=%s (a session would exit %d)\n", what, program, err, os.Getenv("PATH"), code)

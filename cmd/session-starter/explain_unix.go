@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/sys"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // lookProgram finds program as a session does (sys.Resolve), with
@@ -17,10 +17,10 @@ func lookProgram(program string) (string, int, error) {
 	path, pathSet := os.LookupEnv("PATH")
 	found, err := sys.Resolve(program, path, pathSet)
 	if errors.Is(err, syscall.ENOENT) {
-		return "", starter.ExitNotFound, err
+		return "", wire.ExitNotFound, err
 	}
 	if err != nil {
-		return "", starter.ExitCannotExecute, err
+		return "", wire.ExitCannotExecute, err
 	}
 	return found, 0, nil
 }

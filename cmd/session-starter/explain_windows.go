@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os/exec"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // lookProgram finds program in PATH as exec.LookPath does, with the
@@ -12,10 +12,10 @@ import (
 func lookProgram(program string) (string, int, error) {
 	found, err := exec.LookPath(program)
 	if errors.Is(err, exec.ErrNotFound) {
-		return "", starter.ExitNotFound, err
+		return "", wire.ExitNotFound, err
 	}
 	if err != nil {
-		return "", starter.ExitCannotExecute, err
+		return "", wire.ExitCannotExecute, err
 	}
 	return found, 0, nil
 }

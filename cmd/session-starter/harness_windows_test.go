@@ -24,7 +24,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -324,8 +324,8 @@ func (s *session) ack() int {
 	if err != nil {
 		s.t.Fatalf("first line %q: %v", l, err)
 	}
-	if mode != starter.ModeJob {
-		s.t.Fatalf("ack mode = %q, want %q", mode, starter.ModeJob)
+	if mode != wire.ModeJob {
+		s.t.Fatalf("ack mode = %q, want %q", mode, wire.ModeJob)
 	}
 	return pid
 }

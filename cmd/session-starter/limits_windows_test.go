@@ -21,7 +21,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 func init() {
@@ -104,7 +104,7 @@ func TestLimitsUnderWineAreRefusedNamingWine(t *testing.T) {
 	}
 	for _, flag := range [][]string{{"--max-tasks", "3"}, {"--max-memory", "64M"}, {"--max-cpu", "0.5"}} {
 		_, code, ended, stderr := endedOf(t, "exit", flag, "0")
-		if code != starter.ExitContainment || !strings.Contains(stderr, "Wine enforces no job limit") || ended["executed"] != false {
+		if code != wire.ExitContainment || !strings.Contains(stderr, "Wine enforces no job limit") || ended["executed"] != false {
 			t.Errorf("%v under Wine: exit %d, executed %v, stderr %q; want 125 naming Wine, nothing executed", flag, code, ended["executed"], stderr)
 		}
 	}
@@ -113,7 +113,7 @@ func TestLimitsUnderWineAreRefusedNamingWine(t *testing.T) {
 func TestLimitsWindowsCannotHoldAreRefused(t *testing.T) {
 	for _, flag := range [][]string{{"--max-memory", "64M", "--max-swap", "1G"}, {"--cgroup-parent", `C:\x`}} {
 		_, code, ended, stderr := endedOf(t, "exit", flag, "0")
-		if code != starter.ExitContainment || ended["executed"] != false {
+		if code != wire.ExitContainment || ended["executed"] != false {
 			t.Errorf("%v: exit %d, executed %v, stderr %q; want 125, nothing executed", flag, code, ended["executed"], stderr)
 		}
 	}

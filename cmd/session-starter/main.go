@@ -107,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 
 func usageError(stderr io.Writer, msg string) starter.Verdict {
 	fmt.Fprintf(stderr, "session-starter: %s\nRun 'session-starter --help' for usage.\n", msg)
-	return starter.Verdict{Code: starter.ExitUsage}
+	return starter.Verdict{Code: wire.ExitUsage}
 }
 
 func newLogger(level, format string, w io.Writer) (zerolog.Logger, error) {

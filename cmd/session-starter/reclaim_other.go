@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -14,5 +15,5 @@ import (
 // line, exit 125, nothing touched.
 func reclaim(_ *invocation, _, stderr io.Writer) starter.Verdict {
 	fmt.Fprintln(stderr, "session-starter: --reclaim: no ledger of sessions is kept here (a session's job object ends its processes when its last handle closes); nothing was looked at")
-	return starter.Verdict{Code: starter.ExitContainment}
+	return starter.Verdict{Code: wire.ExitContainment}
 }

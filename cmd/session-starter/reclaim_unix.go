@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/session-starter/session-starter/internal/ledger"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -34,7 +35,7 @@ func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "session-starter: reclaim: %v\n", err)
-		return starter.Verdict{Code: starter.ExitContainment}
+		return starter.Verdict{Code: wire.ExitContainment}
 	}
 	code := 0
 	for _, p := range rep.Problems {
@@ -49,7 +50,7 @@ func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 		for _, l := range s.Left {
 			left = append(left, strings.TrimSpace(fmt.Sprintf("%d %s", l.PID, l.Reason)))
 			if l.Survivor {
-				code = starter.ExitContainment
+				code = wire.ExitContainment
 			}
 		}
 		guard := ""

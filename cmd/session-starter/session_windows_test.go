@@ -18,7 +18,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -65,8 +65,8 @@ func TestExitCodesAreMirrored(t *testing.T) {
 func TestMissingProgramExits127WithoutAck(t *testing.T) {
 	s := startSession(t, "", []string{"--ack", "--", "session-starter-no-such-program"}, nil)
 	out := s.rest()
-	if got := s.exitCode(); got != starter.ExitNotFound {
-		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitNotFound, s.stderr.String())
+	if got := s.exitCode(); got != wire.ExitNotFound {
+		t.Errorf("exit code = %d, want %d; stderr: %s", got, wire.ExitNotFound, s.stderr.String())
 	}
 	if len(out) != 0 {
 		t.Errorf("stdout = %q, want nothing: no ack without a session", out)
@@ -139,8 +139,8 @@ func TestTimeoutEndsTheSessionWith124(t *testing.T) {
 	s := startSession(t, "engine", args([]string{"--ack", "--timeout", "300ms"}, helperArgv(t, "0", "forever")), nil)
 	s.ack()
 	s.rest()
-	if got := s.exitCode(); got != starter.ExitTimeout {
-		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitTimeout, s.stderr.String())
+	if got := s.exitCode(); got != wire.ExitTimeout {
+		t.Errorf("exit code = %d, want %d; stderr: %s", got, wire.ExitTimeout, s.stderr.String())
 	}
 }
 
@@ -170,8 +170,8 @@ func TestAParentPIDThatIsNotTheParentStartsNothing(t *testing.T) {
 	flags := []string{"--ack", "--parent-pid", strconv.Itoa(other.Process.Pid)}
 	s := startSession(t, "print", args(flags, helperArgv(t)), nil)
 	out := s.rest()
-	if got := s.exitCode(); got != starter.ExitContainment {
-		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitContainment, s.stderr.String())
+	if got := s.exitCode(); got != wire.ExitContainment {
+		t.Errorf("exit code = %d, want %d; stderr: %s", got, wire.ExitContainment, s.stderr.String())
 	}
 	if len(out) != 0 {
 		t.Errorf("stdout = %q, want nothing executed", out)
@@ -198,7 +198,7 @@ func TestStatusRecordsTellTheStartAndTheEnd(t *testing.T) {
 	if len(recs) != 2 {
 		t.Fatalf("got %d records, want started and ended: %v", len(recs), recs)
 	}
-	if recs[0]["event"] != "started" || recs[0]["mode"] != starter.ModeJob {
+	if recs[0]["event"] != "started" || recs[0]["mode"] != wire.ModeJob {
 		t.Errorf("first record = %v, want started in mode job", recs[0])
 	}
 	end := recs[1]
@@ -272,8 +272,8 @@ func TestBatchArgumentWithANewlineIsRefused(t *testing.T) {
 	}
 	s := startSession(t, "", []string{"--ack", "--", script, "a\ncalc.exe"}, nil)
 	out := s.rest()
-	if got := s.exitCode(); got != starter.ExitCannotExecute {
-		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitCannotExecute, s.stderr.String())
+	if got := s.exitCode(); got != wire.ExitCannotExecute {
+		t.Errorf("exit code = %d, want %d; stderr: %s", got, wire.ExitCannotExecute, s.stderr.String())
 	}
 	if len(out) != 0 {
 		t.Errorf("stdout = %q, want nothing executed", out)
@@ -399,8 +399,8 @@ func TestBadHandlesAndLinuxModesAreUsageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startSession(t, "print", args(append([]string{"--ack"}, tt.flags...), helperArgv(t)), nil)
 			out := s.rest()
-			if got := s.exitCode(); got != starter.ExitUsage {
-				t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitUsage, s.stderr.String())
+			if got := s.exitCode(); got != wire.ExitUsage {
+				t.Errorf("exit code = %d, want %d; stderr: %s", got, wire.ExitUsage, s.stderr.String())
 			}
 			if len(out) != 0 {
 				t.Errorf("stdout = %q, want nothing executed", out)
@@ -416,8 +416,8 @@ func TestAProgramThatCannotBeExecutedExits126WithoutAck(t *testing.T) {
 	}
 	s := startSession(t, "", []string{"--ack", "--", bad}, nil)
 	out := s.rest()
-	if got := s.exitCode(); got != starter.ExitCannotExecute {
-		t.Errorf("exit code = %d, want %d; stderr: %s", got, starter.ExitCannotExecute, s.stderr.String())
+	if got := s.exitCode(); got != wire.ExitCannotExecute {
+		t.Errorf("exit code = %d, want %d; stderr: %s", got, wire.ExitCannotExecute, s.stderr.String())
 	}
 	if out != "" {
 		t.Errorf("stdout = %q, want nothing: no ack without a session", out)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // The man page and the bash, zsh and fish completions are generated from
@@ -175,11 +175,11 @@ session-starter \- run a program so that every process it starts ends with it
 		code    int
 		meaning string
 	}{
-		{starter.ExitUsage, "A usage error; nothing was started."},
-		{starter.ExitTimeout, "--timeout fired."},
-		{starter.ExitContainment, "Containment failed (nothing was executed), the guard was lost, or processes of the session survived the end."},
-		{starter.ExitCannotExecute, "PROGRAM was found but cannot be executed."},
-		{starter.ExitNotFound, "PROGRAM was not found."},
+		{wire.ExitUsage, "A usage error; nothing was started."},
+		{wire.ExitTimeout, "--timeout fired."},
+		{wire.ExitContainment, "Containment failed (nothing was executed), the guard was lost, or processes of the session survived the end."},
+		{wire.ExitCannotExecute, "PROGRAM was found but cannot be executed."},
+		{wire.ExitNotFound, "PROGRAM was not found."},
 	} {
 		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", s.code, roff(s.meaning))
 	}

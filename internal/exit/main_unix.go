@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 )
 
@@ -34,7 +35,7 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	o.Stops = CatchStops()
 	null, err := sys.Open("/dev/null", syscall.O_RDWR)
 	if err != nil {
-		return Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()})
+		return Write(starter.Verdict{Code: wire.ExitContainment, Report: err.Error()})
 	}
 	defer sys.Close(null)
 	merged := sameStream(1, 2)

@@ -86,10 +86,6 @@ func ParseHidden(arg string) (name string, protocol int, ok bool) {
 	return name, p, true
 }
 
-// ExitProtocol is the exit status of a hidden mode that refuses another
-// protocol: 125, as any containment failure.
-const ExitProtocol = 125
-
 // CheckProtocol returns an error naming both protocols, and this binary's
 // build version, when args (os.Args of a hidden mode) asks for another
 // protocol than this binary's.

@@ -1,7 +1,7 @@
 package wire
 
 // Modes in effect, as the ack line, the status records and the logs name
-// them (a Windows session's is package starter's ModeJob).
+// them.
 const (
 	// ModeGroup: the process group (and the subreaper sweep).
 	ModeGroup = "group"
@@ -11,4 +11,7 @@ const (
 	// reaper of the Engine's tree (procctl PROC_REAP_ACQUIRE), so that
 	// processes that left the group are ended with the session.
 	ModeReaper = "reaper"
+	// ModeJob (Windows): a kill-on-close job, the gate and the guard at
+	// once.
+	ModeJob = "job"
 )

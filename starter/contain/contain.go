@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/exit"
+	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -90,7 +91,7 @@ func IfRequested() {
 		exit.Uncatch()
 		// Through report: a closed stderr costs the report, not a death
 		// by SIGPIPE.
-		exit.Apply(exit.Write(starter.Verdict{Code: starter.ExitContainment, Report: err.Error()}))
+		exit.Apply(exit.Write(starter.Verdict{Code: wire.ExitContainment, Report: err.Error()}))
 	}
 	exit.Apply(exit.Main(context.Background(), o, true))
 }

@@ -101,7 +101,7 @@ func standIn(args []string) {
 	ack := false
 	usage := func(format string, a ...any) {
 		fmt.Fprintf(os.Stderr, "session-starter: "+format+"\n", a...)
-		os.Exit(starter.ExitUsage)
+		os.Exit(wire.ExitUsage)
 	}
 	for ; len(args) > 0 && args[0] != "--"; args = args[1:] {
 		flag := args[0]
@@ -245,8 +245,8 @@ func TestLaunchReportsAStarterThatExitedBeforeTheAck(t *testing.T) {
 	if !errors.As(err, &le) || !errors.Is(err, launch.ErrNoAck) {
 		t.Fatalf("launch.Start() error = %v, want a *launch.Error wrapping launch.ErrNoAck", err)
 	}
-	if le.ExitCode() != starter.ExitNotFound {
-		t.Fatalf("launch.Error.ExitCode() = %d, want %d", le.ExitCode(), starter.ExitNotFound)
+	if le.ExitCode() != wire.ExitNotFound {
+		t.Fatalf("launch.Error.ExitCode() = %d, want %d", le.ExitCode(), wire.ExitNotFound)
 	}
 	if !strings.Contains(le.Stderr, "no-such-engine-7f3a") || !strings.Contains(err.Error(), "exit status 127") {
 		t.Fatalf("launch.Start() error = %q, want the exit status and the report naming the program", err)
