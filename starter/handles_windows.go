@@ -146,8 +146,25 @@ func (c *control) close() {
 // which is ignored.
 type statusHandle sys.Handle
 
+// openStatus is the status handle o names, checked, or 0 for none.
+func openStatus(o Options) (statusHandle, error) {
+	if o.StatusFD == 0 {
+		return 0, nil
+	}
+	if err := checkHandle("--status-fd", o.StatusFD); err != nil {
+		return 0, err
+	}
+	if o.StatusFD == o.ControlFD {
+		return 0, fmt.Errorf("--status-fd %d: the same handle as --control-fd", o.StatusFD)
+	}
+	return statusHandle(o.StatusFD), nil
+}
+
+// on reports whether h is a status handle, not none.
+func (h statusHandle) on() bool { return h != 0 }
+
 func (h statusHandle) write(v any) {
-	if h == 0 {
+	if !h.on() {
 		return
 	}
 	b, err := json.Marshal(v)

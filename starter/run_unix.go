@@ -26,95 +26,6 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// Run holds one session; see the package doc for what it guarantees.
-func Run(ctx context.Context, o Options) (Result, error) {
-	start := time.Now()
-	status := statusFD(-1)
-	if o.StatusFD != 0 {
-		if err := checkStatusFD(o.StatusFD, o.ControlFD); err != nil {
-			return Result{}, fail(wire.ExitUsage, "%w", err)
-		}
-		status = statusFD(o.StatusFD)
-	}
-	// The records are built only for a status descriptor: their time
-	// stamps load the local time zone.
-	o.started = func(pid, guard int, mode, session string, argv []string) {
-		if status >= 0 {
-			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now(), Session: session, Argv: argv})
-		}
-	}
-	res, err := run(ctx, o)
-	res.Duration = time.Since(start)
-	if status >= 0 {
-		status.write(ended(res, err))
-	}
-	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
-		Bool("executed", res.Executed).Str("mode", res.Mode).
-		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
-		Int("escapees", res.End.EscapeesSeen).
-		Dur("end", res.End.Elapsed).Dur("duration", res.Duration)
-	if res.Executed {
-		ev = ev.Str("status", res.Engine.String())
-	}
-	if res.End.Outcome != 0 {
-		ev = ev.Str("outcome", res.End.Outcome.String())
-	}
-	if err != nil {
-		ev = ev.Err(err)
-	}
-	ev.Msg("session end")
-	return res, err
-}
-
-// run is one session in six steps: prepare (check the request, take the
-// launcher's descriptors and the signals), contain (the cgroup, the gate
-// and the guard), release (the ack, then the go-ahead), watch (until the
-// first end condition), end (every holder, one deadline) and collect (the
-// guard's finish and the Engine's status). A step that fails before the
-// release ends what contain started, through abort; close undoes prepare,
-// in one fixed order, on every return.
-func run(ctx context.Context, o Options) (Result, error) {
-	s, err := prepare(o)
-	if err != nil {
-		var st stop
-		if errors.As(err, &st) {
-			return Result{Reason: st.reason, why: st.why}, nil
-		}
-		return Result{}, err
-	}
-	defer s.close()
-	res := Result{Timeout: o.Timeout}
-	if err := s.contain(&res); err != nil {
-		return s.abort(res, err)
-	}
-	if err := s.release(ctx, &res); err != nil {
-		return s.abort(res, err)
-	}
-	reason, sig, st := s.watch(ctx)
-	res.Reason, res.Signal, res.Engine = reason, sig, statusOf(st)
-	if reason == ReasonEngineExit && s.o.ReleaseOnExit {
-		s.log.Debug().Msg("releasing what the Engine left")
-		res.End = s.releaseLeft()
-	} else {
-		s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
-		plan := s.ending
-		plan.Stopped = reason == ReasonSignal
-		res.End = s.end(plan)
-	}
-	return s.collect(res)
-}
-
-// stop is a session ended before the go-ahead by one of its end
-// conditions: nothing was executed, and that is no failure of Run.
-type stop struct {
-	reason Reason
-	signal syscall.Signal
-	// why, if set, says more than the reason (Result.why).
-	why string
-}
-
-func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
-
 // watchParent opens an exit descriptor of the launcher (sys.WatchExit: a
 // pidfd, or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
 // then checks getppid() again: a parent that died before the descriptor
@@ -135,8 +46,6 @@ func (s *session) watchParent(parent int) error {
 	}
 	return nil
 }
-
-var errParentGone = stop{reason: ReasonParentGone}
 
 // programName is how a message names PROGRAM: as given, or "" quoted
 // when it is empty, so that the message does not start with ": ".
@@ -558,7 +467,7 @@ func (s *session) abort(res Result, err error) (Result, error) {
 	}
 	if s.gate != nil && !s.gateGone {
 		s.gate.Abort()
-		res.End = s.end(end.Plan{Budget: s.ending.Budget})
+		res.End = s.endHolders(end.Plan{Budget: s.ending.Budget})
 		s.gateGone = true
 	}
 	switch {
@@ -599,9 +508,24 @@ func (s *session) holders() []end.Holder {
 	return hs
 }
 
-// end ends every holder under one deadline (package end), and removes
-// the session cgroup once it is empty.
-func (s *session) end(plan end.Plan) End {
+// end is the step that ends the session once the Engine was released,
+// for the reason in res: every holder under the session's plan, the stop
+// signal and the grace first; or, when the Engine exited under
+// ReleaseOnExit, a release of what it left.
+func (s *session) end(res Result) End {
+	if res.Reason == ReasonEngineExit && s.o.ReleaseOnExit {
+		s.log.Debug().Msg("releasing what the Engine left")
+		return s.releaseLeft()
+	}
+	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
+	plan := s.ending
+	plan.Stopped = res.Reason == ReasonSignal
+	return s.endHolders(plan)
+}
+
+// endHolders ends every holder under one deadline (package end), and
+// removes the session cgroup once it is empty.
+func (s *session) endHolders(plan end.Plan) End {
 	var errs []error
 	for _, l := range s.layers {
 		if err := l.before(plan); err != nil {
@@ -802,4 +726,9 @@ func (g settledGroup) Live() ([]end.Member, error) {
 		g.s.reapAdopted()
 	}
 	return g.Group.Live()
+}
+
+// endFields adds to the session end's log event how the end went.
+func endFields(ev *zerolog.Event, e End) *zerolog.Event {
+	return ev.Int("escapees", e.EscapeesSeen).Dur("end", e.Elapsed)
 }

@@ -45,40 +45,6 @@ const (
 	readerWait = time.Second
 )
 
-// Run holds one session; see the package doc for what it guarantees.
-func Run(ctx context.Context, o Options) (Result, error) {
-	start := time.Now()
-	status := statusHandle(0)
-	if o.StatusFD != 0 {
-		if err := checkHandle("--status-fd", o.StatusFD); err != nil {
-			return Result{}, fail(wire.ExitUsage, "%w", err)
-		}
-		if o.StatusFD == o.ControlFD {
-			return Result{}, fail(wire.ExitUsage, "--status-fd %d: the same handle as --control-fd", o.StatusFD)
-		}
-		status = statusHandle(o.StatusFD)
-	}
-	o.started = func(pid, _ int, mode, session string, _ []string) {
-		// The job is the guard: there is no guard process.
-		status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, Time: now(), Session: session})
-	}
-	res, err := run(ctx, o)
-	res.Duration = time.Since(start)
-	status.write(ended(res, err))
-	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
-		Bool("executed", res.Executed).Str("mode", res.Mode).
-		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors)).
-		Dur("group_end", res.End.Elapsed).Dur("duration", res.Duration)
-	if res.Executed {
-		ev = ev.Str("status", res.Engine.String())
-	}
-	if err != nil {
-		ev = ev.Err(err)
-	}
-	ev.Msg("session end")
-	return res, err
-}
-
 // ExplainContainment says which mode a session held as c asks would get
 // here, deciding as Run does: a job, for auto; any other mode is a usage
 // error. why is always nil: there is no fallback.
@@ -130,26 +96,30 @@ func (s *session) jobUsage() launch.Usage {
 	return u
 }
 
-func run(ctx context.Context, o Options) (Result, error) {
-	log := o.Logger
+// prepare checks the request and takes what the session needs of this
+// process: the Engine's program, command line and environment (with the
+// mark), the control handle, the stop signals and the launcher's handle.
+// Nothing is started.
+func prepare(o Options) (*session, error) {
 	if len(o.Argv) == 0 {
-		return Result{}, fail(wire.ExitUsage, "no PROGRAM given")
+		return nil, fail(wire.ExitUsage, "no PROGRAM given")
 	}
 	if _, _, err := ExplainContainment(o.Containment); err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	budget := o.KillBudget
-	if budget <= 0 {
-		budget = launch.DefaultKillBudget
+	s := &session{o: o, log: o.Logger}
+	s.ending = end.Plan{Stop: winjob.Stop, Grace: o.Grace, Budget: o.KillBudget}
+	if s.ending.Budget <= 0 {
+		s.ending.Budget = launch.DefaultKillBudget
 	}
 	if o.ReleaseOnExit {
-		return Result{}, fail(wire.ExitUsage, "--release-on-exit: not supported on Windows")
+		return nil, fail(wire.ExitUsage, "--release-on-exit: not supported on Windows")
 	}
 	if o.Containers {
-		return Result{}, fail(wire.ExitUsage, "--containers: not supported on Windows")
+		return nil, fail(wire.ExitUsage, "--containers: not supported on Windows")
 	}
 	if _, err := ExplainLimits(o.Limits, o.CgroupParent); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	env := o.Env
 	if env == nil {
@@ -159,50 +129,55 @@ func run(ctx context.Context, o Options) (Result, error) {
 		k, _, _ := strings.Cut(kv, "=")
 		return strings.EqualFold(k, launch.RequestEnv)
 	})
-	sessionID := ""
 	if !o.NoMark {
 		id, err := mark.New()
 		if err != nil {
-			return Result{}, fail(wire.ExitContainment, "%w", err)
+			return nil, fail(wire.ExitContainment, "%w", err)
 		}
-		env, sessionID = mark.Extend(env, id), id.String()
+		env, s.mark = mark.Extend(env, id), id.String()
 	}
+	s.spec.Env = env
 
 	if o.WatchStdin {
-		return Result{}, fail(wire.ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
+		return nil, fail(wire.ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
 	}
 	parent := os.Getppid()
 	watchParent := o.WatchParent || o.ParentPID != 0 || o.Stdio // Stdio: no stdin watch here yet
 	if o.ParentPID != 0 && parent != o.ParentPID {
-		return Result{Reason: ReasonParentGone}, nil
+		return nil, errParentGone
 	}
 	if watchParent && parent == 0 {
 		// No parent ID was recorded for this process (a parent that is
 		// not a Windows process, under Wine say): nothing to watch, as a
 		// launcher that died before we started cannot be told apart.
-		log.Debug().Msg("parent not watched: no parent process ID")
+		s.log.Debug().Msg("parent not watched: no parent process ID")
 		watchParent = false
 	}
 
-	program := o.Path
-	if program == "" {
+	s.program = o.Path
+	if s.program == "" {
 		var err error
-		if program, err = lookPath(o.Argv[0], env); err != nil {
-			return Result{}, fail(wire.ExitNotFound, "%s: %w", o.Argv[0], err)
+		if s.program, err = lookPath(o.Argv[0], env); err != nil {
+			return nil, fail(wire.ExitNotFound, "%s: %w", o.Argv[0], err)
 		}
-	} else if !isFile(program) {
-		return Result{}, fail(wire.ExitNotFound, "%s: %w", program, fs.ErrNotExist)
+	} else if !isFile(s.program) {
+		return nil, fail(wire.ExitNotFound, "%s: %w", s.program, fs.ErrNotExist)
 	}
-	app, cmdline, err := commandLine(program, o.Argv)
-	if err != nil {
-		return Result{}, fail(wire.ExitCannotExecute, "%s: %w", o.Argv[0], err)
+	var err error
+	if s.spec.App, s.spec.CmdLine, err = commandLine(s.program, o.Argv); err != nil {
+		return nil, fail(wire.ExitCannotExecute, "%s: %w", o.Argv[0], err)
 	}
 
-	s := &session{log: log, ctx: ctx, budget: budget, timeout: o.Timeout, mark: sessionID}
-	defer s.close()
+	// From here on, close undoes what was taken.
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
 	if o.ControlFD != 0 {
 		if s.ctl, err = openControl(o.ControlFD); err != nil {
-			return Result{}, fail(wire.ExitUsage, "%w", err)
+			return nil, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	// Go's runtime turns the console's control events into signals:
@@ -212,87 +187,122 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// Buffered: signal.Notify drops a signal when the channel is full.
 	s.sigCh = make(chan os.Signal, 8)
 	signal.Notify(s.sigCh, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(s.sigCh)
+	s.ending.Hurry = s.sigCh
 
 	if watchParent {
 		if err := s.watchParent(parent); err != nil {
 			if errors.Is(err, errParentGone) {
-				return Result{Reason: ReasonParentGone}, nil
+				return nil, err
 			}
-			return Result{}, fail(wire.ExitContainment, "%w", err)
+			return nil, fail(wire.ExitContainment, "%w", err)
 		}
 	}
+	ok = true
+	return s, nil
+}
+
+// contain makes the session's job, with its limits, and creates the
+// Engine suspended in it. The job is the gate and the guard at once.
+func (s *session) contain(res *Result) error {
+	var err error
 	if s.job, err = winjob.New(); err != nil {
-		return Result{}, fail(wire.ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
-	if o.Limits.Any() {
+	res.Mode = wire.ModeJob
+	if s.o.Limits.Any() {
 		// Before the Engine joins: the job holds nothing yet.
-		if err := s.job.Limit(jobLimits(o.Limits)); err != nil {
-			return Result{Mode: wire.ModeJob}, fail(wire.ExitContainment, "limits: %w", err)
+		if err := s.job.Limit(jobLimits(s.o.Limits)); err != nil {
+			return fail(wire.ExitContainment, "limits: %w", err)
 		}
 	}
 
 	// The control and status handles are not the Engine's: it inherits
 	// every other inheritable handle, as without session-starter.
-	for _, h := range []int{o.ControlFD, o.StatusFD} {
+	for _, h := range []int{s.o.ControlFD, s.o.StatusFD} {
 		if h != 0 {
 			restore, err := noInherit(sys.Handle(h))
 			if err != nil {
-				return Result{Mode: wire.ModeJob}, fail(wire.ExitContainment, "%w", err)
+				return fail(wire.ExitContainment, "%w", err)
 			}
-			defer restore()
+			s.restore = append(s.restore, restore)
 		}
 	}
 	stdio, closeStdio := inheritableStdio()
+	spec := s.spec
+	spec.Stdin, spec.Stdout, spec.Stderr = stdio[0], stdio[1], stdio[2]
 	// CREATE_NEW_PROCESS_GROUP: the Engine leads a console process group
 	// that CTRL_BREAK_EVENT can be sent to (--grace); the system then
 	// disables Ctrl-C in the Engine until it enables it itself. Without a
 	// console of ours, CREATE_NO_WINDOW keeps a console Engine from
 	// opening a window; it then has a console of its own, which no
 	// control event of ours reaches.
-	flags := uint32(sys.CREATE_NEW_PROCESS_GROUP)
+	spec.Flags = uint32(sys.CREATE_NEW_PROCESS_GROUP)
 	if !sys.HasConsoleWindow() {
-		flags |= sys.CREATE_NO_WINDOW
+		spec.Flags |= sys.CREATE_NO_WINDOW
 	}
-	s.eng, err = s.job.StartSuspended(winjob.Spec{
-		App: app, CmdLine: cmdline, Env: env,
-		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
-		Flags: flags,
-	})
+	s.eng, err = s.job.StartSuspended(spec)
 	closeStdio()
 	if err != nil {
-		return Result{Mode: wire.ModeJob}, fail(startStatus(err), "%s: %w", program, err)
+		return fail(startStatus(err), "%s: %w", s.program, err)
 	}
-	res := Result{PID: s.eng.PID, Timeout: o.Timeout, Mode: wire.ModeJob}
-	log.Debug().Int("pid", s.eng.PID).Bool("job_list_attribute", s.eng.ViaAttribute).Msg("engine created suspended in the job")
+	res.PID = s.eng.PID
+	s.log.Debug().Int("pid", s.eng.PID).Bool("job_list_attribute", s.eng.ViaAttribute).Msg("engine created suspended in the job")
+	return nil
+}
 
-	if o.Ack != nil {
-		if err := o.Ack(s.eng.PID, wire.ModeJob); err != nil {
-			res.End = s.end(0, false)
-			return res, fail(wire.ExitContainment, "write ack: %w", err)
+// release writes the ack and resumes the Engine's first thread, unless a
+// stop came during setup.
+func (s *session) release(ctx context.Context, res *Result) error {
+	if s.o.Ack != nil {
+		if err := s.o.Ack(s.eng.PID, wire.ModeJob); err != nil {
+			return fail(wire.ExitContainment, "write ack: %w", err)
 		}
 	}
 	// A stop that came during setup ends the session with nothing
 	// executed.
-	if reason, sig := s.pending(); reason != "" {
-		res.Reason, res.Signal = reason, sig
-		res.End = s.end(0, false)
-		return res, nil
+	if reason, sig := s.pending(ctx); reason != "" {
+		return stop{reason: reason, signal: sig}
 	}
 	if err := s.eng.Resume(); err != nil {
-		res.End = s.end(0, false)
-		return res, fail(wire.ExitContainment, "%w", err)
+		return fail(wire.ExitContainment, "%w", err)
 	}
 	res.Executed = true
-	if o.Released != nil {
-		o.Released()
+	if s.o.Released != nil {
+		s.o.Released()
 	}
-	o.started(s.eng.PID, 0, wire.ModeJob, s.mark, nil)
-	log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
+	s.o.started(s.eng.PID, 0, wire.ModeJob, s.mark, nil)
+	s.log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
+	return nil
+}
 
-	res.Reason, res.Signal = s.watch()
-	log.Debug().Str("reason", res.Why()).Msg("ending the job")
-	res.End = s.end(o.Grace, res.Reason == ReasonSignal)
+// abort ends a session whose Engine was never resumed, after contain or
+// release failed or a stop came first: the job, with nothing executed in
+// it, is ended without grace.
+func (s *session) abort(res Result, err error) (Result, error) {
+	if s.eng != nil {
+		plan := s.ending
+		plan.Grace = 0
+		res.End = s.endHolders(plan)
+	}
+	var st stop
+	if errors.As(err, &st) {
+		res.Reason, res.Signal = st.reason, st.signal
+		return res, nil
+	}
+	return res, err
+}
+
+// end is the step that ends the session once the Engine was resumed, for
+// the reason in res: the job, under the session's plan.
+func (s *session) end(res Result) End {
+	s.log.Debug().Str("reason", res.Why()).Msg("ending the job")
+	plan := s.ending
+	plan.Stopped = res.Reason == ReasonSignal
+	return s.endHolders(plan)
+}
+
+// collect reads the job's accounting and the Engine's exit code.
+func (s *session) collect(res Result) (Result, error) {
 	res.Usage = s.jobUsage()
 	st, err := s.engineStatus()
 	if err != nil {
@@ -301,8 +311,6 @@ func run(ctx context.Context, o Options) (Result, error) {
 	res.Engine = statusOf(st)
 	return res, nil
 }
-
-var errParentGone = errors.New("parent gone")
 
 // startStatus is the exit status for a failed start of the Engine: 125
 // when it could not be put into the job, 127 when the program is gone,
@@ -319,19 +327,34 @@ func startStatus(err error) int {
 
 // session is the state of one Run.
 type session struct {
-	mark    string // the session id in the mark, or ""
-	log     zerolog.Logger
-	ctx     context.Context
+	o      Options
+	log    zerolog.Logger
+	mark   string   // the session id in the mark, or ""
+	ending end.Plan // CTRL_BREAK_EVENT and the grace, then the kill budget
+
+	// prepare
+	program string      // the Engine's program, as messages name it
+	spec    winjob.Spec // its command line and environment
 	sigCh   chan os.Signal
-	budget  time.Duration
-	timeout time.Duration
 	ctl     *control
 	parent  sys.Handle // SYNCHRONIZE handle of the launcher, or 0
+
+	// contain
 	job     *winjob.Job
 	eng     *winjob.Process
+	restore []func() // put back the inherit flags noInherit cleared
 }
 
+// close undoes what the session took, in one order: the inherit flags,
+// the signals, the control handle, the launcher's handle, the Engine's
+// handles and the job. It waits for nothing.
 func (s *session) close() {
+	for _, restore := range slices.Backward(s.restore) {
+		restore()
+	}
+	if s.sigCh != nil {
+		signal.Stop(s.sigCh)
+	}
 	if s.ctl != nil {
 		s.ctl.close()
 	}
@@ -399,13 +422,13 @@ func signalled(h sys.Handle) bool {
 }
 
 // pending reports a stop that is already due, without waiting.
-func (s *session) pending() (Reason, syscall.Signal) {
+func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
 	select {
 	case sig := <-s.sigCh:
 		return ReasonSignal, sig.(syscall.Signal)
 	default:
 	}
-	if s.ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return ReasonCanceled, 0
 	}
 	if s.parent != 0 && signalled(s.parent) {
@@ -424,12 +447,13 @@ func (s *session) pending() (Reason, syscall.Signal) {
 // watch waits for the first end condition: the Engine's or the
 // launcher's handle signalled (one WaitForMultipleObjects in a goroutine,
 // stopped by an event of its own), the control handle at end of input, a
-// stop signal, the timeout or ctx.
-func (s *session) watch() (Reason, syscall.Signal) {
+// stop signal, the timeout or ctx. The Engine's exit code is read by
+// collect, once the job has ended: the status returned is zero.
+func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitStatus) {
 	wake, err := sys.CreateEvent(true, false)
 	if err != nil {
 		s.log.Error().Err(err).Msg("wake event")
-		return ReasonWatchFailed, 0
+		return ReasonWatchFailed, 0, sys.WaitStatus{}
 	}
 	defer sys.CloseHandle(wake)
 	handles := []sys.Handle{wake, s.eng.Handle}
@@ -454,8 +478,8 @@ func (s *session) watch() (Reason, syscall.Signal) {
 	var why Reason
 	var sig syscall.Signal
 	var timeout <-chan time.Time
-	if s.timeout > 0 {
-		t := time.NewTimer(s.timeout)
+	if s.o.Timeout > 0 {
+		t := time.NewTimer(s.o.Timeout)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -465,31 +489,31 @@ func (s *session) watch() (Reason, syscall.Signal) {
 	}
 	select {
 	case why = <-waited:
-		return why, 0
+		return why, 0, sys.WaitStatus{}
 	case v := <-s.sigCh:
 		why, sig = ReasonSignal, v.(syscall.Signal)
 	case <-ctlDone:
 		why = ReasonControlClosed
 	case <-timeout:
 		why = ReasonTimeout
-	case <-s.ctx.Done():
+	case <-ctx.Done():
 		why = ReasonCanceled
 	}
 	_ = sys.SetEvent(wake)
 	<-waited
-	return why, sig
+	return why, sig, sys.WaitStatus{}
 }
 
-// end ends every process of the job, the Engine included, as package end
-// ends any holder, within one deadline of grace + budget. With a grace it
+// endHolders ends every process of the job, the Engine included, as
+// package end ends any holder, within one deadline of grace + budget. With a grace it
 // first sends CTRL_BREAK_EVENT to the Engine's process group; that needs
 // a console shared with the Engine, and where the event cannot be sent
 // the grace is skipped. Then TerminateJobObject, again each round, until
 // the job's completion port tells it is empty or the deadline passes.
-// The session's stop signals hurry it (stopped: one began the end).
-func (s *session) end(grace time.Duration, stopped bool) End {
+// The session's stop signals hurry it (plan.Stopped: one began the end).
+func (s *session) endHolders(plan end.Plan) End {
 	h := loggedJob{&winjob.Holder{Job: s.job, Group: s.eng.PID, Code: terminateCode}, s.log}
-	return endOf(end.End([]end.Holder{h}, end.Plan{Stop: winjob.Stop, Grace: grace, Budget: s.budget, Hurry: s.sigCh, Stopped: stopped}))
+	return endOf(end.End([]end.Holder{h}, plan))
 }
 
 // loggedJob logs a grace skipped because its stop signal could not be
@@ -522,4 +546,9 @@ func (s *session) engineStatus() (sys.WaitStatus, error) {
 		return sys.WaitStatus{}, err
 	}
 	return sys.WaitStatus{Exited: true, Code: int(code)}, nil
+}
+
+// endFields adds to the session end's log event how the end went.
+func endFields(ev *zerolog.Event, e End) *zerolog.Event {
+	return ev.Dur("group_end", e.Elapsed)
 }

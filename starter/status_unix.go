@@ -12,8 +12,22 @@ import (
 // that is gone gives EPIPE, never death by SIGPIPE.
 type statusFD int
 
+// openStatus is the status descriptor o names, checked, or -1 for none.
+func openStatus(o Options) (statusFD, error) {
+	if o.StatusFD == 0 {
+		return -1, nil
+	}
+	if err := checkStatusFD(o.StatusFD, o.ControlFD); err != nil {
+		return -1, err
+	}
+	return statusFD(o.StatusFD), nil
+}
+
+// on reports whether fd is a status descriptor, not none.
+func (fd statusFD) on() bool { return fd >= 0 }
+
 func (fd statusFD) write(v any) {
-	if fd < 0 {
+	if !fd.on() {
 		return
 	}
 	b, err := json.Marshal(v)

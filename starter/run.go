@@ -1,0 +1,94 @@
+//go:build darwin || freebsd || linux || windows
+
+package starter
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
+)
+
+// Run holds one session; see the package doc for what it guarantees.
+func Run(ctx context.Context, o Options) (Result, error) {
+	start := time.Now()
+	status, err := openStatus(o)
+	if err != nil {
+		return Result{}, fail(wire.ExitUsage, "%w", err)
+	}
+	// The records are built only for a status descriptor: their time
+	// stamps load the local time zone. Where the guard is the job
+	// (Windows), guard is 0.
+	o.started = func(pid, guard int, mode, session string, argv []string) {
+		if status.on() {
+			status.write(launch.StatusStarted{Event: "started", PID: pid, PGID: pid, Mode: mode, GuardPID: guard, Time: now(), Session: session, Argv: argv})
+		}
+	}
+	res, err := run(ctx, o)
+	res.Duration = time.Since(start)
+	if status.on() {
+		status.write(ended(res, err))
+	}
+	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
+		Bool("executed", res.Executed).Str("mode", res.Mode).
+		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors))
+	ev = endFields(ev, res.End).Dur("duration", res.Duration)
+	if res.Executed {
+		ev = ev.Str("status", res.Engine.String())
+	}
+	if res.End.Outcome != 0 {
+		ev = ev.Str("outcome", res.End.Outcome.String())
+	}
+	if err != nil {
+		ev = ev.Err(err)
+	}
+	ev.Msg("session end")
+	return res, err
+}
+
+// run is one session in six steps: prepare (check the request, take the
+// launcher's descriptors or handles and the signals), contain (what holds
+// the session and the Engine, not yet executing), release (the ack, then
+// the go-ahead), watch (until the first end condition), end (every
+// holder, one deadline) and collect (what the end left to read, and the
+// Engine's status). A step that fails before the release ends what
+// contain started, through abort; close undoes prepare, in one fixed
+// order, on every return. Each platform implements the steps.
+func run(ctx context.Context, o Options) (Result, error) {
+	s, err := prepare(o)
+	if err != nil {
+		var st stop
+		if errors.As(err, &st) {
+			return Result{Reason: st.reason, why: st.why}, nil
+		}
+		return Result{}, err
+	}
+	defer s.close()
+	res := Result{Timeout: o.Timeout}
+	if err := s.contain(&res); err != nil {
+		return s.abort(res, err)
+	}
+	if err := s.release(ctx, &res); err != nil {
+		return s.abort(res, err)
+	}
+	reason, sig, st := s.watch(ctx)
+	res.Reason, res.Signal, res.Engine = reason, sig, statusOf(st)
+	res.End = s.end(res)
+	return s.collect(res)
+}
+
+// stop is a session ended before the go-ahead by one of its end
+// conditions: nothing was executed, and that is no failure of Run.
+type stop struct {
+	reason Reason
+	signal syscall.Signal
+	// why, if set, says more than the reason (Result.why).
+	why string
+}
+
+func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
+
+var errParentGone = stop{reason: ReasonParentGone}
