@@ -79,17 +79,9 @@ func isFile(name string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func lookupEnv(env []string, key string) (string, bool) {
-	// Windows environment names are case-insensitive; the last one wins,
-	// as in os/exec's dedupEnv.
-	val, found := "", false
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, key) {
-			val, found = v, true
-		}
-	}
-	return val, found
-}
+// sameEnvKey reports whether a and b name the same environment variable:
+// Windows names are case-insensitive, as in os/exec's dedupEnv.
+func sameEnvKey(a, b string) bool { return strings.EqualFold(a, b) }
 
 // isBatch reports whether program is run by cmd.exe: a .bat or .cmd file.
 func isBatch(program string) bool {

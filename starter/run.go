@@ -5,9 +5,12 @@ package starter
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -92,3 +95,28 @@ type stop struct {
 func (s stop) Error() string { return "stopped before the go-ahead: " + string(s.reason) }
 
 var errParentGone = stop{reason: ReasonParentGone}
+
+// engineEnv is the Engine's environment: env, the launcher's, without
+// launch.RequestEnv, and with the session's mark unless noMark.
+func engineEnv(env []string, noMark bool) ([]string, *mark.ID, error) {
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return sameEnvKey(k, launch.RequestEnv)
+	})
+	if noMark {
+		return env, nil, nil
+	}
+	id, err := mark.New()
+	if err != nil {
+		return nil, nil, fail(wire.ExitContainment, "%w", err)
+	}
+	return mark.Extend(env, id), &id, nil
+}
+
+// markString is the session's id, or "" without the mark.
+func (s *session) markString() string {
+	if s.mark == nil {
+		return ""
+	}
+	return s.mark.String()
+}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -159,13 +158,9 @@ func prepare(o Options) (*session, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	s.spec.Env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, launch.RequestEnv+"=") })
-	if !o.NoMark {
-		id, err := mark.New()
-		if err != nil {
-			return nil, fail(wire.ExitContainment, "%w", err)
-		}
-		s.mark, s.spec.Env = &id, mark.Extend(s.spec.Env, id)
+	var err error
+	if s.spec.Env, s.mark, err = engineEnv(env, o.NoMark); err != nil {
+		return nil, err
 	}
 
 	if o.ReleaseOnExit {
@@ -360,14 +355,6 @@ func (s *session) startGateAndGuard(res *Result) error {
 		return fail(wire.ExitContainment, "%w", err)
 	}
 	return nil
-}
-
-// markString is the session's id, or "" without the mark.
-func (s *session) markString() string {
-	if s.mark == nil {
-		return ""
-	}
-	return s.mark.String()
 }
 
 // release writes the ack and gives the go-ahead, unless a stop came

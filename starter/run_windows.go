@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -125,16 +124,9 @@ func prepare(o Options) (*session, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return strings.EqualFold(k, launch.RequestEnv)
-	})
-	if !o.NoMark {
-		id, err := mark.New()
-		if err != nil {
-			return nil, fail(wire.ExitContainment, "%w", err)
-		}
-		env, s.mark = mark.Extend(env, id), id.String()
+	var err error
+	if env, s.mark, err = engineEnv(env, o.NoMark); err != nil {
+		return nil, err
 	}
 	s.spec.Env = env
 
@@ -163,7 +155,6 @@ func prepare(o Options) (*session, error) {
 	} else if !isFile(s.program) {
 		return nil, fail(wire.ExitNotFound, "%s: %w", s.program, fs.ErrNotExist)
 	}
-	var err error
 	if s.spec.App, s.spec.CmdLine, err = commandLine(s.program, o.Argv); err != nil {
 		return nil, fail(wire.ExitCannotExecute, "%s: %w", o.Argv[0], err)
 	}
@@ -270,7 +261,7 @@ func (s *session) release(ctx context.Context, res *Result) error {
 	if s.o.Released != nil {
 		s.o.Released()
 	}
-	s.o.started(s.eng.PID, 0, wire.ModeJob, s.mark, nil)
+	s.o.started(s.eng.PID, 0, wire.ModeJob, s.markString(), nil)
 	s.log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
 	return nil
 }
@@ -329,7 +320,7 @@ func startStatus(err error) int {
 type session struct {
 	o      Options
 	log    zerolog.Logger
-	mark   string   // the session id in the mark, or ""
+	mark   *mark.ID // the session's id in the mark, unless NoMark
 	ending end.Plan // CTRL_BREAK_EVENT and the grace, then the kill budget
 
 	// prepare
