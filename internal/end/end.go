@@ -371,6 +371,10 @@ func lookAll(hs []*held, r *Report, full bool) bool {
 		if h.refused || (h.empty && !relooked(h)) {
 			continue
 		}
+		if h.Traits().Unwatched {
+			h.empty = true
+			continue
+		}
 		if h.Traits().Scans && !all && !full {
 			continue
 		}
@@ -488,11 +492,14 @@ func (w *waker) close() {
 }
 
 // LivePIDs lists, once each and in order, the live processes the holders
-// show now; a holder that cannot be observed this time adds none. It
-// signals nothing: for a report of what the holders hold.
+// show now; a holder that cannot be observed this time adds none, nor
+// one [Traits.Unwatched]. It signals nothing: for a report of what the holders hold.
 func LivePIDs(holders []Holder) []int {
 	var out []int
 	for _, h := range holders {
+		if h.Traits().Unwatched {
+			continue
+		}
 		ms, err := h.Live()
 		if err != nil {
 			continue

@@ -283,6 +283,41 @@ func (s scanning) Traits() Traits {
 	return t
 }
 
+// unwatched is a script whose emptiness another holder shows.
+type unwatched struct{ *script }
+
+func (u unwatched) Traits() Traits {
+	t := u.script.Traits()
+	t.Unwatched = true
+	return t
+}
+
+// TestAnUnwatchedHolderIsSignalledButNeverLookedAt: a group inside a
+// cgroup gets the grace's stop signal, while the cgroup's emptiness
+// alone ends the end, and LivePIDs does not list it.
+func TestAnUnwatchedHolderIsSignalledButNeverLookedAt(t *testing.T) {
+	var log []string
+	looked := false
+	group := unwatched{&script{name: "group", kind: KindGroup, log: &log, live: func() ([]Member, error) {
+		looked = true
+		return []Member{{Stat: proc.Stat{PID: 12, State: 'S', Comm: "group"}}}, nil
+	}}}
+	cg := &script{name: "cgroup", kind: kindCgroup, log: &log}
+	cg.live = func() ([]Member, error) {
+		if slices.Contains(log, "cgroup:TERM") {
+			return nil, nil
+		}
+		return []Member{{Stat: proc.Stat{PID: 12, State: 'S', Comm: "group"}}}, nil
+	}
+	r := End([]Holder{group, cg}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong})
+	if r.Outcome != Empty || !r.Graceful || !slices.Contains(log, "group:TERM") {
+		t.Fatalf("End() = %+v after %v, want empty within the grace, the group sent SIGTERM", r, log)
+	}
+	if pids := LivePIDs([]Holder{group}); looked || len(pids) != 0 {
+		t.Fatalf("the unwatched group was looked at (LivePIDs = %v); want never", pids)
+	}
+}
+
 // TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive: while the Engine's
 // holder is live the session is not over, so the group's costly scan
 // waits; it is made once the Engine is seen empty (and once more to

@@ -170,6 +170,10 @@ type Group struct {
 	// Exclude lists PIDs that are not counted as live members: a pin of
 	// the caller's own that holds the number.
 	Exclude []int
+	// Unwatched says another holder's emptiness shows the group's (a
+	// cgroup that holds it, told by the kernel): the group is signalled
+	// and never scanned ([Traits.Unwatched]).
+	Unwatched bool
 }
 
 // PidfdGroupSend signals the group led by the process of pidfd with
@@ -183,7 +187,7 @@ func PidfdGroupSend(pidfd int) func(syscall.Signal) error {
 
 // Traits implements [Holder]: a group's look is a /proc scan.
 func (g Group) Traits() Traits {
-	return Traits{Kind: KindGroup, Together: true, Scans: true, Whole: true}
+	return Traits{Kind: KindGroup, Together: true, Scans: true, Whole: true, Unwatched: g.Unwatched}
 }
 
 // Notify implements [Holder]: nothing announces a group's last exit.

@@ -81,6 +81,10 @@ type Traits struct {
 	// Whole: it holds the whole session (group E, the session cgroup,
 	// the job): its largest count is the report's Members.
 	Whole bool
+	// Unwatched: it is signalled but never looked at, because another
+	// holder's emptiness shows its (a call's group inside the call's
+	// cgroup). End counts it empty at its first look, as LivePIDs does.
+	Unwatched bool
 }
 
 // Report is what End found.
