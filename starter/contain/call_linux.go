@@ -3,6 +3,7 @@ package contain
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -96,8 +97,13 @@ func freeDescriptors() int {
 	return int(min(rl.Cur, 1<<20)) - used
 }
 
-// callCgroup is a call's own cgroup below the session cgroup.
-type callCgroup struct{ c *cgroup.Call }
+// callCgroup is a call's own cgroup below the session cgroup: the
+// leader is born into it, the end kills what it holds, its counters are
+// the call's usage, and it is removed once what it held ended.
+type callCgroup struct {
+	c      *cgroup.Call
+	holder *cgroup.Holder // opened at the first end or release
+}
 
 // placeCall gives the call a cgroup of its own in the session cgroup
 // when this process is in a cgroup-mode session (the Engine, or a call of
@@ -107,7 +113,7 @@ type callCgroup struct{ c *cgroup.Call }
 // mode, not in a session, a session cgroup this process may not write)
 // the call has its group only, inside whatever holds this process — or,
 // with lim, it fails: a limit is never silently not applied.
-func placeCall(attr *syscall.SysProcAttr, id string, lim starter.Limits) (*callCgroup, error) {
+func placeCall(id string, lim starter.Limits) (callLayer, error) {
 	// The mark first: a call under no session reads no mountinfo.
 	_, marked := os.LookupEnv(mark.Var)
 	var p cgroup.Place
@@ -147,50 +153,70 @@ func placeCall(attr *syscall.SysProcAttr, id string, lim starter.Limits) (*callC
 			return nil, errNoLimits(err.Error())
 		}
 	}
-	attr.UseCgroupFD, attr.CgroupFD = true, c.DirFD
 	return &callCgroup{c: c}, nil
 }
 
-func (cg *callCgroup) path() string { return cg.c.Path }
-
-// holder is the call cgroup as a holder of the end, with what releases
-// it, or nil.
-func (cg *callCgroup) holder() (end.Holder, func()) {
-	if cg == nil {
-		return nil, nil
-	}
-	h, err := cgroup.NewHolder(cg.c.DirFD)
-	if err != nil {
-		return nil, nil
-	}
-	return h, h.Close
+// born puts the leader in the call's cgroup at its birth.
+func (cg *callCgroup) born(_ *Cmd, attr *syscall.SysProcAttr) {
+	attr.UseCgroupFD, attr.CgroupFD = true, cg.c.DirFD
 }
 
-// usage is what the call's cgroup counted of its whole tree, exited
-// processes included; false without a cgroup or its CPU counter (the
-// leader's reap tells the CPU time then).
-func (cg *callCgroup) usage() (launch.Usage, bool) {
-	if cg == nil {
-		return launch.Usage{}, false
+func (cg *callCgroup) started(r *Result) { r.Cgroup = cg.c.Path }
+
+// held is the call cgroup as a holder of the end, or none.
+func (cg *callCgroup) held() []end.Holder {
+	if cg.holder == nil {
+		h, err := cgroup.NewHolder(cg.c.DirFD)
+		if err != nil {
+			return nil
+		}
+		cg.holder = h
 	}
-	u := cgroup.UsageOf(cg.c.DirFD)
-	return u, u.CPUMS != nil
+	return []end.Holder{cg.holder}
 }
 
-// removeEmpty removes the call's cgroup if nothing lives in it, and
-// reports whether it is gone (true without one).
-func (cg *callCgroup) removeEmpty() bool { return cg == nil || cg.c.Remove() == nil }
+func (cg *callCgroup) holders(*tree) ([]end.Holder, []*end.Process, error) {
+	return cg.held(), nil, nil
+}
 
-// abandon removes the cgroup of a call that did not start.
-func (cg *callCgroup) abandon() { cg.done(true) }
+// release lists what the cgroup holds; the cgroup stays open, its
+// holder does not until endReleased.
+func (cg *callCgroup) release(_ *tree, left []int) ([]int, error) {
+	pids := end.LivePIDs(cg.held())
+	cg.closeHolder()
+	return slices.DeleteFunc(pids, func(pid int) bool { return slices.Contains(left, pid) }), nil
+}
 
-// done removes the cgroup of a call whose tree was ended (a released
+func (cg *callCgroup) closeHolder() {
+	if cg.holder != nil {
+		cg.holder.Close()
+		cg.holder = nil
+	}
+}
+
+func (cg *callCgroup) leftHolders(hs []end.Holder) []end.Holder { return append(hs, cg.held()...) }
+
+// ended replaces u with what the call's cgroup counted of its whole
+// tree, exited processes included, when it has the CPU counter (the
+// leader's reap tells the CPU time otherwise).
+func (cg *callCgroup) ended(u *launch.Usage, _ *os.ProcessState) {
+	if c := cgroup.UsageOf(cg.c.DirFD); c.CPUMS != nil {
+		*u = c
+	}
+}
+
+// keepsOrphans: what the leader leaves stays in its cgroup.
+func (cg *callCgroup) keepsOrphans() bool { return true }
+
+// holds reports whether something lives in the cgroup: an empty one is
+// removed (the kernel refuses to remove a populated cgroup).
+func (cg *callCgroup) holds() bool { return cg.c.Remove() != nil }
+
+// close removes the cgroup when remove says its tree ended (a released
 // call's leftovers stay in it, and the session's removal removes it) and
 // closes its descriptors.
-func (cg *callCgroup) done(remove bool) {
-	if cg == nil {
-		return
-	}
+func (cg *callCgroup) close(remove bool) {
+	cg.closeHolder()
 	if remove {
 		_ = cg.c.Remove()
 	}

@@ -18,17 +18,60 @@ import (
 )
 
 // tree is a started call on Unix: its leader, held through its exit
-// descriptor (a pidfd on Linux) while it is unreaped, the group it leads,
-// and on Linux in a cgroup-mode session its own cgroup.
+// descriptor (a pidfd on Linux) while it is unreaped, and the layers that
+// hold the rest of its tree.
 type tree struct {
 	pid, fd int
-	cg      *callCgroup
-	mk      *callMark // the call's own mark, without a cgroup
+	layers  []callLayer
 	killed  bool
-	// kept holds what a release left, for EndReleased: each process by
-	// a pidfd (Linux), and the call's cgroup stays open.
-	kept []*end.Process
 }
+
+// A callLayer is one mechanism that holds a call's tree: the leader's
+// group, the call's cgroup (Linux, in a cgroup-mode session), the
+// escapees a walk finds and the call's mark (without a cgroup). Each acts
+// only inside a step of the tree; a step calls every layer in the list's
+// order.
+type callLayer interface {
+	// born adds to attr and c.Env what the leader is born into.
+	born(c *Cmd, attr *syscall.SysProcAttr)
+	// started adds to r what the layer says of a started call.
+	started(r *Result)
+	// holders lists the layer's holders for the end of the whole tree,
+	// while the leader's exit is unreaped, and the processes it found
+	// outside the leader's group (r.Escaped). An error says some could
+	// not be looked for.
+	holders(t *tree) ([]end.Holder, []*end.Process, error)
+	// release lists what the exited leader left that the layer finds and
+	// left lacks, and keeps a handle of each for endReleased.
+	release(t *tree, left []int) ([]int, error)
+	// leftHolders adds to hs (the layers' before it) the holders of what
+	// the release left.
+	leftHolders(hs []end.Holder) []end.Holder
+	// ended adds to u the layer's counters once the leader is reaped (ps).
+	ended(u *launch.Usage, ps *os.ProcessState)
+	// keepsOrphans reports whether the layer holds what the leader leaves
+	// once it has exited, wherever it is re-parented.
+	keepsOrphans() bool
+	// holds reports, once the leader of a released call is reaped,
+	// whether the layer still holds something for endReleased.
+	holds() bool
+	// close releases what the layer holds; remove says that what the
+	// tree left ended, so the layer may remove what it made.
+	close(remove bool)
+}
+
+// noCallLayer is the steps a layer takes no part in, for embedding.
+type noCallLayer struct{}
+
+func (noCallLayer) born(*Cmd, *syscall.SysProcAttr)                     {}
+func (noCallLayer) started(*Result)                                     {}
+func (noCallLayer) holders(*tree) ([]end.Holder, []*end.Process, error) { return nil, nil, nil }
+func (noCallLayer) release(*tree, []int) ([]int, error)                 { return nil, nil }
+func (noCallLayer) leftHolders(hs []end.Holder) []end.Holder            { return hs }
+func (noCallLayer) ended(*launch.Usage, *os.ProcessState)               {}
+func (noCallLayer) keepsOrphans() bool                                  { return false }
+func (noCallLayer) holds() bool                                         { return false }
+func (noCallLayer) close(bool)                                          {}
 
 // conflict names the field of a that asks for a group, session or
 // terminal of its own, or "".
@@ -53,20 +96,18 @@ func (c *Cmd) startTree() error {
 	if c.SysProcAttr != nil {
 		attr = *c.SysProcAttr
 	}
-	attr.Setpgid, attr.Pgid = true, 0
 	c.keepMark()
-	cg, err := placeCall(&attr, c.result.ID, c.Limits)
+	layers, err := c.callLayers()
 	if err != nil {
 		return err
 	}
-	var mk *callMark
-	switch {
-	case cg != nil:
-		// The cgroup decides: no mark of the call's.
-	case inHelper:
-		mk = callMarkOf(c.Env) // the Engine gave the call its id
-	default:
-		c.Env, mk = newCallMark(c.Environ())
+	for _, l := range layers {
+		l.born(c, &attr)
+	}
+	abandon := func() {
+		for _, l := range layers {
+			l.close(true)
+		}
 	}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
@@ -74,7 +115,7 @@ func (c *Cmd) startTree() error {
 	err = c.Cmd.Start()
 	restore()
 	if err != nil {
-		cg.abandon()
+		abandon()
 		return err
 	}
 	fd, err := exitHandle(c.Process.Pid, pidfd)
@@ -83,16 +124,35 @@ func (c *Cmd) startTree() error {
 		// its own pidfd where it has one) and report the call as run.
 		_ = c.Process.Kill()
 		_ = c.Cmd.Wait()
-		cg.abandon()
+		abandon()
 		c.result.Outcome = Started
 		return fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
 	}
-	c.tree = tree{pid: c.Process.Pid, fd: fd, cg: cg, mk: mk}
+	c.tree = tree{pid: c.Process.Pid, fd: fd, layers: layers}
 	c.result.Group = c.Process.Pid
-	if cg != nil {
-		c.result.Cgroup = cg.path()
+	for _, l := range layers {
+		l.started(&c.result)
 	}
 	return nil
+}
+
+// callLayers are the layers of a call: the leader's group, and its cgroup
+// where the session has one (the cgroup decides there), else the escapees
+// a walk finds and the call's mark.
+func (c *Cmd) callLayers() ([]callLayer, error) {
+	cg, err := placeCall(c.result.ID, c.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if cg != nil {
+		shown := func() bool { h, _, _ := cg.holders(nil); return len(h) > 0 }
+		return []callLayer{&groupLayer{shown: shown}, cg}, nil
+	}
+	ls := []callLayer{&groupLayer{}, &walkLayer{}}
+	if mk := c.markLayer(); mk != nil {
+		ls = append(ls, mk)
+	}
+	return ls, nil
 }
 
 // keepMark keeps the session mark in a call whose Env was set without
@@ -145,55 +205,34 @@ func (t *tree) signalGroup(sig syscall.Signal) error {
 // re-parented to the session's subreaper. Without either (macOS, the
 // portable build, in group mode) the leader's orphans go to init, outside
 // every session, so the leader's exit ends the tree instead.
-func (t *tree) canRelease() bool { return t.cg != nil || sys.CanAdoptOrphans }
-
-// holders are the call's holders for the one end: the leader, its group,
-// and its cgroup. In a cgroup the group is only signalled (a stop signal
-// reaches it on kernels that cannot signal a cgroup's processes safely,
-// before 6.13): the cgroup's "populated 0", told by the kernel, shows the
-// group empty too, without a /proc scan.
-func (t *tree) holders() ([]end.Holder, func()) {
-	group := end.Group{PGID: t.pid, Send: t.signalGroup, Forbidden: []int{sys.Getpgrp()}}
-	hs := []end.Holder{&end.Process{PID: t.pid, Pidfd: t.fd, Child: true}, group}
-	done := func() {}
-	if h, release := t.cg.holder(); h != nil {
-		hs = append(hs[:1], signalOnly{group}, h)
-		done = release
-	}
-	return hs, done
+func (t *tree) canRelease() bool {
+	return sys.CanAdoptOrphans || slices.ContainsFunc(t.layers, callLayer.keepsOrphans)
 }
-
-// signalOnly is a holder that is signalled but never looked at: another
-// holder's emptiness shows its.
-type signalOnly struct{ end.Group }
-
-// Live implements [end.Holder].
-func (signalOnly) Live() ([]end.Member, error) { return nil, nil }
 
 // kill ends the whole tree with the one end routine, before the leader
 // is reaped.
 func (t *tree) kill(c *Cmd, r *Result) error {
 	t.killed = true
-	hs, done := t.holders()
-	defer done()
-	var lookErr error // the call's orphans could not be looked for
-	if t.cg == nil {
-		esc := t.escapees()
-		var orphans []*end.Process
-		orphans, lookErr = t.mk.orphans(t.pid, t.pid, esc)
-		esc = append(esc, orphans...)
-		defer closeAll(esc)
+	var hs []end.Holder
+	var found []*end.Process
+	var lookErr error // some of the call's processes could not be looked for
+	for _, l := range t.layers {
+		h, esc, err := l.holders(t)
+		lookErr = errors.Join(lookErr, err)
 		for _, p := range esc {
+			if slices.ContainsFunc(found, func(f *end.Process) bool { return f.PID == p.PID }) {
+				sys.Close(p.Pidfd)
+				continue
+			}
+			found = append(found, p)
 			r.Escaped = append(r.Escaped, p.PID)
 			if !sys.Pidless {
 				hs = append(hs, p)
 			}
 		}
-		if h := t.mk.holder(); h != nil {
-			// What is orphaned during the end carries the mark.
-			hs = append(hs, h)
-		}
+		hs = append(hs, h...)
 	}
+	defer closeAll(found)
 	rep := end.End(hs, c.plan())
 	r.Elapsed = rep.Elapsed
 	var err error
@@ -215,73 +254,26 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 // release lists what the exited leader left running, while its unreaped
 // exit still holds the group's number: every PID a scan finds in the
 // group then is the group's (end.Group checks the group before and after
-// the scan), and the call's orphans. In cgroup mode the call's cgroup is
-// listed too. An error says the orphans could not be looked for: the list
-// may be short.
+// the scan), the call's escapees and orphans, or what its cgroup holds.
+// An error says some could not be looked for: the list may be short.
 func (t *tree) release() ([]int, error) {
-	hs, done := t.holders()
-	defer done()
-	// The leader's exit is unreaped: it is no live member.
-	left := end.LivePIDs(hs[1:])
-	for _, pid := range left {
-		t.keep(pid)
-	}
-	var err error
-	if t.cg == nil {
-		var esc, orphans []*end.Process
-		if len(left) > 0 {
-			esc = t.escapees()
-		}
-		orphans, err = t.mk.orphans(t.pid, t.pid, esc)
-		for _, p := range append(esc, orphans...) {
-			if slices.Contains(left, p.PID) || sys.Pidless {
-				sys.Close(p.Pidfd)
-				continue
-			}
-			left = append(left, p.PID)
-			t.kept = append(t.kept, p)
-		}
+	var left []int
+	var errs error
+	for _, l := range t.layers {
+		pids, err := l.release(t, left)
+		left = append(left, pids...)
+		errs = errors.Join(errs, err)
 	}
 	slices.Sort(left)
-	return left, err
-}
-
-// keep holds a released member of the call's group by a pidfd, in group
-// mode where there are pidfds: opened while the leader's unreaped exit
-// still holds the group's number, and kept only if the process is then
-// still in the group — no other process can be, so the pidfd is of the
-// member found. (In cgroup mode the cgroup holds them.)
-func (t *tree) keep(pid int) {
-	if t.cg != nil || sys.Pidless {
-		return
-	}
-	fd, err := sys.WatchExit(pid)
-	if err != nil {
-		return
-	}
-	if pg, err := sys.Getpgid(pid); err != nil || pg != t.pid {
-		sys.Close(fd)
-		return
-	}
-	t.kept = append(t.kept, &end.Process{PID: pid, Pidfd: fd})
+	return left, errs
 }
 
 // endReleased ends what a release left, through the handles kept: the
 // processes' pidfds, or the call's cgroup.
 func (t *tree) endReleased(c *Cmd) error {
 	var hs []end.Holder
-	for _, p := range t.kept {
-		hs = append(hs, p)
-	}
-	if len(t.kept) > 0 {
-		// What the processes left forked since carries the call's mark.
-		if h := t.mk.holder(); h != nil {
-			hs = append(hs, h)
-		}
-	}
-	if h, release := t.cg.holder(); h != nil {
-		hs = append(hs, h)
-		defer release()
+	for _, l := range t.layers {
+		hs = l.leftHolders(hs)
 	}
 	if len(hs) == 0 {
 		if sys.Pidless && len(c.result.Left) > 0 {
@@ -300,17 +292,129 @@ func (t *tree) endReleased(c *Cmd) error {
 // forget releases the handles kept for endReleased; ended says whether
 // the call's cgroup may be removed.
 func (t *tree) forget(ended bool) {
-	closeAll(t.kept)
-	t.kept = nil
-	t.cg.done(ended)
-	t.cg = nil
+	for _, l := range t.layers {
+		l.close(ended)
+	}
+	t.layers = nil
+}
+
+// groupLayer is the leader and the group it leads. In the call's cgroup
+// the group is only signalled (a stop signal reaches it on kernels that
+// cannot signal a cgroup's processes safely, before 6.13): the cgroup's
+// "populated 0", told by the kernel, shows the group empty too, without a
+// /proc scan.
+type groupLayer struct {
+	keeper
+	// shown reports whether another layer's holder shows the group's
+	// emptiness now (the call's cgroup, if its holder opens); nil: never.
+	shown func() bool
+}
+
+// born puts the leader in a group of its own.
+func (g *groupLayer) born(_ *Cmd, attr *syscall.SysProcAttr) { attr.Setpgid, attr.Pgid = true, 0 }
+
+func (g *groupLayer) group(t *tree) end.Group {
+	return end.Group{PGID: t.pid, Send: t.signalGroup, Forbidden: []int{sys.Getpgrp()}, Unwatched: g.shown != nil && g.shown()}
+}
+
+// holders are the leader and its group.
+func (g *groupLayer) holders(t *tree) ([]end.Holder, []*end.Process, error) {
+	return []end.Holder{&end.Process{PID: t.pid, Pidfd: t.fd, Child: true}, g.group(t)}, nil, nil
+}
+
+// release lists the group's members (the leader's exit is unreaped: it is
+// no live member) and keeps each by a pidfd in group mode where there
+// are pidfds (in cgroup mode the cgroup holds them): opened while the
+// leader's unreaped exit still holds the group's number, and kept only
+// if the process is then still in the group — no other process can be,
+// so the pidfd is of the member found.
+func (g *groupLayer) release(t *tree, _ []int) ([]int, error) {
+	left := end.LivePIDs([]end.Holder{g.group(t)})
+	for _, pid := range left {
+		if sys.Pidless || g.shown != nil {
+			break
+		}
+		fd, err := sys.WatchExit(pid)
+		if err != nil {
+			continue
+		}
+		if pg, err := sys.Getpgid(pid); err != nil || pg != t.pid {
+			sys.Close(fd)
+			continue
+		}
+		g.kept = append(g.kept, &end.Process{PID: pid, Pidfd: fd})
+	}
+	return left, nil
+}
+
+// ended adds the CPU time the leader's reap reported (its rusage: the
+// leader's own time and that of the processes it reaped itself).
+func (g *groupLayer) ended(u *launch.Usage, ps *os.ProcessState) {
+	if ps != nil {
+		u.SetCPU(ps.UserTime()+ps.SystemTime(), "rusage")
+	}
+}
+
+// walkLayer is the escapees a walk from the leader's group finds, in group
+// mode: the call's processes that left its group.
+type walkLayer struct{ keeper }
+
+func (w *walkLayer) holders(t *tree) ([]end.Holder, []*end.Process, error) {
+	return nil, escapees(t.pid), nil
+}
+
+// release keeps the escapees of a group that left members.
+func (w *walkLayer) release(t *tree, left []int) ([]int, error) {
+	if len(left) == 0 {
+		return nil, nil
+	}
+	var pids []int
+	pids, w.kept = keepNew(escapees(t.pid), left)
+	return pids, nil
+}
+
+// keepNew keeps, of found, the processes left lacks where there are
+// pidfds, closing the others, and lists their PIDs.
+func keepNew(found []*end.Process, left []int) ([]int, []*end.Process) {
+	var pids []int
+	var kept []*end.Process
+	for _, p := range found {
+		if slices.Contains(left, p.PID) || slices.Contains(pids, p.PID) || sys.Pidless {
+			sys.Close(p.Pidfd)
+			continue
+		}
+		pids = append(pids, p.PID)
+		kept = append(kept, p)
+	}
+	return pids, kept
+}
+
+// keeper holds what a release left, each process by a pidfd, for
+// endReleased.
+type keeper struct {
+	noCallLayer
+	kept []*end.Process
+}
+
+func (k *keeper) leftHolders(hs []end.Holder) []end.Holder {
+	for _, p := range k.kept {
+		hs = append(hs, p)
+	}
+	return hs
+}
+
+func (k *keeper) holds() bool { return len(k.kept) > 0 }
+
+func (k *keeper) close(bool) {
+	closeAll(k.kept)
+	k.kept = nil
 }
 
 // maxWalk bounds the processes escapees looks at.
 const maxWalk = 4096
 
-// escapees finds, in group mode, the call's processes that left its
-// group (setsid, a setpgid of their own): the descendants, in another
+// escapees finds, in group mode, the call's processes that left the
+// group leader leads (setsid, a setpgid of their own): the descendants, in another
 // group, of the leader and of the group's members, as the process table
 // shows them now. Each is held by an exit descriptor opened after it was
 // seen and kept only if the process then still has the parent and start
@@ -318,9 +422,9 @@ const maxWalk = 4096
 // one that took its number. One whose parent exited before the walk is
 // not found: it was re-parented (to the session's subreaper, which ends
 // it with the session).
-func (t *tree) escapees() []*end.Process {
-	roots := []int{t.pid}
-	if ms, err := proc.LiveMembers(t.pid); err == nil {
+func escapees(leader int) []*end.Process {
+	roots := []int{leader}
+	if ms, err := proc.LiveMembers(leader); err == nil {
 		for _, m := range ms {
 			roots = append(roots, m.PID)
 		}
@@ -341,7 +445,7 @@ func (t *tree) escapees() []*end.Process {
 		for _, kid := range kids {
 			roots = append(roots, kid)
 			st, err := proc.ReadStat(kid)
-			if err != nil || st.Pgrp == t.pid || st.PPID != parent || !st.Live() {
+			if err != nil || st.Pgrp == leader || st.PPID != parent || !st.Live() {
 				continue
 			}
 			fd, err := sys.WatchExit(kid)
@@ -367,15 +471,11 @@ func closeAll(ps []*end.Process) {
 
 // usage is what the call's tree used, once its leader is reaped (ps):
 // its cgroup's counters in cgroup mode — the whole tree, exited processes
-// included — else the CPU time the leader's reap reported (its rusage:
-// the leader's own time and that of the processes it reaped itself).
+// included — else the CPU time the leader's reap reported.
 func (t *tree) usage(ps *os.ProcessState) launch.Usage {
-	if u, ok := t.cg.usage(); ok {
-		return u
-	}
 	var u launch.Usage
-	if ps != nil {
-		u.SetCPU(ps.UserTime()+ps.SystemTime(), "rusage")
+	for _, l := range t.layers {
+		l.ended(&u, ps)
 	}
 	return u
 }
@@ -390,7 +490,7 @@ func (t *tree) close() {
 		sys.Close(t.fd)
 		t.fd = -1
 	}
-	if t.killed || (len(t.kept) == 0 && t.cg.removeEmpty()) {
+	if t.killed || !slices.ContainsFunc(t.layers, callLayer.holds) {
 		t.forget(true)
 	}
 }

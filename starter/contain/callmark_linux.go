@@ -21,7 +21,11 @@ import (
 // session's starter, the spawn helper) where no walk from the leader
 // reaches them. A call with a cgroup of its own has none: the cgroup
 // decides there.
+//
+// As a layer of the call it holds, in group mode, the orphans a look
+// finds by the mark, and the marked processes of the call at the end.
 type callMark struct {
+	keeper
 	id     mark.ID
 	since  uint64 // the leader's start, in clock ticks since boot; 0 until read
 	leader int    // held by its own holder, not taken for an orphan
@@ -51,6 +55,52 @@ func callMarkOf(env []string) *callMark {
 	return nil
 }
 
+// markLayer is the call's mark as a layer: the Engine's id for it in
+// the spawn helper, else a fresh one, which the call's environment gets
+// now (what the leader is born into). Nil where no id could be had.
+func (c *Cmd) markLayer() callLayer {
+	var m *callMark
+	if inHelper {
+		m = callMarkOf(c.Env) // the Engine gave the call its id
+	} else {
+		c.Env, m = newCallMark(c.Environ())
+	}
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// holders are the call's orphans and, once its leader's start is read,
+// its marked processes: what is orphaned during the end carries the mark.
+func (m *callMark) holders(t *tree) ([]end.Holder, []*end.Process, error) {
+	orphans, err := m.orphans(t.pid)
+	if h := m.holder(); h != nil {
+		return []end.Holder{h}, orphans, err
+	}
+	return nil, orphans, err
+}
+
+// release keeps the orphans of the call that left lacks.
+func (m *callMark) release(t *tree, left []int) ([]int, error) {
+	orphans, err := m.orphans(t.pid)
+	var pids []int
+	pids, m.kept = keepNew(orphans, left)
+	return pids, err
+}
+
+// leftHolders adds the orphans kept and, when any process was kept, the
+// marked processes: what those forked since carries the call's mark.
+func (m *callMark) leftHolders(hs []end.Holder) []end.Holder {
+	hs = m.keeper.leftHolders(hs)
+	if len(hs) > 0 {
+		if h := m.holder(); h != nil {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
 // start reads the leader's start once, while its unreaped exit (or its
 // life) still holds its number: every process of the call started at or
 // after it. An error (the leader's number is held, so not its end) says
@@ -77,7 +127,7 @@ func (m *callMark) start(leader int) error {
 // marked holder is looked at again then), find every orphan. Nil
 // without the leader's start.
 func (m *callMark) holder() end.Holder {
-	if m == nil || m.since == 0 {
+	if m.since == 0 {
 		return nil
 	}
 	return markHolder{Holder: &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}, m: m}
@@ -107,17 +157,14 @@ func (h markHolder) Signal(sig syscall.Signal) error {
 }
 
 // orphans lists the live processes verified to carry the call's mark
-// that are neither in its group (group) nor in known, each held by the
-// pidfd of its verification. It scans /proc only when a process carrying
+// that are not in the group its leader leads, each held by the pidfd of
+// its verification. It scans /proc only when a process carrying
 // the mark is a child of this process or of one of its ancestors — where
 // an orphan is re-parented (the nearest subreaper, or init) — so that a
 // call that left no orphan costs a read of each ancestor's children, not
 // a walk of every process of the host. An error says they could not be
 // looked for (descriptors or memory short): some may live.
-func (m *callMark) orphans(leader, group int, known []*end.Process) ([]*end.Process, error) {
-	if m == nil {
-		return nil, nil
-	}
+func (m *callMark) orphans(leader int) ([]*end.Process, error) {
 	if err := m.start(leader); err != nil {
 		return nil, fmt.Errorf("contain: look for the call's orphans: %w", err)
 	}
@@ -130,7 +177,7 @@ func (m *callMark) orphans(leader, group int, known []*end.Process) ([]*end.Proc
 	}
 	var out []*end.Process
 	for _, f := range found {
-		if f.Pgrp == group || slices.ContainsFunc(known, func(p *end.Process) bool { return p.PID == f.PID }) {
+		if f.Pgrp == leader {
 			sys.Close(f.Pidfd)
 			continue
 		}

@@ -16,7 +16,7 @@ func BenchmarkTheCallsMarkWhenItLeftNoOrphan(b *testing.B) {
 	env := os.Environ()
 	for b.Loop() {
 		_, m := newCallMark(env)
-		if got, err := m.orphans(os.Getpid(), -1, nil); got != nil || err != nil {
+		if got, err := m.orphans(os.Getpid()); got != nil || err != nil {
 			b.Fatalf("orphans() = %v, %v; want none", got, err)
 		}
 	}
@@ -36,7 +36,7 @@ func TestALookForOrphansThatCannotReadIsAnError(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &none); err != nil {
 		t.Fatal(err)
 	}
-	got, err := m.orphans(os.Getpid(), -1, nil)
+	got, err := m.orphans(os.Getpid())
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
 		t.Fatal(err)
 	}
