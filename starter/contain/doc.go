@@ -108,6 +108,17 @@
 //
 // # The spawn helper
 //
+// What the Engine can observe of a call it hands to its spawn helper, and
+// what each outcome permits:
+//   - The answer "started", with a PID: the call ran; the helper holds its
+//     leader, PID, in a group of its own.
+//   - The answer "spawn failed": nothing was executed. The call's outcome
+//     is [NotStarted], and it may be started again.
+//   - A send that failed, or a helper known gone before it: nothing was
+//     queued, so the call goes to a second helper, or runs directly.
+//   - Anything else (no answer in time, the connection's end): the call
+//     is [Unclear], and is never started again, here or by the caller.
+//
 // An Engine under no session has nothing that would end its calls if it
 // were SIGKILLed: SESSION_STARTER_SESSION is not in its environment. On
 // Linux its calls' parent is then a spawn helper. That is one process per
