@@ -8,6 +8,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Status is how a process ended: it exited with a code, or a signal ended
@@ -78,21 +79,6 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("outcome(%d)", int(o))
 }
 
-// Survivor is a process left live at the end's deadline.
-type Survivor struct {
-	PID int
-	// UID is its real user ID, or -1 when it could not be read.
-	UID int
-	// State is its state as /proc/PID/stat shows it ("R", "S", "D", "T",
-	// …); "R" where the platform cannot tell (Windows).
-	State string
-	// Comm is its command name.
-	Comm string
-	// Denied is set when this process may not signal it: this process
-	// is not root and the survivor belongs to another user.
-	Denied bool
-}
-
 // End is the report of a session's end: every holder of the session under
 // one deadline (grace + kill budget).
 type End struct {
@@ -112,7 +98,7 @@ type End struct {
 	Graceful bool
 	// Survivors names the processes still live at the deadline, each
 	// once, when Outcome is Survivors.
-	Survivors []Survivor
+	Survivors []launch.Survivor
 	// Err says why the outcome is not Empty: a holder's error, or the
 	// reason for a refusal.
 	Err error
@@ -177,7 +163,7 @@ func endOf(r end.Report) End {
 		e.Err = fmt.Errorf("the end's outcome %v is not one package starter knows (%v)", r.Outcome, r.Err)
 	}
 	for _, m := range r.Survivors {
-		e.Survivors = append(e.Survivors, Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm, Denied: m.Denied})
+		e.Survivors = append(e.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm, Denied: m.Denied})
 	}
 	return e
 }

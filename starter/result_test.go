@@ -7,6 +7,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // TestEndOfKeepsTheOutcomeAndFailsClosed: each outcome of the end keeps
@@ -44,7 +45,7 @@ func TestEndOfKeepsTheOutcomeAndFailsClosed(t *testing.T) {
 		Err:       errors.New("x"),
 	}
 	got := endOf(r)
-	want := Survivor{PID: 42, UID: 1000, State: "D", Comm: "sleep", Denied: true}
+	want := launch.Survivor{PID: 42, UID: 1000, State: "D", Comm: "sleep", Denied: true}
 	if got.Rounds != 4 || got.MembersSeen != 7 || got.EscapeesSeen != 2 || len(got.Survivors) != 1 || got.Survivors[0] != want || got.Err == nil {
 		t.Fatalf("endOf(%+v) = %+v; want its rounds, the most members seen (7), the escapees (2) and %+v", r, got, want)
 	}
@@ -53,7 +54,7 @@ func TestEndOfKeepsTheOutcomeAndFailsClosed(t *testing.T) {
 func TestDescribeNamesTwentySurvivorsAndCountsTheRest(t *testing.T) {
 	e := End{Outcome: Survivors, Err: errors.New("budget spent")}
 	for i := range 25 {
-		e.Survivors = append(e.Survivors, Survivor{PID: 100 + i, UID: 0, State: "R", Comm: "spin"})
+		e.Survivors = append(e.Survivors, launch.Survivor{PID: 100 + i, UID: 0, State: "R", Comm: "spin"})
 	}
 	e.Survivors[0].Denied = true
 	d := e.Describe()

@@ -30,9 +30,7 @@ func ended(res Result, err error) launch.StatusEnded {
 	}
 	rec.EscapeesSeen = res.End.EscapeesSeen
 	rec.Released = res.End.Released
-	for _, m := range res.End.Survivors {
-		rec.Survivors = append(rec.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: m.State, Comm: m.Comm, Denied: m.Denied})
-	}
+	rec.Survivors = append(rec.Survivors, res.End.Survivors...)
 	if res.Executed {
 		if res.Engine.Exited {
 			code := res.Engine.Code

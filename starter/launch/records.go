@@ -151,12 +151,17 @@ func (u *Usage) SetCPU(d time.Duration, source string) {
 	u.CPUMS, u.CPUSource = &ms, source
 }
 
-// Survivor is a member left live after the kill budget.
+// Survivor is a process left live at the end's deadline, after the kill
+// budget.
 type Survivor struct {
-	PID   int    `json:"pid"`
-	UID   int    `json:"uid"`
+	PID int `json:"pid"`
+	// UID is its real user ID, or -1 when it could not be read.
+	UID int `json:"uid"`
+	// State is its state as /proc/PID/stat shows it ("R", "S", "D", "T",
+	// …); "R" where the platform cannot tell (Windows).
 	State string `json:"state"`
-	Comm  string `json:"comm"`
+	// Comm is its command name.
+	Comm string `json:"comm"`
 	// Denied: session-starter could not signal it. It does not run as
 	// root, and the survivor belongs to another user.
 	Denied bool `json:"denied"`
