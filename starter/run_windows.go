@@ -80,21 +80,6 @@ func jobLimits(lim Limits) winjob.Limits {
 	return winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}
 }
 
-// jobUsage is what the job's accounting tells of the session's tree;
-// nothing under Wine, which accounts no job time.
-func (s *session) jobUsage() launch.Usage {
-	if sys.UnderWine() {
-		return launch.Usage{}
-	}
-	cpu, peak, err := s.job.Usage()
-	if err != nil {
-		return launch.Usage{}
-	}
-	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
-	u.SetCPU(cpu, "job")
-	return u
-}
-
 // prepare checks the request and takes what the session needs of this
 // process: the Engine's program, command line and environment (with the
 // mark), the control handle, the stop signals and the launcher's handle.
@@ -294,7 +279,7 @@ func (s *session) end(res Result) End {
 
 // collect reads the job's accounting and the Engine's exit code.
 func (s *session) collect(res Result) (Result, error) {
-	res.Usage = s.jobUsage()
+	res.Usage, _ = s.job.Usage()
 	st, err := s.engineStatus()
 	if err != nil {
 		return res, fail(wire.ExitContainment, "%w", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // keyJob is the completion key of the job's own packets.
@@ -122,11 +123,17 @@ func CPURate(cpus float64, n int) uint32 {
 	return uint32(min(max(r, 1), 10000))
 }
 
-// Usage returns the CPU time of every process the job has held and the
-// peak memory they committed together.
-func (j *Job) Usage() (time.Duration, uint64, error) {
+// Usage is what the job counted of every process it has held: their CPU
+// time and the peak memory they committed together, each with the source
+// "job". It is empty under Wine, which accounts no job time.
+func (j *Job) Usage() (launch.Usage, error) {
 	cpu, peak, err := sys.JobUsage(j.h)
-	return time.Duration(cpu) * 100, uint64(peak), err
+	if err != nil || sys.UnderWine() {
+		return launch.Usage{}, err
+	}
+	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
+	u.SetCPU(time.Duration(cpu)*100, "job")
+	return u, nil
 }
 
 // Assign puts a process into the job (AssignProcessToJobObject). A

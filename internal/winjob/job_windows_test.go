@@ -330,7 +330,7 @@ func TestTheSystemTakesTheJobsLimitsAndTellsItsUsage(t *testing.T) {
 			t.Fatalf("Limit(cpu): %v", err)
 		}
 	}
-	if _, _, err := j.Usage(); err != nil {
+	if _, err := j.Usage(); err != nil {
 		t.Fatalf("Usage: %v", err)
 	}
 }

@@ -175,14 +175,9 @@ func limitJob(job *winjob.Job, lim starter.Limits) error {
 // time and peak committed memory; nothing under Wine, which accounts no
 // job time. The leader's own times are not its tree's.
 func (t *tree) usage(*os.ProcessState) launch.Usage {
-	if t.job == nil || sys.UnderWine() {
+	if t.job == nil {
 		return launch.Usage{}
 	}
-	cpu, peak, err := t.job.Usage()
-	if err != nil {
-		return launch.Usage{}
-	}
-	u := launch.Usage{MemoryPeakBytes: new(int64(peak)), MemoryPeakSource: "job"}
-	u.SetCPU(cpu, "job")
+	u, _ := t.job.Usage()
 	return u
 }
