@@ -59,12 +59,7 @@ func Here() (*Namespaces, error) {
 // /proc entry this one may not read; an error where pidfds are not in
 // pidfs.
 func pidfsToken(pid int) (Token, error) {
-	fd, err := sys.PidfdOpen(pid)
-	if err != nil {
-		return Token{}, err
-	}
-	defer sys.Close(fd)
-	ino := pidfsInode(fd)
+	ino := inodeOf(pid, -1)
 	if ino == 0 {
 		return Token{}, errors.New("no pidfs inode")
 	}

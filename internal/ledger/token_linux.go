@@ -20,12 +20,21 @@ func TokenOfPidfd(pid, pidfd int) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
+	return Token{Start: st.StartTime, Pidfs: inodeOf(pid, pidfd)}, nil
+}
+
+// inodeOf is pid's pidfs inode, read through pidfd, or where pidfd is -1
+// through a pidfd opened and closed here; 0 where there is none.
+func inodeOf(pid, pidfd int) uint64 {
 	if pidfd < 0 {
-		if pidfd, err = sys.PidfdOpen(pid); err == nil {
-			defer sys.Close(pidfd)
-		} // else -1, which has no inode
+		fd, err := sys.PidfdOpen(pid)
+		if err != nil {
+			return 0
+		}
+		defer sys.Close(fd)
+		pidfd = fd
 	}
-	return Token{Start: st.StartTime, Pidfs: pidfsInode(pidfd)}, nil
+	return pidfsInode(pidfd)
 }
 
 // pidfdFS is the f_type of the filesystem of pidfds, once one was read.
