@@ -97,6 +97,64 @@ test('records of later versions are read and their new fields ignored', () => {
   assert.equal(ended.raw.energy.joules, 4, 'the new field stays in raw');
 });
 
+// An ended fixture with usage as its usage: the figures a test names, not
+// the fixture's, so that a figure the fixtures gain changes no test here.
+function endedWithUsage(usage) {
+  return JSON.stringify({ ...JSON.parse(fixture('ended.jsonl')[0]), usage });
+}
+
+// Every figure this package knows by name, as the JSON has them.
+const knownUsage = {
+  cpu_ms: 214.5,
+  cpu_source: 'cpu.stat',
+  memory_peak_bytes: 67108864,
+  memory_peak_source: 'memory.peak',
+  tasks_peak: 3,
+  tasks_peak_source: 'pids.peak',
+  forks_refused: 0,
+};
+
+test('a usage figure this version does not know reaches the record under its camelCase name', () => {
+  const rec = parseRecord(endedWithUsage({ cpu_throttled_ms: 12.5, io_pressure_source: 'io.pressure', energy_uj: 7 }));
+  assert.equal(rec.usage.cpuThrottledMs, 12.5);
+  assert.equal(rec.usage.ioPressureSource, 'io.pressure');
+  assert.equal(rec.usage.energyUj, 7);
+  assert.equal(Object.hasOwn(rec.usage, 'cpu_throttled_ms'), false, 'under its camelCase name only');
+});
+
+test('the usage figures known by name keep their names, values and checks beside an unknown one', () => {
+  const rec = parseRecord(endedWithUsage({ ...knownUsage, cpu_throttled_ms: 3 }));
+  assert.deepEqual(rec.usage, {
+    cpuMs: 214.5,
+    cpuSource: 'cpu.stat',
+    memoryPeakBytes: 67108864,
+    memoryPeakSource: 'memory.peak',
+    tasksPeak: 3,
+    tasksPeakSource: 'pids.peak',
+    forksRefused: 0,
+    cpuThrottledMs: 3,
+  });
+  assert.throws(() => parseRecord(endedWithUsage({ ...knownUsage, cpu_throttled_ms: 3, tasks_peak: 1.5 })), {
+    code: 'ERR_SESSION_STARTER_BAD_RECORD',
+    message: /ended record\.usage\.tasks_peak: 1\.5 is not of type optInt/,
+  });
+});
+
+test('a usage figure this version does not know is refused when it is not a number or a string', () => {
+  for (const v of [{ usec: 1 }, [1, 2], true, false]) {
+    assert.throws(() => parseRecord(endedWithUsage({ cpu_throttled_ms: v })), {
+      name: 'RecordError',
+      code: 'ERR_SESSION_STARTER_BAD_RECORD',
+      message: `ended record.usage.cpu_throttled_ms: ${JSON.stringify(v)} is not of type optFigure`,
+    }, JSON.stringify(v));
+  }
+});
+
+test('a usage figure this version does not know is left out when it is null', () => {
+  const rec = parseRecord(endedWithUsage({ cpu_throttled_ms: null }));
+  assert.equal(Object.hasOwn(rec.usage, 'cpuThrottledMs'), false);
+});
+
 test('each invalid record fixture is refused', () => {
   for (const line of fixture('records-invalid.txt')) {
     assert.throws(() => parseRecord(line), (err) => err instanceof RecordError && err.code === 'ERR_SESSION_STARTER_BAD_RECORD', line);

@@ -30,6 +30,15 @@ async function main(): Promise<void> {
   s.stdout.on('data', (chunk: Buffer) => console.log(pid, chunk.length));
   const ended: EndedRecord | null = await s.ended;
   const exitCode: number | null | undefined = ended?.exitCode;
+  // A usage figure known by name keeps its type; one added later is read by its camelCase name.
+  const cpuMs: number | undefined = ended?.usage?.cpuMs;
+  const throttled: number | string | undefined = ended?.usage?.cpuThrottledMs;
+  console.log(cpuMs, throttled);
+  // @ts-expect-error a figure known by name keeps its type
+  const cpuSource: number | undefined = ended?.usage?.cpuSource;
+  // @ts-expect-error a figure added later may be a string
+  const figure: number | undefined = ended?.usage?.cpuThrottledMs;
+  console.log(cpuSource, figure);
   const status: ExitStatus = await s.stop();
   const killed: boolean = status.killed;
   const records: StatusRecord[] = s.records;

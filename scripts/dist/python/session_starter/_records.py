@@ -6,11 +6,12 @@ ack line on session-starter's stdout and the status records on its
 schema; the tests parse every one of them, here as in Go and JavaScript.
 
 A record's fields are only ever added: a field this module does not know
-is left out of the typed record (it stays in ``record.raw``), and an event
-it does not know is returned as ``Other``. A known field of the wrong type
-is an error, as in Go; a known field that is missing, or null where null is
-not one of its values, takes its zero value (0, False, "", []), as Go's
-encoding/json leaves it.
+is left out of the typed record (it stays in ``record.raw``), but for the
+usage figures, which go to ``Usage.others``; an event it does not know is
+returned as ``Other``. A known field of the wrong type is an error, as in
+Go; a known field that is missing, or null where null is not one of its
+values, takes its zero value (0, False, "", []), as Go's encoding/json
+leaves it.
 """
 
 from __future__ import annotations
@@ -100,6 +101,10 @@ class Usage:
     cpu_ms is the CPU time of the whole tree, from cpu_source: "cpu.stat" (cgroup mode), "job" (Windows) or "rusage" (group mode, a
     lower bound); the peaks come from memory.peak and pids.peak, forks_refused from pids.events (cgroup mode, with the
     controller).
+
+    others holds the figures this version does not know by name, under their JSON names: new figures arrive this way,
+    with no change to this module. Each is a number or a string (any other type is a RecordError); a null one is left
+    out.
     """
 
     cpu_ms: Optional[float] = None
@@ -109,6 +114,7 @@ class Usage:
     tasks_peak: Optional[int] = None
     tasks_peak_source: Optional[str] = None
     forks_refused: Optional[int] = None
+    others: Dict[str, Union[int, float, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -191,6 +197,10 @@ def _is_bool(v: Any) -> bool:
     return type(v) is bool
 
 
+def _is_figure(v: Any) -> bool:
+    return _is_number(v) or _is_str(v)
+
+
 # The fields of each record: JSON name -> (check, zero). None as the zero
 # means the field's null (exit_code, signal) or its absence (mode).
 _STARTER = {"exit_status": (_is_int, 0), "signal": (_is_str, None)}
@@ -255,6 +265,18 @@ def _fields(obj: Any, table: Dict[str, Tuple[Any, Any]], where: str) -> Dict[str
     return out
 
 
+def _others(obj: Dict[str, Any], table: Dict[str, Tuple[Any, Any]], where: str) -> Dict[str, Union[int, float, str]]:
+    """The keys of obj that table does not name, each a number or a string (kept as written); a null one is left out."""
+    out: Dict[str, Union[int, float, str]] = {}
+    for key, v in obj.items():
+        if key in table or v is None:
+            continue
+        if not _is_figure(v):
+            raise _bad(f"{where}.{key}: {json.dumps(v)} is not of its type")
+        out[key] = v
+    return out
+
+
 def parse_record(line: Union[str, bytes]) -> Record:
     """Read one status record, one line of JSON as session-starter writes it on --status-fd.
 
@@ -291,7 +313,8 @@ def parse_record(line: Union[str, bytes]) -> Record:
             rec.starter = StarterExit(**_fields(starter, _STARTER, "ended record.starter"))
         usage = raw.get("usage")
         if usage is not None:
-            rec.usage = Usage(**_fields(usage, _USAGE, "ended record.usage"))
+            known = _fields(usage, _USAGE, "ended record.usage")
+            rec.usage = Usage(**known, others=_others(usage, _USAGE, "ended record.usage"))
         return rec
     return Other(event=event, raw=raw)
 

@@ -13,15 +13,33 @@ from support import fixture
 
 def typed(v):
     """A typed record's value as plain JSON values: dataclasses as dicts (without raw; a Usage without the figures
-    it has not, which the JSON leaves out)."""
+    it has not, which the JSON leaves out, and with its others beside the figures it knows by name)."""
     if dataclasses.is_dataclass(v):
         out = {f.name: typed(getattr(v, f.name)) for f in dataclasses.fields(v) if f.name != "raw"}
         if isinstance(v, ss.Usage):
-            out = {k: x for k, x in out.items() if x is not None}
+            out = {**{k: x for k, x in out.items() if x is not None and k != "others"}, **v.others}
         return out
     if isinstance(v, list):
         return [typed(x) for x in v]
     return v
+
+
+def ended_with_usage(**usage):
+    """An ended fixture with usage as its usage (None as JSON null): the figures a test names, not the fixture's, so
+    that a figure the fixtures gain changes no test here."""
+    return json.dumps({**json.loads(fixture("ended.jsonl")[0]), "usage": usage})
+
+
+# Every figure this module knows by name, as the JSON has them.
+KNOWN_USAGE = {
+    "cpu_ms": 214.5,
+    "cpu_source": "cpu.stat",
+    "memory_peak_bytes": 67108864,
+    "memory_peak_source": "memory.peak",
+    "tasks_peak": 3,
+    "tasks_peak_source": "pids.peak",
+    "forks_refused": 0,
+}
 
 
 class AckTest(unittest.TestCase):
@@ -73,6 +91,37 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual(ended.starter, ss.StarterExit(exit_status=3, signal=None))
         self.assertNotIn("energy", typed(ended))
         self.assertEqual(ended.raw["energy"], {"joules": 4})
+
+    def test_a_usage_figure_this_version_does_not_know_reaches_others_under_its_json_name(self):
+        rec = ss.parse_record(ended_with_usage(cpu_throttled_ms=12.5, io_pressure_source="io.pressure", energy_uj=7))
+        self.assertEqual(rec.usage.others, {"cpu_throttled_ms": 12.5, "io_pressure_source": "io.pressure", "energy_uj": 7})
+        self.assertIs(type(rec.usage.others["energy_uj"]), int, "kept as written")
+
+    def test_the_usage_figures_known_by_name_keep_their_fields_values_and_checks_beside_an_unknown_one(self):
+        rec = ss.parse_record(ended_with_usage(**KNOWN_USAGE, cpu_throttled_ms=3))
+        want = ss.Usage(
+            cpu_ms=214.5,
+            cpu_source="cpu.stat",
+            memory_peak_bytes=67108864,
+            memory_peak_source="memory.peak",
+            tasks_peak=3,
+            tasks_peak_source="pids.peak",
+            forks_refused=0,
+            others={"cpu_throttled_ms": 3},
+        )
+        self.assertEqual(rec.usage, want)
+        with self.assertRaisesRegex(ss.RecordError, r"^ended record\.usage\.tasks_peak: 1\.5 is not of its type$"):
+            ss.parse_record(ended_with_usage(**{**KNOWN_USAGE, "tasks_peak": 1.5}, cpu_throttled_ms=3))
+
+    def test_a_usage_figure_this_version_does_not_know_is_refused_when_it_is_not_a_number_or_a_string(self):
+        for v in ({"usec": 1}, [1, 2], True, False):
+            with self.assertRaises(ss.RecordError, msg=repr(v)) as cm:
+                ss.parse_record(ended_with_usage(cpu_throttled_ms=v))
+            self.assertEqual(cm.exception.code, "bad-record")
+            self.assertEqual(str(cm.exception), f"ended record.usage.cpu_throttled_ms: {json.dumps(v)} is not of its type")
+
+    def test_a_usage_figure_this_version_does_not_know_is_left_out_when_it_is_null(self):
+        self.assertEqual(ss.parse_record(ended_with_usage(cpu_throttled_ms=None)).usage.others, {})
 
     def test_each_invalid_record_fixture_is_refused(self):
         for line in fixture("records-invalid.txt"):

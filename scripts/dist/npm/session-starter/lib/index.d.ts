@@ -172,6 +172,11 @@ export interface Usage {
   tasksPeakSource?: string;
   /** Forks refused at --max-tasks (pids.events). */
   forksRefused?: number;
+  /**
+   * A figure this version does not know by name, under its camelCase name: new figures arrive this way.
+   * Its JSON value is a number or a string; any other type is a RecordError.
+   */
+  readonly [figure: string]: number | string | undefined;
 }
 
 /** A record of an event this version does not know. */

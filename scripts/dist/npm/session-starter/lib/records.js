@@ -7,11 +7,12 @@
 // one of them, here as in Go and Python.
 //
 // A record's fields are only ever added: a field this module does not
-// know is left out of the typed record (it stays in record.raw), and an
-// event it does not know is returned as { event, raw }. A known field of
-// the wrong type is an error, as in Go; a known field that is missing, or
-// null where null is not one of its values, takes its zero value (0,
-// false, '', []), as Go's encoding/json leaves it.
+// know is left out of the typed record (it stays in record.raw), but for
+// the usage figures, which pass through; an event it does not know is
+// returned as { event, raw }. A known field of the wrong type is an
+// error, as in Go; a known field that is missing, or null where null is
+// not one of its values, takes its zero value (0, false, '', []), as Go's
+// encoding/json leaves it.
 
 // ackPrefix is how the ack line begins: session_containment is its first
 // key, and 1 the only value defined.
@@ -86,6 +87,8 @@ const kinds = {
   // Optional numbers: left out where the JSON has none.
   optInt: { zero: undefined, ok: (v) => Number.isInteger(v) },
   optNumber: { zero: undefined, ok: (v) => typeof v === 'number' },
+  // A figure this module does not know by name: a number or a string.
+  optFigure: { zero: undefined, ok: (v) => typeof v === 'number' || typeof v === 'string' },
 };
 
 // The fields of each record: JSON name → [property, kind]. Kinds that are
@@ -102,7 +105,9 @@ const survivorFields = {
   denied: ['denied', 'bool'],
 };
 // usage: each figure is there only where its counter is ({ optional:
-// table } is an object left out where the JSON has none).
+// table } is an object left out where the JSON has none). A figure not in
+// the table passes through under its camelCase name, checked by the kind
+// others names, so a figure session-starter adds reaches users unedited.
 const usageFields = {
   cpu_ms: ['cpuMs', 'optNumber'],
   cpu_source: ['cpuSource', 'optString'],
@@ -143,16 +148,23 @@ const endedFields = {
   report: ['report', 'optString'],
   time: ['time', 'string'],
   oom_kills: ['oomKills', 'optInt'],
-  usage: ['usage', { optional: usageFields }],
+  usage: ['usage', { optional: usageFields, others: 'optFigure' }],
 };
 
 function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+// camel is a JSON name in camelCase, as the typed records spell it.
+function camel(key) {
+  return key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+}
+
 // convert reads the JSON object obj by the field table fields; where
-// names the object in errors.
-function convert(obj, fields, where) {
+// names the object in errors. With others (a kind), each key not in the
+// table is read by that kind under its camelCase name, unless the table
+// has a property of that name; without, it is left out.
+function convert(obj, fields, where, others) {
   if (!isObject(obj)) {
     throw new RecordError(`${where}: ${JSON.stringify(obj)} is not an object`, 'ERR_SESSION_STARTER_BAD_RECORD');
   }
@@ -162,6 +174,19 @@ function convert(obj, fields, where) {
     out[prop] = convertValue(v, kind, `${where}.${key}`);
     if (out[prop] === undefined) {
       delete out[prop];
+    }
+  }
+  if (others !== undefined) {
+    const known = new Set(Object.values(fields).map(([prop]) => prop));
+    for (const [key, v] of Object.entries(obj)) {
+      const prop = camel(key);
+      if (Object.hasOwn(fields, key) || known.has(prop)) {
+        continue;
+      }
+      const got = convertValue(v, others, `${where}.${key}`);
+      if (got !== undefined) {
+        out[prop] = got;
+      }
     }
   }
   return out;
@@ -178,7 +203,7 @@ function convertValue(v, kind, where) {
     return v.map((e, i) => convert(e, kind[0], `${where}[${i}]`));
   }
   if (typeof kind === 'object' && kind.optional) {
-    return v === undefined || v === null ? undefined : convert(v, kind.optional, where);
+    return v === undefined || v === null ? undefined : convert(v, kind.optional, where, kind.others);
   }
   if (typeof kind === 'object') {
     return convert(v === undefined || v === null ? {} : v, kind, where);
