@@ -43,28 +43,21 @@ func noInherit(h sys.Handle) (func(), error) {
 // and a function that closes the copies once the Engine has its own.
 func inheritableStdio() ([3]sys.Handle, func()) {
 	var out [3]sys.Handle
-	var dup [3]bool
+	var dups []*sys.Handle
 	for i, std := range []uint32{sys.STD_INPUT_HANDLE, sys.STD_OUTPUT_HANDLE, sys.STD_ERROR_HANDLE} {
 		h, err := sys.GetStdHandle(std)
-		if err != nil || h == 0 || h == sys.InvalidHandle {
+		if err != nil || h == 0 {
 			continue
 		}
-		d, err := sys.DuplicateHandle(h, true)
-		if err != nil {
-			// Not a handle that can be duplicated (a console pseudo
-			// handle of an old system): passed as it is.
-			out[i] = h
-			continue
-		}
-		out[i], dup[i] = d, true
-	}
-	return out, func() {
-		for i := range out {
-			if dup[i] {
-				_ = sys.CloseHandle(out[i])
-			}
+		// A handle that cannot be duplicated (a console pseudo handle of
+		// an old system) is passed as it is.
+		out[i] = h
+		if d, err := sys.DuplicateHandle(h, true); err == nil {
+			out[i] = d
+			dups = append(dups, &out[i])
 		}
 	}
+	return out, func() { sys.CloseHandles(dups...) }
 }
 
 // control watches the control handle for end of input: a goroutine on a
@@ -133,8 +126,7 @@ func (c *control) close() {
 		_ = sys.CancelSynchronousIo(c.thread)
 		select {
 		case <-c.exited:
-			_ = sys.CloseHandle(c.thread)
-			_ = sys.CloseHandle(c.h)
+			sys.CloseHandles(&c.thread, &c.h)
 			return
 		case <-time.After(readerWait / 3):
 		}

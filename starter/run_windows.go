@@ -75,11 +75,6 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 	return false, nil
 }
 
-// jobLimits is lim as the session's job takes it.
-func jobLimits(lim Limits) winjob.Limits {
-	return winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}
-}
-
 // prepare checks the request and takes what the session needs of this
 // process: the Engine's program, command line and environment (with the
 // mark), the control handle, the stop signals and the launcher's handle.
@@ -187,7 +182,8 @@ func (s *session) contain(res *Result) error {
 	res.Mode = wire.ModeJob
 	if s.o.Limits.Any() {
 		// Before the Engine joins: the job holds nothing yet.
-		if err := s.job.Limit(jobLimits(s.o.Limits)); err != nil {
+		lim := s.o.Limits
+		if err := s.job.Limit(winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}); err != nil {
 			return fail(wire.ExitContainment, "limits: %w", err)
 		}
 	}
@@ -334,9 +330,7 @@ func (s *session) close() {
 	if s.ctl != nil {
 		s.ctl.close()
 	}
-	if s.parent != 0 {
-		_ = sys.CloseHandle(s.parent)
-	}
+	sys.CloseHandles(&s.parent)
 	if s.eng != nil {
 		s.eng.Close()
 	}
@@ -375,18 +369,19 @@ func openParent(pid int) (sys.Handle, error) {
 		return 0, fmt.Errorf("watch parent: %w", err)
 	}
 	born, err := sys.ProcessCreationTime(h)
+	var self int64
 	if err == nil {
-		var self int64
-		if self, err = sys.ProcessCreationTime(sys.CurrentProcess()); err == nil && born > self {
-			err = errParentGone
-		}
+		self, err = sys.ProcessCreationTime(sys.CurrentProcess())
+	}
+	switch {
+	case err != nil:
+		err = fmt.Errorf("watch parent: %w", err)
+	case born > self:
+		err = errParentGone
 	}
 	if err != nil {
 		_ = sys.CloseHandle(h)
-		if errors.Is(err, errParentGone) {
-			return 0, err
-		}
-		return 0, fmt.Errorf("watch parent: %w", err)
+		return 0, err
 	}
 	return h, nil
 }
@@ -426,7 +421,7 @@ func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
 // stop signal, the timeout or ctx. The Engine's exit code is read by
 // collect, once the job has ended: the status returned is zero.
 func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitStatus) {
-	wake, err := sys.CreateEvent(true, false)
+	wake, err := sys.CreateEvent()
 	if err != nil {
 		s.log.Error().Err(err).Msg("wake event")
 		return ReasonWatchFailed, 0, sys.WaitStatus{}

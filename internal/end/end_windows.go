@@ -70,7 +70,7 @@ func (w *waiter) wait(hs []*held, until time.Time) {
 			continue
 		}
 		ms := uint32(min((d+time.Millisecond-1)/time.Millisecond, math.MaxUint32-1))
-		if _, err := sys.GetQueuedCompletionStatus(h.Notify(), ms); err != nil && !errors.Is(err, sys.WAIT_TIMEOUT) {
+		if err := sys.GetQueuedCompletionStatus(h.Notify(), ms); err != nil && !errors.Is(err, sys.WAIT_TIMEOUT) {
 			h.deaf = true
 		}
 		return

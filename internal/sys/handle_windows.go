@@ -9,8 +9,6 @@ import (
 // Handles, flags and types of the calls below that callers pass or test,
 // as the system names them.
 const (
-	InvalidHandle = windows.InvalidHandle
-
 	STD_INPUT_HANDLE  = windows.STD_INPUT_HANDLE
 	STD_OUTPUT_HANDLE = windows.STD_OUTPUT_HANDLE
 	STD_ERROR_HANDLE  = windows.STD_ERROR_HANDLE
@@ -31,13 +29,10 @@ func CurrentThread() Handle { return windows.CurrentThread() }
 
 // GetStdHandle wraps GetStdHandle: the standard handle std
 // (STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE), 0 where there
-// is none.
+// is none. An invalid handle is an error.
 func GetStdHandle(std uint32) (Handle, error) {
 	h, err := windows.GetStdHandle(std)
-	if err != nil {
-		return h, os.NewSyscallError("GetStdHandle", err)
-	}
-	return h, nil
+	return h, os.NewSyscallError("GetStdHandle", err)
 }
 
 // SetStdHandle wraps SetStdHandle: h becomes the standard handle std.
@@ -56,36 +51,37 @@ func SetHandleInformation(h Handle, mask, flags uint32) error {
 func DuplicateHandle(h Handle, inherit bool) (Handle, error) {
 	self := windows.CurrentProcess()
 	var dup Handle
-	if err := windows.DuplicateHandle(self, h, self, &dup, 0, inherit, windows.DUPLICATE_SAME_ACCESS); err != nil {
-		return 0, os.NewSyscallError("DuplicateHandle", err)
-	}
-	return dup, nil
+	err := windows.DuplicateHandle(self, h, self, &dup, 0, inherit, windows.DUPLICATE_SAME_ACCESS)
+	return dup, os.NewSyscallError("DuplicateHandle", err)
 }
 
 // GetFileType wraps GetFileType: what h is (FILE_TYPE_PIPE, ...).
 func GetFileType(h Handle) (uint32, error) {
 	t, err := windows.GetFileType(h)
-	if err != nil {
-		return t, os.NewSyscallError("GetFileType", err)
-	}
-	return t, nil
+	return t, os.NewSyscallError("GetFileType", err)
 }
 
 // ReadFile wraps a synchronous ReadFile of h into p: the bytes read.
 // A pipe whose writers are all gone fails with ERROR_BROKEN_PIPE.
 func ReadFile(h Handle, p []byte) (int, error) {
 	var n uint32
-	if err := windows.ReadFile(h, p, &n, nil); err != nil {
-		return int(n), os.NewSyscallError("ReadFile", err)
-	}
-	return int(n), nil
+	err := windows.ReadFile(h, p, &n, nil)
+	return int(n), os.NewSyscallError("ReadFile", err)
 }
 
 // WriteFile wraps a synchronous WriteFile of p to h: the bytes written.
 func WriteFile(h Handle, p []byte) (int, error) {
 	var n uint32
-	if err := windows.WriteFile(h, p, &n, nil); err != nil {
-		return int(n), os.NewSyscallError("WriteFile", err)
+	err := windows.WriteFile(h, p, &n, nil)
+	return int(n), os.NewSyscallError("WriteFile", err)
+}
+
+// CloseHandles closes each of hs that is not 0 and sets it to 0.
+func CloseHandles(hs ...*Handle) {
+	for _, h := range hs {
+		if *h != 0 {
+			_ = windows.CloseHandle(*h)
+			*h = 0
+		}
 	}
-	return int(n), nil
 }

@@ -35,24 +35,29 @@ func CloseHandle(h Handle) error {
 // handle is not inheritable.
 func CreateJobObject() (Handle, error) {
 	h, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, os.NewSyscallError("CreateJobObject", err)
-	}
-	return h, nil
+	return h, os.NewSyscallError("CreateJobObject", err)
 }
 
-// SetJobLimitFlags sets the job's extended limits
-// (JobObjectExtendedLimitInformation) to the limit flags given, with no
-// other limit.
-func SetJobLimitFlags(job Handle, flags uint32) error {
-	return SetJobLimits(job, flags, 0, 0)
+// setJob sets the job's information of class to *info
+// (SetInformationJobObject).
+func setJob[T any](job Handle, class uint32, info *T) error {
+	_, err := windows.SetInformationJobObject(job, class, uintptr(unsafe.Pointer(info)), uint32(unsafe.Sizeof(*info)))
+	return os.NewSyscallError("SetInformationJobObject", err)
+}
+
+// queryJob reads the job's information of class into *info
+// (QueryInformationJobObject).
+func queryJob[T any](job Handle, class int32, info *T) error {
+	err := windows.QueryInformationJobObject(job, class, uintptr(unsafe.Pointer(info)), uint32(unsafe.Sizeof(*info)), nil)
+	return os.NewSyscallError("QueryInformationJobObject", err)
 }
 
 // SetJobLimits sets the job's extended limits
 // (JobObjectExtendedLimitInformation) to flags, with processes as its
 // ActiveProcessLimit (JOB_OBJECT_LIMIT_ACTIVE_PROCESS added when it is
 // not 0) and memory bytes as its JobMemoryLimit
-// (JOB_OBJECT_LIMIT_JOB_MEMORY added when not 0).
+// (JOB_OBJECT_LIMIT_JOB_MEMORY added when not 0). Flags 0 with no other
+// limit clears every limit, kill-on-close included.
 func SetJobLimits(job Handle, flags, processes uint32, memory uintptr) error {
 	var limits windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	if processes > 0 {
@@ -64,9 +69,7 @@ func SetJobLimits(job Handle, flags, processes uint32, memory uintptr) error {
 		limits.JobMemoryLimit = memory
 	}
 	limits.BasicLimitInformation.LimitFlags = flags
-	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&limits)), uint32(unsafe.Sizeof(limits)))
-	return os.NewSyscallError("SetInformationJobObject", err)
+	return setJob(job, windows.JobObjectExtendedLimitInformation, &limits)
 }
 
 // jobCPURateControl is JOBOBJECT_CPU_RATE_CONTROL_INFORMATION with its
@@ -76,12 +79,10 @@ type jobCPURateControl struct {
 	CpuRate      uint32
 }
 
-// JOBOBJECTINFOCLASS JobObjectCpuRateControlInformation and the flags of
-// <winnt.h> it takes.
+// The flags of <winnt.h> that JobObjectCpuRateControlInformation takes.
 const (
-	jobObjectCpuRateControlInformation = 15
-	jobObjectCpuRateControlEnable      = 0x1
-	jobObjectCpuRateControlHardCap     = 0x4
+	jobObjectCpuRateControlEnable  = 0x1
+	jobObjectCpuRateControlHardCap = 0x4
 )
 
 // SetJobCPURate caps the job's CPU time at rate ten-thousandths of the
@@ -89,9 +90,7 @@ const (
 // 1 to 10000).
 func SetJobCPURate(job Handle, rate uint32) error {
 	info := jobCPURateControl{ControlFlags: jobObjectCpuRateControlEnable | jobObjectCpuRateControlHardCap, CpuRate: rate}
-	_, err := windows.SetInformationJobObject(job, jobObjectCpuRateControlInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
-	return os.NewSyscallError("SetInformationJobObject", err)
+	return setJob(job, windows.JobObjectCpuRateControlInformation, &info)
 }
 
 // JobUsage returns the CPU time of every process the job has held,
@@ -101,14 +100,12 @@ func SetJobCPURate(job Handle, rate uint32) error {
 // JobObjectExtendedLimitInformation).
 func JobUsage(job Handle) (cpu100ns int64, peak uintptr, err error) {
 	var info jobBasicAccounting
-	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
-		return 0, 0, os.NewSyscallError("QueryInformationJobObject", err)
+	if err := queryJob(job, windows.JobObjectBasicAccountingInformation, &info); err != nil {
+		return 0, 0, err
 	}
 	var limits windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
-	if err := windows.QueryInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&limits)), uint32(unsafe.Sizeof(limits)), nil); err != nil {
-		return 0, 0, os.NewSyscallError("QueryInformationJobObject", err)
+	if err := queryJob(job, windows.JobObjectExtendedLimitInformation, &limits); err != nil {
+		return 0, 0, err
 	}
 	return info.TotalUserTime + info.TotalKernelTime, limits.PeakJobMemoryUsed, nil
 }
@@ -131,9 +128,7 @@ type jobAssociateCompletionPort struct {
 // (JobObjectAssociateCompletionPortInformation).
 func AssociateJobCompletionPort(job, port Handle, key uintptr) error {
 	assoc := jobAssociateCompletionPort{CompletionKey: key, CompletionPort: port}
-	_, err := windows.SetInformationJobObject(job, windows.JobObjectAssociateCompletionPortInformation,
-		uintptr(unsafe.Pointer(&assoc)), uint32(unsafe.Sizeof(assoc)))
-	return os.NewSyscallError("SetInformationJobObject", err)
+	return setJob(job, windows.JobObjectAssociateCompletionPortInformation, &assoc)
 }
 
 // TerminateJobObject wraps TerminateJobObject: every process of the job
@@ -158,27 +153,28 @@ type jobBasicAccounting struct {
 // have not exited (JobObjectBasicAccountingInformation).
 func JobActiveProcesses(job Handle) (int, error) {
 	var info jobBasicAccounting
-	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
-		return 0, os.NewSyscallError("QueryInformationJobObject", err)
-	}
-	return int(info.ActiveProcesses), nil
+	err := queryJob(job, windows.JobObjectBasicAccountingInformation, &info)
+	return int(info.ActiveProcesses), err
 }
 
-// JobProcessIDs returns the IDs of the processes in the job, at most
-// limit of them (JobObjectBasicProcessIdList); a job with more is no
-// error.
-func JobProcessIDs(job Handle, limit int) ([]int, error) {
-	// JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts, then ULONG_PTRs.
-	buf := make([]uintptr, 1+limit)
-	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicProcessIdList,
-		uintptr(unsafe.Pointer(&buf[0])), uint32(len(buf))*uint32(unsafe.Sizeof(buf[0])), nil); err != nil &&
-		!errors.Is(err, windows.ERROR_MORE_DATA) {
-		return nil, os.NewSyscallError("QueryInformationJobObject", err)
+// jobProcessIDList is JOBOBJECT_BASIC_PROCESS_ID_LIST with room for 1024
+// IDs: enough to name survivors in a report, which lists at most a few
+// dozen.
+type jobProcessIDList struct {
+	Assigned uint32
+	Listed   uint32
+	IDs      [1024]uintptr
+}
+
+// JobProcessIDs returns the IDs of the processes in the job, at most 1024
+// of them (JobObjectBasicProcessIdList); a job with more is no error.
+func JobProcessIDs(job Handle) ([]int, error) {
+	var list jobProcessIDList
+	if err := queryJob(job, windows.JobObjectBasicProcessIdList, &list); err != nil && !errors.Is(err, windows.ERROR_MORE_DATA) {
+		return nil, err
 	}
-	listed := int(*(*uint32)(unsafe.Pointer(uintptr(unsafe.Pointer(&buf[0])) + 4)))
-	pids := make([]int, 0, listed)
-	for _, p := range buf[1 : 1+min(listed, limit)] {
+	pids := make([]int, 0, list.Listed)
+	for _, p := range list.IDs[:min(int(list.Listed), len(list.IDs))] {
 		pids = append(pids, int(p))
 	}
 	return pids, nil
@@ -188,10 +184,7 @@ func JobProcessIDs(job Handle, limit int) ([]int, error) {
 // that no file is associated with, run by up to threads threads at once.
 func CreateIoCompletionPort(threads uint32) (Handle, error) {
 	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, threads)
-	if err != nil {
-		return 0, os.NewSyscallError("CreateIoCompletionPort", err)
-	}
-	return port, nil
+	return port, os.NewSyscallError("CreateIoCompletionPort", err)
 }
 
 // PostQueuedCompletionStatus posts a packet to port with completion key
@@ -201,14 +194,11 @@ func PostQueuedCompletionStatus(port Handle, key uintptr) error {
 }
 
 // GetQueuedCompletionStatus waits up to ms milliseconds for a packet on
-// port and returns its completion key; an error wrapping WAIT_TIMEOUT
-// when none came in that time.
-func GetQueuedCompletionStatus(port Handle, ms uint32) (uintptr, error) {
+// port and takes it; an error wrapping WAIT_TIMEOUT when none came in
+// that time.
+func GetQueuedCompletionStatus(port Handle, ms uint32) error {
 	var msg uint32
 	var key uintptr
 	var ov *windows.Overlapped
-	if err := windows.GetQueuedCompletionStatus(port, &msg, &key, &ov, ms); err != nil {
-		return 0, os.NewSyscallError("GetQueuedCompletionStatus", err)
-	}
-	return key, nil
+	return os.NewSyscallError("GetQueuedCompletionStatus", windows.GetQueuedCompletionStatus(port, &msg, &key, &ov, ms))
 }

@@ -66,19 +66,15 @@ func CreateProcess(app *uint16, cmdLine, env []uint16, stdin, stdout, stderr Han
 
 // ResumeThread wraps ResumeThread.
 func ResumeThread(thread Handle) error {
-	if _, err := windows.ResumeThread(thread); err != nil {
-		return os.NewSyscallError("ResumeThread", err)
-	}
-	return nil
+	_, err := windows.ResumeThread(thread)
+	return os.NewSyscallError("ResumeThread", err)
 }
 
 // GetExitCodeProcess wraps GetExitCodeProcess.
 func GetExitCodeProcess(process Handle) (uint32, error) {
 	var code uint32
-	if err := windows.GetExitCodeProcess(process, &code); err != nil {
-		return 0, os.NewSyscallError("GetExitCodeProcess", err)
-	}
-	return code, nil
+	err := windows.GetExitCodeProcess(process, &code)
+	return code, os.NewSyscallError("GetExitCodeProcess", err)
 }
 
 // AssignProcessToJobObject wraps AssignProcessToJobObject.
@@ -96,10 +92,7 @@ func TerminateProcess(process Handle, code uint32) error {
 // returns the wait's event (WAIT_OBJECT_0 once it was).
 func WaitForSingleObject(h Handle, ms uint32) (uint32, error) {
 	ev, err := windows.WaitForSingleObject(h, ms)
-	if err != nil {
-		return ev, os.NewSyscallError("WaitForSingleObject", err)
-	}
-	return ev, nil
+	return ev, os.NewSyscallError("WaitForSingleObject", err)
 }
 
 // OpenProcess wraps OpenProcess: a handle to process pid with the access
@@ -121,10 +114,8 @@ func OpenProcess(access uint32, pid int) (Handle, error) {
 // in 100 ns units.
 func ProcessCreationTime(process Handle) (int64, error) {
 	var c, e, k, u windows.Filetime
-	if err := windows.GetProcessTimes(process, &c, &e, &k, &u); err != nil {
-		return 0, os.NewSyscallError("GetProcessTimes", err)
-	}
-	return int64(c.HighDateTime)<<32 | int64(c.LowDateTime), nil
+	err := windows.GetProcessTimes(process, &c, &e, &k, &u)
+	return int64(c.HighDateTime)<<32 | int64(c.LowDateTime), os.NewSyscallError("GetProcessTimes", err)
 }
 
 // WaitForMultipleObjects wraps WaitForMultipleObjects: it waits up to ms
@@ -133,24 +124,13 @@ func ProcessCreationTime(process Handle) (int64, error) {
 // (WAIT_OBJECT_0+i once handles[i] was).
 func WaitForMultipleObjects(handles []Handle, waitAll bool, ms uint32) (uint32, error) {
 	ev, err := windows.WaitForMultipleObjects(handles, waitAll, ms)
-	if err != nil {
-		return ev, os.NewSyscallError("WaitForMultipleObjects", err)
-	}
-	return ev, nil
+	return ev, os.NewSyscallError("WaitForMultipleObjects", err)
 }
 
 // CreateEvent wraps CreateEvent: an event without a name, whose handle is
-// not inheritable, reset by hand if manualReset is set, signalled from
-// the start if signalled is.
-func CreateEvent(manualReset, signalled bool) (Handle, error) {
-	var manual, initial uint32
-	if manualReset {
-		manual = 1
-	}
-	if signalled {
-		initial = 1
-	}
-	h, err := windows.CreateEvent(nil, manual, initial, nil)
+// not inheritable, reset by hand and not signalled at first.
+func CreateEvent() (Handle, error) {
+	h, err := windows.CreateEvent(nil, 1, 0, nil)
 	if err != nil {
 		return 0, os.NewSyscallError("CreateEvent", err)
 	}

@@ -61,8 +61,5 @@ func ComposeCommandLine(args []string) string {
 // directory.
 func GetSystemDirectory() (string, error) {
 	dir, err := windows.GetSystemDirectory()
-	if err != nil {
-		return "", os.NewSyscallError("GetSystemDirectory", err)
-	}
-	return dir, nil
+	return dir, os.NewSyscallError("GetSystemDirectory", err)
 }

@@ -49,11 +49,11 @@ func (h *Holder) Signal(sig syscall.Signal) error {
 }
 
 // Live implements [end.Holder]: the job's processes, by ID (at most
-// maxListed), or none once it counts no active process (its list may
+// 1024), or none once it counts no active process (its list may
 // still name an exited process whose handle is open). Its members have
 // no state or user that a job tells: state 'R', uid -1.
 func (h *Holder) Live() ([]end.Member, error) {
-	if n, err := h.Job.Active(); err != nil || n == 0 {
+	if n, err := sys.JobActiveProcesses(h.Job.h); err != nil || n == 0 {
 		return nil, err
 	}
 	pids, err := h.Job.PIDs()

@@ -30,7 +30,7 @@ func New() (*Job, error) {
 	// Only this flag: without JOB_OBJECT_LIMIT_BREAKAWAY_OK and
 	// JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK no member can start a process
 	// outside the job, CREATE_BREAKAWAY_FROM_JOB or not.
-	if err := sys.SetJobLimitFlags(h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE); err != nil {
+	if err := sys.SetJobLimits(h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, 0, 0); err != nil {
 		j.Close()
 		return nil, err
 	}
@@ -51,16 +51,7 @@ func New() (*Job, error) {
 
 // Close closes the job's handles. If this was the last handle to the
 // job, every process still in it is terminated by the system.
-func (j *Job) Close() {
-	if j.port != 0 {
-		_ = sys.CloseHandle(j.port)
-		j.port = 0
-	}
-	if j.h != 0 {
-		_ = sys.CloseHandle(j.h)
-		j.h = 0
-	}
-}
+func (j *Job) Close() { sys.CloseHandles(&j.port, &j.h) }
 
 // Terminate ends every process of the job with exit code code
 // (TerminateJobObject). The job holds only processes started in it, so
@@ -69,21 +60,11 @@ func (j *Job) Terminate(code uint32) error {
 	return sys.TerminateJobObject(j.h, code)
 }
 
-// Active returns the number of processes in the job that have not
-// exited.
-func (j *Job) Active() (int, error) {
-	return sys.JobActiveProcesses(j.h)
-}
-
-// maxListed bounds the process IDs [Job.PIDs] reads: enough to name
-// survivors in a report, which lists at most a few dozen.
-const maxListed = 1024
-
-// PIDs returns the IDs of the processes in the job, at most maxListed.
-// The IDs name members only while they are members: for a report, never
-// for signalling.
+// PIDs returns the IDs of the processes in the job, at most 1024. The
+// IDs name members only while they are members: for a report, never for
+// signalling.
 func (j *Job) PIDs() ([]int, error) {
-	return sys.JobProcessIDs(j.h, maxListed)
+	return sys.JobProcessIDs(j.h)
 }
 
 // Limits are the bounds of a job's processes together; a zero field sets
@@ -145,5 +126,5 @@ func (j *Job) Assign(process sys.Handle) error {
 // Release clears the job's kill-on-close: closing its handles then ends
 // nothing, and what it holds stays in the jobs around it.
 func (j *Job) Release() error {
-	return sys.SetJobLimitFlags(j.h, 0)
+	return sys.SetJobLimits(j.h, 0, 0, 0)
 }

@@ -151,10 +151,7 @@ func TestTheJobListAttributeIsTaken(t *testing.T) {
 // systems that refuse the job list attribute.
 func TestAProcessAssignedWhileSuspendedIsInTheJob(t *testing.T) {
 	j := newJob(t)
-	s := helperSpec("sleep")
-	app, _ := windows.UTF16PtrFromString(s.App)
-	env, _ := envBlock(s.Env)
-	p, err := j.startAssigned(app, s, env, windows.CREATE_SUSPENDED|windows.CREATE_UNICODE_ENVIRONMENT)
+	p, err := j.start(helperSpec("sleep"), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,16 +45,7 @@ func (p *Process) Resume() error {
 }
 
 // Close closes the handles to the process; it does not end it.
-func (p *Process) Close() {
-	if p.thread != 0 {
-		_ = sys.CloseHandle(p.thread)
-		p.thread = 0
-	}
-	if p.Handle != 0 {
-		_ = sys.CloseHandle(p.Handle)
-		p.Handle = 0
-	}
-}
+func (p *Process) Close() { sys.CloseHandles(&p.thread, &p.Handle) }
 
 // ExitCode returns the process's exit code once it has exited.
 func (p *Process) ExitCode() (uint32, error) {
@@ -71,45 +62,29 @@ func (p *Process) ExitCode() (uint32, error) {
 // StartSuspended returns an error wrapping [ErrNotInJob]. An error from
 // CreateProcess is returned as an [*os.SyscallError].
 func (j *Job) StartSuspended(s Spec) (*Process, error) {
-	app, err := syscall.UTF16PtrFromString(s.App)
-	if err != nil {
-		return nil, fmt.Errorf("program %q: %w", s.App, err)
-	}
-	env, err := envBlock(s.Env)
-	if err != nil {
-		return nil, err
-	}
-	flags := s.Flags | sys.CREATE_SUSPENDED | sys.CREATE_UNICODE_ENVIRONMENT
-	p, err := j.create(app, s, env, flags, true)
+	p, err := j.start(s, true)
 	if errors.Is(err, sys.ERROR_INVALID_PARAMETER) || errors.Is(err, sys.ERROR_NOT_SUPPORTED) {
 		// A system before Windows 10 does not know the attribute.
-		return j.startAssigned(app, s, env, flags)
+		return j.start(s, false)
 	}
 	return p, err
 }
 
-// startAssigned creates the process suspended outside the job and
-// assigns it before its first thread runs; one that cannot be assigned is
-// terminated while still suspended.
-func (j *Job) startAssigned(app *uint16, s Spec, env []uint16, flags uint32) (*Process, error) {
-	p, err := j.create(app, s, env, flags, false)
+// start creates the process suspended: in the job if inJob (the job list
+// attribute), else outside it and then assigned before its first thread
+// runs; one that cannot be assigned is terminated while still suspended.
+func (j *Job) start(s Spec, inJob bool) (*Process, error) {
+	app, err := syscall.UTF16PtrFromString(s.App)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("program %q: %w", s.App, err)
 	}
-	if err := sys.AssignProcessToJobObject(j.h, p.Handle); err != nil {
-		// Still suspended: it has run no instruction of its own.
-		_ = sys.TerminateProcess(p.Handle, 1)
-		_, _ = sys.WaitForSingleObject(p.Handle, sys.INFINITE)
-		p.Close()
-		return nil, fmt.Errorf("%w: %w", ErrNotInJob, err)
-	}
-	return p, nil
-}
-
-func (j *Job) create(app *uint16, s Spec, env []uint16, flags uint32, inJob bool) (*Process, error) {
 	cmd, err := syscall.UTF16FromString(s.CmdLine)
 	if err != nil {
 		return nil, fmt.Errorf("command line: %w", err)
+	}
+	env, err := envBlock(s.Env)
+	if err != nil {
+		return nil, err
 	}
 	var job *sys.Handle
 	if inJob {
@@ -120,11 +95,23 @@ func (j *Job) create(app *uint16, s Spec, env []uint16, flags uint32, inJob bool
 	// bInheritHandles: the launcher's inheritable handles reach the
 	// Engine, as they would without us; ours are all created
 	// non-inheritable.
+	flags := s.Flags | sys.CREATE_SUSPENDED | sys.CREATE_UNICODE_ENVIRONMENT
 	pid, process, thread, err := sys.CreateProcess(app, cmd, env, s.Stdin, s.Stdout, s.Stderr, flags, job)
 	if err != nil {
 		return nil, err
 	}
-	return &Process{PID: pid, Handle: process, thread: thread, ViaAttribute: inJob}, nil
+	p := &Process{PID: pid, Handle: process, thread: thread, ViaAttribute: inJob}
+	if inJob {
+		return p, nil
+	}
+	if err := j.Assign(p.Handle); err != nil {
+		// Still suspended: it has run no instruction of its own.
+		_ = sys.TerminateProcess(p.Handle, 1)
+		_, _ = sys.WaitForSingleObject(p.Handle, sys.INFINITE)
+		p.Close()
+		return nil, fmt.Errorf("%w: %w", ErrNotInJob, err)
+	}
+	return p, nil
 }
 
 // envBlock makes a CreateProcess environment block: each "KEY=value" and
