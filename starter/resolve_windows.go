@@ -83,12 +83,6 @@ func isFile(name string) bool {
 // Windows names are case-insensitive, as in os/exec's dedupEnv.
 func sameEnvKey(a, b string) bool { return strings.EqualFold(a, b) }
 
-// isBatch reports whether program is run by cmd.exe: a .bat or .cmd file.
-func isBatch(program string) bool {
-	ext := strings.ToLower(filepath.Ext(program))
-	return ext == ".bat" || ext == ".cmd"
-}
-
 // ErrUnsafeBatchArgument means an argument cannot be passed to a batch
 // file unchanged: cmd.exe would cut the command line at it or run part of
 // it as a command, whatever the quoting.
@@ -97,9 +91,9 @@ var ErrUnsafeBatchArgument = errors.New("argument cannot be passed to a batch fi
 // commandLine returns the application to create and its command line.
 // A program gets the command line of engineCommandLine. A batch file is
 // run by cmd.exe of the system directory, with the quoting of
-// batchCommandLine.
+// batchCommandLine. A batch file is a .bat or .cmd file.
 func commandLine(program string, argv []string) (app, cmdline string, err error) {
-	if !isBatch(program) {
+	if ext := strings.ToLower(filepath.Ext(program)); ext != ".bat" && ext != ".cmd" {
 		return program, engineCommandLine(argv), nil
 	}
 	sysdir, err := sys.GetSystemDirectory()
@@ -150,13 +144,10 @@ func batchCommandLine(script string, args []string) (string, error) {
 }
 
 func appendBatchArg(b *strings.Builder, a string) {
-	quote := a == "" || strings.HasSuffix(a, `\`)
-	for _, r := range a {
-		safe := r <= unicode.MaxASCII && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(`#$*+-./:?@\_`, r))
-		if r <= unicode.MaxASCII && !safe || unicode.IsControl(r) {
-			quote = true
-		}
-	}
+	quote := a == "" || strings.HasSuffix(a, `\`) || strings.ContainsFunc(a, func(r rune) bool {
+		safe := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(`#$*+-./:?@\_`, r)
+		return r <= unicode.MaxASCII && !safe || unicode.IsControl(r)
+	})
 	if quote {
 		b.WriteByte('"')
 	}

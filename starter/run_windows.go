@@ -128,7 +128,6 @@ func prepare(o Options) (*session, error) {
 
 	s.program = o.Path
 	if s.program == "" {
-		var err error
 		if s.program, err = lookPath(o.Argv[0], env); err != nil {
 			return nil, fail(wire.ExitNotFound, "%s: %w", o.Argv[0], err)
 		}
@@ -161,10 +160,15 @@ func prepare(o Options) (*session, error) {
 	s.ending.Hurry = s.sigCh
 
 	if watchParent {
-		if err := s.watchParent(parent); err != nil {
-			if errors.Is(err, errParentGone) {
-				return nil, err
-			}
+		// Checked once more once the handle is open, as on Linux.
+		s.parent, err = openParent(parent)
+		if err == nil && (signalled(s.parent) || os.Getppid() != parent) {
+			err = errParentGone
+		}
+		if errors.Is(err, errParentGone) {
+			return nil, err
+		}
+		if err != nil {
 			return nil, fail(wire.ExitContainment, "%w", err)
 		}
 	}
@@ -273,14 +277,22 @@ func (s *session) end(res Result) End {
 	return s.endHolders(plan)
 }
 
-// collect reads the job's accounting and the Engine's exit code.
+// collect reads the job's accounting and the Engine's exit code once its
+// handle is signalled, waiting up to reapWait for a terminated Engine.
 func (s *session) collect(res Result) (Result, error) {
 	res.Usage, _ = s.job.Usage()
-	st, err := s.engineStatus()
+	ev, err := sys.WaitForSingleObject(s.eng.Handle, uint32(reapWait/time.Millisecond))
+	if err == nil && ev != sys.WAIT_OBJECT_0 {
+		err = fmt.Errorf("pid %d still running %v after the job was terminated", s.eng.PID, reapWait)
+	}
+	var code uint32
+	if err == nil {
+		code, err = s.eng.ExitCode()
+	}
 	if err != nil {
 		return res, fail(wire.ExitContainment, "%w", err)
 	}
-	res.Engine = statusOf(st)
+	res.Engine = statusOf(sys.WaitStatus{Exited: true, Code: int(code)})
 	return res, nil
 }
 
@@ -339,20 +351,6 @@ func (s *session) close() {
 		// last handle closing ends what is left.
 		s.job.Close()
 	}
-}
-
-// watchParent opens a handle to the launcher that is signalled when it
-// exits (openParent), then checks getppid once more, as on Linux.
-func (s *session) watchParent(pid int) error {
-	h, err := openParent(pid)
-	if err != nil {
-		return err
-	}
-	s.parent = h
-	if signalled(h) || os.Getppid() != pid {
-		return errParentGone
-	}
-	return nil
 }
 
 // openParent opens a SYNCHRONIZE handle to process pid, the launcher.
@@ -500,23 +498,6 @@ func (h loggedJob) Signal(sig syscall.Signal) error {
 		h.log.Info().Err(err).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
 	}
 	return err
-}
-
-// engineStatus returns the Engine's exit code once its handle is
-// signalled, waiting up to reapWait for a terminated Engine.
-func (s *session) engineStatus() (sys.WaitStatus, error) {
-	ev, err := sys.WaitForSingleObject(s.eng.Handle, uint32(reapWait/time.Millisecond))
-	if err != nil {
-		return sys.WaitStatus{}, err
-	}
-	if ev != sys.WAIT_OBJECT_0 {
-		return sys.WaitStatus{}, fmt.Errorf("pid %d still running %v after the job was terminated", s.eng.PID, reapWait)
-	}
-	code, err := s.eng.ExitCode()
-	if err != nil {
-		return sys.WaitStatus{}, err
-	}
-	return sys.WaitStatus{Exited: true, Code: int(code)}, nil
 }
 
 // endFields adds to the session end's log event how the end went.

@@ -30,19 +30,16 @@ func New() (*Job, error) {
 	// Only this flag: without JOB_OBJECT_LIMIT_BREAKAWAY_OK and
 	// JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK no member can start a process
 	// outside the job, CREATE_BREAKAWAY_FROM_JOB or not.
-	if err := sys.SetJobLimits(h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, 0, 0); err != nil {
-		j.Close()
-		return nil, err
-	}
+	err = sys.SetJobLimits(h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, 0, 0)
 	// The port is associated before any process joins, so that the
 	// emptiness notification cannot be missed.
-	port, err := sys.CreateIoCompletionPort(1)
-	if err != nil {
-		j.Close()
-		return nil, err
+	if err == nil {
+		j.port, err = sys.CreateIoCompletionPort(1)
 	}
-	j.port = port
-	if err := sys.AssociateJobCompletionPort(h, port, keyJob); err != nil {
+	if err == nil {
+		err = sys.AssociateJobCompletionPort(h, j.port, keyJob)
+	}
+	if err != nil {
 		j.Close()
 		return nil, err
 	}
