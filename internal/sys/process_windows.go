@@ -58,10 +58,8 @@ func CreateProcess(app *uint16, cmdLine, env []uint16, stdin, stdout, stderr Han
 		flags |= windows.EXTENDED_STARTUPINFO_PRESENT
 	}
 	var pi windows.ProcessInformation
-	if err := windows.CreateProcess(app, &cmdLine[0], nil, nil, true, flags, &env[0], nil, &si.StartupInfo, &pi); err != nil {
-		return 0, 0, 0, os.NewSyscallError("CreateProcess", err)
-	}
-	return int(pi.ProcessId), pi.Process, pi.Thread, nil
+	err = windows.CreateProcess(app, &cmdLine[0], nil, nil, true, flags, &env[0], nil, &si.StartupInfo, &pi)
+	return int(pi.ProcessId), pi.Process, pi.Thread, os.NewSyscallError("CreateProcess", err)
 }
 
 // ResumeThread wraps ResumeThread.
@@ -104,10 +102,7 @@ func OpenProcess(access uint32, pid int) (Handle, error) {
 	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
 		return 0, ErrGone
 	}
-	if err != nil {
-		return 0, os.NewSyscallError("OpenProcess", err)
-	}
-	return h, nil
+	return h, os.NewSyscallError("OpenProcess", err)
 }
 
 // ProcessCreationTime returns when process was created (GetProcessTimes),
