@@ -33,15 +33,15 @@ const (
 )
 
 func (o Outcome) String() string {
-	switch o {
-	case NotStarted:
-		return "not started"
-	case Started:
-		return "started"
-	case Unclear:
-		return "unclear"
+	return nameOf(int(o), []string{"not started", "started", "unclear"}, "outcome")
+}
+
+// nameOf is names[i], or kind(i) for an i out of its range.
+func nameOf(i int, names []string, kind string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
 	}
-	return "outcome(" + strconv.Itoa(int(o)) + ")"
+	return kind + "(" + strconv.Itoa(i) + ")"
 }
 
 // Ending is how a started call's tree ended.
@@ -60,15 +60,7 @@ const (
 )
 
 func (e Ending) String() string {
-	switch e {
-	case Running:
-		return "running"
-	case Killed:
-		return "killed"
-	case Released:
-		return "released"
-	}
-	return "ending(" + strconv.Itoa(int(e)) + ")"
+	return nameOf(int(e), []string{"running", "killed", "released"}, "ending")
 }
 
 // Result is what a call came to; [Cmd.Result] returns it after Wait.
@@ -225,68 +217,46 @@ type Cmd struct {
 // StdinPipe is [exec.Cmd.StdinPipe] for the call: a pipe connected to
 // its standard input, closed by Wait once the call has ended (or by the
 // caller, to send end of input).
-func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
-	if c.Cmd != nil && c.Stdin != nil {
-		return nil, errors.New("exec: Stdin already set")
-	}
-	p, child, err := c.pipe(true)
-	if err != nil {
-		return nil, err
-	}
-	c.Stdin = child
-	return p, nil
-}
+func (c *Cmd) StdinPipe() (io.WriteCloser, error) { return c.pipe(0) }
 
 // StdoutPipe is [exec.Cmd.StdoutPipe] for the call: a pipe connected to
 // its standard output, which reaches end of file once every process
 // holding the call's end has closed it. Wait closes it after the drain:
 // read to the end before calling Wait, as with exec.
-func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
-	if c.Cmd != nil && c.Stdout != nil {
-		return nil, errors.New("exec: Stdout already set")
-	}
-	p, child, err := c.pipe(false)
-	if err != nil {
-		return nil, err
-	}
-	c.Stdout = child
-	return p, nil
-}
+func (c *Cmd) StdoutPipe() (io.ReadCloser, error) { return c.pipe(1) }
 
 // StderrPipe is [exec.Cmd.StderrPipe] for the call, as StdoutPipe.
-func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
-	if c.Cmd != nil && c.Stderr != nil {
-		return nil, errors.New("exec: Stderr already set")
-	}
-	p, child, err := c.pipe(false)
-	if err != nil {
-		return nil, err
-	}
-	c.Stderr = child
-	return p, nil
-}
+func (c *Cmd) StderrPipe() (io.ReadCloser, error) { return c.pipe(2) }
 
-// pipe makes the pipe of StdinPipe (in), StdoutPipe or StderrPipe; the
-// call's end is closed here once the call has its copy (Start).
-func (c *Cmd) pipe(in bool) (*closeOnce, *os.File, error) {
+// pipe makes the pipe of StdinPipe (fd 0), StdoutPipe (1) or StderrPipe
+// (2); the call's end is closed here once the call has its copy (Start).
+func (c *Cmd) pipe(fd int) (io.ReadWriteCloser, error) {
+	names := []string{"Stdin", "Stdout", "Stderr"}
 	switch {
 	case c.Cmd == nil:
-		return nil, nil, c.err
+		return nil, c.err
+	case []bool{c.Stdin != nil, c.Stdout != nil, c.Stderr != nil}[fd]:
+		return nil, errors.New("exec: " + names[fd] + " already set")
 	case c.called || c.Process != nil:
-		return nil, nil, errors.New("exec: pipe after process started")
+		return nil, errors.New("exec: pipe after process started")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	parent, child := r, w
-	if in {
+	if fd == 0 {
 		parent, child = w, r
+		c.Stdin = child
+	} else if fd == 1 {
+		c.Stdout = child
+	} else {
+		c.Stderr = child
 	}
 	c.closers = append(c.closers, child)
 	p := &closeOnce{File: parent}
 	c.parents = append(c.parents, p)
-	return p, child, nil
+	return p, nil
 }
 
 // closeOnce is a pipe end that Wait and the caller may both close.

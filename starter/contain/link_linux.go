@@ -17,7 +17,6 @@ import (
 
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/wire"
-	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // The Engine's side of the spawn helper: one helper process per Engine,
@@ -405,13 +404,8 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 	}
 	// The call's own mark: the helper finds by it the orphans it adopts.
 	env, _ := newCallMark(c.Environ())
-	req := spawnReq{path: c.Path, argv: c.Args, env: env, dir: dir, stop: c.StopSignal, grace: c.Grace, budget: c.KillBudget}
-	if req.stop == 0 {
-		req.stop = syscall.SIGTERM
-	}
-	if req.budget <= 0 {
-		req.budget = launch.DefaultKillBudget
-	}
+	plan := c.plan()
+	req := spawnReq{path: c.Path, argv: c.Args, env: env, dir: dir, stop: plan.Stop, grace: plan.Grace, budget: plan.Budget}
 	var opened []*os.File
 	cleanup := func() {
 		for _, f := range opened {
@@ -571,20 +565,24 @@ func (h *helped) watch(c *Cmd) {
 // sendOrAbandon sends a kill or release; one that cannot be sent lets
 // the helper go (it is gone, or its connection is broken): its end of
 // input comes, and it ends what it holds — this call's tree included.
-// One that cannot be sent within helperAnswerBudget (the helper does not
-// read) SIGKILLs it: its calls' leaders get their parent-death signal.
 func (h *helped) sendOrAbandon(kind byte) bool {
 	if err := h.send(kind); err != nil {
-		h.l.abandon(errors.Is(err, errSendTimeout))
+		h.l.abandon(false)
 		return false
 	}
 	return true
 }
 
 // send sends a message of kind about the call, within
-// helperAnswerBudget.
+// helperAnswerBudget. One that cannot be sent by then (the helper does
+// not read) SIGKILLs the helper: its calls' leaders get their
+// parent-death signal.
 func (h *helped) send(kind byte) error {
-	return h.l.send(newMsg(kind).num(h.call), nil, time.Now().Add(helperAnswerBudget))
+	err := h.l.send(newMsg(kind).num(h.call), nil, time.Now().Add(helperAnswerBudget))
+	if errors.Is(err, errSendTimeout) {
+		h.l.abandon(true)
+	}
+	return err
 }
 
 // waitErr is Wait's error for the leader's end, as the helper reported
@@ -608,9 +606,6 @@ func (h *helped) waitErr() error {
 func (h *helped) endReleased(c *Cmd) error {
 	plan := c.plan()
 	if err := h.send(msgEndLeft); err != nil {
-		if errors.Is(err, errSendTimeout) {
-			h.l.abandon(true)
-		}
 		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
 	}
 	timer := time.NewTimer(plan.Grace + plan.Budget + helperAnswerBudget)
@@ -636,8 +631,6 @@ func (h *helped) endReleased(c *Cmd) error {
 
 // forget lets the helper close what it keeps for EndReleased.
 func (h *helped) forget() {
-	if err := h.send(msgForget); errors.Is(err, errSendTimeout) {
-		h.l.abandon(true)
-	}
+	_ = h.send(msgForget)
 	h.l.unregister(h.call)
 }
