@@ -124,7 +124,7 @@ func helperMain(sock int) int {
 		}
 	}()
 	h.faultAt("hello")
-	if h.send(newMsg(msgHello).num(wire.Protocol), nil) != nil {
+	if h.send(encode(msgHello, struct{ Protocol uint64 }{wire.Protocol}), nil) != nil {
 		return 0
 	}
 	h.serve()
@@ -168,7 +168,7 @@ func (h *helper) faultAt(phase string) {
 	}
 }
 
-func (h *helper) send(m *msg, fds []int) error {
+func (h *helper) send(m []byte, fds []int) error {
 	h.sendMu.Lock()
 	defer h.sendMu.Unlock()
 	// The Engine reads all the time: no deadline.
@@ -186,29 +186,19 @@ func (h *helper) serve() {
 			closeFDs(fds)
 			return
 		}
-		r := &reader{b: data[1:]}
-		switch data[0] {
-		case msgSpawn:
-			s, err := decodeSpawn(r)
-			if err != nil || len(fds) < 3 {
-				closeFDs(fds)
-				return
-			}
-			h.faultAt("request")
-			h.spawn(s, fds)
-			continue
-		case msgKill, msgRelease, msgEndLeft, msgForget:
-		default:
+		s, err := decodeRequest(data)
+		if err != nil || (data[0] == msgSpawn && len(fds) < 3) {
 			closeFDs(fds)
 			return
 		}
-		closeFDs(fds)
-		call := r.num()
-		if r.end() != nil {
-			return
+		if data[0] == msgSpawn {
+			h.faultAt("request")
+			h.spawn(s, fds)
+			continue
 		}
+		closeFDs(fds)
 		h.mu.Lock()
-		hc := h.calls[call]
+		hc := h.calls[s.Call]
 		h.mu.Unlock()
 		if hc == nil {
 			continue // ended already: nothing to do
@@ -222,18 +212,16 @@ func (h *helper) serve() {
 			h.running.Add(1)
 			go func() {
 				defer h.running.Done()
-				m := newMsg(msgLeftDone).num(call)
+				a := answer{Call: s.Call}
 				if err := hc.c.EndReleased(); err != nil {
-					m.str(err.Error())
-				} else {
-					m.str("")
+					a.Err = err.Error()
 				}
-				_ = h.send(m, nil)
+				_ = h.send(encode(msgLeftDone, a), nil)
 			}()
 		case msgForget:
 			_ = hc.c.Close()
 			h.mu.Lock()
-			delete(h.calls, call)
+			delete(h.calls, s.Call)
 			h.mu.Unlock()
 		}
 	}
@@ -247,15 +235,15 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		files[i] = os.NewFile(uintptr(fd), "call-fd")
 	}
 	cmd := &exec.Cmd{
-		Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
+		Path: s.Path, Args: s.Argv, Env: s.Env, Dir: s.Dir,
 		Stdin: files[0], Stdout: files[1], Stderr: files[2], ExtraFiles: files[3:],
 		// The helper's death ends the leader: see spawner.
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	}
 	hc := &helperCall{c: Wrap(cmd), started: make(chan struct{}), released: make(chan struct{})}
 	c := hc.c
-	c.StopSignal, c.Grace, c.KillBudget = s.stop, s.grace, s.budget
-	c.decide = func() bool { return h.decide(s.call, hc) }
+	c.StopSignal, c.Grace, c.KillBudget = s.Stop, s.Grace, s.Budget
+	c.decide = func() bool { return h.decide(s.Call, hc) }
 	var err error
 	done := make(chan struct{})
 	h.spawns <- func() {
@@ -265,7 +253,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		err = c.Start()
 		if err == nil {
 			h.leaders[c.Process.Pid] = hc
-			h.calls[s.call] = hc
+			h.calls[s.Call] = hc
 		}
 	}
 	<-done
@@ -277,12 +265,12 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		// Start fails only before the program was executed (the leader
 		// is held by its pidfd from the fork: there is no later step to
 		// fail on this build).
-		_ = h.send(failureOf(err).encode(newMsg(msgFailed).num(s.call)), nil)
+		_ = h.send(encode(msgFailed, answer{Call: s.Call, Fail: failureOf(err)}), nil)
 		return
 	}
 	pid := c.Process.Pid
 	h.faultAt("spawned")
-	_ = h.send(newMsg(msgStarted).num(s.call).num(uint64(pid)), nil)
+	_ = h.send(encode(msgStarted, answer{Call: s.Call, PID: pid}), nil)
 	close(hc.started)
 	h.faultAt("started")
 	h.running.Add(1)
@@ -290,25 +278,26 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		defer h.running.Done()
 		werr := c.Wait()
 		r := c.Result()
-		d := doneMsg{call: s.call, ending: r.Ending, elapsed: r.Elapsed, left: r.Left, escaped: r.Escaped, survivors: r.Survivors}
+		a := answer{Call: s.Call, Done: doneMsg{Ending: r.Ending, Elapsed: r.Elapsed, Left: r.Left, Escaped: r.Escaped, Survivors: r.Survivors}}
+		d := &a.Done
 		if c.ProcessState != nil {
-			d.reaped, d.status = true, c.ProcessState.Sys().(syscall.WaitStatus)
+			d.Reaped, d.Status = true, c.ProcessState.Sys().(syscall.WaitStatus)
 		}
 		var ee *exec.ExitError
 		if werr != nil && !errors.As(werr, &ee) {
-			d.err = werr.Error()
+			a.Err = werr.Error()
 		}
 		h.mu.Lock()
 		// Only this call's entry: once reaped, its PID may be a new
 		// leader's already.
-		if d.reaped && h.leaders[pid] == hc {
+		if d.Reaped && h.leaders[pid] == hc {
 			delete(h.leaders, pid)
 		}
 		if r.Ending != Released {
-			delete(h.calls, s.call)
+			delete(h.calls, s.Call)
 		}
 		h.mu.Unlock()
-		_ = h.send(d.encode(), nil)
+		_ = h.send(encode(msgDone, a), nil)
 	}()
 }
 
@@ -317,7 +306,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 // release or a kill. The connection's end is a kill.
 func (h *helper) decide(call uint64, hc *helperCall) (kill bool) {
 	<-hc.started
-	if h.send(newMsg(msgExited).num(call), nil) != nil {
+	if h.send(encode(msgExited, answer{Call: call}), nil) != nil {
 		return true
 	}
 	select {

@@ -1057,7 +1057,7 @@ func TestARequestTheHelperDoesNotTakeInTimeRunsDirectly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Close(theirs) })
-	fill := newMsg(msgKill).str(strings.Repeat("x", 16<<10))
+	fill := encode(msgKill, answer{Err: strings.Repeat("x", 16<<10)})
 	for sendPacket(ours, fill, nil, time.Now()) == nil {
 	}
 	stuck := exec.Command("sleep", "300")

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"syscall"
 	"time"
 
@@ -16,26 +18,29 @@ import (
 // each message is one packet, which the kernel delivers whole or not at
 // all — a send either queued all of it or none of it, so "not one byte
 // left this process" is exactly a failed send. A message is a kind byte
-// followed by fields: numbers as unsigned varints, byte strings as a
-// varint length and the bytes, lists as a varint count and the items.
+// followed by the fields of one struct, in their order: numbers as
+// unsigned varints, byte strings as a varint length and the bytes, lists
+// as a varint count and the items, a struct as its fields. The Engine's
+// messages are each a spawnReq, the helper's an answer after its hello.
 // The descriptors of a spawn (the call's stdio and extra files) travel
 // in the same packet as SCM_RIGHTS. A packet that does not decode
 // exactly is an error, which each side treats as its peer's end.
 
 // Kinds of messages.
 const (
-	// Engine → helper.
+	// Engine → helper: a spawnReq, of which only the call counts but in
+	// a spawn.
 	msgSpawn   = 'S' // call, path, argv, env, dir, stop, grace, budget; fds
 	msgKill    = 'K' // call: end the whole tree
 	msgRelease = 'R' // call: the leader exited; release what it left
 	msgEndLeft = 'E' // call: end what a released call left (EndReleased)
 	msgForget  = 'F' // call: close the handles kept for EndReleased
-	// Helper → Engine.
+	// Helper → Engine: the hello, then answers.
 	msgHello    = 'H' // protocol
-	msgStarted  = 's' // call, pid: the leader runs, in a group of its own
+	msgStarted  = 's' // call, PID: the leader runs, in a group of its own
 	msgFailed   = 'f' // call, failure (see failure): nothing was executed
 	msgExited   = 'x' // call: the leader exited; it is held unreaped
-	msgDone     = 'd' // call, status, ending, elapsed, error, left, escaped, survivors, reaped
+	msgDone     = 'd' // call, error, done: how the call ended
 	msgLeftDone = 'e' // call, error: EndReleased ended
 )
 
@@ -52,25 +57,46 @@ const maxFDs = 64
 
 var errMalformed = errors.New("contain: malformed spawn helper message")
 
-// msg builds one message.
-type msg struct{ b []byte }
+// encode is the message of kind that carries v, a struct.
+func encode(kind byte, v any) []byte { return appendValue([]byte{kind}, reflect.ValueOf(v)) }
 
-func newMsg(kind byte) *msg      { return &msg{b: []byte{kind}} }
-func (m *msg) num(v uint64) *msg { m.b = binary.AppendUvarint(m.b, v); return m }
-func (m *msg) str(s string) *msg { m.num(uint64(len(s))); m.b = append(m.b, s...); return m }
-func (m *msg) strs(ss []string) *msg {
-	m.num(uint64(len(ss)))
-	for _, s := range ss {
-		m.str(s)
+func appendValue(b []byte, v reflect.Value) []byte {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			b = appendValue(b, v.Field(i))
+		}
+		return b
+	case reflect.String:
+		return append(binary.AppendUvarint(b, uint64(v.Len())), v.String()...)
+	case reflect.Slice:
+		b = binary.AppendUvarint(b, uint64(v.Len()))
+		for i := range v.Len() {
+			b = appendValue(b, v.Index(i))
+		}
+		return b
+	case reflect.Bool:
+		if v.Bool() {
+			return append(b, 1)
+		}
+		return append(b, 0)
+	case reflect.Int, reflect.Int64:
+		return binary.AppendUvarint(b, uint64(v.Int()))
 	}
-	return m
+	return binary.AppendUvarint(b, v.Uint())
 }
-func (m *msg) ints(vs []int) *msg {
-	m.num(uint64(len(vs)))
-	for _, v := range vs {
-		m.num(uint64(v))
+
+// decode reads a message's fields, body (what follows the kind byte),
+// into *v. A body with bytes short or left over, or a number out of its
+// field's range, is malformed: an int (a PID, a signal, an ending) past
+// 2^31-1, a duration past 2^63-1, a flag other than 0 or 1.
+func decode(body []byte, v any) error {
+	r := &reader{b: body}
+	r.value(reflect.ValueOf(v).Elem())
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errMalformed
 	}
-	return m
+	return r.err
 }
 
 // reader decodes one message; the first error sticks.
@@ -79,12 +105,10 @@ type reader struct {
 	err error
 }
 
-func (r *reader) num() uint64 {
-	if r.err != nil {
-		return 0
-	}
+// num reads a number of at most limit.
+func (r *reader) num(limit uint64) uint64 {
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
+	if r.err != nil || n <= 0 || v > limit {
 		r.err = errMalformed
 		return 0
 	}
@@ -92,53 +116,45 @@ func (r *reader) num() uint64 {
 	return v
 }
 
-func (r *reader) str() string {
-	n := r.num()
+// count reads a length or a count: each byte or item takes a byte at
+// least.
+func (r *reader) count() int {
+	n := r.num(math.MaxUint64)
 	if r.err != nil || n > uint64(len(r.b)) {
 		r.err = errMalformed
-		return ""
+		return 0
 	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
+	return int(n)
 }
 
-func (r *reader) strs() []string {
-	n := r.num()
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errMalformed
-		return nil
-	}
-	out := make([]string, 0, n)
-	for range n {
-		out = append(out, r.str())
-	}
-	return out
-}
-
-func (r *reader) ints() []int {
-	n := r.num()
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errMalformed
-		return nil
-	}
-	var out []int
-	for range n {
-		v := r.num()
-		if v > 1<<31-1 {
-			r.err = errMalformed
+func (r *reader) value(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			r.value(v.Field(i))
 		}
-		out = append(out, int(v))
+	case reflect.String:
+		n := r.count()
+		v.SetString(string(r.b[:n]))
+		r.b = r.b[n:]
+	case reflect.Slice:
+		// An empty list of numbers comes back nil; of strings, empty: an
+		// empty Env is not a nil one.
+		if n := r.count(); n > 0 || (r.err == nil && v.Type().Elem().Kind() == reflect.String) {
+			v.Set(reflect.MakeSlice(v.Type(), n, n))
+			for i := range n {
+				r.value(v.Index(i))
+			}
+		}
+	case reflect.Bool:
+		v.SetBool(r.num(1) == 1)
+	case reflect.Int:
+		v.SetInt(int64(r.num(math.MaxInt32)))
+	case reflect.Int64:
+		v.SetInt(int64(r.num(math.MaxInt64)))
+	default:
+		v.SetUint(r.num(math.MaxUint64 >> (64 - v.Type().Bits())))
 	}
-	return out
-}
-
-// end reports the message's error: a decoding error or bytes left over.
-func (r *reader) end() error {
-	if r.err == nil && len(r.b) > 0 {
-		r.err = errMalformed
-	}
-	return r.err
 }
 
 // errUnsent: the send failed and not one byte of the message left this
@@ -156,9 +172,9 @@ var errSendTimeout = errors.New("the spawn helper did not take the message in ti
 // if zero). Every error is an errUnsent: on a seqpacket socket a failed
 // sendmsg queued nothing, and a send that would block queues nothing
 // either, so one that runs out of time (errSendTimeout) is unsent too.
-func sendPacket(sock int, m *msg, fds []int, deadline time.Time) error {
-	if len(m.b) > maxPacket {
-		return errUnsent{fmt.Errorf("message of %d bytes is over %d", len(m.b), maxPacket)}
+func sendPacket(sock int, m []byte, fds []int, deadline time.Time) error {
+	if len(m) > maxPacket {
+		return errUnsent{fmt.Errorf("message of %d bytes is over %d", len(m), maxPacket)}
 	}
 	var oob []byte
 	if len(fds) > 0 {
@@ -169,7 +185,7 @@ func sendPacket(sock int, m *msg, fds []int, deadline time.Time) error {
 		flags |= syscall.MSG_DONTWAIT
 	}
 	for {
-		err := syscall.Sendmsg(sock, m.b, oob, nil, flags)
+		err := syscall.Sendmsg(sock, m, oob, nil, flags)
 		switch {
 		case err == nil:
 			return nil

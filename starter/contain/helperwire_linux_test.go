@@ -15,38 +15,63 @@ import (
 // or with a field out of range — is malformed, never half-read.
 
 func spawnSample() spawnReq {
-	return spawnReq{call: 1 << 40, path: "/bin/sh", dir: "/tmp", argv: []string{"sh", "-c", "echo é\x00"},
-		env: []string{"A=1", "", "SESSION_STARTER_SESSION=x"}, stop: syscall.SIGTERM, grace: 2 * time.Second, budget: time.Minute}
+	return spawnReq{Call: 1 << 40, Path: "/bin/sh", Dir: "/tmp", Argv: []string{"sh", "-c", "echo é\x00"},
+		Env: []string{"A=1", "", "SESSION_STARTER_SESSION=x"}, Stop: syscall.SIGTERM, Grace: 2 * time.Second, Budget: time.Minute}
 }
 
-func doneSample() doneMsg {
-	return doneMsg{call: 7, status: syscall.WaitStatus(0x8b00), ending: Released, elapsed: 1500 * time.Millisecond,
-		err: "survivors", left: []int{12, 1<<31 - 1}, escaped: []int{}, survivors: []int{99}, reaped: true}
+func doneSample() answer {
+	return answer{Call: 7, Err: "survivors", Done: doneMsg{Status: syscall.WaitStatus(0x8b00), Ending: Released,
+		Elapsed: 1500 * time.Millisecond, Left: []int{12, 1<<31 - 1}, Escaped: []int{}, Survivors: []int{99}, Reaped: true}}
 }
 
-// decode reads packet as the helper and the Engine do: the kind byte,
+// decodeAs reads packet as the helper and the Engine do: the kind byte,
 // then the message's fields.
-func decode[T any](packet []byte, kind byte, dec func(*reader) (T, error)) (T, error) {
+func decodeAs[T any](packet []byte, kind byte, dec func([]byte) (T, error)) (T, error) {
 	var zero T
 	if len(packet) == 0 || packet[0] != kind {
 		return zero, errMalformed
 	}
-	return dec(&reader{b: packet[1:]})
+	return dec(packet)
+}
+
+// wideAnswer is answer with its status and flag wider than their fields,
+// to encode values out of their range.
+type wideAnswer struct {
+	Call                     uint64
+	PID                      int
+	Err                      string
+	Fail                     failure
+	Status                   uint64
+	Ending                   Ending
+	Elapsed                  time.Duration
+	Left, Escaped, Survivors []int
+	Reaped                   uint64
 }
 
 func TestASpawnRequestDecodesToWhatWasEncoded(t *testing.T) {
 	want := spawnSample()
-	got, err := decode(want.encode().b, msgSpawn, decodeSpawn)
+	got, err := decodeAs(encode(msgSpawn, want), msgSpawn, decodeRequest)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("decode(encode(%+v)) = %+v, %v", want, got, err)
 	}
 }
 
+// TestAnEmptyEnvironmentTravelsEmptyNotNil: an empty Env is not a nil
+// one (exec gives a nil Env this process's environment).
+func TestAnEmptyEnvironmentTravelsEmptyNotNil(t *testing.T) {
+	want := spawnSample()
+	want.Env = []string{}
+	got, err := decodeAs(encode(msgSpawn, want), msgSpawn, decodeRequest)
+	if err != nil || got.Env == nil || len(got.Env) != 0 {
+		t.Fatalf("an empty Env decodes to %#v, %v", got.Env, err)
+	}
+}
+
 func TestADoneMessageDecodesToWhatWasEncoded(t *testing.T) {
 	want := doneSample()
-	got, err := decode(want.encode().b, msgDone, decodeDone)
-	// An empty list travels as a count of 0 and comes back nil.
-	want.escaped = nil
+	got, err := decodeAs(encode(msgDone, want), msgDone, decodeAnswer)
+	// An empty list of numbers travels as a count of 0 and comes back nil.
+	want.Done.Escaped = nil
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("decode(encode(%+v)) = %+v, %v", want, got, err)
 	}
@@ -61,8 +86,8 @@ func TestAMessageCutShortOrLongerIsMalformed(t *testing.T) {
 		b    []byte
 		dec  func([]byte) error
 	}{
-		{"spawn", s.encode().b, func(b []byte) error { _, err := decode(b, msgSpawn, decodeSpawn); return err }},
-		{"done", d.encode().b, func(b []byte) error { _, err := decode(b, msgDone, decodeDone); return err }},
+		{"spawn", encode(msgSpawn, s), func(b []byte) error { _, err := decodeAs(b, msgSpawn, decodeRequest); return err }},
+		{"done", encode(msgDone, d), func(b []byte) error { _, err := decodeAs(b, msgDone, decodeAnswer); return err }},
 	} {
 		for n := range len(c.b) {
 			if err := c.dec(c.b[:n]); !errors.Is(err, errMalformed) {
@@ -76,22 +101,31 @@ func TestAMessageCutShortOrLongerIsMalformed(t *testing.T) {
 }
 
 // TestAFieldOutOfRangeIsMalformed: a stop signal past 64, a PID past
-// 2^31-1, an ending past the last, a reaped flag other than 0 or 1.
+// 2^31-1, an ending past the last, a reaped flag other than 0 or 1, a
+// kind neither side sends, a started call without a PID.
 func TestAFieldOutOfRangeIsMalformed(t *testing.T) {
 	s := spawnSample()
-	s.stop = 65
-	if _, err := decode(s.encode().b, msgSpawn, decodeSpawn); !errors.Is(err, errMalformed) {
+	s.Stop = 65
+	if _, err := decodeAs(encode(msgSpawn, s), msgSpawn, decodeRequest); !errors.Is(err, errMalformed) {
 		t.Errorf("a spawn with signal 65: %v, want malformed", err)
 	}
+	if _, err := decodeRequest(encode(msgDone, spawnSample())); !errors.Is(err, errMalformed) {
+		t.Errorf("a request of the helper's kind: %v, want malformed", err)
+	}
 	for name, b := range map[string][]byte{
-		"a PID past 2^31-1":       newMsg(msgDone).num(1).num(0).num(0).num(0).str("").num(1).num(1 << 31).ints(nil).ints(nil).num(0).b,
-		"an ending past the last": newMsg(msgDone).num(1).num(0).num(uint64(Released) + 1).num(0).str("").ints(nil).ints(nil).ints(nil).num(0).b,
-		"reaped 2":                newMsg(msgDone).num(1).num(0).num(0).num(0).str("").ints(nil).ints(nil).ints(nil).num(2).b,
-		"a status past 32 bits":   newMsg(msgDone).num(1).num(1 << 32).num(0).num(0).str("").ints(nil).ints(nil).ints(nil).num(0).b,
+		"a PID past 2^31-1":       encode(msgDone, answer{Call: 1, Done: doneMsg{Left: []int{1 << 31}}}),
+		"an ending past the last": encode(msgDone, answer{Call: 1, Done: doneMsg{Ending: Released + 1}}),
+		"reaped 2":                encode(msgDone, wideAnswer{Call: 1, Reaped: 2}),
+		"a status past 32 bits":   encode(msgDone, wideAnswer{Call: 1, Status: 1 << 32}),
+		"a started PID of 0":      encode(msgStarted, answer{Call: 1}),
+		"the kind of a spawn":     encode(msgSpawn, answer{Call: 1}),
 	} {
-		if _, err := decode(b, msgDone, decodeDone); !errors.Is(err, errMalformed) {
-			t.Errorf("a done message with %s: %v, want malformed", name, err)
+		if _, err := decodeAnswer(b); !errors.Is(err, errMalformed) {
+			t.Errorf("an answer with %s: %v, want malformed", name, err)
 		}
+	}
+	if _, err := decodeAnswer(encode(msgStarted, answer{Call: 1, PID: 1})); err != nil {
+		t.Errorf("a started answer with a PID: %v, want it decoded", err)
 	}
 }
 
@@ -100,19 +134,19 @@ func TestAFieldOutOfRangeIsMalformed(t *testing.T) {
 // same.
 func FuzzHelperMessages(f *testing.F) {
 	s, d := spawnSample(), doneSample()
-	f.Add(s.encode().b)
-	f.Add(d.encode().b)
+	f.Add(encode(msgSpawn, s))
+	f.Add(encode(msgDone, d))
 	f.Add([]byte{msgSpawn, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Add([]byte{msgDone, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, err := decode(b, msgSpawn, decodeSpawn); err == nil {
-			again, err := decode(got.encode().b, msgSpawn, decodeSpawn)
+		if got, err := decodeAs(b, msgSpawn, decodeRequest); err == nil {
+			again, err := decodeAs(encode(msgSpawn, got), msgSpawn, decodeRequest)
 			if err != nil || !reflect.DeepEqual(again, got) {
 				t.Fatalf("spawn %+v re-encoded decodes to %+v, %v", got, again, err)
 			}
 		}
-		if got, err := decode(b, msgDone, decodeDone); err == nil {
-			again, err := decode(got.encode().b, msgDone, decodeDone)
+		if got, err := decodeAs(b, msgDone, decodeAnswer); err == nil {
+			again, err := decodeAs(encode(msgDone, got), msgDone, decodeAnswer)
 			if err != nil || !reflect.DeepEqual(again, got) {
 				t.Fatalf("done %+v re-encoded decodes to %+v, %v", got, again, err)
 			}

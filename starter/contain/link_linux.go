@@ -41,10 +41,7 @@ type link struct {
 // reply is one answer of the helper about a call.
 type reply struct {
 	kind byte
-	pid  int
-	err  string
-	fail failure
-	done doneMsg
+	answer
 }
 
 var (
@@ -124,42 +121,17 @@ func (l *link) read() {
 		if err != nil || len(data) == 0 {
 			break
 		}
-		r := &reader{b: data[1:]}
 		if !greeted {
-			if data[0] != msgHello || r.num() != wire.Protocol || r.end() != nil {
+			var hello struct{ Protocol uint64 }
+			if data[0] != msgHello || decode(data[1:], &hello) != nil || hello.Protocol != wire.Protocol {
 				break
 			}
 			greeted = true
 			close(l.hello)
 			continue
 		}
-		var rep reply
-		var call uint64
-		switch rep.kind = data[0]; rep.kind {
-		case msgStarted:
-			call = r.num()
-			pid := r.num()
-			if pid == 0 || pid > 1<<31-1 {
-				r.err = errMalformed
-			}
-			rep.pid = int(pid)
-		case msgFailed:
-			call = r.num()
-			rep.fail = decodeFailure(r)
-		case msgLeftDone:
-			call, rep.err = r.num(), r.str()
-		case msgExited:
-			call = r.num()
-		case msgDone:
-			rep.done, err = decodeDone(r)
-			call = rep.done.call
-			if err != nil {
-				r.err = err
-			}
-		default:
-			r.err = errMalformed
-		}
-		if r.end() != nil || !l.route(call, rep) {
+		a, err := decodeAnswer(data)
+		if err != nil || !l.route(a.Call, reply{kind: data[0], answer: a}) {
 			break
 		}
 	}
@@ -204,7 +176,7 @@ func (l *link) closeSocket() {
 // send sends one message by deadline; an error means it was not sent at
 // all. Sends do not wait for each other: each packet is queued whole or
 // not at all.
-func (l *link) send(m *msg, fds []int, deadline time.Time) error {
+func (l *link) send(m []byte, fds []int, deadline time.Time) error {
 	l.fdMu.RLock()
 	defer l.fdMu.RUnlock()
 	if l.closed {
@@ -336,7 +308,7 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 	req, fds, cleanup, err := c.request()
 	// The size is checked with the call's id at 0, one byte: the id spawn
 	// gives it takes up to binary.MaxVarintLen64.
-	if err != nil || len(req.encode().b) > maxPacket-binary.MaxVarintLen64 {
+	if err != nil || len(encode(msgSpawn, req)) > maxPacket-binary.MaxVarintLen64 {
 		// A request the helper cannot be given (no working directory
 		// to name, too many descriptors, too large): directly.
 		if cleanup != nil {
@@ -405,7 +377,7 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 	// The call's own mark: the helper finds by it the orphans it adopts.
 	env, _ := newCallMark(c.Environ())
 	plan := c.plan()
-	req := spawnReq{path: c.Path, argv: c.Args, env: env, dir: dir, stop: plan.Stop, grace: plan.Grace, budget: plan.Budget}
+	req := spawnReq{Path: c.Path, Argv: c.Args, Env: env, Dir: dir, Stop: plan.Stop, Grace: plan.Grace, Budget: plan.Budget}
 	var opened []*os.File
 	cleanup := func() {
 		for _, f := range opened {
@@ -448,12 +420,12 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, err error) {
 	deadline := time.Now().Add(helperAnswerBudget)
 	call, ch := l.register()
-	req.call = call
+	req.Call = call
 	if l.gone.Load() {
 		l.unregister(call)
 		return nil, 0, false, nil
 	}
-	if err := l.send(req.encode(), fds, deadline); err != nil {
+	if err := l.send(encode(msgSpawn, *req), fds, deadline); err != nil {
 		l.unregister(call)
 		if errors.Is(err, errSendTimeout) {
 			// A helper that does not take its requests is not waited for.
@@ -471,10 +443,10 @@ func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, e
 	case rep, ok := <-ch:
 		switch {
 		case ok && rep.kind == msgStarted:
-			return &helped{l: l, call: call, ch: ch}, rep.pid, true, nil
+			return &helped{l: l, call: call, ch: ch}, rep.PID, true, nil
 		case ok && rep.kind == msgFailed:
 			l.unregister(call)
-			return nil, 0, true, rep.fail.err()
+			return nil, 0, true, rep.Fail.err()
 		}
 		l.abandon(true)
 	case <-timer.C:
@@ -546,12 +518,12 @@ func (h *helped) watch(c *Cmd) {
 				}
 				expect()
 			case msgDone:
-				h.done = rep.done
+				h.done = rep.Done
 				r := &c.result
-				r.Ending, r.Elapsed = rep.done.ending, rep.done.elapsed
-				r.Left, r.Escaped, r.Survivors = rep.done.left, rep.done.escaped, rep.done.survivors
-				if rep.done.err != "" {
-					c.endErr = fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.done.err)
+				r.Ending, r.Elapsed = rep.Done.Ending, rep.Done.Elapsed
+				r.Left, r.Escaped, r.Survivors = rep.Done.Left, rep.Done.Escaped, rep.Done.Survivors
+				if rep.Err != "" {
+					c.endErr = fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.Err)
 				}
 				if r.Ending != Released {
 					h.l.unregister(h.call)
@@ -578,7 +550,7 @@ func (h *helped) sendOrAbandon(kind byte) bool {
 // not read) SIGKILLs the helper: its calls' leaders get their
 // parent-death signal.
 func (h *helped) send(kind byte) error {
-	err := h.l.send(newMsg(kind).num(h.call), nil, time.Now().Add(helperAnswerBudget))
+	err := h.l.send(encode(kind, spawnReq{Call: h.call}), nil, time.Now().Add(helperAnswerBudget))
 	if errors.Is(err, errSendTimeout) {
 		h.l.abandon(true)
 	}
@@ -591,12 +563,12 @@ func (h *helped) waitErr() error {
 	switch {
 	case h.lost:
 		return errors.New("contain: the spawn helper went away before it reported the call's end")
-	case !h.done.reaped:
+	case !h.done.Reaped:
 		return fmt.Errorf("%w: its leader did not exit; the spawn helper holds it", ErrSurvivors)
-	case h.done.status.Exited() && h.done.status.ExitStatus() == 0:
+	case h.done.Status.Exited() && h.done.Status.ExitStatus() == 0:
 		return nil
 	}
-	return &ExitError{Status: h.done.status}
+	return &ExitError{Status: h.done.Status}
 }
 
 // endReleased asks the helper to end what the released call c left, and
@@ -618,8 +590,8 @@ func (h *helped) endReleased(c *Cmd) error {
 				return errors.New("contain: EndReleased: the spawn helper went away (it ends what it holds when it goes)")
 			case rep.kind != msgLeftDone:
 				continue
-			case rep.err != "":
-				return fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.err)
+			case rep.Err != "":
+				return fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.Err)
 			}
 			return nil
 		case <-timer.C:
