@@ -662,10 +662,7 @@ func (c *Cmd) pipeStdio() error {
 	origOut := c.Stdout
 	for i, wp := range []*io.Writer{&c.Stdout, &c.Stderr} {
 		w := *wp
-		if w == nil {
-			continue
-		}
-		if _, ok := w.(*os.File); ok {
+		if _, ok := w.(*os.File); ok || w == nil {
 			continue
 		}
 		if i == 1 && shared != nil && sameWriter(origOut, w) {
@@ -726,50 +723,36 @@ func (c *Cmd) drainPipes() error {
 	if bound <= 0 {
 		bound = DefaultDrain
 	}
-	timer := time.NewTimer(bound)
-	defer timer.Stop()
-	expired := false
-	var held []*drain
-	for _, d := range c.pipes {
-		if !d.out {
-			_ = d.parent.Close()
-			continue
-		}
-		if !expired {
-			select {
-			case <-d.done:
-				continue
-			case <-timer.C:
-				expired = true
-			}
-		}
-		select {
-		case <-d.done:
-		default:
-			held = append(held, d)
-		}
-	}
-	var firstErr error
-	if len(held) > 0 {
-		var holders []int
-		for _, d := range held {
-			holders = append(holders, pipeHolders(d.parent)...)
-			_ = d.parent.Close()
-			<-d.done
-		}
-		c.result.PipeHolders = holders
-		firstErr = fmt.Errorf("%w: output still held after %v by pids %v; the pipes were closed", exec.ErrWaitDelay, bound, holders)
-	}
+	expired := make(chan struct{})
+	defer time.AfterFunc(bound, func() { close(expired) }).Stop()
+	var holders []int
+	var held bool
+	var copyErr error
 	for _, d := range c.pipes {
 		if !d.out {
 			// The copy into stdin may be blocked in the caller's Read: it
 			// is not waited for, as exec does not wait past its WaitDelay.
+			_ = d.parent.Close()
 			continue
 		}
+		select {
+		case <-d.done:
+		case <-expired:
+			select {
+			case <-d.done:
+			default:
+				holders, held = append(holders, pipeHolders(d.parent)...), true
+			}
+		}
 		_ = d.parent.Close()
-		if firstErr == nil && d.err != nil {
-			firstErr = d.err
+		<-d.done
+		if copyErr == nil && d.err != nil {
+			copyErr = d.err
 		}
 	}
-	return firstErr
+	if held {
+		c.result.PipeHolders = holders
+		return fmt.Errorf("%w: output still held after %v by pids %v; the pipes were closed", exec.ErrWaitDelay, bound, holders)
+	}
+	return copyErr
 }

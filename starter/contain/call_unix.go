@@ -233,17 +233,7 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 		hs = append(hs, h...)
 	}
 	defer closeAll(found)
-	rep := end.End(hs, c.plan())
-	r.Elapsed = rep.Elapsed
-	var err error
-	switch rep.Outcome {
-	case end.Empty, end.Unconfirmed:
-	default:
-		for _, m := range rep.Survivors {
-			r.Survivors = append(r.Survivors, m.PID)
-		}
-		err = fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
-	}
+	err := endAll(hs, c.plan(), r)
 	if lookErr != nil {
 		// Nothing says that the tree ended.
 		err = errors.Join(err, fmt.Errorf("%w: %w", ErrSurvivors, lookErr))
@@ -281,10 +271,21 @@ func (t *tree) endReleased(c *Cmd) error {
 		}
 		return nil
 	}
-	rep := end.End(hs, c.plan())
+	err := endAll(hs, c.plan(), &Result{})
 	t.forget(true)
+	return err
+}
+
+// endAll ends what hs hold with the one end routine, and puts in r how
+// long it took and what survived it.
+func endAll(hs []end.Holder, plan end.Plan, r *Result) error {
+	rep := end.End(hs, plan)
+	r.Elapsed = rep.Elapsed
 	if rep.Outcome == end.Empty || rep.Outcome == end.Unconfirmed {
 		return nil
+	}
+	for _, m := range rep.Survivors {
+		r.Survivors = append(r.Survivors, m.PID)
 	}
 	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
 }
