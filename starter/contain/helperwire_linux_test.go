@@ -34,8 +34,8 @@ func decodeAs[T any](packet []byte, kind byte, dec func([]byte) (T, error)) (T, 
 	return dec(packet)
 }
 
-// wideAnswer is answer with its status and flag wider than their fields,
-// to encode values out of their range.
+// wideAnswer is answer with its status, lists and flag wider than their
+// fields, to encode values out of their range.
 type wideAnswer struct {
 	Call                     uint64
 	PID                      int
@@ -44,7 +44,7 @@ type wideAnswer struct {
 	Status                   uint64
 	Ending                   Ending
 	Elapsed                  time.Duration
-	Left, Escaped, Survivors []int
+	Left, Escaped, Survivors []uint64
 	Reaped                   uint64
 }
 
@@ -113,7 +113,7 @@ func TestAFieldOutOfRangeIsMalformed(t *testing.T) {
 		t.Errorf("a request of the helper's kind: %v, want malformed", err)
 	}
 	for name, b := range map[string][]byte{
-		"a PID past 2^31-1":       encode(msgDone, answer{Call: 1, Done: doneMsg{Left: []int{1 << 31}}}),
+		"a PID past 2^31-1":       encode(msgDone, wideAnswer{Call: 1, Left: []uint64{1 << 31}}),
 		"an ending past the last": encode(msgDone, answer{Call: 1, Done: doneMsg{Ending: Released + 1}}),
 		"reaped 2":                encode(msgDone, wideAnswer{Call: 1, Reaped: 2}),
 		"a status past 32 bits":   encode(msgDone, wideAnswer{Call: 1, Status: 1 << 32}),
