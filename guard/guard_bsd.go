@@ -18,41 +18,21 @@ import (
 // are no cgroups.
 
 // handles returns the descriptors the guard gets in its gate and starter
-// slots: none, both slots closed.
-func handles(Spec) (gate, starter uintptr, release func(), err error) {
-	return closedSlot, closedSlot, func() {}, nil
+// slots: none, both slots closed (-1).
+func handles(Spec) (gate, starter int, release func(), err error) {
+	return -1, -1, func() {}, nil
 }
 
-// spawn forks and executes the guard in a process group of its own, in
-// directory /, and returns its PID with a kqueue that tells its exit,
-// registered by number after the fork: the guard is this process's
-// unreaped child, so the number is still its own.
-func spawn(exe string, argv, env []string, files []uintptr) (pid, fd int, err error) {
+// spawn forks and executes exe in process group pgid (0: a group of its
+// own; setpgid in the child, before its exec), in directory /, and
+// returns its PID with a kqueue that tells its exit, registered by number
+// after the fork: the child is this process's unreaped child, so the
+// number is still its own.
+func spawn(exe string, argv, env []string, files []uintptr, pgid int) (pid, fd int, err error) {
 	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   env,
 		Files: files,
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
-	if err != nil {
-		return 0, -1, err
-	}
-	fd, err = watchChild(pid)
-	return pid, fd, err
-}
-
-// spawnPin forks and executes the pin into group pgid (setpgid in the
-// child, before its exec), with life on 0 and null on 1-2, and returns its PID with a
-// kqueue that tells its exit.
-func spawnPin(pgid, life, null int) (pid, fd int, err error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return 0, -1, err
-	}
-	pid, err = syscall.ForkExec(exe, []string{"session-starter", pinArg}, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   []string{},
-		Files: []uintptr{uintptr(life), uintptr(null), uintptr(null)},
 		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid},
 	})
 	if err != nil {
@@ -61,6 +41,9 @@ func spawnPin(pgid, life, null int) (pid, fd int, err error) {
 	fd, err = watchChild(pid)
 	return pid, fd, err
 }
+
+// selfExe is this binary, which the pin executes.
+var selfExe = os.Executable
 
 // watchChild returns a kqueue that tells the exit of the child pid; if
 // none can be had, the child is killed and reaped, by number while it is

@@ -13,46 +13,36 @@ import (
 // handles returns the descriptors the guard gets in its gate and starter
 // slots: the gate's pidfd and a pidfd of this process, the starter, a
 // second channel besides the finish pipe. Without pidfd handles
-// (sys.Pidless) both slots stay closed: the guard watches the starter by
-// the finish pipe alone and the Engine by a watch it opens once its pin
+// (sys.Pidless) both slots stay closed (-1): the guard watches the starter
+// by the finish pipe alone and the Engine by a watch it opens once its pin
 // holds group E. release closes what handles opened.
-func handles(spec Spec) (gate, starter uintptr, release func(), err error) {
+func handles(spec Spec) (gate, starter int, release func(), err error) {
 	if sys.Pidless {
-		return closedSlot, closedSlot, func() {}, nil
+		return -1, -1, func() {}, nil
 	}
 	self, err := sys.PidfdOpen(os.Getpid())
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	return uintptr(spec.GatePidfd), uintptr(self), func() { sys.Close(self) }, nil
+	return spec.GatePidfd, self, func() { sys.Close(self) }, nil
 }
 
-// spawn forks and executes the guard in a process group of its own, in
-// directory /, and returns its PID with a pidfd from the clone.
-func spawn(exe string, argv, env []string, files []uintptr) (pid, pidfd int, err error) {
+// spawn forks and executes exe in process group pgid (0: a group of its
+// own; setpgid in the child, before its exec), in directory /, and
+// returns its PID with a pidfd from the clone.
+func spawn(exe string, argv, env []string, files []uintptr, pgid int) (pid, pidfd int, err error) {
 	pidfd = -1
 	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   env,
 		Files: files,
-		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
-	})
-	return pid, pidfd, err
-}
-
-// spawnPin forks and executes the pin into group pgid (setpgid in the
-// child, before its exec), with life on 0 and null on 1-2, and returns its PID with a
-// pidfd from the clone.
-func spawnPin(pgid, life, null int) (pid, pidfd int, err error) {
-	pidfd = -1
-	pid, err = syscall.ForkExec("/proc/self/exe", []string{"session-starter", pinArg}, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   []string{"GODEBUG=containermaxprocs=0"},
-		Files: []uintptr{uintptr(life), uintptr(null), uintptr(null)},
 		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, PidFD: &pidfd},
 	})
 	return pid, pidfd, err
 }
+
+// selfExe is this binary, which the pin executes.
+func selfExe() (string, error) { return "/proc/self/exe", nil }
 
 // cgroupHolder checks the session cgroup's descriptors and returns it as
 // a holder, or a refusal code.

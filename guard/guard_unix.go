@@ -145,10 +145,6 @@ type Guard struct {
 // has not answered by then is stuck, and the session is refused.
 const armTimeout = 30 * time.Second
 
-// closedSlot leaves a descriptor slot of the guard closed
-// (syscall.ProcAttr.Files).
-const closedSlot = ^uintptr(0)
-
 // Spawn starts the guard without waiting for it; [Guard.AwaitArmed] then
 // waits. The guard is not watching until AwaitArmed returns nil.
 //
@@ -158,9 +154,31 @@ const closedSlot = ^uintptr(0)
 // [Spec.Exe] started again in the hidden guard mode. Both keep the same
 // rules and speak the same messages.
 func Spawn(spec Spec) (*Guard, error) {
+	h := spec.handoff()
 	if !spec.ReExec && rawSupported() {
-		return spawnRaw(spec)
+		return spawnRaw(spec, h)
 	}
+	return start(spec, h, func(from [wire.Slots]int) (int, int, error) {
+		files := make([]uintptr, wire.SlotExe)
+		for slot := range files {
+			files[slot] = uintptr(from[slot]) // -1: closed in the guard
+		}
+		argv := append([]string{"session-starter", arg}, h.args()...)
+		pid, pidfd, err := spawn(spec.Exe, argv, guardEnv(), files, 0)
+		if err != nil {
+			return 0, -1, fmt.Errorf("start %s: %w", spec.Exe, err)
+		}
+		return pid, pidfd, nil
+	})
+}
+
+// start opens what each form of the guard is given — /dev/null on 0-2,
+// the finish and armed pipes, the gate's and this process's handles — and
+// calls run with its slot table: for each of the guard's descriptor
+// slots, the descriptor of this process that goes there, or -1. Of the
+// terminal, the session cgroup and the ledger it holds what h names
+// ([handoff.slots]). run returns the guard's PID and a handle of it.
+func start(spec Spec, h handoff, run func(from [wire.Slots]int) (pid, pidfd int, err error)) (*Guard, error) {
 	gate, self, release, err := handles(spec)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -175,30 +193,47 @@ func Spawn(spec Spec) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
-	env := guardEnv()
-	h := spec.handoff()
-	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), gate, uintptr(finR), self, uintptr(armW), closedSlot, closedSlot, closedSlot, closedSlot}
-	if h.ttyGroup > 0 {
-		// In terminal mode only: the one descriptor of the launcher's the
-		// guard holds, to give the terminal back after ending E.
-		files[wire.SlotTTY] = uintptr(spec.TTY)
+	src := [wire.Slots]int{wire.SlotGate: gate, wire.SlotFinish: finR, wire.SlotStarter: self, wire.SlotArmed: armW,
+		wire.SlotTTY: spec.TTY, wire.SlotCgroup: spec.Cgroup, wire.SlotCgroupP: spec.CgroupParent, wire.SlotLedger: spec.Ledger}
+	from := [wire.Slots]int{null, null, null}
+	for slot := 3; slot < wire.Slots; slot++ {
+		from[slot] = -1
 	}
-	if h.cgName != "" {
-		files[wire.SlotCgroup], files[wire.SlotCgroupP] = uintptr(spec.Cgroup), uintptr(spec.CgroupParent)
+	for _, slot := range h.slots() {
+		from[slot] = src[slot]
 	}
-	if h.record != "" {
-		files[wire.SlotLedger] = uintptr(spec.Ledger)
-	}
-	argv := append([]string{"session-starter", arg}, h.args()...)
-	pid, pidfd, err := spawn(spec.Exe, argv, env, files)
+	pid, pidfd, err := run(from)
 	sys.Close(finR)
 	sys.Close(armW)
 	if err != nil {
 		sys.Close(finW)
 		sys.Close(armR)
-		return nil, fmt.Errorf("guard: start %s: %w", spec.Exe, err)
+		return nil, fmt.Errorf("guard: %w", err)
 	}
 	return &Guard{PID: pid, Pidfd: pidfd, pgid: spec.PGID, finW: finW, armR: armR}, nil
+}
+
+// slots lists the descriptor slots above 2 that a guard of h is given:
+// the gate's and the starter's handles (none where sys.Pidless), the two
+// pipes, and the terminal, the session cgroup and its parent, and the
+// ledger, each where h names it.
+func (h handoff) slots() []int {
+	slots := []int{wire.SlotGate, wire.SlotFinish, wire.SlotStarter, wire.SlotArmed}
+	if sys.Pidless {
+		slots = []int{wire.SlotFinish, wire.SlotArmed}
+	}
+	if h.ttyGroup > 0 {
+		// In terminal mode only: the one descriptor of the launcher's the
+		// guard holds, to give the terminal back after ending E.
+		slots = append(slots, wire.SlotTTY)
+	}
+	if h.cgName != "" {
+		slots = append(slots, wire.SlotCgroup, wire.SlotCgroupP)
+	}
+	if h.record != "" {
+		slots = append(slots, wire.SlotLedger)
+	}
+	return slots
 }
 
 // AwaitArmed waits until the guard watches the group. On an error the
@@ -347,20 +382,7 @@ func guardMain(args []string) {
 	}
 	settle()
 	c, ok := parseArgs(args)
-	fds := []int{wire.SlotGate, wire.SlotFinish, wire.SlotStarter, wire.SlotArmed}
-	if sys.Pidless {
-		fds = []int{wire.SlotFinish, wire.SlotArmed}
-	}
-	if c.ttyGroup > 0 {
-		fds = append(fds, wire.SlotTTY)
-	}
-	if c.cgName != "" {
-		fds = append(fds, wire.SlotCgroup, wire.SlotCgroupP)
-	}
-	if c.record != "" {
-		fds = append(fds, wire.SlotLedger)
-	}
-	for _, fd := range fds {
+	for _, fd := range c.slots() {
 		if sys.SetCloseOnExec(fd) != nil {
 			ok = false
 		}

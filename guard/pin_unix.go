@@ -60,7 +60,13 @@ func pinGroup(pgid int) (*pin, int) {
 		sys.Close(null)
 		return nil, refusedNoGroupSignal
 	}
-	pid, pidfd, err := spawnPin(pgid, lifeR, null)
+	exe, err := selfExe()
+	pid, pidfd := 0, -1
+	if err == nil {
+		// life on 0, null on 1-2.
+		pid, pidfd, err = spawn(exe, []string{"session-starter", pinArg}, []string{"GODEBUG=containermaxprocs=0"},
+			[]uintptr{uintptr(lifeR), uintptr(null), uintptr(null)}, pgid)
+	}
 	// Closed now, not deferred: where the gate's slot starts closed
 	// (sys.Pidless), null may hold that very number, and the watch below
 	// is put there — a deferred close would close the watch. The watch

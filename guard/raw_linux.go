@@ -43,10 +43,10 @@ var testOnlyUnexecutableVerifier = false
 // (RLIMIT_NPROC, memory) that often kills the starter.
 const strikes = 3
 
-// spawnRaw starts the porch and returns without waiting for it;
-// [Guard.AwaitArmed] then reads its armed line, as from the re-executed
-// guard.
-func spawnRaw(spec Spec) (*Guard, error) {
+// spawnRaw starts the porch for the hand-off h of spec and returns
+// without waiting for it; [Guard.AwaitArmed] then reads its armed line, as
+// from the re-executed guard.
+func spawnRaw(spec Spec, h handoff) (*Guard, error) {
 	exe, err := openGuardBinary(spec.Exe)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -61,23 +61,12 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		Strikes: strikes, Release: spec.Release,
 		Env: guardEnv(),
 	}
-	for i := range ps.From {
-		ps.From[i] = -1
-	}
-	h := spec.handoff()
 	if h.cgName != "" {
 		// The checks the re-executed guard makes of its descriptors, made
 		// here of the same open files.
 		if code := checkCgroup(spec.Cgroup, spec.CgroupParent, spec.CgroupName); code != 0 {
 			return nil, fmt.Errorf("guard: %w", refusal(code))
 		}
-		ps.From[wire.SlotCgroup], ps.From[wire.SlotCgroupP] = spec.Cgroup, spec.CgroupParent
-	}
-	if h.record != "" {
-		ps.From[wire.SlotLedger] = spec.Ledger
-	}
-	if h.ttyGroup > 0 {
-		ps.From[wire.SlotTTY] = spec.TTY
 	}
 	if h.markArg != "-" && h.cgName == "" {
 		// The porch sweeps the marked as the guard proper's end does:
@@ -97,36 +86,18 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		ps.Argv[mode] = append(slices.Clone(head), args...)
 	}
 	ps.NumArg = len(head) + numAt
-	null, err := sys.Open("/dev/null", syscall.O_RDWR)
+	g, err := start(spec, h, func(from [wire.Slots]int) (int, int, error) {
+		ps.From = from
+		ps.From[wire.SlotExe] = exe
+		if testOnlyUnexecutableVerifier {
+			ps.From[wire.SlotExe] = from[0] // /dev/null: execveat answers EACCES
+		}
+		p, err := rawfork.StartPorch(ps)
+		return p.PID, p.Pidfd, err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
+		return nil, err
 	}
-	defer sys.Close(null)
-	self, err := sys.PidfdOpen(os.Getpid())
-	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
-	}
-	defer sys.Close(self)
-	finR, finW, armR, armW, err := sys.Pipes()
-	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
-	}
-	defer sys.Close(finR)
-	defer sys.Close(armW)
-	ps.From[0], ps.From[1], ps.From[2] = null, null, null
-	ps.From[wire.SlotGate], ps.From[wire.SlotFinish], ps.From[wire.SlotStarter], ps.From[wire.SlotArmed] = spec.GatePidfd, finR, self, armW
-	ps.From[wire.SlotExe] = exe
-	if testOnlyUnexecutableVerifier {
-		ps.From[wire.SlotExe] = null // execveat answers EACCES
-	}
-
-	p, err := rawfork.StartPorch(ps)
-	if err != nil {
-		sys.Close(finW)
-		sys.Close(armR)
-		return nil, fmt.Errorf("guard: %w", err)
-	}
-	g := &Guard{PID: p.PID, Pidfd: p.Pidfd, pgid: spec.PGID, finW: finW, armR: armR}
 	// The child leads its own group only once it has run that far; set it
 	// from here too, so that the group the starter must never signal
 	// exists when Spawn returns.
