@@ -387,11 +387,10 @@ func guardMain(args []string) {
 			ok = false
 		}
 	}
-	if !ok {
-		_ = sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Refused, refusedSetup))
-		os.Exit(exitRefused)
+	code := refusedSetup
+	if ok {
+		code = check(c.pgid)
 	}
-	code := check(c.pgid)
 	var p *pin
 	if code == refusedNoGroupSignal {
 		// Before Linux 6.9: hold the number with a pin, signal -E.
@@ -435,7 +434,6 @@ func settle() {
 type guarded struct {
 	handoff
 	holders []end.Holder
-	group   end.Group
 	held    bool
 	pin     *pin
 }
@@ -448,12 +446,20 @@ type guarded struct {
 func guard(h handoff, p *pin) (g guarded, code int) {
 	own, _ := sys.Getpgid(0)
 	g = guarded{handoff: h, pin: p}
-	g.group = end.Group{PGID: h.pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
+	group := end.Group{PGID: h.pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
 	if p != nil {
-		g.group.Send = pinnedKill(h.pgid)
-		g.group.Exclude = []int{p.pid}
+		// Before Linux 6.9, which cannot signal a group through a pidfd,
+		// by number. That is safe for one reason: the pin — a child of
+		// the guard that joined E while the gate, its leader, was alive —
+		// stays a member of E until the guard reaps it, running or as a
+		// zombie, and a group number cannot be handed out again while it
+		// has a member. So -E names this group and no other until the
+		// guard reaps the pin, which it does only after its last group
+		// signal.
+		group.Send = func(sig syscall.Signal) error { return sys.KillGroup(h.pgid, sig) }
+		group.Exclude = []int{p.pid}
 	}
-	g.holders = []end.Holder{&end.Process{PID: h.pgid, Pidfd: wire.SlotGate, Pinned: p != nil}, g.group}
+	g.holders = []end.Holder{&end.Process{PID: h.pgid, Pidfd: wire.SlotGate, Pinned: p != nil}, group}
 	if h.cgName != "" {
 		var cg end.Holder
 		if cg, code = cgroupHolder(h.cgName); code == 0 {
@@ -542,52 +548,40 @@ func parseVerifyArgs(args []string) (mode string, c handoff, ok bool) {
 	return args[2], c, ok && c.num >= 0
 }
 
-// parseHandoff reads what [handoff.args] wrote, and nothing else.
+// parseHandoff reads what [handoff.args] wrote, and nothing else: "-"
+// where it wrote none. The ledger record must be the record of the
+// session whose mark argument it reads, so that the guard can remove no
+// other file than its session's record.
 func parseHandoff(args []string) (handoff, bool) {
-	var c handoff
 	if len(args) != 7 {
 		return handoff{}, false
 	}
+	set := func(i int) bool { return args[i] != "-" }
+	h := handoff{markArg: args[4], release: args[5] == releaseWord}
 	var err1, err2 error
-	c.pgid, err1 = strconv.Atoi(args[0])
-	c.num, err2 = strconv.ParseInt(args[1], 10, 64)
-	if err1 != nil || err2 != nil || c.pgid <= 1 {
+	h.pgid, err1 = strconv.Atoi(args[0])
+	h.num, err2 = strconv.ParseInt(args[1], 10, 64)
+	ok := err1 == nil && err2 == nil && h.pgid > 1 && (h.release || !set(5))
+	if set(2) {
+		h.ttyGroup, err1 = strconv.Atoi(args[2])
+		ok = ok && err1 == nil && h.ttyGroup > 1
+	}
+	if set(3) {
+		_, _, _, named := cgroup.ParseName(args[3])
+		h.cgName, ok = args[3], ok && named
+	}
+	if set(4) {
+		_, _, err1 = parseMark(args[4])
+		ok = ok && err1 == nil
+	}
+	if set(6) {
+		id, _, _ := strings.Cut(args[4], "@")
+		h.record, ok = args[6], ok && set(4) && args[6] == ledger.FileName(id)
+	}
+	if !ok {
 		return handoff{}, false
 	}
-	var tailOK, relOK, recOK bool
-	c.ttyGroup, c.cgName, tailOK = parseTail(args[2], args[3])
-	c.release, relOK = parseRelease(args[5])
-	c.record, recOK = parseRecord(args[6], args[4])
-	if !tailOK || !validMark(args[4]) || !relOK || !recOK {
-		return handoff{}, false
-	}
-	c.markArg = args[4]
-	return c, true
-}
-
-// parseRecord reads the hand-off's ledger record: "-", or the record's name of the
-// session whose mark argument is markArg, and nothing else, so that the
-// guard can remove no other file than its session's record.
-func parseRecord(arg, markArg string) (record string, ok bool) {
-	if arg == "-" {
-		return "", true
-	}
-	id, _, found := strings.Cut(markArg, "@")
-	if !found || arg != ledger.FileName(id) {
-		return "", false
-	}
-	return arg, true
-}
-
-// parseRelease reads the hand-off's release.
-func parseRelease(arg string) (release, ok bool) {
-	switch arg {
-	case releaseWord:
-		return true, true
-	case "-":
-		return false, true
-	}
-	return false, false
+	return h, true
 }
 
 // obeys is when a finish is obeyed: the holders are empty, or, where the
@@ -710,7 +704,7 @@ func endSession(g guarded, budget time.Duration) {
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
 	if g.ttyGroup > 0 {
-		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == g.group.PGID {
+		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == g.pgid {
 			_ = sys.Tcsetpgrp(wire.SlotTTY, g.ttyGroup)
 		}
 	}
@@ -772,15 +766,6 @@ func unverified(holders []end.Holder) []mark.Left {
 	return tied
 }
 
-// describeLeft names left processes: "mark-unreadable 1234, ...".
-func describeLeft(left []mark.Left) string {
-	names := make([]string, 0, len(left))
-	for _, l := range left {
-		names = append(names, l.Reason+" "+strconv.Itoa(l.PID))
-	}
-	return strings.Join(names, ", ")
-}
-
 // forget removes the session's ledger record (record, "" for none) by its
 // name relative to the ledger's directory descriptor, once the end r
 // reached Empty and no candidate it could not verify is tied to the
@@ -809,38 +794,12 @@ func forget(record string, r end.Report, tied []mark.Left) {
 // the session it could not verify, and when.
 func noteEnd(record string, r end.Report, tied []mark.Left) error {
 	note := r.Describe()
-	if len(tied) > 0 {
-		note += "; not verified, tied to the session: " + describeLeft(tied)
+	sep := "; not verified, tied to the session: "
+	for _, l := range tied {
+		note += sep + l.Reason + " " + strconv.Itoa(l.PID) // "mark-unreadable 1234, ..."
+		sep = ", "
 	}
 	return ledger.NoteEnd(wire.SlotLedger, record, note+" at "+ledger.Now())
-}
-
-// parseTail reads the terminal's group and the cgroup's name of a guard's
-// command line, each "-" for none.
-func parseTail(tty, cg string) (ttyGroup int, cgName string, ok bool) {
-	if tty != "-" {
-		var err error
-		if ttyGroup, err = strconv.Atoi(tty); err != nil || ttyGroup <= 1 {
-			return 0, "", false
-		}
-	}
-	if cg != "-" {
-		if _, _, _, ok := cgroup.ParseName(cg); !ok {
-			return 0, "", false
-		}
-		cgName = cg
-	}
-	return ttyGroup, cgName, true
-}
-
-// validMark reports whether arg is a mark argument: "-", or "ID@SINCE"
-// with a session id and a start in clock ticks.
-func validMark(arg string) bool {
-	if arg == "-" {
-		return true
-	}
-	_, _, err := parseMark(arg)
-	return err == nil
 }
 
 // parseMark reads "ID@SINCE".
@@ -865,12 +824,28 @@ func parseMark(arg string) (mark.ID, uint64, error) {
 // checkProtocolOf. The requested form asks it of an installed
 // session-starter before it relies on one.
 func Probe(path string) error {
+	fd, err := openGuardBinary(path)
+	if err == nil {
+		sys.Close(fd)
+	}
+	return err
+}
+
+// openGuardBinary opens the binary the porch executes as the guard proper
+// and checks, before the session relies on it, that it speaks this
+// protocol: the porch executes it through this descriptor, never a path,
+// so a binary replaced on disk mid-session (an upgrade of the installed
+// session-starter) is not what runs.
+func openGuardBinary(path string) (int, error) {
 	fd, err := sys.Open(path, syscall.O_RDONLY)
 	if err != nil {
-		return err
+		return -1, err
 	}
-	defer sys.Close(fd)
-	return checkProtocolOf(fd, path)
+	if err := checkProtocolOf(fd, path); err != nil {
+		sys.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }
 
 // probeAnswer is what a binary of this protocol answers to the probe.

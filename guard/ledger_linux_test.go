@@ -91,7 +91,8 @@ func TestTheGuardRefusesARecordNameNotItsSessions(t *testing.T) {
 			t.Errorf("parseArgs(record %q) ok = %v, want %v", tt.record, ok, tt.ok)
 		}
 	}
-	if _, ok := parseRecord(ledger.FileName(id.String()), "-"); ok {
+	noMark := []string{"session-starter", arg, "42", strconv.Itoa(int(time.Second)), "-", "-", "-", "-", ledger.FileName(id.String())}
+	if _, ok := parseArgs(noMark); ok {
 		t.Error("a record without a mark: accepted")
 	}
 }

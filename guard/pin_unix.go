@@ -12,20 +12,6 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
-// pinnedKill signals group E by number, on a kernel before Linux 6.9,
-// which cannot signal a group through a pidfd. That is safe for one
-// reason: the guard's own pin — a child of the guard that joined E while
-// the gate, its leader, was alive — stays a member of E until the guard
-// reaps it, running or as a zombie, and a process group number cannot be
-// handed out again while it has a member. So -E names this group and no
-// other until the guard reaps the pin, which it does only after its last
-// group signal.
-func pinnedKill(pgid int) func(syscall.Signal) error {
-	return func(sig syscall.Signal) error {
-		return sys.KillGroup(pgid, sig)
-	}
-}
-
 // pinReapWait bounds the wait for the SIGKILLed pin to exit: it runs
 // nothing but a read of its pipe, so it exits at once unless it is
 // frozen; then it is left to be reaped by init when the guard exits.

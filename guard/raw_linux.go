@@ -108,23 +108,6 @@ func spawnRaw(spec Spec, h handoff) (*Guard, error) {
 	return g, nil
 }
 
-// openGuardBinary opens the binary the porch executes as the guard proper
-// and checks, before the session relies on it, that it speaks this
-// protocol: the porch executes it through this descriptor, never a path,
-// so a binary replaced on disk mid-session (an upgrade of the installed
-// session-starter) is not what runs.
-func openGuardBinary(path string) (int, error) {
-	fd, err := sys.Open(path, syscall.O_RDONLY)
-	if err != nil {
-		return -1, err
-	}
-	if err := checkProtocolOf(fd, path); err != nil {
-		sys.Close(fd)
-		return -1, err
-	}
-	return fd, nil
-}
-
 // markHolders is the holder of the session's marked processes, for the
 // end once the starter is gone, or none without a mark: never the guard
 // itself, nor skip (its pin, its unreaped child), whatever they carry.
