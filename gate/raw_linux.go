@@ -22,10 +22,8 @@ import (
 // inherited, and the open-files limit the process started with is known,
 // or the Engine would get the one the Go runtime raised.
 var rawSupported = sync.OnceValue(func() bool {
-	if _, ok := rlimit.Original(); !ok || !rawfork.Supported {
-		return false
-	}
-	return rawfork.CloseRangeWorks()
+	_, ok := rlimit.Original()
+	return ok && rawfork.Supported && rawfork.CloseRangeWorks()
 })
 
 // spawnRaw starts the raw gate: a fork of this process that leads a new

@@ -54,7 +54,6 @@ func spawnRaw(spec Spec, h handoff) (*Guard, error) {
 	defer sys.Close(exe)
 	ps := rawfork.PorchSpec{
 		Comm: wire.GuardComm, PGID: spec.PGID, Budget: spec.Budget,
-		Armed: string(wire.Encode(wire.Armed, spec.PGID)), Finish: string(wire.Encode(wire.Finish, spec.PGID)), Refused: wire.Refused,
 		Codes:    rawfork.Refusals{InGroup: refusedInGroup, GroupGone: refusedGroupGone, NoGroupSignal: refusedNoGroupSignal, Setup: refusedSetup, NoCgroup: refusedNoCgroup},
 		ExitDone: exitDone, ExitRefused: exitRefused,
 		FirstRound: end.FirstRound, MaxRound: end.MaxRound, FirstLook: end.FirstLook, MaxLook: end.MaxLook,

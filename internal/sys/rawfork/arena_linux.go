@@ -28,6 +28,20 @@ func newArena(size int) (*arena, error) {
 	return &arena{mem: mem}, nil
 }
 
+// cSize is what an arena needs for the C strings of each of sss and a
+// NULL-terminated array of them, aligned.
+func cSize(sss ...[]string) int {
+	const word = int(unsafe.Sizeof(uintptr(0)))
+	size := 0
+	for _, ss := range sss {
+		size += (len(ss) + 2) * word
+		for _, s := range ss {
+			size += len(s) + 1
+		}
+	}
+	return size
+}
+
 // Alloc returns n zeroed bytes aligned to align (a power of two), or nil
 // when the arena is full.
 func (a *arena) Alloc(n, align int) unsafe.Pointer {

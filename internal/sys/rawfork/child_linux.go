@@ -107,6 +107,18 @@ func putNum(b *line, i uintptr, n uintptr, end byte, digits *line) uintptr {
 	return i + 1
 }
 
+// putLine writes the n bytes at prefix into b, then num in decimal and
+// end, as putNum does, and returns the line's length.
+//
+//go:nosplit
+//go:norace
+func putLine(b, prefix *line, n, num uintptr, end byte, digits *line) uintptr {
+	for i := uintptr(0); i < n; i++ {
+		b[i&lineMask] = prefix[i&lineMask]
+	}
+	return putNum(b, n, num, end, digits)
+}
+
 // pollFd is struct pollfd.
 type pollFd struct {
 	fd      int32

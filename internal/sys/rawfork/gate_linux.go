@@ -61,7 +61,9 @@ func StartGate(spec GateSpec) (Gate, error) {
 		return Gate{}, errors.New("no argv[0] for the Engine")
 	}
 	shArgv := append([]string{spec.Shell, spec.Path}, spec.Argv[1:]...)
-	a, err := newArena(gateArenaSize(spec, shArgv))
+	// The gateChild, the C strings and their arrays, and the descriptor
+	// lists: files, then keep (files and the two pipes), int32 each.
+	a, err := newArena(int(unsafe.Sizeof(gateChild{})) + 8 + cSize([]string{spec.Path, spec.Shell, spec.Comm, spec.Complaint}, spec.Argv, shArgv, spec.Env) + 8*(len(spec.Files)+2))
 	if err != nil {
 		return Gate{}, err
 	}
@@ -139,26 +141,6 @@ func StartGate(spec GateSpec) (Gate, error) {
 		return Gate{}, os.NewSyscallError("clone", errno)
 	}
 	return Gate{PID: int(pid), Pidfd: int(pidfd), GoW: goW, RepR: repR, BornInto: bornInto}, nil
-}
-
-// gateArenaSize is what the arena of a gate holds: the gateChild, its C
-// strings and their pointer arrays (argv, argv for the shell, the
-// environment), the descriptor lists and the complaint, each with room to
-// be aligned.
-func gateArenaSize(spec GateSpec, shArgv []string) int {
-	const word = int(unsafe.Sizeof(uintptr(0)))
-	size := int(unsafe.Sizeof(gateChild{})) + word
-	for _, s := range []string{spec.Path, spec.Shell, spec.Comm, spec.Complaint} {
-		size += len(s) + 1
-	}
-	for _, ss := range [][]string{spec.Argv, shArgv, spec.Env} {
-		size += (len(ss)+1)*word + word
-		for _, s := range ss {
-			size += len(s) + 1
-		}
-	}
-	// files, then keep (files and the two pipes), int32 each, aligned.
-	return size + 4*len(spec.Files) + 4 + 4*(len(spec.Files)+2) + 4
 }
 
 // forkGate forks the raw gate, born in the cgroup of the directory
@@ -275,17 +257,11 @@ func gateListen(c *gateChild) {
 //go:nosplit
 //go:norace
 func gateReady(c *gateChild) {
-	for c.n = 0; c.n < c.readyLen; c.n++ {
-		c.msg[c.n&lineMask] = c.ready[c.n&lineMask]
-	}
-	c.n = putNum(&c.msg, c.n, c.pid, '\n', &c.digits)
+	c.n = putLine(&c.msg, &c.ready, c.readyLen, c.pid, '\n', &c.digits)
 	if writeAll(c.repW, &c.msg[0], c.n) != 0 {
 		exit(wire.ExitNotReleased)
 	}
-	for c.n = 0; c.n < c.goLen; c.n++ {
-		c.want[c.n&lineMask] = c.goAhead[c.n&lineMask]
-	}
-	c.wantLen = putNum(&c.want, c.n, c.pid, '\n', &c.digits)
+	c.wantLen = putLine(&c.want, &c.goAhead, c.goLen, c.pid, '\n', &c.digits)
 }
 
 // gateAwaitGo reads the go-ahead a byte at a time, as the re-executed
@@ -331,10 +307,7 @@ func gateExec(c *gateChild) {
 	if c.e == uintptr(syscall.ENOEXEC) {
 		_, c.e = rawSyscall6(unix.SYS_EXECVE, uintptr(unsafe.Pointer(c.sh)), uintptr(unsafe.Pointer(c.shArgv)), uintptr(unsafe.Pointer(c.envv)), 0, 0, 0)
 	}
-	for c.n = 0; c.n < c.failedLen; c.n++ {
-		c.msg[c.n&lineMask] = c.failed[c.n&lineMask]
-	}
-	c.n = putNum(&c.msg, c.n, c.e, '\n', &c.digits)
+	c.n = putLine(&c.msg, &c.failed, c.failedLen, c.e, '\n', &c.digits)
 	writeAll(c.repW, &c.msg[0], c.n)
 	if c.e == uintptr(syscall.ENOENT) || c.e == uintptr(syscall.ENOTDIR) {
 		exit(wire.ExitNotFound)

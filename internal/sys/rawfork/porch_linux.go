@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"syscall"
 	"unsafe"
 
@@ -32,7 +31,7 @@ import (
 // own mapping, which it keeps when it gives back the rest of the
 // starter's memory.
 type porchChild struct {
-	comm, root, maps, killName, evName [24]byte
+	comm, root, maps, killName, evName *byte   // NUL-terminated
 	empty                              [1]byte // "", for execveat
 	// ignore is struct sigaction as rt_sigaction takes it: the handler
 	// SIG_IGN (1) first, the rest (flags, restorer, mask) zero.
@@ -51,8 +50,7 @@ type porchChild struct {
 	cgroup, release             bool
 	cgKill, cgEvents            int32
 	exitDone, exitRefused       uintptr
-	inGroup, groupGone, noSig   uintptr
-	setup, noCgroup             uintptr
+	codes                       Refusals
 	armed, finish, refused      line
 	armedLen, finishLen, refLen uintptr
 
@@ -96,21 +94,13 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	if spec.From[wire.SlotExe] < 0 || spec.NumArg <= 0 {
 		return Porch{}, errors.New("no guard binary to execute")
 	}
-	size := int(unsafe.Sizeof(porchChild{})) + 64
 	for _, argv := range spec.Argv {
 		if spec.NumArg >= len(argv) {
 			return Porch{}, errors.New("the guard's command line has no room for its number")
 		}
-		size += (len(argv) + 1) * 8
-		for _, s := range argv {
-			size += len(s) + 1
-		}
 	}
-	size += (len(spec.Env) + 1) * 8
-	for _, s := range spec.Env {
-		size += len(s) + 1
-	}
-	a, err := newArena(size + 64)
+	names := []string{spec.Comm, "/", "/proc/self/maps", "cgroup.kill", "cgroup.events"}
+	a, err := newArena(int(unsafe.Sizeof(porchChild{})) + 64 + cSize(spec.Argv[0], spec.Argv[1], spec.Env, names))
 	if err != nil {
 		return Porch{}, err
 	}
@@ -118,14 +108,9 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	defer a.Free()
 	c := (*porchChild)(a.Alloc(int(unsafe.Sizeof(porchChild{})), 8))
 	c.selfLo, c.selfHi = a.bounds()
-	for _, n := range []struct {
-		dst  *[24]byte
-		name string
-	}{{&c.comm, spec.Comm}, {&c.root, "/"}, {&c.maps, "/proc/self/maps"}, {&c.killName, "cgroup.kill"}, {&c.evName, "cgroup.events"}} {
-		if len(n.name) >= len(n.dst) || strings.IndexByte(n.name, 0) >= 0 {
-			return Porch{}, fmt.Errorf("name %q does not fit", n.name)
-		}
-		n.dst[copy(n.dst[:], n.name)] = 0
+	c.comm, c.root, c.maps, c.killName, c.evName = a.CString(names[0]), a.CString(names[1]), a.CString(names[2]), a.CString(names[3]), a.CString(names[4])
+	if c.comm == nil || c.root == nil || c.maps == nil || c.killName == nil || c.evName == nil {
+		return Porch{}, fmt.Errorf("the porch's names %q do not fit, or hold a NUL", names)
 	}
 	c.one[0] = '1'
 	c.ignore[0] = 1 // SIG_IGN
@@ -138,13 +123,12 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	c.cgKill, c.cgEvents = -1, -1
 	c.release = spec.Release
 	c.exitDone, c.exitRefused = uintptr(spec.ExitDone), uintptr(spec.ExitRefused)
-	c.inGroup, c.groupGone, c.noSig = uintptr(spec.Codes.InGroup), uintptr(spec.Codes.GroupGone), uintptr(spec.Codes.NoGroupSignal)
-	c.setup, c.noCgroup = uintptr(spec.Codes.Setup), uintptr(spec.Codes.NoCgroup)
+	c.codes = spec.Codes
 	for _, m := range []struct {
 		dst *line
 		n   *uintptr
 		s   string
-	}{{&c.armed, &c.armedLen, spec.Armed}, {&c.finish, &c.finishLen, spec.Finish}, {&c.refused, &c.refLen, spec.Refused + " "}} {
+	}{{&c.armed, &c.armedLen, string(wire.Encode(wire.Armed, spec.PGID))}, {&c.finish, &c.finishLen, string(wire.Encode(wire.Finish, spec.PGID))}, {&c.refused, &c.refLen, wire.Refused + " "}} {
 		if len(m.s) > len(m.dst) {
 			return Porch{}, fmt.Errorf("message %q does not fit", m.s)
 		}
@@ -234,20 +218,20 @@ func porchMain(c *porchChild) {
 //go:nosplit
 //go:norace
 func porchArm(c *porchChild) bool {
-	setName(&c.comm[0])
+	setName(c.comm)
 	rawSyscall6(unix.SYS_SETPGID, 0, 0, 0, 0, 0, 0)
 	c.sw.self, _ = rawSyscall6(unix.SYS_GETPID, 0, 0, 0, 0, 0, 0)
 	// Sound: root is NUL-terminated in the arena. The porch holds no
 	// directory a launcher may want to unmount.
-	rawSyscall6(unix.SYS_CHDIR, uintptr(unsafe.Pointer(&c.root[0])), 0, 0, 0, 0, 0)
+	rawSyscall6(unix.SYS_CHDIR, uintptr(unsafe.Pointer(c.root)), 0, 0, 0, 0, 0)
 	porchSlots(c)
 	if c.cgroup {
 		// Sound: the names are NUL-terminated in the arena. Close-on-exec:
 		// the guard proper opens its own.
-		r1, e1 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(&c.killName[0])), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
-		r2, e2 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(&c.evName[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		r1, e1 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(c.killName)), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		r2, e2 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(c.evName)), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
 		if e1 != 0 || e2 != 0 {
-			porchRefuse(c, c.noCgroup)
+			porchRefuse(c, uintptr(c.codes.NoCgroup))
 		}
 		c.cgKill, c.cgEvents = int32(r1), int32(r2)
 	}
@@ -256,16 +240,16 @@ func porchArm(c *porchChild) bool {
 	// which ignores the same.
 	porchIgnore(c)
 	if own, e := rawSyscall6(unix.SYS_GETPGID, 0, 0, 0, 0, 0, 0); e != 0 || own == c.pgid {
-		porchRefuse(c, c.inGroup)
+		porchRefuse(c, uintptr(c.codes.InGroup))
 	}
 	switch c.e = groupSignal(0); c.e {
 	case 0:
 	case uintptr(syscall.ESRCH):
-		porchRefuse(c, c.groupGone)
+		porchRefuse(c, uintptr(c.codes.GroupGone))
 	case uintptr(syscall.EINVAL):
-		porchRefuse(c, c.noSig)
+		porchRefuse(c, uintptr(c.codes.NoGroupSignal))
 	default:
-		porchRefuse(c, c.setup)
+		porchRefuse(c, uintptr(c.codes.Setup))
 	}
 	// A failed write: the starter is gone already, which is what the
 	// guard guards against.
@@ -325,10 +309,7 @@ func porchIgnore(c *porchChild) {
 //go:nosplit
 //go:norace
 func porchRefuse(c *porchChild, code uintptr) {
-	for c.n = 0; c.n < c.refLen; c.n++ {
-		c.msg[c.n&lineMask] = c.refused[c.n&lineMask]
-	}
-	c.n = putNum(&c.msg, c.n, code, '\n', &c.digits)
+	c.n = putLine(&c.msg, &c.refused, c.refLen, code, '\n', &c.digits)
 	writeAll(wire.SlotArmed, &c.msg[0], c.n)
 	exit(c.exitRefused)
 }
@@ -584,7 +565,7 @@ func porchShed(c *porchChild) {
 	c.sp = uintptr(unsafe.Pointer(&c))
 	c.stackLo, c.stackHi = (c.sp-stackKeep)&^(c.pageSize-1), (c.sp+stackKeep+c.pageSize-1)&^(c.pageSize-1)
 	// Sound: maps is NUL-terminated in the arena.
-	c.r, c.e = rawSyscall6(unix.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(&c.maps[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+	c.r, c.e = rawSyscall6(unix.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(c.maps)), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
 	if c.e != 0 {
 		return
 	}

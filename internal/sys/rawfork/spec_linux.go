@@ -70,10 +70,9 @@ type PorchSpec struct {
 	// From lists, for each slot, the descriptor of this process that goes
 	// there, or -1. wire.SlotExe is the guard binary.
 	From [wire.Slots]int
-	// Armed, Finish: the lines the porch writes when armed and obeys.
-	// Refused is the word of a refusal, followed by a code of Codes.
-	Armed, Finish, Refused string
-	Codes                  Refusals
+	// Codes are its refusals' ("refused CODE"); it says "armed PGID" and
+	// obeys "finish PGID" (package wire).
+	Codes Refusals
 	// ExitDone, ExitRefused: its exit statuses.
 	ExitDone, ExitRefused int
 	// FirstRound, MaxRound, FirstLook, MaxLook: the end's pacing.

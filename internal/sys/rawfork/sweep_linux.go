@@ -143,10 +143,7 @@ func porchSweep(c *porchChild, sig uintptr) uintptr {
 				// process the pidfd names.
 				s.fds[0] = pollFd{fd: int32(s.pidfd), events: unix.POLLIN}
 				s.fds[1] = pollFd{fd: -1}
-				s.ts = syscall.Timespec{}
-				// Sound: fds and ts are in the arena.
-				_, s.e = rawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&s.fds)), 2, uintptr(unsafe.Pointer(&s.ts)), 0, 0, 0)
-				s.ok = s.e == 0 && s.fds[0].revents == 0
+				s.ok = poll(&s.fds, 0, &s.ts) == 0 && s.fds[0].revents == 0
 			}
 			if s.ok {
 				s.found++
