@@ -228,8 +228,7 @@ func (g *Gate) awaitReady() error {
 // kill ends a gate that never got its go-ahead, through its pidfd, and
 // reaps it. It has executed nothing and is alone in its group.
 func (g *Gate) kill() {
-	sys.Close(g.goW)
-	g.goW = -1
+	g.Abort()
 	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
 	_, _ = sys.ReapChildWithin(g.PID, g.Pidfd, reapWait)
 	g.Close()
@@ -244,8 +243,7 @@ const reapWait = time.Second
 // Whether that worked is read with [Gate.ExecResult].
 func (g *Gate) Release() error {
 	err := sys.WriteAll(g.goW, wire.Encode(wire.Go, g.PID))
-	sys.Close(g.goW)
-	g.goW = -1
+	g.Abort()
 	if err != nil {
 		return fmt.Errorf("gate: go-ahead: %w", err)
 	}
@@ -379,25 +377,23 @@ func parseArgs(args []string) (goFD, repFD, cgFD, specFD int, err error) {
 	if len(args) != 6 || args[1] != arg {
 		return 0, 0, 0, 0, errors.New("malformed gate command line")
 	}
-	goFD, err1 := strconv.Atoi(args[2])
-	repFD, err2 := strconv.Atoi(args[3])
-	specFD, err3 := strconv.Atoi(args[5])
-	if err1 != nil || err2 != nil || err3 != nil || goFD < 3 || repFD < 3 || specFD < 3 ||
-		goFD == repFD || specFD == goFD || specFD == repFD {
-		return 0, 0, 0, 0, errors.New("malformed gate descriptors")
-	}
-	if args[4] != "-" {
-		cgFD, err = strconv.Atoi(args[4])
-		if err != nil || cgFD < 3 || cgFD == goFD || cgFD == repFD || cgFD == specFD {
-			return 0, 0, 0, 0, errors.New("malformed gate cgroup descriptor")
+	var fds [4]int // goFD, repFD, cgFD ("-": 0), specFD: distinct, above 2
+	for i, a := range args[2:] {
+		if i == 2 && a == "-" {
+			continue
 		}
+		fd, err := strconv.Atoi(a)
+		if err != nil || fd < 3 || slices.Contains(fds[:], fd) {
+			return 0, 0, 0, 0, fmt.Errorf("malformed gate descriptor %q", a)
+		}
+		fds[i] = fd
 	}
-	for _, fd := range []int{goFD, repFD, specFD, cgFD} {
+	for _, fd := range fds {
 		if fd > 0 && sys.SetCloseOnExec(fd) != nil {
 			return 0, 0, 0, 0, errors.New("gate descriptor not open")
 		}
 	}
-	return goFD, repFD, cgFD, specFD, nil
+	return fds[0], fds[1], fds[2], fds[3], nil
 }
 
 // encodeSpec is the Engine's program, argv and environment as the gate
