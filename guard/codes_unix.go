@@ -46,17 +46,18 @@ const (
 	refusedNoCgroup
 )
 
+// refusals say why for each refusal code but refusedSetup.
+var refusals = map[int]string{
+	refusedNoGroupSignal: "the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), and the group could not be pinned",
+	refusedInGroup:       "it is a member of the Engine's process group",
+	refusedGroupGone:     "the Engine's process group is gone",
+	refusedNoCgroup:      "the session cgroup's descriptors are not a cgroup2 directory with cgroup.kill and its parent",
+}
+
 // refusal is the error for a refusal code.
 func refusal(code int) error {
-	switch code {
-	case refusedNoGroupSignal:
-		return fmt.Errorf("%w: the kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9), and the group could not be pinned", errRefused)
-	case refusedInGroup:
-		return fmt.Errorf("%w: it is a member of the Engine's process group", errRefused)
-	case refusedGroupGone:
-		return fmt.Errorf("%w: the Engine's process group is gone", errRefused)
-	case refusedNoCgroup:
-		return fmt.Errorf("%w: the session cgroup's descriptors are not a cgroup2 directory with cgroup.kill and its parent", errRefused)
+	if why, ok := refusals[code]; ok {
+		return fmt.Errorf("%w: %s", errRefused, why)
 	}
 	return fmt.Errorf("%w: its descriptors were not as expected", errRefused)
 }

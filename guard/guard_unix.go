@@ -282,8 +282,7 @@ func awaitArmed(armR, pgid int) error {
 // nothing) and reaps it.
 func (g *Guard) kill() {
 	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
-	_, _ = sys.ReapChildWithin(g.PID, g.Pidfd, reapWait)
-	g.close()
+	g.Lost()
 }
 
 // reapWait bounds the wait for a guard that was SIGKILLed, or that exited
