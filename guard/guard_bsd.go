@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/lineage"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
@@ -66,9 +67,9 @@ func cgroupHolder(string) (end.Holder, int) { return nil, refusedNoCgroup }
 func removeCgroup(string) {}
 
 // markHolders is, for the end once the starter is gone, the escapee sweep
-// by lineage (package internal/lineage), or none without a mark: the
-// descendants of the Engine — the leader of group pgid, named by the
-// token the mark argument carries, which the starter read off its
+// by lineage (package internal/lineage) of the session marked with id:
+// the descendants of the Engine — the leader of group pgid, named by
+// token, which the starter read off its
 // unreaped child — found by their parents' identities, and the processes
 // that carry the mark and started after the Engine, this user's alone,
 // each read again right before its signal. The guard itself and skip
@@ -76,14 +77,7 @@ func removeCgroup(string) {}
 // numbers are theirs while the sweep runs. The sweep's first passes run
 // here, before anything is signalled, so that it links the tree as the
 // starter left it.
-func markHolders(arg string, pgid int, skip []int) []end.Holder {
-	if arg == "-" {
-		return nil
-	}
-	id, token, err := parseMark(arg)
-	if err != nil {
-		return nil // not reached: the command line was checked
-	}
+func markHolders(id mark.ID, token uint64, pgid int, skip []int) []end.Holder {
 	tab := lineage.Excluding(lineage.System(&id), append(skip, os.Getpid())...)
 	return []end.Holder{lineage.NewSweep(lineage.FromToken(pgid, token), os.Getuid(), tab)}
 }

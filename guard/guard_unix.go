@@ -477,10 +477,14 @@ func guard(h handoff, p *pin) (g guarded, code int) {
 // update-environment), which the mark alone would take for the session's.
 // skip is what the mark holder leaves out: the pin, an unreaped child.
 func withMarked(holders []end.Holder, cgroup bool, markArg string, pgid int, skip []int) []end.Holder {
-	if cgroup {
+	if cgroup || markArg == "-" {
 		return holders
 	}
-	return append(slices.Clone(holders), markHolders(markArg, pgid, skip)...)
+	id, since, err := parseMark(markArg)
+	if err != nil {
+		return holders // not reached: the command line was checked
+	}
+	return append(slices.Clone(holders), markHolders(id, since, pgid, skip)...)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the

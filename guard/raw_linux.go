@@ -107,20 +107,13 @@ func spawnRaw(spec Spec, h handoff) (*Guard, error) {
 	return g, nil
 }
 
-// markHolders is the holder of the session's marked processes, for the
-// end once the starter is gone, or none without a mark: never the guard
+// markHolders is the holder of the processes marked with id since the
+// session's start, for the end once the starter is gone: never the guard
 // itself, nor skip (its pin, its unreaped child), whatever they carry.
 // The guard's session, E's, ties to the session a candidate that cannot
 // be verified (mark.Holder.Unverified). pgid is the macOS and FreeBSD
 // guard's: the mark holds here alone.
-func markHolders(arg string, _ int, skip []int) []end.Holder {
-	if arg == "-" {
-		return nil
-	}
-	id, since, err := parseMark(arg)
-	if err != nil {
-		return nil // not reached: the command line was checked
-	}
+func markHolders(id mark.ID, since uint64, _ int, skip []int) []end.Holder {
 	self := os.Getpid()
 	// The guard never leaves the starter's session, which is E's.
 	session := 0
