@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -28,29 +27,10 @@ type invocation struct {
 	logFormat       string
 }
 
-// flagValues is where the flags' values go.
+// flagValues holds the flags' values that starter.Options takes in
+// another form: the stop signal's name.
 type flagValues struct {
-	stdio         bool
-	watchParent   bool
-	parentPID     int
-	controlFD     int
-	statusFD      int
-	budget        time.Duration
-	grace         time.Duration
-	stopSignal    string
-	timeout       time.Duration
-	containment   string
-	noMark        bool
-	containers    bool
-	releaseOnExit bool
-	watchStdin    bool
-	stdinGrace    time.Duration
-	maxTasks      int
-	maxMemory     int64
-	maxSwap       int64
-	maxCPU        float64
-	callLimits    []string
-	cgroupParent  string
+	stopSignal string
 }
 
 // newFlagSet defines session-starter's flags. Each flag's description
@@ -65,60 +45,60 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.BoolVar(&inv.ack, "ack", false,
 		"Write the ack line to stdout once containment exists, before PROGRAM runs.")
-	fs.BoolVar(&v.stdio, "stdio", false,
+	fs.BoolVar(&inv.opts.Stdio, "stdio", false,
 		"The Engine is a stdio server (MCP, ACP, a language server): --watch-parent, and --watch-stdin where stdin "+
 			"is a pipe or a stream socket. Where it is not (a terminal, /dev/null, a file; on Windows any) stdin is "+
 			"not watched, and that is no error.")
-	fs.BoolVar(&v.watchParent, "watch-parent", false,
+	fs.BoolVar(&inv.opts.WatchParent, "watch-parent", false,
 		"End the session when the process that started session-starter is gone. "+
 			"Without --parent-pid the parent is what getppid() returns at start.")
-	fs.IntVar(&v.parentPID, "parent-pid", 0,
+	fs.IntVar(&inv.opts.ParentPID, "parent-pid", 0,
 		"The launcher's own PID `P`. If session-starter's parent at start is not P, "+
 			"the launcher is gone already and nothing is executed (exit 125). Implies --watch-parent.")
-	fs.BoolVar(&v.watchStdin, "watch-stdin", false,
+	fs.BoolVar(&inv.opts.WatchStdin, "watch-stdin", false,
 		"End the session when the launcher's end of the Engine's standard input is gone: a pipe's last writer "+
 			"closed, a stream socket's peer shut down. The Engine gets --stdin-grace to exit by itself first. "+
 			"A terminal, /dev/null, a file, a listening or datagram socket, or a pipe that a passed descriptor "+
 			"writes to is a usage error (2). Data the Engine has not read does not end it.")
-	durationVar(fs, &v.stdinGrace, "stdin-grace", launch.DefaultStdinGrace,
+	durationVar(fs, &inv.opts.StdinGrace, "stdin-grace", launch.DefaultStdinGrace,
 		"With --watch-stdin or --stdio, how long `D` the Engine is given to exit by itself once its standard input "+
 			"hung up; then the session ends as on any stop. Without them it is a usage error (2).")
-	fs.IntVar(&v.controlFD, "control-fd", 0,
+	fs.IntVar(&inv.opts.ControlFD, "control-fd", 0,
 		"End the session when descriptor `N` reaches end of input; data read from it is ignored. "+
 			"N must be a pipe or stream socket passed open and not close-on-exec, greater than 2, not stdin's, "+
 			"and one no other passed descriptor writes to; else it is a usage error (2). The Engine does not inherit N.")
-	durationVarP(fs, &v.grace, "grace", "k", 0,
+	durationVarP(fs, &inv.opts.Grace, "grace", "k", 0,
 		"On every end of the session, send --stop-signal and then SIGCONT to every process of the session at once, "+
 			"and SIGKILL what is left after `D`. The session's second stop signal during the grace "+
 			"goes straight to SIGKILL. 0: SIGKILL at once.")
 	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
-	durationVar(fs, &v.timeout, "timeout", 0,
+	durationVar(fs, &inv.opts.Timeout, "timeout", 0,
 		"End the session `D` after the Engine was released; exit status 124 (as coreutils timeout), "+
 			"with a report on stderr. 0: no timeout.")
-	fs.IntVar(&v.statusFD, "status-fd", 0,
+	fs.IntVar(&inv.opts.StatusFD, "status-fd", 0,
 		"Write JSON records for launchers on descriptor `N`: started when the Engine is released, "+
 			"ended last. N must be one the launcher passed open for writing, greater than 2. "+
 			"The Engine does not inherit N.")
-	fs.StringVar(&v.containment, "containment", string(launch.ContainAuto),
+	fs.StringVar((*string)(&inv.opts.Containment), "containment", string(launch.ContainAuto),
 		"Hold the session in mode `M`: group (the process group plus the subreaper sweep), "+
 			"cgroup (also a cgroup v2 of its own), or auto (cgroup where one can be made, else group). "+
 			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed. "+
 			"A limit, --call-limits or --cgroup-parent asks for cgroup mode.")
-	limitFlags(fs, v)
-	durationVar(fs, &v.budget, "kill-budget", launch.DefaultKillBudget,
+	limitFlags(fs, &inv.opts.Limits, &inv.opts.CgroupParent)
+	durationVar(fs, &inv.opts.KillBudget, "kill-budget", launch.DefaultKillBudget,
 		"After the grace, send SIGKILL in rounds for up to `D`, then report survivors (exit 125); "+
 			"the guard does the same. Must be more than 0. session-starter exits at most grace + kill budget + "+
 			launch.EndSlack.String()+" after the end began.")
-	fs.BoolVar(&v.containers, "containers", false,
+	fs.BoolVar(&inv.opts.Containers, "containers", false,
 		"PROGRAM is a docker run or podman run command line: label its container with the session's id, and on "+
 			"every end have the same engine stop it with --grace, and remove it if made with --rm, before anything "+
 			"is signalled. -d, another subcommand or another program is a usage error. Not on Windows.")
-	fs.BoolVar(&v.noMark, "no-mark", false,
+	fs.BoolVar(&inv.opts.NoMark, "no-mark", false,
 		"Leave the session mark ("+launch.SessionVar+") out of the Engine's environment. Then the guard cannot find "+
 			"the processes that left the Engine's group after a SIGKILL of session-starter, and a nested session or "+
 			"contained call does not know its session.")
-	fs.BoolVar(&v.releaseOnExit, "release-on-exit", false,
+	fs.BoolVar(&inv.opts.ReleaseOnExit, "release-on-exit", false,
 		"When the Engine exits on its own, end nothing: what it left stays, for the enclosing session to end, "+
 			"and the ended record lists it (outcome released). Every other end ends everything. Needs an enclosing "+
 			"session, else it is a usage error. Not on Windows or macOS.")
@@ -164,6 +144,7 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	o := &inv.opts
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
 		// start-up tens of microseconds.
@@ -178,10 +159,9 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 		if fs.NArg() > 0 {
 			return nil, fmt.Errorf("--reclaim runs no PROGRAM (got %q)", fs.Arg(0))
 		}
-		if fs.Changed("status-fd") && v.statusFD <= 2 {
-			return nil, fmt.Errorf("--status-fd %d: must be greater than 2", v.statusFD)
+		if fs.Changed("status-fd") && o.StatusFD <= 2 {
+			return nil, fmt.Errorf("--status-fd %d: must be greater than 2", o.StatusFD)
 		}
-		inv.opts.StatusFD = v.statusFD
 		return inv, nil
 	}
 	// The first argument that is not a flag starts PROGRAM (pflag stops
@@ -196,71 +176,51 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 	if fs.NArg() == 0 && !inv.explain && inv.endReleased == "" {
 		return nil, errors.New("missing PROGRAM")
 	}
-	if fs.Changed("parent-pid") && v.parentPID <= 0 {
-		return nil, fmt.Errorf("--parent-pid %d: must be a PID", v.parentPID)
+	if fs.Changed("parent-pid") && o.ParentPID <= 0 {
+		return nil, fmt.Errorf("--parent-pid %d: must be a PID", o.ParentPID)
 	}
 	for _, fd := range []struct {
 		name string
 		n    int
-	}{{"control-fd", v.controlFD}, {"status-fd", v.statusFD}} {
+	}{{"control-fd", o.ControlFD}, {"status-fd", o.StatusFD}} {
 		if fs.Changed(fd.name) && fd.n <= 2 {
 			return nil, fmt.Errorf("--%s %d: must be greater than 2", fd.name, fd.n)
 		}
 	}
-	if v.budget <= 0 {
+	if o.KillBudget <= 0 {
 		return nil, errors.New("--kill-budget must be positive")
 	}
-	if v.grace < 0 {
+	if o.Grace < 0 {
 		return nil, errors.New("--grace must not be negative")
 	}
-	if v.timeout < 0 {
+	if o.Timeout < 0 {
 		return nil, errors.New("--timeout must not be negative")
 	}
-	if v.stdinGrace < 0 {
+	if o.StdinGrace < 0 {
 		return nil, errors.New("--stdin-grace must not be negative")
 	}
-	if fs.Changed("stdin-grace") && !v.watchStdin && !v.stdio {
+	if fs.Changed("stdin-grace") && !o.WatchStdin && !o.Stdio {
 		return nil, errors.New("--stdin-grace goes with --watch-stdin or --stdio: without them no hang-up is watched")
 	}
-	sig, ok := sys.SignalByName(v.stopSignal)
-	if !ok {
+	var ok bool
+	if o.StopSignal, ok = sys.SignalByName(v.stopSignal); !ok {
 		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
 	}
-	mode, err := parseContainment(v.containment)
-	if err != nil {
+	if _, err := parseContainment(string(o.Containment)); err != nil {
 		return nil, err
 	}
 	for _, l := range []struct {
 		name string
 		zero bool
-	}{{"max-tasks", v.maxTasks <= 0}, {"max-memory", v.maxMemory == 0}} {
+	}{{"max-tasks", o.Limits.MaxTasks <= 0}, {"max-memory", o.Limits.MaxMemory == 0}} {
 		if fs.Changed(l.name) && l.zero {
 			return nil, fmt.Errorf("--%s: %w", l.name, errZeroLimit)
 		}
 	}
-	if fs.Changed("cgroup-parent") && v.cgroupParent == "" {
+	if fs.Changed("cgroup-parent") && o.CgroupParent == "" {
 		return nil, errors.New("--cgroup-parent: an empty directory name")
 	}
-	inv.opts = starter.Options{
-		Containment:   mode,
-		Argv:          fs.Args(),
-		WatchParent:   v.watchParent,
-		ParentPID:     v.parentPID,
-		ControlFD:     v.controlFD,
-		StatusFD:      v.statusFD,
-		KillBudget:    v.budget,
-		Grace:         v.grace,
-		StopSignal:    sig,
-		Timeout:       v.timeout,
-		NoMark:        v.noMark,
-		Containers:    v.containers,
-		ReleaseOnExit: v.releaseOnExit,
-		WatchStdin:    v.watchStdin,
-		StdinGrace:    v.stdinGrace,
-		Stdio:         v.stdio,
-		Limits:        starter.Limits{MaxTasks: v.maxTasks, MaxMemory: v.maxMemory, MaxSwap: v.maxSwap, MaxCPU: v.maxCPU, Calls: v.callLimits},
-		CgroupParent:  v.cgroupParent,
-	}
+	o.Argv = fs.Args()
 	return inv, nil
 }
 

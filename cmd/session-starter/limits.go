@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/session-starter/session-starter/starter"
 )
 
 // sizeUnits are the powers of 1024 a size's suffix names, as systemd's
@@ -93,27 +95,27 @@ func (v *cpusValue) String() string {
 }
 func (v *cpusValue) Type() string { return "cpus" }
 
-// limitFlags defines the limits' flags.
-func limitFlags(fs *pflag.FlagSet, v *flagValues) {
-	fs.IntVar(&v.maxTasks, "max-tasks", 0,
+// limitFlags defines the limits' flags and --cgroup-parent.
+func limitFlags(fs *pflag.FlagSet, l *starter.Limits, cgroupParent *string) {
+	fs.IntVar(&l.MaxTasks, "max-tasks", 0,
 		"Let the session's tree have at most `N` tasks live at once, threads included (pids.max of the session "+
 			"cgroup; a Node or Go program runs several threads at rest): a fork beyond it fails with EAGAIN, "+
 			"and the ended record counts the forks refused. 0: no limit.")
-	fs.Var((*sizeValue)(&v.maxMemory), "max-memory",
+	fs.Var((*sizeValue)(&l.MaxMemory), "max-memory",
 		"Let the session's tree use at most `SIZE` of memory, page cache included (memory.max; 512M, 2G, "+
 			"1.5GiB: powers of 1024), and no swap unless --max-swap says how much; beyond it the kernel's OOM "+
 			"killer ends a process of the session, which the ended record and a line on stderr report.")
-	fs.Var((*sizeValue)(&v.maxSwap), "max-swap",
+	fs.Var((*sizeValue)(&l.MaxSwap), "max-swap",
 		"With --max-memory, the swap `SIZE` the session's tree may use (memory.swap.max). Default 0: none.")
-	fs.Var((*cpusValue)(&v.maxCPU), "max-cpu",
+	fs.Var((*cpusValue)(&l.MaxCPU), "max-cpu",
 		"Let the session's tree use at most `CPUS` of CPU time (cpu.max over 100 ms periods): 0.5 or 50% is "+
 			"half of one CPU, 2 two CPUs; at least 0.01.")
-	fs.StringSliceVar(&v.callLimits, "call-limits", nil,
+	fs.StringSliceVar(&l.Calls, "call-limits", nil,
 		"Let the Engine's contained calls (Go package starter/contain) set the limits of the kinds in `LIST` "+
 			"(tasks, memory, cpu; comma-separated) for each call's own cgroup: their controllers are made "+
 			"available to the session cgroup as a session limit would, and nothing of the session is bounded. "+
 			"Not needed on Windows, where each call's job takes limits of its own.")
-	fs.StringVar(&v.cgroupParent, "cgroup-parent", "",
+	fs.StringVar(cgroupParent, "cgroup-parent", "",
 		"Make the session cgroup in the cgroup v2 directory `DIR` (a delegated cgroup that holds no "+
 			"process) instead of below session-starter's own cgroup: the way for a launcher that starts many "+
 			"sessions from one cgroup to give them limits.")
