@@ -91,9 +91,11 @@ func nonzero(s string) bool {
 // parseSeconds reads the coreutils form, in nanoseconds: digits with at
 // most one decimal point and at least one digit, an optional exponent (e
 // or E, an optional sign, digits), then an optional unit. Only a number
-// of that shape goes to strconv.ParseFloat, so that its other forms
-// (hexadecimal, "inf", "nan", a sign, underscores) are not taken. An
-// overflowing exponent is out of range.
+// that starts with a digit or a point and holds nothing but digits, points
+// and an exponent goes to strconv.ParseFloat, so that its other forms
+// (hexadecimal, "inf", "nan", a sign, underscores) are not taken; it
+// refuses the rest of what is not of that shape. An overflowing exponent
+// is out of range.
 func parseSeconds(s string) (float64, bool) {
 	unit := time.Second
 	if n := len(s); n > 0 {
@@ -108,39 +110,14 @@ func parseSeconds(s string) (float64, bool) {
 			unit, s = 24*time.Hour, s[:n-1]
 		}
 	}
-	i, digits := 0, 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			digits++
-		}
-	}
-	if digits == 0 {
+	if s == "" || !strings.ContainsRune("0123456789.", rune(s[0])) || strings.Trim(s, "0123456789.eE+-") != "" {
 		return 0, false
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		expDigits := 0
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			expDigits++
-		}
-		if expDigits == 0 {
-			return 0, false
-		}
-	}
-	if i != len(s) {
-		return 0, false
-	}
+	// A range error is an exponent too large for a float64: f is +Inf.
+	// Underflow is no error: f is 0, and parseDuration makes it 1 ns.
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		// Only a range error is left for this shape: an exponent too
-		// large for a float64.
-		return math.Inf(1), true
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
 	}
 	return f * float64(unit), true
 }
