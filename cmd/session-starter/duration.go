@@ -12,20 +12,26 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// durationValue is a pflag.Value read by [parseDuration].
-type durationValue time.Duration
+// parsedValue is a pflag.Value of type typ that parse reads into *p and
+// show writes: session-starter's own forms of durations, sizes and CPUs.
+type parsedValue[T any] struct {
+	p     *T
+	typ   string
+	parse func(string) (T, error)
+	show  func(T) string
+}
 
-func (d *durationValue) Set(s string) error {
-	v, err := parseDuration(s)
+func (v parsedValue[T]) Set(s string) error {
+	x, err := v.parse(s)
 	if err != nil {
 		return err
 	}
-	*d = durationValue(v)
+	*v.p = x
 	return nil
 }
 
-func (d *durationValue) String() string { return time.Duration(*d).String() }
-func (d *durationValue) Type() string   { return "duration" }
+func (v parsedValue[T]) String() string { return v.show(*v.p) }
+func (v parsedValue[T]) Type() string   { return v.typ }
 
 // durationVar defines a duration flag read by [parseDuration],
 // with value as its default.
@@ -36,7 +42,7 @@ func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value time.Du
 // durationVarP is durationVar with a one-letter shorthand.
 func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, shorthand string, value time.Duration, usage string) {
 	*p = value
-	fs.VarP((*durationValue)(p), name, shorthand, usage)
+	fs.VarP(parsedValue[time.Duration]{p, "duration", parseDuration, time.Duration.String}, name, shorthand, usage)
 }
 
 // parseDuration reads a duration as session-starter reads its duration

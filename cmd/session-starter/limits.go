@@ -55,45 +55,13 @@ func parseCPUs(s string) (float64, error) {
 	return f / div, nil
 }
 
-// sizeValue is a pflag.Value read by parseSize; unset, it reads "".
-type sizeValue int64
-
-func (v *sizeValue) Set(s string) error {
-	n, err := parseSize(s)
-	if err != nil {
-		return err
-	}
-	*v = sizeValue(n)
-	return nil
-}
-
-func (v *sizeValue) String() string {
-	if *v == 0 {
+// orUnset shows a limit's value, or "" when it is unset (0).
+func orUnset[T int64 | float64](x T) string {
+	if x == 0 {
 		return ""
 	}
-	return strconv.FormatInt(int64(*v), 10)
+	return fmt.Sprint(x)
 }
-func (v *sizeValue) Type() string { return "size" }
-
-// cpusValue is a pflag.Value read by parseCPUs; unset, it reads "".
-type cpusValue float64
-
-func (v *cpusValue) Set(s string) error {
-	f, err := parseCPUs(s)
-	if err != nil {
-		return err
-	}
-	*v = cpusValue(f)
-	return nil
-}
-
-func (v *cpusValue) String() string {
-	if *v == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(float64(*v), 'g', -1, 64)
-}
-func (v *cpusValue) Type() string { return "cpus" }
 
 // limitFlags defines the limits' flags and --cgroup-parent.
 func limitFlags(fs *pflag.FlagSet, l *starter.Limits, cgroupParent *string) {
@@ -101,13 +69,13 @@ func limitFlags(fs *pflag.FlagSet, l *starter.Limits, cgroupParent *string) {
 		"Let the session's tree have at most `N` tasks live at once, threads included (pids.max of the session "+
 			"cgroup; a Node or Go program runs several threads at rest): a fork beyond it fails with EAGAIN, "+
 			"and the ended record counts the forks refused. 0: no limit.")
-	fs.Var((*sizeValue)(&l.MaxMemory), "max-memory",
+	fs.Var(parsedValue[int64]{&l.MaxMemory, "size", parseSize, orUnset[int64]}, "max-memory",
 		"Let the session's tree use at most `SIZE` of memory, page cache included (memory.max; 512M, 2G, "+
 			"1.5GiB: powers of 1024), and no swap unless --max-swap says how much; beyond it the kernel's OOM "+
 			"killer ends a process of the session, which the ended record and a line on stderr report.")
-	fs.Var((*sizeValue)(&l.MaxSwap), "max-swap",
+	fs.Var(parsedValue[int64]{&l.MaxSwap, "size", parseSize, orUnset[int64]}, "max-swap",
 		"With --max-memory, the swap `SIZE` the session's tree may use (memory.swap.max). Default 0: none.")
-	fs.Var((*cpusValue)(&l.MaxCPU), "max-cpu",
+	fs.Var(parsedValue[float64]{&l.MaxCPU, "cpus", parseCPUs, orUnset[float64]}, "max-cpu",
 		"Let the session's tree use at most `CPUS` of CPU time (cpu.max over 100 ms periods): 0.5 or 50% is "+
 			"half of one CPU, 2 two CPUs; at least 0.01.")
 	fs.StringSliceVar(&l.Calls, "call-limits", nil,
