@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -254,24 +255,10 @@ const watchStdin = runtime.GOOS != "windows"
 func carryEnv(env, from []string) []string {
 	out := append([]string(nil), env...)
 	for _, name := range CarriedEnv {
-		if lookup(env, name) {
-			continue
-		}
-		for _, kv := range from {
-			if strings.HasPrefix(kv, name+"=") {
-				out = append(out, kv)
-				break
-			}
+		named := func(kv string) bool { return strings.HasPrefix(kv, name+"=") }
+		if i := slices.IndexFunc(from, named); i >= 0 && !slices.ContainsFunc(env, named) {
+			out = append(out, from[i])
 		}
 	}
 	return out
-}
-
-func lookup(env []string, name string) bool {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, name+"=") {
-			return true
-		}
-	}
-	return false
 }
