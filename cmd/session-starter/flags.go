@@ -349,25 +349,16 @@ func docOf(f *pflag.Flag, line string) flagDoc {
 	if f.Shorthand != "" {
 		d.Flag = "-" + f.Shorthand + ", " + d.Flag
 	}
-	switch f.Value.Type() {
-	case "bool":
-		// A switch: no value, and pflag's "[=true|false]" is noise.
-	case "int":
-		d.Flag += " " + name
-		if f.DefValue != "0" {
-			d.Default = f.DefValue
-		}
-	case "duration":
-		d.Flag += " " + name
-		d.Default = f.DefValue
-		if d.Default == "0s" {
-			d.Default = "0" // as a user types it: 0 means none
-		}
-	default:
-		d.Flag += " " + name
-		if f.DefValue != "[]" { // an empty list
-			d.Default = f.DefValue
-		}
+	if f.Value.Type() == "bool" {
+		return d // a switch: no value, and pflag's "[=true|false]" is noise
+	}
+	d.Flag += " " + name
+	d.Default = f.DefValue
+	switch f.DefValue {
+	case "0", "[]": // a number whose 0 means none, an empty list
+		d.Default = ""
+	case "0s":
+		d.Default = "0" // as a user types it: 0 means none
 	}
 	return d
 }
