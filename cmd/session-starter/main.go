@@ -121,10 +121,8 @@ func newLogger(level, format string, w io.Writer) (zerolog.Logger, error) {
 	out := diagnosticsTo(w)
 	switch format {
 	case "json":
-	case "console":
-		out = zerolog.ConsoleWriter{Out: out, TimeFormat: time.RFC3339}
-	case "auto":
-		if isTerminal(w) {
+	case "console", "auto":
+		if format == "console" || isTerminal(w) {
 			out = zerolog.ConsoleWriter{Out: out, TimeFormat: time.RFC3339}
 		}
 	default:
