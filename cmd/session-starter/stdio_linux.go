@@ -34,3 +34,12 @@ func diagnosticsTo(w io.Writer) io.Writer {
 	}
 	return w
 }
+
+// isTerminal reports whether w is a terminal (for --log-format auto).
+func isTerminal(w io.Writer) bool {
+	fd, ok := w.(fdWriter)
+	if !ok {
+		return false
+	}
+	return sys.IsTerminal(int(fd))
+}

@@ -20,3 +20,7 @@ func diagnosticsTo(w io.Writer) io.Writer {
 	}
 	return w
 }
+
+// isTerminal reports false: console output is chosen with
+// --log-format console on platforms other than Linux.
+func isTerminal(io.Writer) bool { return false }
