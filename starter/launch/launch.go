@@ -364,25 +364,32 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	if binary == "" {
 		binary = "session-starter"
 	}
-	args := []string{"--ack", "--parent-pid", strconv.Itoa(os.Getpid())}
-	var ctlR, ctlW *os.File
-	if opts.ControlPipe {
-		if ctlR, ctlW, err = os.Pipe(); err != nil {
-			return nil, &Error{Err: fmt.Errorf("control pipe: %w", err)}
+	// The pipes, each a read end and a write end: the control pipe and
+	// the status pipe (each only where asked for), then stdin, stdout and
+	// stderr. Ours rather than exec's: Wait would close a StdoutPipe while
+	// the caller may still be reading, and an *os.File read end takes
+	// deadlines. Stderr is copied by a goroutine of ours, which Wait
+	// bounds by the wait delay, as exec.Cmd.WaitDelay would.
+	var p [10]*os.File
+	for i, name := range []string{"control", "status", "stdin", "stdout", "stderr"} {
+		if (i == 0 && !opts.ControlPipe) || (i == 1 && !opts.StatusPipe) {
+			continue
 		}
-		args = append(args, "--control-fd", passedFD(ctlR, len(opts.ExtraFiles)))
+		if p[2*i], p[2*i+1], err = os.Pipe(); err != nil {
+			closeAll(p[:2*i]...)
+			return nil, &Error{Err: fmt.Errorf("%s pipe: %w", name, err)}
+		}
 	}
-	var statR, statW *os.File
-	if opts.StatusPipe {
-		if statR, statW, err = os.Pipe(); err != nil {
-			closeAll(ctlR, ctlW)
-			return nil, &Error{Err: fmt.Errorf("status pipe: %w", err)}
-		}
-		n := len(opts.ExtraFiles)
-		if ctlR != nil {
-			n++
-		}
-		args = append(args, "--status-fd", passedFD(statW, n))
+	ctlR, ctlW, statR, statW, inR, inW, outR, outW, errR, errW := p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
+	args := []string{"--ack", "--parent-pid", strconv.Itoa(os.Getpid())}
+	files := append([]*os.File(nil), opts.ExtraFiles...)
+	if ctlR != nil {
+		args = append(args, "--control-fd", passedFD(ctlR, len(files)))
+		files = append(files, ctlR)
+	}
+	if statW != nil {
+		args = append(args, "--status-fd", passedFD(statW, len(files)))
+		files = append(files, statW)
 	}
 	args = append(args, flags...)
 	args = append(args, "--")
@@ -407,37 +414,9 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	files := append([]*os.File(nil), opts.ExtraFiles...)
-	if ctlR != nil {
-		files = append(files, ctlR)
-	}
-	if statW != nil {
-		files = append(files, statW)
-	}
 	if err := passFiles(cmd, files); err != nil {
-		closeAll(ctlR, ctlW, statR, statW)
+		closeAll(p[:]...)
 		return nil, &Error{Err: err}
-	}
-
-	// Our own pipes rather than exec's: Wait would close a StdoutPipe
-	// while the caller may still be reading, and an *os.File read end
-	// takes deadlines.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		closeAll(ctlR, ctlW, statR, statW)
-		return nil, &Error{Err: fmt.Errorf("stdin pipe: %w", err)}
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(ctlR, ctlW, statR, statW, inR, inW)
-		return nil, &Error{Err: fmt.Errorf("stdout pipe: %w", err)}
-	}
-	// Stderr is copied by a goroutine of ours, which Wait bounds by the
-	// wait delay, as exec.Cmd.WaitDelay would.
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(ctlR, ctlW, statR, statW, inR, inW, outR, outW)
-		return nil, &Error{Err: fmt.Errorf("stderr pipe: %w", err)}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
