@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -44,13 +43,7 @@ func endReleased(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	for _, m := range rep.Survivors {
 		rec.Left = append(rec.Left, m.PID)
 	}
-	if o.StatusFD > 0 {
-		f := os.NewFile(uintptr(o.StatusFD), "status")
-		if b, err := json.Marshal(rec); err == nil {
-			_, _ = f.Write(append(b, '\n'))
-		}
-		_ = f.Close()
-	}
+	writeStatus(o.StatusFD, rec, true)
 	if rep.Outcome == end.Empty || rep.Outcome == end.Unconfirmed {
 		fmt.Fprintf(stdout, "session %s: ended; found %d\n", inv.endReleased, rec.Found)
 		return starter.Verdict{}

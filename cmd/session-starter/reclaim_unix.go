@@ -26,13 +26,7 @@ import (
 // verified is printed, and is no survivor.
 func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 	rep, err := ledger.Reclaim(context.Background(), inv.dryRun)
-	if inv.opts.StatusFD > 0 {
-		f := os.NewFile(uintptr(inv.opts.StatusFD), "status")
-		if b, merr := json.Marshal(rep); merr == nil && err == nil {
-			_, _ = f.Write(append(b, '\n'))
-		}
-		_ = f.Close()
-	}
+	writeStatus(inv.opts.StatusFD, rep, err == nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "session-starter: reclaim: %v\n", err)
 		return starter.Verdict{Code: wire.ExitContainment}
@@ -71,4 +65,18 @@ func listed(items []string) string {
 		return ""
 	}
 	return " (" + strings.Join(items, ", ") + ")"
+}
+
+// writeStatus writes rec as one JSON line to the status descriptor fd
+// (0: none) when write is set, and closes fd either way: --reclaim and
+// --end-released write their one record so.
+func writeStatus(fd int, rec any, write bool) {
+	if fd <= 0 {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "status")
+	if b, err := json.Marshal(rec); err == nil && write {
+		_, _ = f.Write(append(b, '\n'))
+	}
+	_ = f.Close()
 }
