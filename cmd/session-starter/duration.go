@@ -33,13 +33,8 @@ func (v parsedValue[T]) Set(s string) error {
 func (v parsedValue[T]) String() string { return v.show(*v.p) }
 func (v parsedValue[T]) Type() string   { return v.typ }
 
-// durationVar defines a duration flag read by [parseDuration],
-// with value as its default.
-func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
-	durationVarP(fs, p, name, "", value, usage)
-}
-
-// durationVarP is durationVar with a one-letter shorthand.
+// durationVarP defines a duration flag read by [parseDuration], with a
+// one-letter shorthand ("" for none) and value as its default.
 func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, shorthand string, value time.Duration, usage string) {
 	*p = value
 	fs.VarP(parsedValue[time.Duration]{p, "duration", parseDuration, time.Duration.String}, name, shorthand, usage)

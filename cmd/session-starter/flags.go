@@ -60,7 +60,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"closed, a stream socket's peer shut down. The Engine gets --stdin-grace to exit by itself first. "+
 			"A terminal, /dev/null, a file, a listening or datagram socket, or a pipe that a passed descriptor "+
 			"writes to is a usage error (2). Data the Engine has not read does not end it.")
-	durationVar(fs, &inv.opts.StdinGrace, "stdin-grace", launch.DefaultStdinGrace,
+	durationVarP(fs, &inv.opts.StdinGrace, "stdin-grace", "", launch.DefaultStdinGrace,
 		"With --watch-stdin or --stdio, how long `D` the Engine is given to exit by itself once its standard input "+
 			"hung up; then the session ends as on any stop. Without them it is a usage error (2).")
 	fs.IntVar(&inv.opts.ControlFD, "control-fd", 0,
@@ -73,7 +73,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"goes straight to SIGKILL. 0: SIGKILL at once.")
 	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
-	durationVar(fs, &inv.opts.Timeout, "timeout", 0,
+	durationVarP(fs, &inv.opts.Timeout, "timeout", "", 0,
 		"End the session `D` after the Engine was released; exit status 124 (as coreutils timeout), "+
 			"with a report on stderr. 0: no timeout.")
 	fs.IntVar(&inv.opts.StatusFD, "status-fd", 0,
@@ -86,7 +86,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 			"Where cgroup mode is asked for and impossible, session-starter exits 125 and nothing is executed. "+
 			"A limit, --call-limits or --cgroup-parent asks for cgroup mode.")
 	limitFlags(fs, &inv.opts.Limits, &inv.opts.CgroupParent)
-	durationVar(fs, &inv.opts.KillBudget, "kill-budget", launch.DefaultKillBudget,
+	durationVarP(fs, &inv.opts.KillBudget, "kill-budget", "", launch.DefaultKillBudget,
 		"After the grace, send SIGKILL in rounds for up to `D`, then report survivors (exit 125); "+
 			"the guard does the same. Must be more than 0. session-starter exits at most grace + kill budget + "+
 			launch.EndSlack.String()+" after the end began.")
