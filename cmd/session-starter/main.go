@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -140,9 +141,7 @@ func buildVersion() string {
 	if v == "" && ok && strings.HasPrefix(bi.Main.Version, "v") {
 		v = strings.TrimPrefix(bi.Main.Version, "v")
 	}
-	if v == "" {
-		v = releaseVersion
-	}
+	v = cmp.Or(v, releaseVersion)
 	if c == "" && ok {
 		for _, kv := range bi.Settings {
 			switch kv.Key {

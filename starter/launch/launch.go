@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -360,10 +361,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, &Error{Err: err}
 	}
-	binary := opts.Binary
-	if binary == "" {
-		binary = "session-starter"
-	}
+	binary := cmp.Or(opts.Binary, "session-starter")
 	// The pipes, each a read end and a write end: the control pipe and
 	// the status pipe (each only where asked for), then stdin, stdout and
 	// stderr. Ours rather than exec's: Wait would close a StdoutPipe while
@@ -410,10 +408,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		waitDelay = EndBound(opts.Grace, opts.KillBudget) + 5*time.Second
 	}
 	tail := &tailBuffer{}
-	out := opts.Stderr
-	if out == nil {
-		out = io.Discard
-	}
+	out := cmp.Or(opts.Stderr, io.Discard)
 	if err := passFiles(cmd, files); err != nil {
 		closeAll(p[:]...)
 		return nil, &Error{Err: err}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,9 +90,7 @@ func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
 	}
 	opts := t.Options
 	opts.StatusPipe, opts.Stdio = true, true
-	if opts.StdinGrace == 0 {
-		opts.StdinGrace = DefaultStdinGrace
-	}
+	opts.StdinGrace = cmp.Or(opts.StdinGrace, DefaultStdinGrace)
 	if !watchStdin {
 		opts.ControlPipe = true
 	}
@@ -196,10 +195,7 @@ func (t *Transport) close() error {
 		return fmt.Errorf("session-starter mcp: close the server's stdin: %w", err)
 	}
 	o := t.Options
-	stdinGrace := o.StdinGrace
-	if stdinGrace == 0 {
-		stdinGrace = DefaultStdinGrace
-	}
+	stdinGrace := cmp.Or(o.StdinGrace, DefaultStdinGrace)
 	endBound := launch.EndBound(o.Grace, o.KillBudget) + closeMargin
 	first := stdinGrace + endBound
 	if !watchStdin {
