@@ -78,9 +78,23 @@ func TestAReclaimInTheHostSignalsNothingOfASessionInAChildPIDNamespace(t *testin
 		t.Fatalf("the record of the live session: %v; want it kept", err)
 	}
 
+	// The namespace's init, unshare's one child: it ends only once the
+	// kernel has ended and reaped every other process of the namespace.
+	kids, err := proc.Children(s.cmd.Process.Pid)
+	if err != nil || len(kids) != 1 {
+		t.Fatalf("the children of unshare: %v, %v; want its one child, the namespace's init", kids, err)
+	}
+	nsInit, err := proc.ReadStat(kids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.signal(syscall.SIGKILL)
 	s.wait()
 	noSurvivors(t, mark)
+	testproc.Eventually(t, "the namespace's init must end", func() bool {
+		st, err := proc.ReadStat(nsInit.PID)
+		return err != nil || !st.Live() || st.StartTime != nsInit.StartTime
+	})
 	out, rep, code = reclaimCmd(t, dir)
 	if code != 0 || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "namespace-gone" || len(rep.Sessions[0].Ended) != 0 {
 		t.Fatalf("--reclaim after the namespace ended: exit %d, %q, %+v; want exit 0, the record namespace-gone", code, out, rep)
