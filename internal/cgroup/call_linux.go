@@ -1,11 +1,9 @@
 package cgroup
 
 import (
-	"errors"
 	"os"
 	"path"
 	"slices"
-	"syscall"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -36,13 +34,7 @@ func sessionOf(p Place) (Place, bool) {
 // caller is in, beside the Engine's leaf: cgroup.kill of the session
 // cgroup reaches it, its limits count within the session's, and the
 // session's removal removes it (see [Remove]).
-type Call struct {
-	// Name is its directory's name in the session cgroup; Path the cgroup
-	// as /proc/PID/cgroup shows it.
-	Name, Path      string
-	ParentFD, DirFD int
-	removed         bool
-}
+type Call struct{ Handle }
 
 // counted are the controllers whose counters a call's usage reads
 // (memory.peak, memory.events, pids.peak, pids.events). Enabling them
@@ -104,29 +96,5 @@ func MakeCall(p Place, name string) (*Call, error) {
 		sys.Close(parent)
 		return nil, err
 	}
-	return &Call{Name: name, Path: path.Join(p.Own, name), ParentFD: parent, DirFD: dir}, nil
-}
-
-// Remove removes the call cgroup once it is empty, with the empty
-// cgroups below it; a cgroup that is gone already is no error.
-func (c *Call) Remove() error {
-	if c.removed {
-		return nil
-	}
-	err := Remove(c.ParentFD, c.Name)
-	if err == nil || errors.Is(err, syscall.ENOENT) {
-		c.removed = true
-		return nil
-	}
-	return err
-}
-
-// Close releases the call cgroup's descriptors; it does not remove it.
-func (c *Call) Close() {
-	for _, fd := range []*int{&c.DirFD, &c.ParentFD} {
-		if *fd >= 0 {
-			sys.Close(*fd)
-			*fd = -1
-		}
-	}
+	return &Call{Handle{Name: name, Path: path.Join(p.Own, name), ParentFD: parent, DirFD: dir}}, nil
 }

@@ -87,20 +87,29 @@ var seq atomic.Uint64
 // holds processes.
 const EngineLeaf = "engine"
 
+// Handle is a cgroup this process made, held open: a session's, or a
+// contained call's.
+type Handle struct {
+	// Name is the directory's name in its parent; Path the cgroup as
+	// /proc/PID/cgroup shows it.
+	Name, Path string
+	// ParentFD and DirFD are directory descriptors of the parent and of
+	// the cgroup.
+	ParentFD, DirFD int
+	removed         bool
+}
+
 // Session is a session cgroup this process created.
 type Session struct {
-	// Name is the directory's name in its parent; Path the cgroup as
-	// /proc/PID/cgroup shows it; Dir its directory, absolute.
-	Name, Path, Dir string
-	// ParentFD and DirFD are directory descriptors of the parent and of
-	// the session cgroup; ID is the cgroup's id (its inode number).
-	ParentFD, DirFD int
-	ID              uint64
+	Handle
+	// Dir is the session cgroup's directory, absolute; ID the cgroup's
+	// id (its inode number).
+	Dir string
+	ID  uint64
 	// EngineFD is a directory descriptor of the Engine's leaf
 	// ([EngineLeaf]), EnginePath the leaf as /proc/PID/cgroup shows it.
 	EngineFD   int
 	EnginePath string
-	removed    bool
 }
 
 // createTries bounds the attempts of Create: one fails only when the name
@@ -160,7 +169,7 @@ func Create(p Place) (*Session, error) {
 			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
 		}
 		own := path.Join(p.Own, name)
-		return &Session{Name: name, Path: own, Dir: path.Join(p.Dir, name), ParentFD: parent, DirFD: dir, ID: id,
+		return &Session{Handle: Handle{Name: name, Path: own, ParentFD: parent, DirFD: dir}, Dir: path.Join(p.Dir, name), ID: id,
 			EngineFD: engine, EnginePath: path.Join(own, EngineLeaf)}, nil
 	}
 	sys.Close(parent)
@@ -218,17 +227,8 @@ func holdsProcesses(parent, dir int, own string) error {
 
 // cgroupType reads cgroup.type of the cgroup dirfd names.
 func cgroupType(dirfd int) (string, error) {
-	fd, err := sys.OpenAt(dirfd, "cgroup.type", sys.O_RDONLY)
-	if err != nil {
-		return "", err
-	}
-	defer sys.Close(fd)
-	var buf [64]byte
-	n, err := sys.Pread(fd, buf[:], 0)
-	if err != nil {
-		return "", fmt.Errorf("cgroup.type: %w", err)
-	}
-	return strings.TrimSpace(string(buf[:n])), nil
+	b, err := readFile(dirfd, "cgroup.type")
+	return strings.TrimSpace(string(b)), err
 }
 
 // lockNew opens and locks the fresh cgroup name, and checks that it is
@@ -367,32 +367,47 @@ func Procs(dirfd int) ([]int, error) {
 	return parseProcs(b), nil
 }
 
-// Remove removes the session cgroup (see [Remove]); it is done once.
-// The Engine's leaf goes first: in the common case, a session whose
-// calls' cgroups are gone already, no directory has to be read.
-func (s *Session) Remove() error {
-	if s.removed {
+// Remove removes the cgroup once it is empty, with the empty cgroups
+// below it (see [Remove]); it is done once.
+func (h *Handle) Remove() error {
+	if h.removed {
 		return nil
 	}
-	_ = sys.Unlinkat(s.DirFD, EngineLeaf, sys.AT_REMOVEDIR)
-	err := Remove(s.ParentFD, s.Name)
-	if err == nil {
-		s.removed = true
-	}
+	err := Remove(h.ParentFD, h.Name)
+	h.removed = err == nil
 	return err
 }
 
-// Removed reports whether [Session.Remove] removed the session cgroup.
-func (s *Session) Removed() bool { return s.removed }
+// Removed reports whether [Handle.Remove] removed the cgroup.
+func (h *Handle) Removed() bool { return h.removed }
 
-// Close releases the descriptors of the session; it does not remove it.
-func (s *Session) Close() {
-	for _, fd := range []*int{&s.EngineFD, &s.DirFD, &s.ParentFD} {
+// Close releases the cgroup's descriptors; it does not remove it.
+func (h *Handle) Close() { closeFDs(&h.DirFD, &h.ParentFD) }
+
+// closeFDs closes each open descriptor of fds and sets it to -1.
+func closeFDs(fds ...*int) {
+	for _, fd := range fds {
 		if *fd >= 0 {
 			sys.Close(*fd)
 			*fd = -1
 		}
 	}
+}
+
+// Remove removes the session cgroup (see [Remove]); it is done once.
+// The Engine's leaf goes first: in the common case, a session whose
+// calls' cgroups are gone already, no directory has to be read.
+func (s *Session) Remove() error {
+	if !s.removed {
+		_ = sys.Unlinkat(s.DirFD, EngineLeaf, sys.AT_REMOVEDIR)
+	}
+	return s.Handle.Remove()
+}
+
+// Close releases the descriptors of the session; it does not remove it.
+func (s *Session) Close() {
+	closeFDs(&s.EngineFD)
+	s.Handle.Close()
 }
 
 // maxDepth bounds how deep Remove descends into the cgroups a session's

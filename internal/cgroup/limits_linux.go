@@ -287,17 +287,13 @@ func (s *Supervisor) Restore() error {
 	return nil
 }
 
-// SetLimits writes l to the session cgroup and reads each file back: a
-// file that is not there (its controller is not enabled for the cgroup;
-// but for memory.swap.max 0, absent where the kernel accounts no swap),
-// a write the kernel refuses and a value read back that is not the one
+// SetLimits writes l to the cgroup and reads each file back: a file
+// that is not there (its controller is not enabled for the cgroup; but
+// for memory.swap.max 0, absent where the kernel accounts no swap), a
+// write the kernel refuses and a value read back that is not the one
 // asked for (rounded down to whole pages for memory) are errors, naming
 // the file.
-func (s *Session) SetLimits(l Limits) error { return setLimits(s.DirFD, s.Path, l) }
-
-// SetLimits writes l to the call's cgroup and reads each file back, as
-// [Session.SetLimits] does.
-func (c *Call) SetLimits(l Limits) error { return setLimits(c.DirFD, c.Path, l) }
+func (h *Handle) SetLimits(l Limits) error { return setLimits(h.DirFD, h.Path, l) }
 
 // setLimits writes l to the cgroup dirfd names (own: its path, for the
 // errors) and reads each file back.
@@ -331,8 +327,8 @@ func setLimits(dirfd int, own string, l Limits) error {
 	return nil
 }
 
-// ReadUsage reads the session cgroup's counters (see [UsageOf]).
-func (s *Session) ReadUsage() launch.Usage { return UsageOf(s.DirFD) }
+// ReadUsage reads the cgroup's counters (see [UsageOf]).
+func (h *Handle) ReadUsage() launch.Usage { return UsageOf(h.DirFD) }
 
 // UsageOf reads the counters of the cgroup dirfd names, a session's or a
 // contained call's (see [usageFrom]); a counter it cannot read is nil.
