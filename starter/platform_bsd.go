@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -147,13 +146,6 @@ func everyChild() ([]int, error) { return children() }
 // escapee, or, at the start, a child from before the session taken later
 // for one.
 func children() ([]int, error) { return proc.Children(os.Getpid()) }
-
-// reapExited reaps the child pid if it has exited, by number
-// (wait4(WNOHANG)), and reports whether it did.
-func reapExited(pid int) (time.Duration, bool) {
-	cpu, exited, err := sys.ReapIfExited(pid)
-	return cpu, err == nil && exited
-}
 
 // withTTOUBlocked runs f with SIGTTOU ignored, then puts its handling
 // back: x/sys/unix offers no per-thread signal mask here. Nothing is

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/session-starter/session-starter/guard"
 	"github.com/session-starter/session-starter/internal/proc"
@@ -28,14 +27,6 @@ const pollRDHUP = sys.POLLRDHUP
 
 // unixPeer names the inode of a Unix socket's peer (sock_diag).
 func unixPeer(fd int) (uint64, bool, error) { return sys.UnixPeer(fd) }
-
-// reapExited reaps the child pid if it has exited, by number
-// (waitid(P_PID, WEXITED|WNOHANG)), and reports whether it did, with
-// the CPU time the reap reported.
-func reapExited(pid int) (time.Duration, bool) {
-	cpu, exited, err := sys.ReapIfExited(pid)
-	return cpu, err == nil && exited
-}
 
 // controlPipe opens the control pipe n for reading without touching the
 // launcher's open file: reopened through /proc/self/fd/N as a private

@@ -5,6 +5,9 @@ package starter
 import (
 	"fmt"
 	"slices"
+	"time"
+
+	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // beforeSession records the children this process has when the session
@@ -36,16 +39,12 @@ func (s *session) adopted() ([]int, error) {
 }
 
 // notAdopted reports whether the child pid is not the session's to end.
-func (s *session) notAdopted(pid int) bool {
-	switch {
-	case s.adopt.before[pid]:
-		return true
-	case s.guard != nil && pid == s.guard.PID:
-		return true
-	case s.engine != nil && pid == s.engine.PID && !s.engine.Reaped():
-		return true
-	}
-	return false
+func (s *session) notAdopted(pid int) bool { return s.adopt.before[pid] || s.helperChild(pid) }
+
+// helperChild reports whether the child pid is the guard, or the Engine
+// while it is unreaped.
+func (s *session) helperChild(pid int) bool {
+	return (s.guard != nil && pid == s.guard.PID) || (s.engine != nil && pid == s.engine.PID && !s.engine.Reaped())
 }
 
 // reapAdopted reaps every child that has exited, except the guard and the
@@ -64,24 +63,18 @@ func (s *session) reapAdopted() int {
 
 // reap is reapAdopted, from one reading of the children files: it also
 // returns the children it did not reap, and the error of the listing.
+// The children this process had before the gate are looked at by their
+// PIDs: a library caller's may belong to any of its threads, and
+// children lists the main thread's (and a failed listing lists none).
 func (s *session) reap() (n int, left []int, err error) {
 	pids, err := children()
-	n, left = s.reapListed(pids)
-	return n, left, err
-}
-
-// reapListed reaps those of pids that have exited, and the children this
-// process had before the gate, which are looked at by their PIDs: a
-// library caller's may belong to any of its threads, and children lists
-// the main thread's (and a failed listing lists none).
-func (s *session) reapListed(pids []int) (n int, left []int) {
 	for pid := range s.adopt.before {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}
 	}
 	for _, pid := range pids {
-		if (s.guard != nil && pid == s.guard.PID) || (s.engine != nil && pid == s.engine.PID && !s.engine.Reaped()) {
+		if s.helperChild(pid) {
 			left = append(left, pid)
 			continue
 		}
@@ -95,5 +88,13 @@ func (s *session) reapListed(pids []int) (n int, left []int) {
 			left = append(left, pid)
 		}
 	}
-	return n, left
+	return n, left, err
+}
+
+// reapExited reaps the child pid if it has exited, by number (waitid or
+// wait4 with WNOHANG), and reports whether it did, with the CPU time the
+// reap reported.
+func reapExited(pid int) (time.Duration, bool) {
+	cpu, exited, err := sys.ReapIfExited(pid)
+	return cpu, err == nil && exited
 }
