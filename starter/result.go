@@ -61,20 +61,15 @@ const (
 	Released
 )
 
+// outcomeNames are the outcomes as the status record and the logs name
+// them.
+var outcomeNames = [...]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused", Released: "released"}
+
 // String is the outcome as the status record and the logs name it:
-// "empty", "unconfirmed", "survivors", "refused".
+// "empty", "unconfirmed", "survivors", "refused", "released".
 func (o Outcome) String() string {
-	switch o {
-	case Empty:
-		return "empty"
-	case Unconfirmed:
-		return "unconfirmed"
-	case Survivors:
-		return "survivors"
-	case Refused:
-		return "refused"
-	case Released:
-		return "released"
+	if o > 0 && int(o) < len(outcomeNames) {
+		return outcomeNames[o]
 	}
 	return fmt.Sprintf("outcome(%d)", int(o))
 }
@@ -168,20 +163,15 @@ func endOf(r end.Report) End {
 	return e
 }
 
-// outcomeOf maps the end's outcomes to this package's, one by one (the
-// numbers need not agree), and any other to Refused.
+// outcomes maps the end's outcomes to this package's, one by one (the
+// numbers need not agree).
+var outcomes = map[end.Outcome]Outcome{0: 0, end.Empty: Empty, end.Unconfirmed: Unconfirmed, end.Survivors: Survivors, end.Refused: Refused}
+
+// outcomeOf is o in this package's outcomes, and any outcome it does not
+// know Refused.
 func outcomeOf(o end.Outcome) Outcome {
-	switch o {
-	case end.Empty:
-		return Empty
-	case end.Unconfirmed:
-		return Unconfirmed
-	case end.Survivors:
-		return Survivors
-	case end.Refused:
-		return Refused
-	case 0:
-		return 0
+	if out, ok := outcomes[o]; ok {
+		return out
 	}
 	return Refused
 }
