@@ -233,40 +233,39 @@ func cgroupType(dirfd int) (string, error) {
 
 // lockNew opens and locks the fresh cgroup name, and checks that it is
 // still the one in parent (a cleaner may have removed it in between).
-func lockNew(parent int, name string) (int, uint64, error) {
-	dir, err := openDir(parent, name)
+func lockNew(parent int, name string) (dir int, id uint64, err error) {
+	dir, err = openDir(parent, name)
 	if errors.Is(err, syscall.ENOENT) {
 		return -1, 0, errTaken
 	}
 	if err != nil {
 		return -1, 0, err
 	}
-	if err := sys.Flock(dir, sys.LOCK_EX|sys.LOCK_NB); err != nil {
-		sys.Close(dir)
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return -1, 0, errTaken
+	defer func() {
+		if err != nil {
+			sys.Close(dir)
+			dir = -1
 		}
+	}()
+	if err := sys.Flock(dir, sys.LOCK_EX|sys.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		return -1, 0, errTaken
+	} else if err != nil {
 		return -1, 0, err
 	}
 	in, err := sys.Fstat(dir)
 	if err != nil {
-		sys.Close(dir)
 		return -1, 0, err
 	}
 	named, err := sys.Fstatat(parent, name, sys.AT_SYMLINK_NOFOLLOW)
 	if err != nil && !errors.Is(err, syscall.ENOENT) {
-		sys.Close(dir)
 		return -1, 0, err
 	}
 	if err != nil || named.Ino != in.Ino {
-		sys.Close(dir)
 		return -1, 0, errTaken
 	}
-	if _, err := Populated(dir); err != nil {
-		sys.Close(dir)
-		if errors.Is(err, syscall.ENODEV) {
-			return -1, 0, errTaken // removed: its files answer ENODEV
-		}
+	if _, err := Populated(dir); errors.Is(err, syscall.ENODEV) {
+		return -1, 0, errTaken // removed: its files answer ENODEV
+	} else if err != nil {
 		// Any other failure (EMFILE above all) is this process's, not a
 		// cleaner's: Create removes the cgroup and says why.
 		return -1, 0, fmt.Errorf("%s: %w", name, err)
@@ -433,14 +432,11 @@ func remove(parentfd int, name string, depth int) error {
 	if derr != nil {
 		return &os.PathError{Op: "rmdir", Path: name, Err: err}
 	}
-	f := os.NewFile(uintptr(dir), name)
-	entries, _ := f.ReadDir(-1)
-	for _, e := range entries {
-		if e.IsDir() {
-			_ = remove(dir, e.Name(), depth-1)
-		}
+	subs, _ := subdirs(dir)
+	for _, sub := range subs {
+		_ = remove(dir, sub, depth-1)
 	}
-	f.Close()
+	sys.Close(dir)
 	if err := sys.Unlinkat(parentfd, name, sys.AT_REMOVEDIR); err != nil && !errors.Is(err, syscall.ENOENT) {
 		return &os.PathError{Op: "rmdir", Path: name, Err: err}
 	}
@@ -502,19 +498,15 @@ var ErrNotTheSession = errors.New("cgroup: not the session cgroup recorded")
 // A cgroup gone already gives -1, -1 and no error.
 func openLeft(dirPath string, id uint64) (parent, dir int, err error) {
 	parent, err = openDir(sys.AT_FDCWD, path.Dir(dirPath))
+	if err == nil {
+		if dir, err = openDir(parent, path.Base(dirPath)); err != nil {
+			sys.Close(parent)
+		}
+	}
 	if errors.Is(err, syscall.ENOENT) {
 		return -1, -1, nil
 	}
 	if err != nil {
-		return -1, -1, err
-	}
-	dir, err = openDir(parent, path.Base(dirPath))
-	if errors.Is(err, syscall.ENOENT) {
-		sys.Close(parent)
-		return -1, -1, nil
-	}
-	if err != nil {
-		sys.Close(parent)
 		return -1, -1, err
 	}
 	if st, err := sys.Fstat(dir); err != nil || st.Ino != id {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
@@ -184,16 +183,12 @@ func walk(dirfd, depth int, visit func(id uint64, procs []int)) error {
 	if depth == 0 {
 		return nil
 	}
-	self, err := openDir(dirfd, ".")
+	subs, err := subdirs(dirfd)
 	if err != nil {
 		return err
 	}
-	f := os.NewFile(uintptr(self), ".")
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() })
-	for _, e := range entries {
-		child, err := openDir(dirfd, e.Name())
+	for _, sub := range subs {
+		child, err := openDir(dirfd, sub)
 		if err != nil {
 			continue // removed in between
 		}
@@ -204,4 +199,23 @@ func walk(dirfd, depth int, visit func(id uint64, procs []int)) error {
 		}
 	}
 	return nil
+}
+
+// subdirs lists the directories in the cgroup dirfd names: the cgroups
+// below it.
+func subdirs(dirfd int) ([]string, error) {
+	self, err := openDir(dirfd, ".")
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(self), ".")
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }

@@ -111,18 +111,21 @@ func (l Limits) writes(page int64) []write {
 }
 
 // flatKeyed reads key from a cgroup file of "key value" lines
-// (cpu.stat, memory.events, pids.events); ok is false when the key is
-// not there or its value is not a number.
+// (cpu.stat, memory.events, pids.events), or the file's one number when
+// key is ""; ok is false when the key is not there or its value is not
+// a number.
 func flatKeyed(b []byte, key string) (int64, bool) {
+	v, found := b, key == ""
 	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		k, v, found := bytes.Cut(line, []byte(" "))
-		if !found || string(k) != key {
-			continue
+		if k, rest, ok := bytes.Cut(line, []byte(" ")); !found && ok && string(k) == key {
+			v, found = rest, true
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
-		return n, err == nil
 	}
-	return 0, false
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
+	return n, err == nil
 }
 
 // usageFrom is what a cgroup's counters tell of its whole tree, exited

@@ -138,12 +138,7 @@ func plan(dir int, p Place, need []string, self bool) (todo []string, move bool,
 	if err != nil {
 		return nil, false, err
 	}
-	var absent []string
-	for _, c := range need {
-		if !slices.Contains(words(avail), c) {
-			absent = append(absent, c)
-		}
-	}
+	absent := without(need, words(avail))
 	if v1 := controllersOnV1(absent); len(v1) > 0 {
 		return nil, false, fmt.Errorf("%w: %s bound to a v1 hierarchy here (/proc/self/cgroup)", ErrOnV1, strings.Join(v1, ", "))
 	}
@@ -154,12 +149,7 @@ func plan(dir int, p Place, need []string, self bool) (todo []string, move bool,
 	if err != nil {
 		return nil, false, err
 	}
-	for _, c := range need {
-		if !slices.Contains(words(on), c) {
-			todo = append(todo, c)
-		}
-	}
-	if len(todo) == 0 {
+	if todo = without(need, words(on)); len(todo) == 0 {
 		return nil, false, nil
 	}
 	root, err := isRoot(dir)
@@ -338,19 +328,18 @@ func UsageOf(dirfd int) launch.Usage {
 		if err != nil {
 			return nil
 		}
-		var n int64
-		var ok bool
-		if key == "" {
-			n, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-			ok = err == nil
-		} else {
-			n, ok = flatKeyed(b, key)
-		}
+		n, ok := flatKeyed(b, key)
 		if !ok {
 			return nil
 		}
 		return &n
 	})
+}
+
+// without is the controllers of cs, in their order, that are not in
+// have.
+func without(cs, have []string) []string {
+	return slices.DeleteFunc(slices.Clone(cs), func(c string) bool { return slices.Contains(have, c) })
 }
 
 // words splits a space-separated cgroup file (cgroup.controllers,

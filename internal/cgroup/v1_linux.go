@@ -23,13 +23,7 @@ func onV1(b []byte, want []string) []string {
 			}
 		}
 	}
-	var found []string
-	for _, c := range want {
-		if slices.Contains(v1, c) {
-			found = append(found, c)
-		}
-	}
-	return found
+	return slices.DeleteFunc(slices.Clone(want), func(c string) bool { return !slices.Contains(v1, c) })
 }
 
 // controllersOnV1 is onV1 of this process's /proc/self/cgroup; none when
