@@ -23,6 +23,7 @@ import (
 // into its Engine's leaf, the guard and the ledger get its directory, and
 // the end kills what it holds.
 type cgroupLayer struct {
+	noLayer
 	cg     *cgroup.Session
 	holder *cgroup.Holder // made once the gate has joined
 	// sup is the leaf this process moved itself into for the limits'
@@ -275,8 +276,6 @@ func (l *cgroupLayer) ready(s *session) error {
 	}
 	return nil
 }
-
-func (*cgroupLayer) before(end.Plan) error { return nil }
 
 // holders is the session cgroup, once the gate has joined it.
 func (l *cgroupLayer) holders() []end.Holder {

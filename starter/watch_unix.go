@@ -40,20 +40,10 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 	defer sys.Close(wakeR)
 	defer sys.Close(wakeW)
 
-	fds := make([]sys.PollFd, slots)
-	for i := range fds {
-		fds[i].Fd = -1 // poll ignores negative descriptors
-	}
+	fds := s.pollSet()
 	fds[slotWake] = sys.PollFd{Fd: int32(wakeR), Events: sys.POLLIN}
 	fds[slotEngine] = sys.PollFd{Fd: int32(s.gate.Pidfd), Events: sys.POLLIN}
-	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
 	fds[slotReport] = sys.PollFd{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}
-	if s.launcher.exit > 0 {
-		fds[slotParent] = sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN}
-	}
-	if s.launcher.ctl != nil {
-		fds[slotControl] = sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()}
-	}
 	if s.launcher.stdin != nil {
 		fds[slotStdin] = sys.PollFd{Fd: int32(s.launcher.stdin.fd), Events: s.launcher.stdin.events}
 	}
@@ -172,6 +162,24 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 	}
 }
 
+// pollSet is the watch's poll set with the guard's exit descriptor, the
+// launcher's and the control descriptor in their slots; every other slot
+// is -1, which poll ignores.
+func (s *session) pollSet() []sys.PollFd {
+	fds := make([]sys.PollFd, slots)
+	for i := range fds {
+		fds[i].Fd = -1
+	}
+	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
+	if s.launcher.exit > 0 {
+		fds[slotParent] = sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN}
+	}
+	if s.launcher.ctl != nil {
+		fds[slotControl] = sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()}
+	}
+	return fds
+}
+
 // pending reports a stop that is already due, without waiting.
 func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
 	select {
@@ -182,25 +190,19 @@ func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
 	if ctx.Err() != nil {
 		return ReasonCanceled, 0
 	}
-	// The guard first: an Engine must never be released behind a guard
-	// that is gone.
-	fds := []sys.PollFd{{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}}
-	if s.launcher.exit > 0 {
-		fds = append(fds, sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN})
-	}
-	if s.launcher.ctl != nil {
-		fds = append(fds, sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()})
-	}
+	fds := s.pollSet()
 	if _, err := sys.Poll(fds, 0); err != nil {
 		return ReasonWatchFailed, 0
 	}
-	if fds[0].Revents != 0 {
+	// The guard first: an Engine must never be released behind a guard
+	// that is gone.
+	if fds[slotGuard].Revents != 0 {
 		return ReasonGuardLost, 0
 	}
-	if s.launcher.exit > 0 && fds[1].Revents != 0 {
+	if fds[slotParent].Revents != 0 {
 		return ReasonParentGone, 0
 	}
-	if s.launcher.ctl != nil && fds[len(fds)-1].Revents != 0 && s.launcher.ctl.ended() {
+	if fds[slotControl].Revents != 0 && s.launcher.ctl.ended() {
 		return ReasonControlClosed, 0
 	}
 	// A hung-up standard input is not a stop here: the writer may have
