@@ -3,6 +3,7 @@ package cgroup
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,23 +67,15 @@ func parseMountinfo(b []byte) (Mount, error) {
 		if len(pf) < 6 || len(qf) < 1 || string(qf[0]) != "cgroup2" {
 			continue
 		}
-		m := Mount{Root: unescape(string(pf[3])), Point: unescape(string(pf[4]))}
-		for o := range strings.SplitSeq(string(pf[5]), ",") {
-			if o == "ro" {
-				m.ReadOnly = true
-			}
-		}
-		if len(qf) >= 3 {
-			for o := range strings.SplitSeq(string(qf[2]), ",") {
-				if o == "ro" {
-					m.ReadOnly = true
-				}
-			}
-		}
-		return m, nil
+		ro := readOnly(pf[5]) || len(qf) >= 3 && readOnly(qf[2])
+		return Mount{Root: unescape(string(pf[3])), Point: unescape(string(pf[4])), ReadOnly: ro}, nil
 	}
 	return Mount{}, errNoCgroup2
 }
+
+// readOnly reports whether the comma-separated mount options opts
+// have "ro".
+func readOnly(opts []byte) bool { return slices.Contains(strings.Split(string(opts), ","), "ro") }
 
 // unescape decodes the \ooo escapes of mountinfo fields.
 func unescape(s string) string {
