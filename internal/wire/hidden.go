@@ -12,14 +12,13 @@ import (
 // gate, the guard and the guard's pin, started from a session-starter
 // binary, and the spawn helper a Go Engine starts for its contained calls
 // (package starter/contain) — say to each other: their command lines,
-// descriptors and messages. A change to any of them raises it (7: the
-// spawn helper's failure names its errno, it keeps only its socket, and
-// it reads a call's own id from the request's environment).
-// A Go Engine built
-// with one version of this module may start its hidden modes from an
-// installed session-starter of another; a hidden mode of another protocol
-// refuses to run ([CheckProtocol]).
-const Protocol = 7
+// descriptors and messages. A change to any of them raises it (8: every
+// spawn helper message is one struct's fields in order, and the porch
+// writes its own lines). A Go Engine built with one version of this
+// module may start its hidden modes from an installed session-starter of
+// another; a hidden mode of another protocol refuses to run
+// ([CheckProtocol]).
+const Protocol = 8
 
 const hiddenPrefix = "__session-starter-"
 
