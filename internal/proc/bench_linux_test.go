@@ -48,7 +48,7 @@ func BenchmarkLiveMembers(b *testing.B) {
 	for _, extra := range []int{0, 100, 1000} {
 		b.Run(fmt.Sprintf("extra=%d", extra), func(b *testing.B) {
 			pgid := benchGroup(b, extra)
-			all, err := pids()
+			all, err := PIDs()
 			if err != nil {
 				b.Fatal(err)
 			}

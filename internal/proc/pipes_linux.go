@@ -12,7 +12,7 @@ import (
 // descriptors may not be read (another user's, without privilege) is
 // left out too, so the list is a lower bound.
 func PipeHolders(ino uint64) ([]int, error) {
-	all, err := pids()
+	all, err := PIDs()
 	if err != nil {
 		return nil, err
 	}

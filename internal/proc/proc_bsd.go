@@ -14,6 +14,24 @@ import (
 // kern.proc (kern.proc.pid, kern.proc.pgrp), decoded in proc_darwin.go and
 // proc_freebsd.go; there is no /proc to read.
 
+// kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
+// its argument), decoded by parseTable. A process that is gone is an
+// empty listing. Where the table cannot be read (SameNamespace: 32-bit
+// FreeBSD), nothing is asked of the kernel.
+func kinfo(name string, args ...int) ([]kproc, error) {
+	if err := SameNamespace(); err != nil {
+		return nil, err
+	}
+	b, err := sys.KinfoProcs(name, args...)
+	if errors.Is(err, sys.ErrGone) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseTable(b)
+}
+
 // ReadStat returns what sysctl kern.proc.pid tells of pid.
 func ReadStat(pid int) (Stat, error) {
 	e, err := ReadEntry(pid)

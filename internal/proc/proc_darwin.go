@@ -14,19 +14,8 @@ const allProcs = "kern.proc.all"
 // SameNamespace holds trivially: macOS has one PID space.
 func SameNamespace() error { return nil }
 
-// kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
-// its argument), decoded by parseMacKinfo. A process that is gone is an
-// empty listing.
-func kinfo(name string, args ...int) ([]kproc, error) {
-	b, err := sys.KinfoProcs(name, args...)
-	if errors.Is(err, sys.ErrGone) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return parseMacKinfo(b)
-}
+// parseTable decodes the records of a kern.proc sysctl ([kinfo]).
+var parseTable = parseMacKinfo
 
 // ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.procargs2 with argv skipped by its count

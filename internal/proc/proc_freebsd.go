@@ -19,21 +19,8 @@ const allProcs = "kern.proc.proc"
 // starter refuses to start (SameNamespace).
 var errKinfo32 = fmt.Errorf("proc: the kinfo_proc of 32-bit FreeBSD is not decoded: %w", errors.ErrUnsupported)
 
-// kinfo reads the kinfo_proc records of a kern.proc sysctl (name with
-// its argument). A process that is gone is an empty listing.
-func kinfo(name string, args ...int) ([]kproc, error) {
-	if bits.UintSize != 64 {
-		return nil, errKinfo32
-	}
-	b, err := sys.KinfoProcs(name, args...)
-	if errors.Is(err, sys.ErrGone) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return parseKinfo(b)
-}
+// parseTable decodes the records of a kern.proc sysctl ([kinfo]).
+var parseTable = parseKinfo
 
 // ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.proc.env (KERN_PROC_ENV), which FreeBSD answers with

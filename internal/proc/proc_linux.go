@@ -65,10 +65,6 @@ func ReadStat(pid int) (Stat, error) {
 	return ParseStat(b)
 }
 
-// PIDs lists the processes of /proc by number: names, not processes, as
-// LiveMembers says.
-func PIDs() ([]int, error) { return pids() }
-
 // maxEnviron bounds what ReadEnviron reads: the kernel's limit on argv
 // and environment together at execve (ARG_MAX, a quarter of the stack
 // limit) is far less for any process started with the default limits.
@@ -97,8 +93,9 @@ func ReadEnviron(pid int) ([]byte, error) {
 	return b, nil
 }
 
-// pids lists the numeric entries of /proc.
-func pids() ([]int, error) {
+// PIDs lists the processes of /proc by number (its numeric entries):
+// names, not processes, as LiveMembers says.
+func PIDs() ([]int, error) {
 	d, err := os.Open(Root)
 	if err != nil {
 		return nil, fmt.Errorf("proc: %w", err)
@@ -125,7 +122,7 @@ func pids() ([]int, error) {
 // only between two checks that show the group number still belongs to the
 // group it means, and must never signal a PID it found here.
 func LiveMembers(pgid int) ([]Stat, error) {
-	all, err := pids()
+	all, err := PIDs()
 	if err != nil {
 		return nil, err
 	}
