@@ -16,11 +16,6 @@ import (
 // (macOS, FreeBSD, and the Linux build with the portable tag).
 const Pidless = false
 
-// WatchExit returns a descriptor that becomes readable once the process
-// pid has exited: a pidfd (Linux 5.3). [ErrGone] if there is no such
-// process.
-func WatchExit(pid int) (int, error) { return PidfdOpen(pid) }
-
 // SignalChild sends sig to the caller's child pid, whose exit descriptor
 // (from [WatchExit] or the fork) is fd: through the pidfd, which cannot
 // name another process. [ErrGone] once the child was reaped.

@@ -4,7 +4,6 @@ package sys
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -138,9 +137,6 @@ func waitStatus(ws syscall.WaitStatus) WaitStatus {
 // is left is the moment between the look at the kqueue (poll, which does
 // not consume the event) and the kill.
 func KillWatched(pid, fd int, sig syscall.Signal) error {
-	if pid <= 1 {
-		return fmt.Errorf("kill: refusing pid %d", pid)
-	}
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	n, err := Poll(fds, 0)
 	if err != nil {
@@ -149,9 +145,5 @@ func KillWatched(pid, fd int, sig syscall.Signal) error {
 	if n > 0 {
 		return ErrGone
 	}
-	err = unix.Kill(pid, sig)
-	if errors.Is(err, unix.ESRCH) {
-		return ErrGone
-	}
-	return named("kill", err)
+	return SignalChild(pid, fd, sig) // by number, pid <= 1 refused
 }

@@ -12,12 +12,6 @@ import (
 // for anything else: it stands in for kqueue's EVFILT_PROC/NOTE_EXIT.
 // Waits go by number, as on macOS and FreeBSD.
 
-// WatchExit returns a descriptor that becomes readable once the process
-// pid has exited. [ErrGone] if there is no such process. The caller must
-// know pid names the process it means (its own child, or the leader of a
-// group it pins).
-func WatchExit(pid int) (int, error) { return PidfdOpen(pid) }
-
 // PeekChild reports whether the caller's child pid has ended, and how,
 // without reaping it: waitid(P_PID, WEXITED|WNOHANG|WNOWAIT).
 func PeekChild(pid, _ int) (WaitStatus, bool, error) {

@@ -66,19 +66,6 @@ var deadlyHere = []syscall.Signal{syscall.SIGEMT}
 // (golang.org/x/sys/unix does not name it there).
 const sigUnblock = 2
 
-// ReapIfExited reaps the child pid if it has exited, without waiting
-// (wait4 WNOHANG), and returns the CPU time its reap reported (see
-// [WaitStatus.CPU]).
-func ReapIfExited(pid int) (time.Duration, bool, error) {
-	var ws unix.WaitStatus
-	var ru unix.Rusage
-	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, unix.WNOHANG, &ru) })
-	if err != nil || got != pid {
-		return 0, false, named("wait4", err)
-	}
-	return cpuOf(&ru), true, nil
-}
-
 // SignalSelf sends sig to this process (kill(getpid())).
 func SignalSelf(sig syscall.Signal) error {
 	return named("kill", unix.Kill(unix.Getpid(), sig))

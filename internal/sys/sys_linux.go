@@ -29,6 +29,13 @@ func PidfdOpen(pid int) (int, error) {
 	return fd, named("pidfd_open", err)
 }
 
+// WatchExit returns a descriptor that becomes readable once the process
+// pid has exited: a pidfd (Linux 5.3), in the portable build polled and
+// never used for anything else, as kqueue's EVFILT_PROC/NOTE_EXIT is.
+// [ErrGone] if there is no such process. The caller must know pid names
+// the process it means (its own child, or the leader of a group it pins).
+func WatchExit(pid int) (int, error) { return PidfdOpen(pid) }
+
 // PidfdSignal wraps [unix.PidfdSendSignal] for the one process the pidfd
 // names. It returns [ErrGone] once that process has been reaped.
 func PidfdSignal(pidfd int, sig syscall.Signal) error {
@@ -340,24 +347,6 @@ func Waitid(pid, options int) (bool, error) {
 		return false, named("waitid", err)
 	}
 	return info.Signo != 0, nil
-}
-
-// ReapIfExited reaps the child pid if it has exited, without waiting
-// (waitid(P_PID, pid, WEXITED|WNOHANG)), and returns the CPU time its reap
-// reported (see [WaitStatus.CPU]).
-func ReapIfExited(pid int) (time.Duration, bool, error) {
-	var info unix.Siginfo
-	var ru unix.Rusage
-	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG, &ru)
-	})
-	if err != nil {
-		return 0, false, named("waitid", err)
-	}
-	if info.Signo == 0 {
-		return 0, false, nil
-	}
-	return cpuOf(&ru), true, nil
 }
 
 // ChildSubreaper reports whether this process is a child subreaper

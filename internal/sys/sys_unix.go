@@ -343,6 +343,19 @@ func MonotonicNanos() int64 {
 	return ts.Nano()
 }
 
+// ReapIfExited reaps the child pid if it has exited, without waiting
+// (wait4 WNOHANG), and returns the CPU time its reap reported (see
+// [WaitStatus.CPU]).
+func ReapIfExited(pid int) (time.Duration, bool, error) {
+	var ws unix.WaitStatus
+	var ru unix.Rusage
+	got, err := ignoringEINTR(func() (int, error) { return unix.Wait4(pid, &ws, unix.WNOHANG, &ru) })
+	if err != nil || got != pid {
+		return 0, false, named("wait4", err)
+	}
+	return cpuOf(&ru), true, nil
+}
+
 // cpuOf is the user and system time of a reap's rusage.
 func cpuOf(ru *unix.Rusage) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
