@@ -24,18 +24,14 @@ const (
 )
 
 func (o Outcome) String() string {
-	switch o {
-	case Empty:
-		return "empty"
-	case Unconfirmed:
-		return "unconfirmed"
-	case Survivors:
-		return "survivors"
-	case Refused:
-		return "refused"
+	if o >= Empty && o <= Refused {
+		return outcomeNames[o]
 	}
 	return fmt.Sprintf("outcome(%d)", int(o))
 }
+
+// outcomeNames are the outcomes as reports name them.
+var outcomeNames = [...]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused"}
 
 // Member is a live process a holder holds.
 type Member struct {

@@ -3,6 +3,8 @@ package sys
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -62,17 +64,13 @@ func SignalByName(s string) (syscall.Signal, bool) {
 			up[i] = c - 'a' + 'A'
 		}
 	}
-	name := string(up)
-	if len(name) > 3 && name[:3] == "SIG" {
-		name = name[3:]
-	}
+	name := strings.TrimPrefix(string(up), "SIG")
 	for sig, n := range signalNames {
 		if n == name {
 			return sig, true
 		}
 	}
-	var n int
-	if _, err := fmt.Sscanf(s, "%d", &n); err == nil && fmt.Sprint(n) == s && n > 0 && n < 65 {
+	if n, err := strconv.Atoi(s); err == nil && strconv.Itoa(n) == s && n > 0 && n < 65 {
 		return syscall.Signal(n), true
 	}
 	return 0, false
