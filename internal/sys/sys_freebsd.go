@@ -39,10 +39,7 @@ func KinfoProcs(name string, args ...int) ([]byte, error) {
 	if errors.Is(err, unix.ESRCH) {
 		return nil, ErrGone
 	}
-	if err != nil {
-		return nil, named("sysctl "+name, err)
-	}
-	return b, nil
+	return b, named("sysctl "+name, err)
 }
 
 // ProcEnv reads the sysctl kern.proc.env (CTL_KERN, KERN_PROC,

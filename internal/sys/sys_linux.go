@@ -283,10 +283,7 @@ func IsTerminal(fd int) bool {
 // with MFD_CLOEXEC).
 func MemfdCreate(name string) (int, error) {
 	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC)
-	if err != nil {
-		return -1, named("memfd_create", err)
-	}
-	return fd, nil
+	return fd, named("memfd_create", err)
 }
 
 // SetName sets the calling thread's command name (PR_SET_NAME), as ps and

@@ -114,10 +114,7 @@ func Pipes() (r1, w1, r2, w2 int, err error) {
 // allocates nothing for each file it opens.
 func Open(path string, flags int) (int, error) {
 	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(path, flags|unix.O_CLOEXEC, 0) })
-	if err != nil {
-		return -1, named("open "+path, err)
-	}
-	return fd, nil
+	return fd, named("open "+path, err)
 }
 
 // Recv reads from the socket fd, as recvfrom does without the sender's
@@ -152,10 +149,7 @@ const SOCK_STREAM = unix.SOCK_STREAM
 // (ioctl FIONREAD).
 func Buffered(fd int) (int, error) {
 	n, err := unix.IoctlGetInt(fd, fionread)
-	if err != nil {
-		return 0, named("ioctl FIONREAD", err)
-	}
-	return n, nil
+	return n, named("ioctl FIONREAD", err)
 }
 
 // Pread reads from fd at offset off, retrying EINTR.
@@ -206,10 +200,7 @@ func SetNonblock(fd int, nonblocking bool) error {
 // above (fcntl F_DUPFD_CLOEXEC).
 func DupCloseOnExec(fd, lowest int) (int, error) {
 	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, lowest)
-	if err != nil {
-		return -1, named("fcntl", err)
-	}
-	return nfd, nil
+	return nfd, named("fcntl", err)
 }
 
 // KillGroup sends sig to the process group pgid by number: kill(-pgid).
@@ -251,10 +242,7 @@ func Fstat(fd int) (Stat_t, error) {
 // dir, with flags (AT_SYMLINK_NOFOLLOW).
 func Fstatat(dir int, name string, flags int) (Stat_t, error) {
 	var st Stat_t
-	if err := unix.Fstatat(dir, name, &st, flags); err != nil {
-		return st, named("fstatat", err)
-	}
-	return st, nil
+	return st, named("fstatat", unix.Fstatat(dir, name, &st, flags))
 }
 
 // Fstatfs wraps [unix.Fstatfs]: the file system of fd.
@@ -306,10 +294,7 @@ func Getpgrp() int { return unix.Getpgrp() }
 // controlling terminal.
 func Tcgetpgrp(fd int) (int, error) {
 	pgid, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil {
-		return 0, named("tcgetpgrp", err)
-	}
-	return pgid, nil
+	return pgid, named("tcgetpgrp", err)
 }
 
 // Tcsetpgrp makes pgid the foreground process group of the terminal fd
