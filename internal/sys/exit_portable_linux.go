@@ -14,19 +14,7 @@ import (
 
 // PeekChild reports whether the caller's child pid has ended, and how,
 // without reaping it: waitid(P_PID, WEXITED|WNOHANG|WNOWAIT).
-func PeekChild(pid, _ int) (WaitStatus, bool, error) {
-	var info unix.Siginfo
-	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-	})
-	if err != nil {
-		return WaitStatus{}, false, named("waitid", err)
-	}
-	if info.Signo == 0 {
-		return WaitStatus{}, false, nil
-	}
-	return statusOf(&info), true, nil
-}
+func PeekChild(pid, _ int) (WaitStatus, bool, error) { return peek(unix.P_PID, pid) }
 
 // ReapChildWithin waits up to d for the exit descriptor fd to tell that
 // the caller's child pid exited, then reaps it by number;

@@ -39,7 +39,12 @@ func WatchExit(pid int) (int, error) { return PidfdOpen(pid) }
 // PidfdSignal wraps [unix.PidfdSendSignal] for the one process the pidfd
 // names. It returns [ErrGone] once that process has been reaped.
 func PidfdSignal(pidfd int, sig syscall.Signal) error {
-	err := unix.PidfdSendSignal(pidfd, sig, nil, 0)
+	return pidfdSend(pidfd, sig, 0)
+}
+
+// pidfdSend is pidfd_send_signal with flags; ESRCH becomes [ErrGone].
+func pidfdSend(pidfd int, sig syscall.Signal, flags int) error {
+	err := unix.PidfdSendSignal(pidfd, sig, nil, flags)
 	if errors.Is(err, unix.ESRCH) {
 		return ErrGone
 	}
@@ -63,11 +68,7 @@ func PidfdSignalGroup(pidfd int, sig syscall.Signal) error {
 	if !groupSignalSupported() {
 		return ErrNoGroupSignal
 	}
-	err := unix.PidfdSendSignal(pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
-	if errors.Is(err, unix.ESRCH) {
-		return ErrGone
-	}
-	return named("pidfd_send_signal", err)
+	return pidfdSend(pidfd, sig, unix.PIDFD_SIGNAL_PROCESS_GROUP)
 }
 
 // GroupSignalSupported reports whether the kernel knows
@@ -92,10 +93,14 @@ var groupSignalSupported = sync.OnceValue(func() bool {
 // without reaping it: waitid(P_PIDFD, WEXITED|WNOHANG|WNOWAIT). An unreaped
 // child stays a zombie, and a zombie keeps its PID and its process-group
 // number allocated.
-func Peek(pidfd int) (WaitStatus, bool, error) {
+func Peek(pidfd int) (WaitStatus, bool, error) { return peek(unix.P_PIDFD, pidfd) }
+
+// peek is waitid(idtype, id, WEXITED|WNOHANG|WNOWAIT): whether the child
+// has ended, and how, without reaping it.
+func peek(idtype, id int) (WaitStatus, bool, error) {
 	var info unix.Siginfo
 	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		return struct{}{}, unix.Waitid(idtype, id, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	})
 	if err != nil {
 		return WaitStatus{}, false, named("waitid", err)
