@@ -4,7 +4,6 @@ package end
 
 import (
 	"errors"
-	"syscall"
 )
 
 // childrenOfProcess is Linux's; here the escapees are signalled without
@@ -16,6 +15,3 @@ func childrenOfProcess(int) ([]int, error) {
 
 // openDescendant is Linux's: see childrenOfProcess.
 func openDescendant(int, int, []int) (adoptedChild, bool) { return adoptedChild{}, false }
-
-// signalDescendant is Linux's: see childrenOfProcess.
-func signalDescendant(int, syscall.Signal) error { return errors.ErrUnsupported }

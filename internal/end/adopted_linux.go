@@ -2,7 +2,6 @@ package end
 
 import (
 	"errors"
-	"slices"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -22,16 +21,12 @@ func openDescendant(pid, parent int, forbidden []int) (adoptedChild, bool) {
 	if sys.Pidless {
 		return adoptedChild{}, false
 	}
-	fd, err := sys.PidfdOpen(pid)
-	if err != nil {
+	c, ok := openChild(pid, parent, forbidden)
+	if ok && !unreaped(c.fd) {
+		sys.Close(c.fd)
 		return adoptedChild{}, false
 	}
-	st, err := proc.ReadStat(pid)
-	if err != nil || st.PPID != parent || !unreaped(fd) {
-		sys.Close(fd)
-		return adoptedChild{}, false
-	}
-	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid)}, true
+	return c, ok
 }
 
 // unreaped reports whether the process of pidfd still holds its number:
@@ -40,6 +35,3 @@ func unreaped(fd int) bool {
 	err := sys.PidfdSignal(fd, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
-
-// signalDescendant signals a process opened by openDescendant.
-func signalDescendant(fd int, sig syscall.Signal) error { return sys.PidfdSignal(fd, sig) }

@@ -79,7 +79,7 @@ func (a *Adopted) SignalOnce(sig syscall.Signal, r *Reached) error {
 	pids, err := a.List()
 	var tree []adoptedChild
 	for _, pid := range pids {
-		if c, ok := openAdopted(pid, a.Forbidden); ok {
+		if c, ok := openChild(pid, os.Getpid(), a.Forbidden); ok {
 			tree = append(tree, c)
 		}
 	}
@@ -181,28 +181,29 @@ func (a *Adopted) Live() ([]Member, error) {
 // for signalling: its pidfd (for an adopted child, opened while it is
 // this process's unreaped child: nobody else reaps the starter's
 // children, so the PID names it alone), its group, whether it leads that
-// group and the group may be signalled as a whole, and whether it is this
-// process's child.
+// group and the group may be signalled as a whole. A descendant is
+// opened only where its descriptor is a pidfd (Linux): signalled through
+// it as a child is, it can never be another process.
 type adoptedChild struct {
 	pid, fd, pgrp int
-	leads, child  bool
+	leads         bool
 }
 
-// openAdopted opens the adopted child pid, checking that it is still this
-// process's child; ok is false when it is not (nothing is signalled on a
-// guess) or cannot be opened. A child leading a group that must never be
-// signalled (forbidden) is signalled alone.
-func openAdopted(pid int, forbidden []int) (c adoptedChild, ok bool) {
+// openChild opens pid, checking that it is still parent's child: an
+// adopted child's parent is this process. ok is false when it is not
+// (nothing is signalled on a guess) or cannot be opened. A child leading
+// a group that must never be signalled (forbidden) is signalled alone.
+func openChild(pid, parent int, forbidden []int) (c adoptedChild, ok bool) {
 	fd, err := sys.WatchExit(pid)
 	if err != nil {
 		return c, false
 	}
 	st, err := proc.ReadStat(pid)
-	if err != nil || st.PPID != os.Getpid() {
+	if err != nil || st.PPID != parent {
 		sys.Close(fd)
 		return c, false
 	}
-	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid), child: true}, true
+	return adoptedChild{pid: pid, fd: fd, pgrp: st.Pgrp, leads: st.Pgrp == pid && !slices.Contains(forbidden, pid)}, true
 }
 
 // send sends sig to the group the child leads, or where that cannot be
@@ -215,8 +216,5 @@ func (c adoptedChild) send(sig syscall.Signal) (group bool, err error) {
 			return true, err
 		}
 	}
-	if c.child {
-		return false, sys.SignalChild(c.pid, c.fd, sig)
-	}
-	return false, signalDescendant(c.fd, sig)
+	return false, sys.SignalChild(c.pid, c.fd, sig)
 }

@@ -58,12 +58,9 @@ func UnixPeer(fd int) (ino uint64, ok bool, err error) {
 		return 0, false, named("sendto", err)
 	}
 	buf := make([]byte, 4096)
-	n, err := ignoringEINTR(func() (int, error) {
-		n, _, err := unix.Recvfrom(nl, buf, 0)
-		return n, err
-	})
+	n, err := Recv(nl, buf, 0)
 	if err != nil {
-		return 0, false, named("recvfrom", err)
+		return 0, false, err
 	}
 	return parseUnixDiag(buf[:n])
 }
