@@ -45,11 +45,7 @@ func reclaim(s *Session, r Record, dry bool) {
 	switch fd, err := open(r.Engine.PID, r.Engine.Token); {
 	case err == nil:
 		seen[r.Engine.PID] = true
-		comm := ""
-		if st, err := proc.ReadStat(r.Engine.PID); err == nil {
-			comm = st.Comm
-		}
-		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: comm})
+		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: commOf(r.Engine.PID)})
 		if dry {
 			sys.Close(fd)
 		} else {
@@ -140,11 +136,7 @@ func reclaimCgroup(s *Session, c Cgroup, dry bool, seen map[int]bool) {
 	for _, pid := range pids {
 		if !seen[pid] {
 			seen[pid] = true
-			comm := ""
-			if st, err := proc.ReadStat(pid); err == nil {
-				comm = st.Comm
-			}
-			s.Ended = append(s.Ended, Ended{PID: pid, Comm: comm})
+			s.Ended = append(s.Ended, Ended{PID: pid, Comm: commOf(pid)})
 		}
 	}
 	killed := false
@@ -166,6 +158,12 @@ func reclaimCgroup(s *Session, c Cgroup, dry bool, seen map[int]bool) {
 		// Listed in the cgroup of the recorded id, then not ended.
 		s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: killed && len(pids) > 0})
 	}
+}
+
+// commOf is pid's command name, or "" where it cannot be read.
+func commOf(pid int) string {
+	st, _ := proc.ReadStat(pid) // zero on an error
+	return st.Comm
 }
 
 // awaitExits waits up to within for the processes of the pidfds of

@@ -75,19 +75,16 @@ const maxEnviron = 8 << 20
 // gives an error for which [errors.Is](err, os.ErrNotExist) holds; one
 // whose environment this process may not read, [os.ErrPermission].
 func ReadEnviron(pid int) ([]byte, error) {
+	var b []byte
 	f, err := os.Open(Root + "/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		if gone(err) {
-			return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
-		}
-		return nil, fmt.Errorf("proc: environ of %d: %w", pid, err)
+	if err == nil {
+		b, err = io.ReadAll(io.LimitReader(f, maxEnviron))
+		f.Close()
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEnviron))
-	if err != nil {
-		if gone(err) {
-			return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
-		}
+	switch {
+	case gone(err):
+		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+	case err != nil:
 		return nil, fmt.Errorf("proc: environ of %d: %w", pid, err)
 	}
 	return b, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -111,11 +112,9 @@ func ignored(block []byte) bool {
 			}
 		}
 	}
-	for _, f := range funcs {
-		// signal.Notify's watcher, which never ends.
-		if f == "os/signal.signal_recv" || f == "os/signal.loop" {
-			return true
-		}
+	// signal.Notify's watcher, which never ends.
+	if slices.Contains(funcs, "os/signal.signal_recv") || slices.Contains(funcs, "os/signal.loop") {
+		return true
 	}
 	// Where the goroutine started: its outermost frame, or, with no
 	// frame shown, the function that created it.
