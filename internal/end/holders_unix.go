@@ -220,20 +220,14 @@ func (g Group) SignalOnce(sig syscall.Signal, r *Reached) error {
 
 // Live implements [Holder].
 func (g Group) Live() ([]Member, error) {
-	if err := g.present(); err != nil {
-		if errors.Is(err, sys.ErrGone) {
-			return nil, nil
-		}
+	if ok, err := g.present(); !ok {
 		return nil, err
 	}
 	stats, err := proc.LiveMembers(g.PGID)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.present(); err != nil {
-		if errors.Is(err, sys.ErrGone) {
-			return nil, nil
-		}
+	if ok, err := g.present(); !ok {
 		return nil, err
 	}
 	var out []Member
@@ -249,13 +243,17 @@ func (g Group) Live() ([]Member, error) {
 // counts as yes: the group exists with members, only none the kernel let
 // us signal — another user's process that joined the group, or, on macOS,
 // only zombies (which it skips, answering EPERM rather than ESRCH) — so
-// the number is still the group's.
-func (g Group) present() error {
-	err := g.Signal(0)
-	if errors.Is(err, syscall.EPERM) {
-		return nil
+// the number is still the group's. ESRCH ([sys.ErrGone]) is no, with
+// no error; any other error is no with that error.
+func (g Group) present() (bool, error) {
+	switch err := g.Signal(0); {
+	case err == nil, errors.Is(err, syscall.EPERM):
+		return true, nil
+	case errors.Is(err, sys.ErrGone):
+		return false, nil
+	default:
+		return false, err
 	}
-	return err
 }
 
 // MemberOf returns the report entry of a live process: its stat, uid and
