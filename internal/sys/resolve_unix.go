@@ -3,6 +3,7 @@
 package sys
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"strings"
@@ -43,10 +44,7 @@ func Resolve(program, path string, pathSet bool) (string, error) {
 			denied = err
 		}
 	}
-	if denied != nil {
-		return "", denied
-	}
-	return "", syscall.ENOENT
+	return "", cmp.Or(denied, error(syscall.ENOENT))
 }
 
 // errEmptyProgram is Resolve's error for an empty name: ENOENT, as execvp
