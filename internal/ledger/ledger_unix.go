@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -104,7 +105,7 @@ func Dir() (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%w: %w", ErrOff, err)
 	}
-	if err := checkPrivate(dir, true); err != nil {
+	if err := checkPrivate(dir); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrOff, err)
 	}
 	return dir, nil
@@ -140,10 +141,9 @@ func OpenDir() (string, int, error) {
 	return dir, fd, nil
 }
 
-// checkPrivate checks that path is this user's, not a symlink, of the
-// kind asked (a directory, or a regular file), and not open to group or
-// others.
-func checkPrivate(path string, directory bool) error {
+// checkPrivate checks that path is this user's directory, not a
+// symlink, and not open to group or others.
+func checkPrivate(path string) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return err
@@ -152,8 +152,8 @@ func checkPrivate(path string, directory bool) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symlink", path)
-	case directory && !fi.IsDir(), !directory && !fi.Mode().IsRegular():
-		return fmt.Errorf("%s is not a %s", path, map[bool]string{true: "directory", false: "regular file"}[directory])
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
 	case !ok || int(st.Uid) != os.Getuid():
 		return fmt.Errorf("%s belongs to another user", path)
 	case fi.Mode().Perm()&0o077 != 0:
@@ -298,34 +298,30 @@ func Remove(dir int, session string) error {
 	return nil
 }
 
-// Read reads every record of dir. A file that is not a whole record of
-// version 1 or of this version, this user's and private, is a problem,
-// not an error.
+// Read reads every record of dir, each as [ReadRecord] does, in the
+// order of their names. A file that is not a whole record of version 1
+// or of this version, this user's and private, is a problem, not an
+// error.
 func Read(dir string) ([]Record, []Problem, error) {
-	entries, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: %w", err)
 	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: %w", err)
+	}
+	slices.Sort(names)
 	var recs []Record
 	var probs []Problem
-	for _, e := range entries {
-		n := e.Name()
+	for _, n := range names {
 		if strings.HasPrefix(n, ".tmp-") {
 			continue // a record being written
 		}
-		path := filepath.Join(dir, n)
-		if err := checkPrivate(path, false); err != nil {
-			probs = append(probs, Problem{File: n, Reason: "refused: " + err.Error()})
-			continue
-		}
-		b, err := os.ReadFile(path)
+		r, _, err := readAt(int(d.Fd()), n)
 		if err != nil {
 			probs = append(probs, Problem{File: n, Reason: err.Error()})
-			continue
-		}
-		r, err := parse(b)
-		if err != nil || FileName(r.Session) != n {
-			probs = append(probs, Problem{File: n, Reason: fmt.Sprintf("torn or foreign record: %v", err)})
 			continue
 		}
 		recs = append(recs, r)
