@@ -4,7 +4,7 @@
 // and ended later ([Reclaim]) — by identity, never by a PID alone.
 //
 // A record ([Record]) is written atomically (a temporary file, then a
-// rename) into a private per-user directory ([Dir]): the boot id, the
+// rename) into a private per-user directory ([OpenDir]): the boot id, the
 // session id of its mark (package internal/mark), and for the starter,
 // the guard and the Engine the PID with an identity token ([Token]), the
 // group, the session cgroup's directory and id, the start time, and on

@@ -129,6 +129,15 @@ func TestRecordsThatCannotBeTrustedAreProblemsNotRecords(t *testing.T) {
 	}
 }
 
+// Dir is OpenDir's directory, with its descriptor closed.
+func Dir() (string, error) {
+	dir, fd, err := OpenDir()
+	if err == nil {
+		syscall.Close(fd)
+	}
+	return dir, err
+}
+
 // TestADirectoryThatIsNotPrivateTurnsTheLedgerOff: a symlink, or a
 // directory open to others.
 func TestADirectoryThatIsNotPrivateTurnsTheLedgerOff(t *testing.T) {

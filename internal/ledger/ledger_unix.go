@@ -75,17 +75,21 @@ type Record struct {
 // checks.
 const EnvDir = "SESSION_STARTER_LEDGER_DIR"
 
-// Dir returns the ledger's directory for this user, made if missing
-// (0700): $SESSION_STARTER_LEDGER_DIR if set; for root rootDir
+// OpenDir returns the ledger's directory for this user, made if missing
+// (0700), with a descriptor of it (read-only, close-on-exec): the
+// directory is $SESSION_STARTER_LEDGER_DIR if set; for root rootDir
 // (/run/session-starter on Linux, /var/run/session-starter on macOS and
 // FreeBSD); $XDG_RUNTIME_DIR/session-starter; else
 // /tmp/session-starter-UID.
 // It must be a directory, not a symlink, owned by this user and not open
-// to group or others, as tmux checks its socket directory. A relative
-// path from either variable turns the ledger off: it would name another
-// directory from every working directory, and a reclaim would not read
-// the one a session wrote.
-func Dir() (string, error) {
+// to group or others, as tmux checks its socket directory: it is opened
+// without following a symlink, and its owner and mode are checked on the
+// descriptor. A relative path from either variable turns the ledger off:
+// it would name another directory from every working directory, and a
+// reclaim would not read the one a session wrote. The guard gets the
+// descriptor at arming and removes a record relative to it, never
+// through a path resolved later.
+func OpenDir() (string, int, error) {
 	uid := os.Getuid()
 	dir := os.Getenv(EnvDir)
 	from := EnvDir
@@ -100,26 +104,10 @@ func Dir() (string, error) {
 		dir = "/tmp/session-starter-" + strconv.Itoa(uid)
 	}
 	if !filepath.IsAbs(dir) {
-		return "", fmt.Errorf("%w: %s=%s is not an absolute path", ErrOff, from, os.Getenv(from))
+		return "", -1, fmt.Errorf("%w: %s=%s is not an absolute path", ErrOff, from, os.Getenv(from))
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("%w: %w", ErrOff, err)
-	}
-	if err := checkPrivate(dir); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrOff, err)
-	}
-	return dir, nil
-}
-
-// OpenDir returns Dir with a descriptor of it (read-only, close-on-exec),
-// checked to be the directory Dir checked: opened without following a
-// symlink, then its owner and mode checked again on the descriptor. The
-// guard gets the descriptor at arming and removes a record relative to
-// it, never through a path resolved later.
-func OpenDir() (string, int, error) {
-	dir, err := Dir()
-	if err != nil {
-		return "", -1, err
+		return "", -1, fmt.Errorf("%w: %w", ErrOff, err)
 	}
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -129,7 +117,7 @@ func OpenDir() (string, int, error) {
 	err = syscall.Fstat(fd, &st)
 	switch {
 	case err != nil:
-	case int(st.Uid) != os.Getuid():
+	case int(st.Uid) != uid:
 		err = fmt.Errorf("%s belongs to another user", dir)
 	case st.Mode&0o077 != 0:
 		err = fmt.Errorf("%s is open to others (mode %#o)", dir, st.Mode&0o777)
@@ -139,27 +127,6 @@ func OpenDir() (string, int, error) {
 		return "", -1, fmt.Errorf("%w: %w", ErrOff, err)
 	}
 	return dir, fd, nil
-}
-
-// checkPrivate checks that path is this user's directory, not a
-// symlink, and not open to group or others.
-func checkPrivate(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symlink", path)
-	case !fi.IsDir():
-		return fmt.Errorf("%s is not a directory", path)
-	case !ok || int(st.Uid) != os.Getuid():
-		return fmt.Errorf("%s belongs to another user", path)
-	case fi.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("%s is open to others (mode %#o)", path, fi.Mode().Perm())
-	}
-	return nil
 }
 
 // Write writes r into the directory of the descriptor dir (from
