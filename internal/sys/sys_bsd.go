@@ -5,6 +5,7 @@ package sys
 import (
 	"errors"
 	"fmt"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -62,6 +63,10 @@ func noCore() { _ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) }
 // default action ends a process on macOS and FreeBSD ([DeadlySignals]).
 var deadlyHere = []syscall.Signal{syscall.SIGEMT}
 
+// fatalHere are the signals of fatalStops that only macOS and FreeBSD
+// have: the Go runtime throws on SIGEMT.
+var fatalHere = []syscall.Signal{syscall.SIGEMT}
+
 // sigUnblock is SIG_UNBLOCK of <signal.h>, the same on macOS and FreeBSD
 // (golang.org/x/sys/unix does not name it there).
 const sigUnblock = 2
@@ -101,3 +106,9 @@ func IsTerminal(fd int) bool {
 	_, err := unix.IoctlGetTermios(fd, unix.TIOCGETA)
 	return err == nil
 }
+
+// SignalIgnored reports whether sig is ignored in this process. Here it
+// is signal.Ignored, which sees an inherited ignore of SIGHUP and SIGINT
+// but never of SIGTSTP, SIGTTIN and SIGTTOU: the Go runtime does not read
+// their disposition at start.
+func SignalIgnored(sig syscall.Signal) bool { return signal.Ignored(sig) }

@@ -58,3 +58,7 @@ func BootSessionUUID() (string, error) {
 // false: macOS has no subreaper. A process that left the Engine's group
 // (setsid, a double fork) is found at the end by its lineage instead.
 const CanAdoptOrphans = false
+
+// noteExit asks for the exit with its wait status in the event's data,
+// which macOS gives only with NOTE_EXITSTATUS, and only to the parent.
+const noteExit = unix.NOTE_EXIT | unix.NOTE_EXITSTATUS

@@ -203,3 +203,7 @@ func BootTime() (sec, usec int64, err error) {
 	}
 	return int64(tv.Sec), int64(tv.Usec), nil
 }
+
+// noteExit asks for the exit; FreeBSD puts the wait status in the event's
+// data.
+const noteExit = unix.NOTE_EXIT

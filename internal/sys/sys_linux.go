@@ -248,6 +248,9 @@ var death = deathSteps{
 // default action ends a process on Linux ([DeadlySignals]).
 var deadlyHere = []syscall.Signal{unix.SIGSTKFLT, unix.SIGIO, unix.SIGPWR}
 
+// fatalHere are the signals of fatalStops that only Linux has.
+var fatalHere = []syscall.Signal{syscall.SIGSTKFLT}
+
 // CGROUP2_SUPER_MAGIC is the file system type ([Fstatfs]) of cgroup2.
 const CGROUP2_SUPER_MAGIC = unix.CGROUP2_SUPER_MAGIC
 
@@ -384,3 +387,12 @@ func Exchangeat(dir int, a, b string) error {
 // tree (package starter's Options.Subreaper, as a child subreaper): not
 // in the portable build, which takes macOS's path (macOS has none).
 const CanAdoptOrphans = !Pidless
+
+// Linux's own signals, whose default action ends a process
+// ([DeadlySignals]): named as kill -l names them, so that a report or a
+// record of an Engine that died of one says which.
+func init() {
+	signalNames[unix.SIGSTKFLT] = "STKFLT"
+	signalNames[unix.SIGIO] = "IO"
+	signalNames[unix.SIGPWR] = "PWR"
+}
