@@ -47,52 +47,62 @@ type kproc struct {
 // port Go has for FreeBSD is). It returns an error wrapping ErrMalformed
 // for bytes that are not whole records of this layout, each saying so in
 // its ki_structsize, and no records then.
-func parseKinfo(b []byte) ([]kproc, error) {
-	if len(b)%kinfoSize != 0 {
-		return nil, fmt.Errorf("%w: kern.proc returned %d bytes, not a multiple of %d", ErrMalformed, len(b), kinfoSize)
+func parseKinfo(b []byte) ([]kproc, error) { return freebsdLayout.parse(b) }
+
+// freebsdLayout is FreeBSD's layout; its ki_stat maps to the letters of
+// Linux's /proc stat ([kinfoLayout.states]).
+var freebsdLayout = kinfoLayout{
+	size: kinfoSize, pid: offPID, ppid: offPPID, pgid: offPgid, ruid: offRUID,
+	start: offStart, stat: offStat, comm: offComm, commLen: commLen, sized: true,
+	states: map[byte]byte{kiSIDL: 'I', kiSRUN: 'R', kiSSLEEP: 'S', kiSWAIT: 'S', kiSLOCK: 'S', kiSSTOP: 'T', kiSZOMB: 'Z'},
+}
+
+// kinfoLayout is where a kinfo_proc record keeps what is read of it:
+// offsets of little-endian fields, of the command name and its room, and
+// of the start, a struct timeval whose tv_usec is 64-bit unless usec32.
+// sized says the record begins with its own size, ki_structsize, checked.
+// states maps a state number to the letter of Linux's /proc stat that
+// [Stat.Live] and reports read (a zombie Z, and with one thread not live;
+// a stopped process T); any other is '?'.
+type kinfoLayout struct {
+	size, pid, ppid, pgid, ruid, start, stat, comm, commLen int
+	usec32, sized                                           bool
+	states                                                  map[byte]byte
+}
+
+// parse decodes the records of b, or returns an error wrapping
+// ErrMalformed, and no records, for bytes that are not whole records.
+func (l kinfoLayout) parse(b []byte) ([]kproc, error) {
+	if len(b)%l.size != 0 {
+		return nil, fmt.Errorf("%w: kern.proc returned %d bytes, not a multiple of %d", ErrMalformed, len(b), l.size)
 	}
 	le := binary.LittleEndian
-	var out []kproc
-	for ; len(b) > 0; b = b[kinfoSize:] {
-		if size := le.Uint32(b[0:]); size != kinfoSize {
-			return nil, fmt.Errorf("%w: ki_structsize %d, want %d", ErrMalformed, size, kinfoSize)
+	out := make([]kproc, 0, len(b)/l.size)
+	for ; len(b) > 0; b = b[l.size:] {
+		if size := le.Uint32(b[0:]); l.sized && size != uint32(l.size) {
+			return nil, fmt.Errorf("%w: ki_structsize %d, want %d", ErrMalformed, size, l.size)
 		}
-		comm := b[offComm : offComm+commLen]
-		if i := bytes.IndexByte(comm, 0); i >= 0 {
-			comm = comm[:i]
+		comm, _, _ := bytes.Cut(b[l.comm:l.comm+l.commLen], []byte{0})
+		usec := le.Uint64(b[l.start+8:])
+		if l.usec32 {
+			usec = uint64(le.Uint32(b[l.start+8:]))
 		}
-		sec, usec := le.Uint64(b[offStart:]), le.Uint64(b[offStart+8:])
+		state, ok := l.states[b[l.stat]]
+		if !ok {
+			state = '?'
+		}
 		out = append(out, kproc{
 			stat: Stat{
-				PID:        int(int32(le.Uint32(b[offPID:]))),
-				PPID:       int(int32(le.Uint32(b[offPPID:]))),
-				Pgrp:       int(int32(le.Uint32(b[offPgid:]))),
+				PID:        int(int32(le.Uint32(b[l.pid:]))),
+				PPID:       int(int32(le.Uint32(b[l.ppid:]))),
+				Pgrp:       int(int32(le.Uint32(b[l.pgid:]))),
 				Comm:       string(comm),
-				State:      kiStateLetter(b[offStat]),
+				State:      state,
 				NumThreads: 1,
-				StartTime:  sec*1e6 + usec,
+				StartTime:  le.Uint64(b[l.start:])*1e6 + usec,
 			},
-			uid: int(le.Uint32(b[offRUID:])),
+			uid: int(le.Uint32(b[l.ruid:])),
 		})
 	}
 	return out, nil
-}
-
-// kiStateLetter maps ki_stat to the letters of Linux's /proc stat that
-// [Stat.Live] and reports read: a zombie is Z (and, with one thread, not
-// live), a stopped process T.
-func kiStateLetter(s byte) byte {
-	switch s {
-	case kiSIDL:
-		return 'I'
-	case kiSRUN:
-		return 'R'
-	case kiSSLEEP, kiSWAIT, kiSLOCK:
-		return 'S'
-	case kiSSTOP:
-		return 'T'
-	case kiSZOMB:
-		return 'Z'
-	}
-	return '?'
 }

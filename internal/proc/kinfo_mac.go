@@ -1,11 +1,5 @@
 package proc
 
-import (
-	"bytes"
-	"encoding/binary"
-	"fmt"
-)
-
 // macOS's struct kinfo_proc, one record of a kern.proc listing, as XNU's
 // <sys/sysctl.h> lays it out on the 64-bit ports (arm64 and x86_64, the
 // only ones macOS has now): a struct extern_proc of <sys/proc.h> (296
@@ -46,49 +40,12 @@ const (
 // It returns an error wrapping ErrMalformed, and no records, for bytes
 // that are not whole records: unlike FreeBSD's, the record holds no size
 // of its own to check.
-func parseMacKinfo(b []byte) ([]kproc, error) {
-	if len(b)%macKinfoSize != 0 {
-		return nil, fmt.Errorf("%w: kern.proc returned %d bytes, not a multiple of %d", ErrMalformed, len(b), macKinfoSize)
-	}
-	le := binary.LittleEndian
-	out := make([]kproc, 0, len(b)/macKinfoSize)
-	for ; len(b) > 0; b = b[macKinfoSize:] {
-		comm := b[macOffComm : macOffComm+macCommLen]
-		if i := bytes.IndexByte(comm, 0); i >= 0 {
-			comm = comm[:i]
-		}
-		sec, usec := le.Uint64(b[macOffStart:]), uint64(le.Uint32(b[macOffStart+8:]))
-		out = append(out, kproc{
-			stat: Stat{
-				PID:        int(int32(le.Uint32(b[macOffPID:]))),
-				PPID:       int(int32(le.Uint32(b[macOffPPID:]))),
-				Pgrp:       int(int32(le.Uint32(b[macOffPgid:]))),
-				Comm:       string(comm),
-				State:      macStateLetter(b[macOffStat]),
-				NumThreads: 1,
-				StartTime:  sec*1e6 + usec,
-			},
-			uid: int(le.Uint32(b[macOffRUID:])),
-		})
-	}
-	return out, nil
-}
+func parseMacKinfo(b []byte) ([]kproc, error) { return macLayout.parse(b) }
 
-// macStateLetter maps p_stat to the letters of Linux's /proc stat that
-// [Stat.Live] and reports read: a zombie is Z (and, with one thread, not
-// live), a stopped process T.
-func macStateLetter(s byte) byte {
-	switch s {
-	case macSIDL:
-		return 'I'
-	case macSRUN:
-		return 'R'
-	case macSSLEEP:
-		return 'S'
-	case macSSTOP:
-		return 'T'
-	case macSZOMB:
-		return 'Z'
-	}
-	return '?'
+// macLayout is macOS's layout; its p_stat maps to the letters of Linux's
+// /proc stat ([kinfoLayout.states]).
+var macLayout = kinfoLayout{
+	size: macKinfoSize, pid: macOffPID, ppid: macOffPPID, pgid: macOffPgid, ruid: macOffRUID,
+	start: macOffStart, stat: macOffStat, comm: macOffComm, commLen: macCommLen, usec32: true,
+	states: map[byte]byte{macSIDL: 'I', macSRUN: 'R', macSSLEEP: 'S', macSSTOP: 'T', macSZOMB: 'Z'},
 }
