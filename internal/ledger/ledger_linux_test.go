@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,10 +151,10 @@ func TestADirectoryThatIsNotPrivateTurnsTheLedgerOff(t *testing.T) {
 	if err := os.Chmod(open, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{link, open} {
+	for d, why := range map[string]string{link: "is a symlink", open: "is open to others"} {
 		t.Setenv(EnvDir, d)
-		if _, err := Dir(); err == nil {
-			t.Errorf("Dir() with %s: nil, want the ledger off", d)
+		if _, err := Dir(); !errors.Is(err, ErrOff) || !strings.Contains(err.Error(), why) {
+			t.Errorf("Dir() with %s: %v, want the ledger off: %s", d, err, why)
 		}
 	}
 	t.Setenv(EnvDir, real)

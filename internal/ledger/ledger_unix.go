@@ -156,6 +156,10 @@ func OpenDir() (string, int, error) {
 	}
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
+		// A symlink is refused as ENOTDIR or ELOOP: name it.
+		if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", -1, fmt.Errorf("%w: %s is a symlink", ErrOff, dir)
+		}
 		return "", -1, fmt.Errorf("%w: %s: %w", ErrOff, dir, err)
 	}
 	var st syscall.Stat_t
