@@ -91,8 +91,8 @@ func (s *session) reap() (n int, left []int, err error) {
 	return n, left, err
 }
 
-// reapExited reaps the child pid if it has exited, by number (waitid or
-// wait4 with WNOHANG), and reports whether it did, with the CPU time the
+// reapExited reaps the child pid if it has exited, by number (wait4
+// with WNOHANG), and reports whether it did, with the CPU time the
 // reap reported.
 func reapExited(pid int) (time.Duration, bool) {
 	cpu, exited, err := sys.ReapIfExited(pid)
