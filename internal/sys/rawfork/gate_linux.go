@@ -63,7 +63,8 @@ func StartGate(spec GateSpec) (Gate, error) {
 	shArgv := append([]string{spec.Shell, spec.Path}, spec.Argv[1:]...)
 	// The gateChild, the C strings and their arrays, and the descriptor
 	// lists: files, then keep (files and the two pipes), int32 each.
-	a, err := newArena(int(unsafe.Sizeof(gateChild{})) + 8 + cSize([]string{spec.Path, spec.Shell, spec.Comm, spec.Complaint}, spec.Argv, shArgv, spec.Env) + 8*(len(spec.Files)+2))
+	strs := cSize([]string{spec.Path, spec.Shell, spec.Comm, spec.Complaint}, spec.Argv, shArgv, spec.Env)
+	a, err := newArena(int(unsafe.Sizeof(gateChild{})) + 8 + strs + 8*(len(spec.Files)+2))
 	if err != nil {
 		return Gate{}, err
 	}

@@ -108,7 +108,11 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	defer a.Free()
 	c := (*porchChild)(a.Alloc(int(unsafe.Sizeof(porchChild{})), 8))
 	c.selfLo, c.selfHi = a.bounds()
-	c.comm, c.root, c.maps, c.killName, c.evName = a.CString(names[0]), a.CString(names[1]), a.CString(names[2]), a.CString(names[3]), a.CString(names[4])
+	c.comm = a.CString(names[0])
+	c.root = a.CString(names[1])
+	c.maps = a.CString(names[2])
+	c.killName = a.CString(names[3])
+	c.evName = a.CString(names[4])
 	if c.comm == nil || c.root == nil || c.maps == nil || c.killName == nil || c.evName == nil {
 		return Porch{}, fmt.Errorf("the porch's names %q do not fit, or hold a NUL", names)
 	}
@@ -128,7 +132,11 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 		dst *line
 		n   *uintptr
 		s   string
-	}{{&c.armed, &c.armedLen, string(wire.Encode(wire.Armed, spec.PGID))}, {&c.finish, &c.finishLen, string(wire.Encode(wire.Finish, spec.PGID))}, {&c.refused, &c.refLen, wire.Refused + " "}} {
+	}{
+		{&c.armed, &c.armedLen, string(wire.Encode(wire.Armed, spec.PGID))},
+		{&c.finish, &c.finishLen, string(wire.Encode(wire.Finish, spec.PGID))},
+		{&c.refused, &c.refLen, wire.Refused + " "},
+	} {
 		if len(m.s) > len(m.dst) {
 			return Porch{}, fmt.Errorf("message %q does not fit", m.s)
 		}
