@@ -131,7 +131,7 @@ func spawnReExec(spec Spec) (*Gate, error) {
 	files = append(files, uintptr(specFD))
 
 	argv := []string{"session-starter", arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, specArg}
-	pid, pidfd, err := spawn(spec.Exe, argv, files)
+	pid, pidfd, err := sys.SpawnGroup(spec.Exe, argv, []string{}, "", files, 0)
 	sys.Close(goR)
 	sys.Close(repW)
 	sys.Close(specFD)

@@ -3,14 +3,11 @@
 package guard
 
 import (
-	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/lineage"
 	"github.com/session-starter/session-starter/internal/mark"
-	"github.com/session-starter/session-starter/internal/sys"
 )
 
 // On macOS and FreeBSD the guard holds no handle of the starter or the
@@ -24,41 +21,8 @@ func handles(Spec) (gate, starter int, release func(), err error) {
 	return -1, -1, func() {}, nil
 }
 
-// spawn forks and executes exe in process group pgid (0: a group of its
-// own; setpgid in the child, before its exec), in directory /, and
-// returns its PID with a kqueue that tells its exit, registered by number
-// after the fork: the child is this process's unreaped child, so the
-// number is still its own.
-func spawn(exe string, argv, env []string, files []uintptr, pgid int) (pid, fd int, err error) {
-	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   env,
-		Files: files,
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid},
-	})
-	if err != nil {
-		return 0, -1, err
-	}
-	fd, err = watchChild(pid)
-	return pid, fd, err
-}
-
 // selfExe is this binary, which the pin executes.
 var selfExe = os.Executable
-
-// watchChild returns a kqueue that tells the exit of the child pid; if
-// none can be had, the child is killed and reaped, by number while it is
-// still unreaped, and -1 returned.
-func watchChild(pid int) (int, error) {
-	fd, err := sys.WatchChild(pid)
-	if err != nil {
-		_ = sys.SignalChild(pid, -1, syscall.SIGKILL)
-		var ws syscall.WaitStatus
-		_, _ = syscall.Wait4(pid, &ws, 0, nil)
-		return -1, fmt.Errorf("watch pid %d: %w", pid, err)
-	}
-	return fd, nil
-}
 
 // cgroupHolder refuses a session cgroup: there are no cgroups here.
 func cgroupHolder(string) (end.Holder, int) { return nil, refusedNoCgroup }

@@ -2,7 +2,6 @@ package guard
 
 import (
 	"os"
-	"syscall"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
@@ -25,20 +24,6 @@ func handles(spec Spec) (gate, starter int, release func(), err error) {
 		return 0, 0, nil, err
 	}
 	return spec.GatePidfd, self, func() { sys.Close(self) }, nil
-}
-
-// spawn forks and executes exe in process group pgid (0: a group of its
-// own; setpgid in the child, before its exec), in directory /, and
-// returns its PID with a pidfd from the clone.
-func spawn(exe string, argv, env []string, files []uintptr, pgid int) (pid, pidfd int, err error) {
-	pidfd = -1
-	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   env,
-		Files: files,
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, PidFD: &pidfd},
-	})
-	return pid, pidfd, err
 }
 
 // selfExe is this binary, which the pin executes.

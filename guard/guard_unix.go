@@ -164,7 +164,7 @@ func Spawn(spec Spec) (*Guard, error) {
 			files[slot] = uintptr(from[slot]) // -1: closed in the guard
 		}
 		argv := append([]string{"session-starter", arg}, h.args()...)
-		pid, pidfd, err := spawn(spec.Exe, argv, guardEnv(), files, 0)
+		pid, pidfd, err := sys.SpawnGroup(spec.Exe, argv, guardEnv(), "/", files, 0)
 		if err != nil {
 			return 0, -1, fmt.Errorf("start %s: %w", spec.Exe, err)
 		}

@@ -50,7 +50,7 @@ func pinGroup(pgid int) (*pin, int) {
 	pid, pidfd := 0, -1
 	if err == nil {
 		// life on 0, null on 1-2.
-		pid, pidfd, err = spawn(exe, []string{"session-starter", pinArg}, []string{"GODEBUG=containermaxprocs=0"},
+		pid, pidfd, err = sys.SpawnGroup(exe, []string{"session-starter", pinArg}, []string{"GODEBUG=containermaxprocs=0"}, "/",
 			[]uintptr{uintptr(lifeR), uintptr(null), uintptr(null)}, pgid)
 	}
 	// Closed now, not deferred: where the gate's slot starts closed

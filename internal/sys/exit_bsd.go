@@ -4,6 +4,7 @@ package sys
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -146,4 +147,30 @@ func KillWatched(pid, fd int, sig syscall.Signal) error {
 		return ErrGone
 	}
 	return SignalChild(pid, fd, sig) // by number, pid <= 1 refused
+}
+
+// SpawnGroup forks and executes exe in process group pgid (0: a group of
+// its own; setpgid in the child, before its exec), in directory dir (""
+// for this process's), and returns its PID with a kqueue that tells its
+// exit ([WatchChild]). The filter is registered by number after the fork:
+// safe, because the child is the caller's own and unreaped, so the number
+// is still its own. If no kqueue can be had, the child is killed and
+// reaped, and nothing is returned but the error.
+func SpawnGroup(exe string, argv, env []string, dir string, files []uintptr, pgid int) (pid, fd int, err error) {
+	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
+		Dir:   dir,
+		Env:   env,
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid},
+	})
+	if err != nil {
+		return 0, -1, err
+	}
+	if fd, err = WatchChild(pid); err != nil {
+		_ = SignalChild(pid, -1, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, 0, nil)
+		return 0, -1, fmt.Errorf("watch pid %d: %w", pid, err)
+	}
+	return pid, fd, nil
 }

@@ -396,3 +396,18 @@ func init() {
 	signalNames[unix.SIGIO] = "IO"
 	signalNames[unix.SIGPWR] = "PWR"
 }
+
+// SpawnGroup forks and executes exe in process group pgid (0: a group of
+// its own; setpgid in the child, before its exec), in directory dir (""
+// for this process's), and returns its PID with a pidfd from the clone,
+// which names the child from its first instruction on.
+func SpawnGroup(exe string, argv, env []string, dir string, files []uintptr, pgid int) (pid, fd int, err error) {
+	fd = -1
+	pid, err = syscall.ForkExec(exe, argv, &syscall.ProcAttr{
+		Dir:   dir,
+		Env:   env,
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, PidFD: &fd},
+	})
+	return pid, fd, err
+}
