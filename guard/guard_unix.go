@@ -25,6 +25,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Spec says what the guard watches.
@@ -732,8 +733,8 @@ func endContainers(record string, r end.Report, budget time.Duration) end.Report
 	defer cancel()
 	if _, err := rec.Containers.End(ctx, rec.Session, 0); err != nil {
 		r.Err = errors.Join(r.Err, err)
-		if r.Outcome == end.Empty || r.Outcome == end.Unconfirmed {
-			r.Outcome = end.Survivors
+		if r.Outcome == launch.Empty || r.Outcome == launch.Unconfirmed {
+			r.Outcome = launch.Survivors
 		}
 	}
 	return r
@@ -781,7 +782,7 @@ func forget(record string, r end.Report, tied []mark.Left) {
 	if record == "" {
 		return
 	}
-	if r.Outcome != end.Empty || len(tied) > 0 {
+	if r.Outcome != launch.Empty || len(tied) > 0 {
 		if err := noteEnd(record, r, tied); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim, without this: %v\n", wire.GuardComm, r.Outcome, record, err)
 		}

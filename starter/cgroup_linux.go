@@ -291,7 +291,7 @@ func (l *cgroupLayer) holders() []end.Holder {
 // it holds what the Engine left.
 func (l *cgroupLayer) ended(e End, u *launch.Usage) {
 	*u = l.cg.ReadUsage()
-	if e.Outcome != Released {
+	if e.Outcome != launch.Released {
 		l.remove()
 	}
 }

@@ -117,7 +117,7 @@ func (l *ledgerLayer) write(s *session) error {
 // ended keeps the record when the end left survivors or refused to
 // signal: the session is not over.
 func (l *ledgerLayer) ended(e End, _ *launch.Usage) {
-	l.keep = e.Outcome == Survivors || e.Outcome == Refused
+	l.keep = e.Outcome == launch.Survivors || e.Outcome == launch.Refused
 }
 
 // close removes the session's record, unless it is kept, and closes the

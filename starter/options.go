@@ -50,8 +50,8 @@ type Options struct {
 	Containers bool
 	// ReleaseOnExit ends nothing when the Engine exits on its own: what
 	// it left running stays, listed in [End.Released] (Outcome
-	// [Released]), for the enclosing session to end, and the guard is
-	// told to let it be. Every other end (a stop signal, the parent's
+	// [launch.Released]), for the enclosing session to end, and the guard
+	// is told to let it be. Every other end (a stop signal, the parent's
 	// loss, the control descriptor, the timeout) ends the whole session
 	// as always. It needs an enclosing session — the session mark
 	// inherited in the Engine's environment — so that nothing released
@@ -289,9 +289,9 @@ func (r Result) Verdict(err error) Verdict {
 	}
 	var notes []string
 	switch r.End.Outcome {
-	case Survivors, Refused:
+	case launch.Survivors, launch.Refused:
 		return Verdict{Code: wire.ExitContainment, Report: r.End.Describe()}
-	case Unconfirmed:
+	case launch.Unconfirmed:
 		notes = append(notes, "the session was signalled; its end could not be observed: "+r.End.Describe())
 	}
 	// What a limit did is told, never left an unexplained SIGKILL.

@@ -11,7 +11,7 @@ import (
 // TestVerdictFollowsTheExitStatusTable checks each row of the exit-status table (README, "Exit status")
 // and the precedence of 125 over the mirrored status.
 func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
-	empty := End{Outcome: Empty}
+	empty := End{Outcome: launch.Empty}
 	tests := []struct {
 		name       string
 		res        Result
@@ -22,9 +22,9 @@ func TestVerdictFollowsTheExitStatusTable(t *testing.T) {
 		{"exit code mirrored", Result{Executed: true, Engine: Status{Exited: true, Code: 42}, End: empty}, 42, 0, false},
 		{"exit 0 mirrored", Result{Executed: true, Engine: Status{Exited: true}, End: empty}, 0, 0, false},
 		{"signal mirrored", Result{Executed: true, Engine: Status{Signal: syscall.SIGSEGV, CoreDumped: true}, End: empty}, 128 + 11, syscall.SIGSEGV, false},
-		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: Status{Exited: true, Code: 3}, End: End{Outcome: Unconfirmed}}, 3, 0, true},
-		{"survivors over mirrored", Result{Executed: true, Engine: Status{Exited: true, Code: 3}, End: End{Outcome: Survivors}}, 125, 0, true},
-		{"refused over mirrored", Result{Executed: true, Engine: Status{Exited: true}, End: End{Outcome: Refused}}, 125, 0, true},
+		{"unconfirmed mirrors and reports", Result{Executed: true, Engine: Status{Exited: true, Code: 3}, End: End{Outcome: launch.Unconfirmed}}, 3, 0, true},
+		{"survivors over mirrored", Result{Executed: true, Engine: Status{Exited: true, Code: 3}, End: End{Outcome: launch.Survivors}}, 125, 0, true},
+		{"refused over mirrored", Result{Executed: true, Engine: Status{Exited: true}, End: End{Outcome: launch.Refused}}, 125, 0, true},
 		{"guard lost", Result{Reason: ReasonGuardLost, Executed: true, Engine: Status{Signal: syscall.SIGKILL}, End: empty}, 125, 0, true},
 		{"signal before go-ahead dies of it", Result{Reason: ReasonSignal, Signal: syscall.SIGTERM, End: empty}, 128 + 15, syscall.SIGTERM, false},
 		{"parent gone before go-ahead", Result{Reason: ReasonParentGone}, 125, 0, true},

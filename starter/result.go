@@ -36,48 +36,10 @@ func (s Status) String() string {
 	return "signal " + sys.SignalName(s.Signal)
 }
 
-// Outcome is how the end of a session came out, for every holder of the
-// session together (the Engine, its group, the processes that left it,
-// the session cgroup; on Windows the job). The zero value means no end
-// was needed: nothing had been started.
-type Outcome int
-
-// The outcomes of an end. Empty, Unconfirmed and Released let
-// session-starter mirror the Engine's status; Survivors and Refused make
-// it exit 125.
-const (
-	// Empty: no holder has a live process, and each has shown it.
-	Empty Outcome = iota + 1
-	// Unconfirmed: the holders were signalled, but the end of at least
-	// one could not be observed by the deadline.
-	Unconfirmed
-	// Survivors: live processes were left at the deadline.
-	Survivors
-	// Refused: signalling a holder was not safe, so it was not signalled.
-	Refused
-	// Released: the Engine exited on its own under ReleaseOnExit, and
-	// nothing was signalled: what it left is in End.Released, inside the
-	// enclosing session. It mirrors the Engine's status.
-	Released
-)
-
-// outcomeNames are the outcomes as the status record and the logs name
-// them.
-var outcomeNames = [...]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused", Released: "released"}
-
-// String is the outcome as the status record and the logs name it:
-// "empty", "unconfirmed", "survivors", "refused", "released".
-func (o Outcome) String() string {
-	if o > 0 && int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return fmt.Sprintf("outcome(%d)", int(o))
-}
-
 // End is the report of a session's end: every holder of the session under
 // one deadline (grace + kill budget).
 type End struct {
-	Outcome Outcome
+	Outcome launch.Outcome
 	// Rounds counts the rounds of SIGKILL that reached a holder (on
 	// Windows, of TerminateJobObject).
 	Rounds int
@@ -141,12 +103,12 @@ func statusOf(ws sys.WaitStatus) Status {
 	return Status{Exited: ws.Exited, Code: ws.Code, Signal: ws.Signal, CoreDumped: ws.CoreDumped}
 }
 
-// endOf is the public form of the end's report. An outcome this package
-// does not know is reported as Refused, which exits 125: never taken for
-// an empty end.
+// endOf is the public form of the end's report. An outcome the end does
+// not return (Released, or one past it) is reported as Refused, which
+// exits 125: never taken for an empty end.
 func endOf(r end.Report) End {
 	e := End{
-		Outcome:      outcomeOf(r.Outcome),
+		Outcome:      r.Outcome,
 		Rounds:       r.Rounds,
 		MembersSeen:  r.Members,
 		EscapeesSeen: r.Seen[end.KindEscapees],
@@ -154,24 +116,12 @@ func endOf(r end.Report) End {
 		Err:          r.Err,
 		Elapsed:      r.Elapsed,
 	}
-	if e.Outcome == Refused && r.Outcome != end.Refused {
-		e.Err = fmt.Errorf("the end's outcome %v is not one package starter knows (%v)", r.Outcome, r.Err)
+	if r.Outcome < 0 || r.Outcome > launch.Refused {
+		e.Outcome = launch.Refused
+		e.Err = fmt.Errorf("the end's outcome %v is not one an end returns (%v)", r.Outcome, r.Err)
 	}
 	for _, m := range r.Survivors {
 		e.Survivors = append(e.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm, Denied: m.Denied})
 	}
 	return e
-}
-
-// outcomes maps the end's outcomes to this package's, one by one (the
-// numbers need not agree).
-var outcomes = map[end.Outcome]Outcome{0: 0, end.Empty: Empty, end.Unconfirmed: Unconfirmed, end.Survivors: Survivors, end.Refused: Refused}
-
-// outcomeOf is o in this package's outcomes, and any outcome it does not
-// know Refused.
-func outcomeOf(o end.Outcome) Outcome {
-	if out, ok := outcomes[o]; ok {
-		return out
-	}
-	return Refused
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // The test binary plays the gate and the guard of in-process sessions.
@@ -42,7 +43,7 @@ func TestRunReturnsTheEnginesStatusOnceTheGroupIsEmpty(t *testing.T) {
 	if res.Reason != ReasonEngineExit || !res.Executed || !res.Engine.Exited || res.Engine.Code != 42 {
 		t.Fatalf("Run = %+v, want the Engine's exit 42", res)
 	}
-	if res.End.Outcome != Empty {
+	if res.End.Outcome != launch.Empty {
 		t.Fatalf("group end = %v, want empty", res.End.Outcome)
 	}
 	// Orphaned members killed with the group may wait as zombies for
@@ -61,7 +62,7 @@ func TestCancelingTheContextEndsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason != ReasonCanceled || res.Engine.Signal != syscall.SIGKILL || res.End.Outcome != Empty {
+	if res.Reason != ReasonCanceled || res.Engine.Signal != syscall.SIGKILL || res.End.Outcome != launch.Empty {
 		t.Fatalf("Run = %+v, want a canceled session whose Engine was SIGKILLed", res)
 	}
 }

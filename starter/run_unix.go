@@ -524,8 +524,8 @@ func (s *session) endHolders(plan end.Plan) End {
 	if err := errors.Join(errs...); err != nil {
 		// What a layer left is the session's, though no process shows it.
 		e.Err = errors.Join(e.Err, err)
-		if e.Outcome == Empty || e.Outcome == Unconfirmed {
-			e.Outcome = Survivors
+		if e.Outcome == launch.Empty || e.Outcome == launch.Unconfirmed {
+			e.Outcome = launch.Survivors
 		}
 	}
 	for _, l := range s.layers {
@@ -547,7 +547,7 @@ func (s *session) endHolders(plan end.Plan) End {
 func (s *session) releaseLeft() End {
 	start := time.Now()
 	s.deadline = start.Add(s.ending.Budget)
-	e := End{Outcome: Released, Released: end.LivePIDs(s.holders())}
+	e := End{Outcome: launch.Released, Released: end.LivePIDs(s.holders())}
 	for _, l := range s.layers {
 		l.ended(e, &s.usage)
 	}
@@ -574,7 +574,7 @@ func (s *session) collect(res Result) (Result, error) {
 	var failure error
 	// After survivors the guard keeps guarding, and a surviving Engine
 	// does not exit: no wait for either.
-	survived := res.End.Outcome == Survivors || res.End.Outcome == Refused
+	survived := res.End.Outcome == launch.Survivors || res.End.Outcome == launch.Refused
 	wait := func() time.Duration {
 		if survived {
 			return 0
@@ -585,7 +585,7 @@ func (s *session) collect(res Result) (Result, error) {
 		s.guard.Lost()
 	} else if err := s.guard.Finish(wait()); err != nil {
 		switch {
-		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == Empty:
+		case errors.Is(err, guard.ErrNotFinished) && res.End.Outcome == launch.Empty:
 			failure = fail(wire.ExitContainment, "the session ended, but the guard cannot be relied on: %w", err)
 		case errors.Is(err, guard.ErrNotFinished):
 			s.log.Debug().Err(err).Msg("the guard keeps guarding the survivors")
@@ -606,7 +606,7 @@ func (s *session) collect(res Result) (Result, error) {
 			// what it reaped itself) and the adopted orphans'.
 			res.Usage.SetCPU(st.CPU+s.adopt.cpu, "rusage")
 		}
-	case res.End.Outcome == Empty || res.End.Outcome == Unconfirmed || res.End.Outcome == Released:
+	case res.End.Outcome == launch.Empty || res.End.Outcome == launch.Unconfirmed || res.End.Outcome == launch.Released:
 		return res, fail(wire.ExitContainment, "the Engine could not be reaped: %w", err)
 	}
 	if failure != nil {

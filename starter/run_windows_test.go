@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-starter/session-starter/starter/launch"
 	"golang.org/x/sys/windows"
 )
 
@@ -83,7 +84,7 @@ func TestTheEngineRunsNoInstructionBeforeTheAck(t *testing.T) {
 	if !acked || !res.Executed || res.Engine.Code != 9 || res.Reason != ReasonEngineExit {
 		t.Errorf("Run() = %+v (acked %v), want the Engine's exit 9 after the ack", res, acked)
 	}
-	if res.End.Outcome != Empty {
+	if res.End.Outcome != launch.Empty {
 		t.Errorf("job end = %v, want empty", res.End.Outcome)
 	}
 }

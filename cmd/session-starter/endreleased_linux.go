@@ -11,6 +11,7 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // endedReleased is the JSON record --end-released writes to --status-fd.
@@ -44,7 +45,7 @@ func endReleased(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 		rec.Left = append(rec.Left, m.PID)
 	}
 	writeStatus(o.StatusFD, rec, true)
-	if rep.Outcome == end.Empty || rep.Outcome == end.Unconfirmed {
+	if rep.Outcome == launch.Empty || rep.Outcome == launch.Unconfirmed {
 		fmt.Fprintf(stdout, "session %s: ended; found %d\n", inv.endReleased, rec.Found)
 		return starter.Verdict{}
 	}

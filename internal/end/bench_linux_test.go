@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-starter/session-starter/starter/launch"
 	"golang.org/x/sys/unix"
 )
 
@@ -69,7 +70,7 @@ func BenchmarkEnd(b *testing.B) {
 				// names its group and no other.
 				_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
 				reapLeader(pidfd)
-				if r.Outcome != Empty {
+				if r.Outcome != launch.Empty {
 					b.Fatalf("End = %v, want empty", r.Describe())
 				}
 			}

@@ -25,8 +25,9 @@
 //     are empty or the deadline has passed; the adopted escapees are
 //     looked at at every look, and one adopted since is signalled at once,
 //     not at the next round;
-//  4. one [Report]: [Empty], [Unconfirmed], [Survivors] or [Refused], with
-//     the live members of the last look at each holder.
+//  4. one [Report]: [launch.Empty], [launch.Unconfirmed],
+//     [launch.Survivors] or [launch.Refused], with the live members of
+//     the last look at each holder.
 //
 // # Guarantees
 //
@@ -44,12 +45,14 @@
 // while the caller pins it (an unreaped child of its own, or a pin in the
 // group). A PID read from /proc or cgroup.procs serves the report, or
 // is signalled only through a pidfd whose identity was checked. A holder
-// that finds signalling unsafe refuses, and End then reports [Refused].
+// that finds signalling unsafe refuses, and End then reports
+// [launch.Refused].
 //
 // # Failure rule
 //
-// End reports [Empty] only when every holder has shown it holds no live
-// process. A holder that cannot be observed makes the end [Unconfirmed],
-// never [Empty]; one with live members at the deadline makes it
-// [Survivors], each named with PID, uid, state and command.
+// End reports [launch.Empty] only when every holder has shown it holds no
+// live process. A holder that cannot be observed makes the end
+// [launch.Unconfirmed], never [launch.Empty]; one with live members at the
+// deadline makes it [launch.Survivors], each named with PID, uid, state
+// and command.
 package end

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // Holder holds some of a session's processes.
@@ -132,12 +133,12 @@ func End(holders []Holder, p Plan) Report {
 	}
 	w := newWaker(hs, p.Hurry, p.Wake, p.Stopped)
 	defer w.close()
-	done := func(o Outcome) Report {
+	done := func(o launch.Outcome) Report {
 		r.Outcome = o
-		if o == Empty {
+		if o == launch.Empty {
 			for _, h := range hs {
 				if h.refused {
-					r.Outcome = Refused
+					r.Outcome = launch.Refused
 				}
 			}
 		}
@@ -164,7 +165,7 @@ func End(holders []Holder, p Plan) Report {
 		for {
 			if settled(hs, &r, false, sends...) {
 				r.Graceful = true
-				return done(Empty)
+				return done(launch.Empty)
 			}
 			eager(hs, &r, sends...)
 			now := time.Now()
@@ -192,14 +193,14 @@ func End(holders []Holder, p Plan) Report {
 			look = FirstLook
 		}
 		if settled(hs, &r, false, kill) {
-			return done(Empty)
+			return done(launch.Empty)
 		}
 		eager(hs, &r, kill)
 		now = time.Now()
 		if !now.Before(deadline) {
 			// Every holder is looked at for the report, scanners too.
 			if settled(hs, &r, true, kill) {
-				return done(Empty)
+				return done(launch.Empty)
 			}
 			return done(r.atDeadline(hs))
 		}
@@ -214,7 +215,7 @@ func End(holders []Holder, p Plan) Report {
 
 // atDeadline sets the survivors and says the outcome of holders that are
 // not all empty when the deadline has passed.
-func (r *Report) atDeadline(hs []*held) Outcome {
+func (r *Report) atDeadline(hs []*held) launch.Outcome {
 	seen := map[int]bool{}
 	unobserved := false
 	for _, h := range hs {
@@ -226,7 +227,7 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 			unobserved = unobserved || h.signalled
 			if !h.signalled && h.err != nil {
 				r.Err = h.err
-				return Survivors
+				return launch.Survivors
 			}
 			if h.err != nil {
 				r.Err = h.err
@@ -241,9 +242,9 @@ func (r *Report) atDeadline(hs []*held) Outcome {
 		}
 	}
 	if len(r.Survivors) > 0 || !unobserved {
-		return Survivors
+		return launch.Survivors
 	}
-	return Unconfirmed
+	return launch.Unconfirmed
 }
 
 // send is one signal of a phase of the end, with what it has reached in

@@ -13,6 +13,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // script is a fake Holder: it records each signal in a log shared by the
@@ -87,7 +88,7 @@ func TestEveryHolderGetsTheStopSignalThenSIGCONTBeforeAnyGetsSIGKILL(t *testing.
 	if !slices.Equal(log, want) {
 		t.Fatalf("signals sent:\n%v\nwant\n%v", log, want)
 	}
-	if r.Outcome != Empty || r.Graceful || r.Rounds != 1 {
+	if r.Outcome != launch.Empty || r.Graceful || r.Rounds != 1 {
 		t.Fatalf("End() = %+v, want empty after one round, not graceful", r)
 	}
 	for _, k := range []Kind{KindEngine, KindEscapees, KindGroup, kindCgroup} {
@@ -107,7 +108,7 @@ func TestAHolderEmptyWithinTheGraceIsNeverSentSIGKILL(t *testing.T) {
 		return []Member{{Stat: proc.Stat{PID: 5}}}, nil
 	}
 	r := End([]Holder{h}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong})
-	if r.Outcome != Empty || !r.Graceful || r.Rounds != 0 || slices.Contains(log, "group:KILL") {
+	if r.Outcome != launch.Empty || !r.Graceful || r.Rounds != 0 || slices.Contains(log, "group:KILL") {
 		t.Fatalf("End() = %+v after %v, want graceful and empty with no SIGKILL", r, log)
 	}
 }
@@ -126,7 +127,7 @@ func TestAGraceWhoseStopSignalNoHolderCouldSendIsSkipped(t *testing.T) {
 	job := untilKilled("job", kindCgroup, 5, &log)
 	job.signal = unsendable
 	r := End([]Holder{job}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong})
-	if r.Outcome != Empty || r.Graceful || r.Rounds < 1 || r.Err != nil {
+	if r.Outcome != launch.Empty || r.Graceful || r.Rounds < 1 || r.Err != nil {
 		t.Fatalf("End() = %+v after %v, want SIGKILL at once, and empty", r, log)
 	}
 	if r.Elapsed > testproc.TooLong/2 {
@@ -144,7 +145,7 @@ func TestAGraceWhoseStopSignalNoHolderCouldSendIsSkipped(t *testing.T) {
 		return []Member{{Stat: proc.Stat{PID: 6}}}, nil
 	}
 	r = End([]Holder{job, group}, Plan{Stop: syscall.SIGTERM, Grace: 300 * time.Millisecond, Budget: testproc.TooLong})
-	if r.Outcome != Empty || r.Elapsed < 300*time.Millisecond {
+	if r.Outcome != launch.Empty || r.Elapsed < 300*time.Millisecond {
 		t.Fatalf("End() = %+v after %v, want the grace of 300ms kept for the group", r, log)
 	}
 }
@@ -157,7 +158,7 @@ func TestTheWholeEndIsBoundedByTheGracePlusTheKillBudget(t *testing.T) {
 	const grace, budget = 300 * time.Millisecond, 400 * time.Millisecond
 	hs := []Holder{untilKilled("engine", KindEngine, 10, &log), never("frozen", 42, &log)}
 	r := End(hs, Plan{Stop: syscall.SIGTERM, Grace: grace, Budget: budget})
-	if r.Outcome != Survivors || len(r.Survivors) != 1 || r.Survivors[0].PID != 42 {
+	if r.Outcome != launch.Survivors || len(r.Survivors) != 1 || r.Survivors[0].PID != 42 {
 		t.Fatalf("End() = %+v, want survivors naming pid 42 alone", r)
 	}
 	if r.Elapsed < grace+budget || r.Elapsed > grace+budget+time.Second {
@@ -176,7 +177,7 @@ func TestASecondStopSignalEndsTheGraceAtOnce(t *testing.T) {
 	hurry <- syscall.SIGTERM
 	start := time.Now()
 	r := End([]Holder{untilKilled("group", KindGroup, 7, &log)}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry, Stopped: true})
-	if r.Outcome != Empty || r.Graceful || !slices.Contains(log, "group:KILL") {
+	if r.Outcome != launch.Empty || r.Graceful || !slices.Contains(log, "group:KILL") {
 		t.Fatalf("End() = %+v after %v, want SIGKILL and empty", r, log)
 	}
 	if d := time.Since(start); d > testproc.TooLong/2 {
@@ -224,7 +225,7 @@ func TestTheFirstStopSignalOfAnEndBegunElsewhereJoinsIt(t *testing.T) {
 	secondSent.Store(true)
 	hurry <- syscall.SIGTERM
 	r := <-ended
-	if killedEarly.Load() || r.Outcome != Empty || r.Graceful || !killed.Load() {
+	if killedEarly.Load() || r.Outcome != launch.Empty || r.Graceful || !killed.Load() {
 		t.Fatalf("End() = %+v, want SIGKILL after the second stop signal, and empty", r)
 	}
 }
@@ -236,7 +237,7 @@ func TestARefusedHolderIsNotSignalledAndTheOthersAreStillEnded(t *testing.T) {
 		return nil, nil
 	}, signal: func(syscall.Signal) error { return fmt.Errorf("%w: our own group", ErrRefused) }}
 	r := End([]Holder{refuse, untilKilled("engine", KindEngine, 3, &log)}, Plan{Budget: testproc.TooLong})
-	if r.Outcome != Refused || !errors.Is(r.Err, ErrRefused) {
+	if r.Outcome != launch.Refused || !errors.Is(r.Err, ErrRefused) {
 		t.Fatalf("End() = %+v, want refused with the reason", r)
 	}
 	if !slices.Equal(log, []string{"engine:KILL", "own:KILL"}) {
@@ -269,7 +270,7 @@ func TestEscapeesAdoptedAfterTheirHolderWasSeenEmptyAreEnded(t *testing.T) {
 	}
 	r := End([]Holder{esc, grp}, Plan{Budget: testproc.TooLong})
 	want := []string{"group:KILL", "escapees:KILL", "escapees:KILL"}
-	if r.Outcome != Empty || !slices.Equal(log, want) {
+	if r.Outcome != launch.Empty || !slices.Equal(log, want) {
 		t.Fatalf("End() = %+v after %v, want %v: the late orphan sent SIGKILL at once, then empty", r, log, want)
 	}
 }
@@ -310,7 +311,7 @@ func TestAnUnwatchedHolderIsSignalledButNeverLookedAt(t *testing.T) {
 		return []Member{{Stat: proc.Stat{PID: 12, State: 'S', Comm: "group"}}}, nil
 	}
 	r := End([]Holder{group, cg}, Plan{Stop: syscall.SIGTERM, Grace: testproc.TooLong, Budget: testproc.TooLong})
-	if r.Outcome != Empty || !r.Graceful || !slices.Contains(log, "group:TERM") {
+	if r.Outcome != launch.Empty || !r.Graceful || !slices.Contains(log, "group:TERM") {
 		t.Fatalf("End() = %+v after %v, want empty within the grace, the group sent SIGTERM", r, log)
 	}
 	if pids := LivePIDs([]Holder{group}); looked || len(pids) != 0 {
@@ -343,7 +344,7 @@ func TestAScanIsNotRepeatedWhileAHolderBeforeItIsLive(t *testing.T) {
 		return nil, nil
 	}}}
 	r := End([]Holder{engine, group}, Plan{Budget: testproc.TooLong})
-	if r.Outcome != Empty {
+	if r.Outcome != launch.Empty {
 		t.Fatalf("End() = %+v, want empty", r)
 	}
 	if scans > 2 {
@@ -360,7 +361,7 @@ func TestAScannerIsLookedAtForTheReportAtTheDeadline(t *testing.T) {
 	engine.kind = KindEngine
 	group := scanning{never("group", 12, &log)}
 	r := End([]Holder{engine, group}, Plan{Budget: 100 * time.Millisecond})
-	if r.Outcome != Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 || r.Members != 1 {
+	if r.Outcome != launch.Survivors || len(r.Survivors) != 2 || r.Seen[KindGroup] != 1 || r.Members != 1 {
 		t.Fatalf("End() = %+v, want both holders' members as survivors", r)
 	}
 }
@@ -395,7 +396,7 @@ func TestTheStopSignalLeavesOutWhatAGroupSignalReached(t *testing.T) {
 	stray := once{untilKilled("stray", KindEscapees, 8, &log), 8, 8}
 	r := End([]Holder{engine, stray, group}, Plan{Stop: syscall.SIGTERM, Grace: 50 * time.Millisecond, Budget: testproc.TooLong})
 	want := []string{"group:TERM", "stray:TERM", "group:CONT", "stray:CONT", "group:KILL", "stray:KILL"}
-	if r.Outcome != Empty || !slices.Equal(log, want) {
+	if r.Outcome != launch.Empty || !slices.Equal(log, want) {
 		t.Fatalf("End() = %+v after %v, want %v", r, log, want)
 	}
 }
@@ -438,7 +439,7 @@ func TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt(t *testing.T) 
 	}
 	r := End([]Holder{esc, group}, Plan{Budget: 2 * time.Second})
 	want := []string{"group:KILL", "escapees:KILL"}
-	if r.Outcome != Empty || !slices.Equal(log, want) {
+	if r.Outcome != launch.Empty || !slices.Equal(log, want) {
 		t.Fatalf("End() = %+v after %v, want %v: the orphan killed before the second round", r, log, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // fakeGroup is a Group whose Send answers with signal(sig) and records
@@ -138,7 +139,7 @@ func TestEndRefusesForbiddenAndLowGroupsWithoutSignalling(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &fakeGroup{pgid: tt.pgid, forbidden: tt.forbidden, signal: func(syscall.Signal) error { return nil }}
 			r := endGroup(g, time.Second)
-			if r.Outcome != Refused || r.Err == nil {
+			if r.Outcome != launch.Refused || r.Err == nil {
 				t.Fatalf("End(pgid %d, forbidden %v) = %v, %v; want refused with a reason", tt.pgid, tt.forbidden, r.Outcome, r.Err)
 			}
 			if len(g.sent) != 0 || r.Rounds != 0 {
@@ -150,7 +151,7 @@ func TestEndRefusesForbiddenAndLowGroupsWithoutSignalling(t *testing.T) {
 
 func TestEndAllowsAGroupThatIsNotForbidden(t *testing.T) {
 	g := &fakeGroup{pgid: 500, forbidden: []int{3, 499, 501}, signal: func(syscall.Signal) error { return sys.ErrGone }}
-	if r := endGroup(g, time.Second); r.Outcome != Empty {
+	if r := endGroup(g, time.Second); r.Outcome != launch.Empty {
 		t.Fatalf("End(pgid 500, forbidden 3 499 501) = %v, %v; want empty", r.Outcome, r.Err)
 	}
 }
@@ -173,7 +174,7 @@ func TestEndReportsEmptyWhenTheGroupIsGone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &fakeGroup{pgid: unusedPgid(t), signal: tt.signal}
 			r := endGroup(g, time.Second)
-			if r.Outcome != Empty || r.Err != nil || r.Rounds != tt.wantRounds || len(r.Survivors) != 0 {
+			if r.Outcome != launch.Empty || r.Err != nil || r.Rounds != tt.wantRounds || len(r.Survivors) != 0 {
 				t.Fatalf("End() = %+v, want empty with %d rounds and no error", r, tt.wantRounds)
 			}
 		})
@@ -185,7 +186,7 @@ func TestEndReportsEmptyWhenTheGroupIsGone(t *testing.T) {
 func TestEndReportsEmptyWhenAScanFindsNoLiveMember(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return nil }}
 	r := endGroup(g, testproc.TooLong)
-	if r.Outcome != Empty || r.Err != nil || r.Rounds != 1 {
+	if r.Outcome != launch.Empty || r.Err != nil || r.Rounds != 1 {
 		t.Fatalf("End() = %+v, want empty after 1 round", r)
 	}
 	if g.count(0) != 2 || g.count(syscall.SIGKILL) != 1 {
@@ -206,7 +207,7 @@ func TestEndReportsUnconfirmedWhenNoScanCanBeTrusted(t *testing.T) {
 		return nil
 	}}
 	r := endGroup(g, 50*time.Millisecond)
-	if r.Outcome != Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds < 1 {
+	if r.Outcome != launch.Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds < 1 {
 		t.Fatalf("End() = %+v, want unconfirmed after a round with the probe's error", r)
 	}
 }
@@ -216,7 +217,7 @@ func TestEndReportsUnconfirmedWhenNoScanCanBeTrusted(t *testing.T) {
 func TestEndNeverReportsEmptyWhenNothingWorked(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return errProbe }}
 	r := endGroup(g, 50*time.Millisecond)
-	if r.Outcome == Empty || r.Outcome == Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds != 0 {
+	if r.Outcome == launch.Empty || r.Outcome == launch.Unconfirmed || !errors.Is(r.Err, errProbe) || r.Rounds != 0 {
 		t.Fatalf("End() = %+v, want neither empty nor unconfirmed, with the error and 0 rounds", r)
 	}
 }
@@ -228,7 +229,7 @@ func TestEndNeverReportsEmptyWhenNothingWorked(t *testing.T) {
 func TestEndTrustsAScanBetweenTwoEPERMAnswers(t *testing.T) {
 	g := &fakeGroup{pgid: unusedPgid(t), signal: func(syscall.Signal) error { return syscall.EPERM }}
 	r := endGroup(g, 50*time.Millisecond)
-	if r.Outcome != Empty || r.Rounds != 0 {
+	if r.Outcome != launch.Empty || r.Rounds != 0 {
 		t.Fatalf("End() = %+v, want empty: the trusted scan found no live member", r)
 	}
 }
@@ -241,7 +242,7 @@ func TestEndNamesSurvivorsWhenTheBudgetRunsOut(t *testing.T) {
 	g := &fakeGroup{pgid: l.pid, signal: func(syscall.Signal) error { return nil }}
 	const budget = 800 * time.Millisecond // more than the first round: a second one
 	r := endGroup(g, budget)
-	if r.Outcome != Survivors || r.Err != nil {
+	if r.Outcome != launch.Survivors || r.Err != nil {
 		t.Fatalf("End() = %v, %v; want survivors and no error", r.Outcome, r.Err)
 	}
 	// Two rounds are expected; a scan stalled by a loaded machine can
@@ -269,7 +270,7 @@ func TestEndNamesSurvivorsWhenTheBudgetRunsOut(t *testing.T) {
 
 func TestDescribeListsEachSurvivor(t *testing.T) {
 	r := Report{
-		Outcome: Survivors,
+		Outcome: launch.Survivors,
 		Err:     errors.New("boom"),
 		Survivors: []Member{
 			{Stat: proc.Stat{PID: 101, State: 'S', Comm: "sleep"}, UID: 0},
@@ -287,7 +288,7 @@ func TestDescribeListsEachSurvivor(t *testing.T) {
 }
 
 func TestDescribeCutsALongListAtTwenty(t *testing.T) {
-	r := Report{Outcome: Survivors}
+	r := Report{Outcome: launch.Survivors}
 	for i := range 25 {
 		r.Survivors = append(r.Survivors, Member{Stat: proc.Stat{PID: 1000 + i, State: 'S', Comm: "sleep"}})
 	}
@@ -305,10 +306,10 @@ func TestDescribeOfOtherOutcomes(t *testing.T) {
 		r    Report
 		want string
 	}{
-		{Report{Outcome: Empty}, "session end empty"},
-		{Report{Outcome: Unconfirmed, Err: errors.New("scan failed")}, "session end unconfirmed (scan failed)"},
-		{Report{Outcome: Refused, Err: errors.New("group 1 is not the Engine's alone")}, "session end refused (group 1 is not the Engine's alone)"},
-		{Report{Outcome: Outcome(9)}, "session end outcome(9)"},
+		{Report{Outcome: launch.Empty}, "session end empty"},
+		{Report{Outcome: launch.Unconfirmed, Err: errors.New("scan failed")}, "session end unconfirmed (scan failed)"},
+		{Report{Outcome: launch.Refused, Err: errors.New("group 1 is not the Engine's alone")}, "session end refused (group 1 is not the Engine's alone)"},
+		{Report{Outcome: launch.Outcome(9)}, "session end outcome(9)"},
 	}
 	for _, tt := range tests {
 		if got := tt.r.Describe(); got != tt.want {
@@ -344,7 +345,7 @@ func TestEndEmptiesARealGroupOfFiftyOne(t *testing.T) {
 		send = func(sig syscall.Signal) error { return sys.KillGroup(l.pid, sig) }
 	}
 	rep := End([]Holder{Group{PGID: l.pid, Send: send, Forbidden: []int{syscall.Getpgrp()}}}, Plan{Budget: testproc.TooLong})
-	if rep.Outcome != Empty || rep.Err != nil || rep.Rounds < 1 {
+	if rep.Outcome != launch.Empty || rep.Err != nil || rep.Rounds < 1 {
 		t.Fatalf("End() = %+v, want empty after at least one round", rep)
 	}
 	// The leader is still unreaped, so the number still names this group.
@@ -367,22 +368,14 @@ func TestEndOfAGroupThatNoLongerExistsIsEmpty(t *testing.T) {
 	if errors.Is(rep.Err, sys.ErrNoGroupSignal) {
 		t.Skipf("End: %v", rep.Err)
 	}
-	if rep.Outcome != Empty || rep.Rounds != 0 {
+	if rep.Outcome != launch.Empty || rep.Rounds != 0 {
 		t.Fatalf("End() = %+v, want empty with 0 rounds", rep)
 	}
 }
 
 func TestGroupRefusesTheCallersOwnGroup(t *testing.T) {
 	self := Group{PGID: syscall.Getpgrp(), Send: PidfdGroupSend(-1), Forbidden: []int{syscall.Getpgrp()}}
-	if rep := End([]Holder{self}, Plan{Budget: time.Second}); rep.Outcome != Refused {
+	if rep := End([]Holder{self}, Plan{Budget: time.Second}); rep.Outcome != launch.Refused {
 		t.Fatalf("End(own group) = %+v, want refused", rep)
-	}
-}
-
-func TestOutcomeNames(t *testing.T) {
-	for o, want := range map[Outcome]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused", 0: "outcome(0)"} {
-		if got := o.String(); got != want {
-			t.Errorf("Outcome(%d).String() = %q, want %q", int(o), got, want)
-		}
 	}
 }

@@ -6,32 +6,8 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
-
-// Outcome is how an end came out.
-type Outcome int
-
-const (
-	// Empty: no holder has a live process, and each has shown it.
-	Empty Outcome = iota + 1
-	// Unconfirmed: the holders were signalled, but the end of at least
-	// one could not be observed by the deadline.
-	Unconfirmed
-	// Survivors: live processes were left at the deadline.
-	Survivors
-	// Refused: signalling a holder was not safe, so it was not signalled.
-	Refused
-)
-
-func (o Outcome) String() string {
-	if o >= Empty && o <= Refused {
-		return outcomeNames[o]
-	}
-	return fmt.Sprintf("outcome(%d)", int(o))
-}
-
-// outcomeNames are the outcomes as reports name them.
-var outcomeNames = [...]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused"}
 
 // Member is a live process a holder holds.
 type Member struct {
@@ -85,7 +61,7 @@ type Traits struct {
 
 // Report is what End found.
 type Report struct {
-	Outcome Outcome
+	Outcome launch.Outcome
 	// Rounds counts the rounds of SIGKILL that reached a holder.
 	Rounds int
 	// Seen is, per kind of holder, the largest number of live processes

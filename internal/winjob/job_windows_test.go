@@ -17,6 +17,7 @@ import (
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func init() {
@@ -131,7 +132,7 @@ func TestThePortTellsTheJobEmptyWhenItsLastProcessExits(t *testing.T) {
 	j := newJob(t)
 	p := start(t, j, helperSpec("exit", "4"))
 	r := endQuietly(j, end.Plan{Grace: testproc.TooLong, Budget: testproc.TooLong})
-	if r.Outcome != end.Empty || !r.Graceful || r.Rounds != 0 || r.Elapsed > testproc.TooLong/2 {
+	if r.Outcome != launch.Empty || !r.Graceful || r.Rounds != 0 || r.Elapsed > testproc.TooLong/2 {
 		t.Fatalf("End() = %+v; want empty early in the grace, without termination", r)
 	}
 	if code, err := p.ExitCode(); err != nil || code != 4 {
@@ -235,7 +236,7 @@ func TestASecondStopSignalEndsTheGraceOfAJob(t *testing.T) {
 	hurry := make(chan os.Signal) // unbuffered: sent while End waits
 	go func() { hurry <- os.Interrupt }()
 	r := endQuietly(j, end.Plan{Grace: testproc.TooLong, Budget: testproc.TooLong, Hurry: hurry, Stopped: true})
-	if r.Outcome != end.Empty || r.Graceful || r.Rounds < 1 {
+	if r.Outcome != launch.Empty || r.Graceful || r.Rounds < 1 {
 		t.Fatalf("End() = %+v; want the job terminated and empty", r)
 	}
 	if r.Elapsed > testproc.TooLong/2 {
@@ -258,7 +259,7 @@ func TestAStalePacketOnThePortIsNotTakenForTheJobsEnd(t *testing.T) {
 	}
 	const grace = 500 * time.Millisecond
 	r := endQuietly(j, end.Plan{Grace: grace, Budget: testproc.TooLong})
-	if r.Outcome != end.Empty || r.Graceful || r.Rounds < 1 || r.Members != 1 {
+	if r.Outcome != launch.Empty || r.Graceful || r.Rounds < 1 || r.Members != 1 {
 		t.Fatalf("End() = %+v; want one member, terminated after the grace", r)
 	}
 	if r.Elapsed < grace {
@@ -273,7 +274,7 @@ func TestAJobWithoutAConsoleGroupIsTerminatedWithoutGrace(t *testing.T) {
 	j := newJob(t)
 	p := start(t, j, helperSpec("sleep"))
 	r := end.End([]end.Holder{&Holder{Job: j, Code: 3}}, end.Plan{Stop: Stop, Grace: testproc.TooLong, Budget: testproc.TooLong})
-	if r.Outcome != end.Empty || r.Graceful || r.Rounds < 1 || r.Seen[KindJob] != 1 {
+	if r.Outcome != launch.Empty || r.Graceful || r.Rounds < 1 || r.Seen[KindJob] != 1 {
 		t.Fatalf("End() = %+v; want the job terminated and empty", r)
 	}
 	if r.Elapsed > testproc.TooLong/2 {
@@ -291,7 +292,7 @@ func TestAJobThatOutlivesTheBudgetNamesItsProcesses(t *testing.T) {
 	j := newJob(t)
 	p := start(t, j, helperSpec("sleep"))
 	r := end.End([]end.Holder{refusing{&Holder{Job: j}}}, end.Plan{Budget: 200 * time.Millisecond})
-	if r.Outcome != end.Survivors || len(r.Survivors) != 1 || r.Survivors[0].PID != p.PID {
+	if r.Outcome != launch.Survivors || len(r.Survivors) != 1 || r.Survivors[0].PID != p.PID {
 		t.Fatalf("End() = %+v; want pid %d as the survivor", r, p.PID)
 	}
 }

@@ -18,22 +18,22 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// Outcome says whether a call's program was executed, for a caller that
+// Executed says whether a call's program was executed, for a caller that
 // would retry: only [NotStarted] may be retried.
-type Outcome int
+type Executed int
 
 const (
 	// NotStarted: provably nothing was executed (the start failed before
 	// the program ran). Only a NotStarted call may be started again.
-	NotStarted Outcome = iota
+	NotStarted Executed = iota
 	// Started: the program was executed.
 	Started
 	// Unclear: whether the program ran cannot be known. Never retried.
 	Unclear
 )
 
-func (o Outcome) String() string {
-	return nameOf(int(o), []string{"not started", "started", "unclear"}, "outcome")
+func (o Executed) String() string {
+	return nameOf(int(o), []string{"not started", "started", "unclear"}, "executed")
 }
 
 // nameOf is names[i], or kind(i) for an i out of its range.
@@ -65,8 +65,8 @@ func (e Ending) String() string {
 
 // Result is what a call came to; [Cmd.Result] returns it after Wait.
 type Result struct {
-	Outcome Outcome
-	Ending  Ending
+	Executed Executed
+	Ending   Ending
 	// ID names the call within this process: a model can be given it
 	// (with Group or Cgroup) to ask for this call's tree to be ended.
 	ID string
@@ -400,7 +400,7 @@ func (c *Cmd) Start() error {
 		_ = cl.Close()
 	}
 	c.closers = nil
-	c.result.Outcome = Started
+	c.result.Executed = Started
 	for _, d := range c.pipes {
 		go d.run()
 	}
@@ -412,7 +412,7 @@ func (c *Cmd) Start() error {
 // the budget ran out: [ErrSurvivors]); Wait then reaps the leader. After
 // a Release it ends nothing: what was released is the session's.
 func (c *Cmd) Kill() error {
-	if !c.called || c.result.Outcome != Started {
+	if !c.called || c.result.Executed != Started {
 		return errors.New("contain: Kill of a call that was not started")
 	}
 	c.requestKill()
@@ -476,7 +476,7 @@ func (c *Cmd) Wait() error {
 	if c.Cmd != nil && c.Process != nil && !c.called {
 		return errInner
 	}
-	if !c.called || c.result.Outcome != Started {
+	if !c.called || c.result.Executed != Started {
 		return errors.New("contain: Wait of a call that was not started")
 	}
 	if c.waited.Swap(true) {

@@ -117,7 +117,7 @@ func TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped(t *testing.T) {
 			t.Errorf("pid %d of the call's group is alive after Wait", w.pid)
 		}
 	}
-	if r := c.Result(); r.Outcome != Started || r.Ending != Killed || r.Group != c.Process.Pid {
+	if r := c.Result(); r.Executed != Started || r.Ending != Killed || r.Group != c.Process.Pid {
 		t.Errorf("Result() = %+v, want Started, Killed, group %d", r, c.Process.Pid)
 	}
 }
@@ -312,8 +312,8 @@ func TestBadInputIsRefusedBeforeAnythingRuns(t *testing.T) {
 		if err := c.Start(); err == nil || !strings.Contains(err.Error(), "contain:") {
 			t.Errorf("%s: Start() = %v, want a contain error", name, err)
 		}
-		if c.Result().Outcome != NotStarted {
-			t.Errorf("%s: outcome %v, want NotStarted", name, c.Result().Outcome)
+		if c.Result().Executed != NotStarted {
+			t.Errorf("%s: outcome %v, want NotStarted", name, c.Result().Executed)
 		}
 	}
 	entries, _ := os.ReadDir(dir)
@@ -351,8 +351,8 @@ func TestAStartThatFailsIsNotStarted(t *testing.T) {
 	if err := c.Start(); err == nil {
 		t.Fatal("Start of a missing program succeeded")
 	}
-	if c.Result().Outcome != NotStarted {
-		t.Fatalf("outcome %v, want NotStarted", c.Result().Outcome)
+	if c.Result().Executed != NotStarted {
+		t.Fatalf("outcome %v, want NotStarted", c.Result().Executed)
 	}
 }
 

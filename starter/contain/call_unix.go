@@ -125,7 +125,7 @@ func (c *Cmd) startTree() error {
 		_ = c.Process.Kill()
 		_ = c.Cmd.Wait()
 		abandon()
-		c.result.Outcome = Started
+		c.result.Executed = Started
 		return fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
 	}
 	c.tree = tree{pid: c.Process.Pid, fd: fd, layers: layers}
@@ -281,7 +281,7 @@ func (t *tree) endReleased(c *Cmd) error {
 func endAll(hs []end.Holder, plan end.Plan, r *Result) error {
 	rep := end.End(hs, plan)
 	r.Elapsed = rep.Elapsed
-	if rep.Outcome == end.Empty || rep.Outcome == end.Unconfirmed {
+	if rep.Outcome == launch.Empty || rep.Outcome == launch.Unconfirmed {
 		return nil
 	}
 	for _, m := range rep.Survivors {

@@ -91,7 +91,7 @@ func (t *tree) kill(c *Cmd, r *Result) error {
 	}
 	rep := end.End([]end.Holder{&winjob.Holder{Job: t.job, Code: 1}}, end.Plan{Budget: budget})
 	r.Elapsed = rep.Elapsed
-	if rep.Outcome == end.Empty {
+	if rep.Outcome == launch.Empty {
 		return nil
 	}
 	for _, m := range rep.Survivors {

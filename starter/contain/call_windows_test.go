@@ -136,12 +136,12 @@ func TestACallsLimitsUnderWineAreRefusedNamingWine(t *testing.T) {
 	c.Env = append(os.Environ(), testproc.HelperVar+"=win-call")
 	c.Limits = starter.Limits{MaxTasks: 2}
 	err := c.Start()
-	if err == nil || !strings.Contains(err.Error(), "Wine") || c.Result().Outcome != NotStarted {
+	if err == nil || !strings.Contains(err.Error(), "Wine") || c.Result().Executed != NotStarted {
 		if err == nil {
 			_ = c.Kill()
 			_ = c.Wait()
 		}
-		t.Fatalf("Start = %v, outcome %v; want the limits refused naming Wine, NotStarted", err, c.Result().Outcome)
+		t.Fatalf("Start = %v, outcome %v; want the limits refused naming Wine, NotStarted", err, c.Result().Executed)
 	}
 }
 

@@ -192,7 +192,7 @@
 //
 // # Retries
 //
-// [Result.Outcome] says whether the program ran:
+// [Result.Executed] says whether the program ran:
 //   - [NotStarted]: Start failed before the program was executed (a
 //     refused Cmd, a program not found, a failed fork);
 //   - [Started];

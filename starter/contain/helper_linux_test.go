@@ -93,7 +93,7 @@ func TestACallOutsideASessionIsTheHelpersChild(t *testing.T) {
 		t.Errorf("the call's parent is %s, want the helper %d", lines[0], liveHelperPID(t))
 	}
 	r := c.Result()
-	if r.Outcome != Started || r.Ending != Released || r.Group != c.Process.Pid || r.Notice != "" || c.ProcessState != nil {
+	if r.Executed != Started || r.Ending != Released || r.Group != c.Process.Pid || r.Notice != "" || c.ProcessState != nil {
 		t.Errorf("Result() = %+v, ProcessState %v; want Started, Released, its group, no notice", r, c.ProcessState)
 	}
 }
@@ -124,8 +124,8 @@ func TestAHelpedCallWithACancelledContextIsNotStarted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := Command(ctx, "true")
-	if err := c.Start(); !errors.Is(err, context.Canceled) || c.Result().Outcome != NotStarted {
-		t.Fatalf("Start() = %v, outcome %v; want context.Canceled, NotStarted", err, c.Result().Outcome)
+	if err := c.Start(); !errors.Is(err, context.Canceled) || c.Result().Executed != NotStarted {
+		t.Fatalf("Start() = %v, outcome %v; want context.Canceled, NotStarted", err, c.Result().Executed)
 	}
 }
 
@@ -286,7 +286,7 @@ func TestASpawnTheHelperCouldNotExecuteIsNotStartedAndNotRetried(t *testing.T) {
 	dir := t.TempDir()
 	c := Command(context.Background(), filepath.Join(dir, "missing"))
 	err := c.Start()
-	if err == nil || c.Result().Outcome != NotStarted || c.Result().Notice != "" {
+	if err == nil || c.Result().Executed != NotStarted || c.Result().Notice != "" {
 		t.Fatalf("Start() = %v, Result() = %+v; want the helper's failure, NotStarted, no notice", err, c.Result())
 	}
 	if errors.Is(err, ErrUnclear) {
@@ -316,7 +316,7 @@ func TestAFailedStartThroughTheHelperIsThePathErrorOfADirectOne(t *testing.T) {
 			_, direct := start()
 			withHelper(t)
 			c, helped := start()
-			if c.Result().Notice != "" || c.Result().Outcome != NotStarted {
+			if c.Result().Notice != "" || c.Result().Executed != NotStarted {
 				t.Fatalf("Result() = %+v: want the helper's answer, NotStarted", c.Result())
 			}
 			var pe *fs.PathError
@@ -419,7 +419,7 @@ func TestAWrappedCmdWithPipesOfItsOwnRunsDirectly(t *testing.T) {
 // writes what it saw.
 
 type helperReport struct {
-	Outcome   Outcome
+	Executed  Executed
 	Ending    Ending
 	Notice    string
 	StartErr  string
@@ -483,7 +483,7 @@ func helperEngine(args []string) int {
 	in, _ := c.StdinPipe()
 	err := c.Start()
 	res := c.Result()
-	rep.Outcome, rep.Notice, rep.Helped = res.Outcome, res.Notice, c.via != nil
+	rep.Executed, rep.Notice, rep.Helped = res.Executed, res.Notice, c.via != nil
 	rep.Helpers = helpersStarted.Load()
 	if err != nil {
 		rep.StartErr, rep.Unclear = err.Error(), errors.Is(err, ErrUnclear)
@@ -510,7 +510,7 @@ func helperEngine(args []string) int {
 		rep.WaitErr = err.Error()
 	}
 	res = c.Result()
-	rep.Outcome, rep.Ending, rep.Notice = res.Outcome, res.Ending, res.Notice
+	rep.Executed, rep.Ending, rep.Notice = res.Executed, res.Ending, res.Notice
 	write()
 	return 0
 }
@@ -576,7 +576,7 @@ func markerCount(t *testing.T, path string) int {
 func TestAFaultAtEveryStepOfTheHandshakeRunsTheCommandAtMostOnce(t *testing.T) {
 	cases := []struct {
 		fault   string
-		outcome Outcome
+		outcome Executed
 		notice  string
 		helped  bool
 		runs    []int // the marker counts that may be seen
@@ -604,10 +604,10 @@ func TestAFaultAtEveryStepOfTheHandshakeRunsTheCommandAtMostOnce(t *testing.T) {
 			e := startHelperEngine(t, fault, `echo run >> '`+marker+`'; read _`, 0, "wait")
 			rep := e.result(t)
 			<-e.exited
-			if rep.Outcome != tc.outcome || rep.Notice != tc.notice || rep.Helped != tc.helped {
+			if rep.Executed != tc.outcome || rep.Notice != tc.notice || rep.Helped != tc.helped {
 				t.Errorf("report %+v: want outcome %v, notice %q, helped %v", rep, tc.outcome, tc.notice, tc.helped)
 			}
-			if (rep.Outcome == Unclear) != rep.Unclear {
+			if (rep.Executed == Unclear) != rep.Unclear {
 				t.Errorf("report %+v: Start's error wraps ErrUnclear exactly when the outcome is Unclear", rep)
 			}
 			if n := markerCount(t, marker); !slices.Contains(tc.runs, n) {
@@ -630,7 +630,7 @@ func TestAHelperKnownGoneOrAnUnsentRequestGoesToASecondHelperOnce(t *testing.T) 
 			e := startHelperEngine(t, "-", `echo run >> '`+marker+`'; read _`, 0, end)
 			rep := e.result(t)
 			<-e.exited
-			if rep.StartErr != "" || rep.Outcome != Started || !rep.Helped || rep.Notice != "" || rep.Helpers != 2 {
+			if rep.StartErr != "" || rep.Executed != Started || !rep.Helped || rep.Notice != "" || rep.Helpers != 2 {
 				t.Errorf("report %+v: want Started by a second helper, no notice", rep)
 			}
 			if n := markerCount(t, marker); n != 1 {
@@ -730,7 +730,7 @@ func TestAnEngineWithoutTheDispatchUsesAnInstalledStarterAsItsHelper(t *testing.
 			switch {
 			case installed && (!rep.Helped || rep.HelperExe != starterPath || rep.Notice != ""):
 				t.Errorf("report %+v: want the installed %s as the helper", rep, starterPath)
-			case !installed && (rep.Helped || rep.Notice != NoticeDirect || rep.Outcome != Started):
+			case !installed && (rep.Helped || rep.Notice != NoticeDirect || rep.Executed != Started):
 				t.Errorf("report %+v: want the call run directly with the notice", rep)
 			}
 			if n := markerCount(t, marker); n != 1 {
@@ -1026,8 +1026,8 @@ func TestAStoppedHelperHangsNoCall(t *testing.T) {
 		case o := <-done:
 			runs := markerCount(t, filepath.Join(dir, strconv.Itoa(o.i)))
 			switch {
-			case o.r.Outcome == Unclear && errors.Is(o.err, ErrUnclear) && runs == 0:
-			case o.r.Outcome == Started && o.err == nil && runs == 1 && (o.helped || o.r.Notice == NoticeDirect):
+			case o.r.Executed == Unclear && errors.Is(o.err, ErrUnclear) && runs == 0:
+			case o.r.Executed == Started && o.err == nil && runs == 1 && (o.helped || o.r.Notice == NoticeDirect):
 			default:
 				t.Errorf("call %d: %v, %+v, helped %v, ran %d times: want Unclear and not run, or Started once", o.i, o.err, o.r, o.helped, runs)
 			}
@@ -1076,7 +1076,7 @@ func TestARequestTheHelperDoesNotTakeInTimeRunsDirectly(t *testing.T) {
 	go func() { ran <- c.Run() }()
 	select {
 	case err := <-ran:
-		if r := c.Result(); err != nil || r.Outcome != Started || r.Notice != NoticeDirect || c.via != nil {
+		if r := c.Result(); err != nil || r.Executed != Started || r.Notice != NoticeDirect || c.via != nil {
 			t.Errorf("Run() = %v, Result() = %+v, helped %v: want a direct call with its notice", err, r, c.via != nil)
 		}
 	case <-time.After(testproc.TooLong):

@@ -28,7 +28,7 @@ import (
 
 type limitsReport struct {
 	Err      string
-	Outcome  Outcome
+	Executed Executed
 	Ending   Ending
 	Signal   string // the leader's, "" if it exited
 	Usage    launch.Usage
@@ -77,7 +77,7 @@ func limitsEngine(args []string) int {
 			}
 		}
 		r := c.Result()
-		rep.Outcome, rep.Ending, rep.Usage, rep.OOMKills, rep.Cgroup = r.Outcome, r.Ending, r.Usage, r.Usage.OOMKills, r.Cgroup
+		rep.Executed, rep.Ending, rep.Usage, rep.OOMKills, rep.Cgroup = r.Executed, r.Ending, r.Usage, r.Usage.OOMKills, r.Cgroup
 		rep.ForkedOK = exec.Command("true").Run() == nil
 	}
 	b, _ := json.Marshal(rep)
@@ -131,7 +131,7 @@ func TestACallsLimitsOutsideASessionFailAndNothingRuns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot be enforced") || !strings.Contains(err.Error(), "not in a session in cgroup mode") {
 		t.Fatalf("Start = %v, want the limits refused for want of a session", err)
 	}
-	if c.Result().Outcome != NotStarted || c.Result().Notice != "" {
+	if c.Result().Executed != NotStarted || c.Result().Notice != "" {
 		t.Errorf("result %+v: want NotStarted and no spawn-helper notice", c.Result())
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -173,7 +173,7 @@ func TestACallsLimitsInASessionWithoutTheControllerFailAndNothingRuns(t *testing
 		}
 		t.Fatal(failed)
 	}
-	if rep.Outcome != NotStarted || !strings.Contains(rep.Err, "memory") || !strings.Contains(rep.Err, "--call-limits") || !rep.ForkedOK {
+	if rep.Executed != NotStarted || !strings.Contains(rep.Err, "memory") || !strings.Contains(rep.Err, "--call-limits") || !rep.ForkedOK {
 		t.Errorf("report %+v: want NotStarted naming memory and --call-limits, the Engine going on", rep)
 	}
 	if _, err := os.Stat(marker); err == nil {

@@ -273,7 +273,7 @@ func (c *Cmd) notice(n string) {
 // process is under no session (no session mark: under one, the session
 // ends every call when the Engine dies). handled false: the call is to
 // be started directly. Its error is the call's: NotStarted, or Unclear
-// with c.result.Outcome set.
+// with c.result.Executed set.
 //
 // THE DECISION whether a call may be started a second time. The helper
 // starts the leader before it answers, and a command can do all it does
@@ -337,7 +337,7 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 			return true, err
 		}
 		if h == nil {
-			c.result.Outcome = Unclear
+			c.result.Executed = Unclear
 			c.notice(NoticeUnclear)
 			return true, fmt.Errorf("%w: the spawn helper did not answer", ErrUnclear)
 		}

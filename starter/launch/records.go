@@ -167,6 +167,45 @@ type Survivor struct {
 	Denied bool `json:"denied"`
 }
 
+// Outcome is how the end of a session or a call came out, for every
+// holder together (the Engine, its group, the processes that left it, the
+// cgroup; on Windows the job). The zero value means no end was needed:
+// nothing had been started. [StatusEnded] carries it as its String.
+type Outcome int
+
+// The outcomes of an end. Empty, Unconfirmed and Released let
+// session-starter mirror the Engine's status; Survivors and Refused make
+// it exit 125.
+const (
+	// Empty: no holder has a live process, and each has shown it.
+	Empty Outcome = iota + 1
+	// Unconfirmed: the holders were signalled, but the end of at least
+	// one could not be observed by the deadline.
+	Unconfirmed
+	// Survivors: live processes were left at the deadline.
+	Survivors
+	// Refused: signalling a holder was not safe, so it was not signalled.
+	Refused
+	// Released: the Engine exited on its own under --release-on-exit, and
+	// nothing was signalled: what it left stays, inside the enclosing
+	// session. It mirrors the Engine's status. The end itself never
+	// returns Released: the session reports it without an end.
+	Released
+)
+
+// outcomeNames are the outcomes as the status record and the logs name
+// them.
+var outcomeNames = [...]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused", Released: "released"}
+
+// String is the outcome as the status record and the logs name it:
+// "empty", "unconfirmed", "survivors", "refused", "released".
+func (o Outcome) String() string {
+	if o > 0 && int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", int(o))
+}
+
 // StarterExit is how session-starter itself ends: exit_status, or death
 // by signal (exit_status is then the 128+S fallback).
 type StarterExit struct {

@@ -45,3 +45,11 @@ func TestReadEnded(t *testing.T) {
 		})
 	}
 }
+
+func TestOutcomeNames(t *testing.T) {
+	for o, want := range map[Outcome]string{Empty: "empty", Unconfirmed: "unconfirmed", Survivors: "survivors", Refused: "refused", Released: "released", 0: "outcome(0)", 9: "outcome(9)"} {
+		if got := o.String(); got != want {
+			t.Errorf("Outcome(%d).String() = %q, want %q", int(o), got, want)
+		}
+	}
+}
