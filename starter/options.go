@@ -108,17 +108,11 @@ type Options struct {
 	// [launch.StatusStarted] when the Engine is released and a [launch.StatusEnded]
 	// last. The Engine does not inherit it.
 	StatusFD int
-	// KillBudget bounds the ending of the group; 0 means
-	// launch.DefaultKillBudget.
-	KillBudget time.Duration
-	// Grace, when positive, makes every end of the session send
-	// StopSignal (default SIGTERM) and SIGCONT to the group first, and
-	// wait up to Grace for it to empty before SIGKILL. The session's
-	// second stop signal during the grace goes straight to SIGKILL. When
-	// the end was begun by something else (stdin, a timeout), the first
-	// stop signal joins it and keeps the grace.
-	Grace      time.Duration
-	StopSignal syscall.Signal
+	// Ending is how every end of the session goes. The session's second
+	// stop signal during the grace goes straight to SIGKILL. When the end
+	// was begun by something else (stdin, a timeout), the first stop
+	// signal joins it and keeps the grace.
+	launch.Ending
 	// Timeout, when positive, ends the session that long after the
 	// Engine was released (exit status 124).
 	Timeout time.Duration

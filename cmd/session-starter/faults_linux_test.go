@@ -27,6 +27,7 @@ import (
 	"github.com/session-starter/session-starter/internal/testproc"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func init() {
@@ -450,7 +451,7 @@ func runLoop(args []string) int {
 		e := engines[i%len(engines)]
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		o := starter.Options{Argv: e.argv, Exe: exe, KillBudget: 10 * time.Second}
+		o := starter.Options{Argv: e.argv, Exe: exe, Ending: launch.Ending{KillBudget: 10 * time.Second}}
 		if i%len(engines) == 2 {
 			o.Released = cancel // ended as soon as it runs
 		}

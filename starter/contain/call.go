@@ -44,12 +44,12 @@ func nameOf(i int, names []string, kind string) string {
 	return kind + "(" + strconv.Itoa(i) + ")"
 }
 
-// Ending is how a started call's tree ended.
-type Ending int
+// TreeState is how a started call's tree ended.
+type TreeState int
 
 const (
 	// Running: not ended yet (or never started).
-	Running Ending = iota
+	Running TreeState = iota
 	// Killed: the whole tree was ended — a cancelled context, [Cmd.Kill],
 	// or the leader's exit with [Cmd.EndOnExit].
 	Killed
@@ -59,14 +59,14 @@ const (
 	Released
 )
 
-func (e Ending) String() string {
-	return nameOf(int(e), []string{"running", "killed", "released"}, "ending")
+func (e TreeState) String() string {
+	return nameOf(int(e), []string{"running", "killed", "released"}, "tree")
 }
 
 // Result is what a call came to; [Cmd.Result] returns it after Wait.
 type Result struct {
 	Executed Executed
-	Ending   Ending
+	Tree     TreeState
 	// ID names the call within this process: a model can be given it
 	// (with Group or Cgroup) to ask for this call's tree to be ended.
 	ID string
@@ -167,14 +167,9 @@ var (
 type Cmd struct {
 	*exec.Cmd
 
-	// StopSignal and Grace: a Kill sends StopSignal (SIGTERM if 0) to the
-	// whole tree at once and waits up to Grace for it to end before
-	// SIGKILL. Grace 0 is SIGKILL at once.
-	StopSignal syscall.Signal
-	Grace      time.Duration
-	// KillBudget bounds the SIGKILL rounds after the grace
-	// ([launch.DefaultKillBudget] if 0, as a session's).
-	KillBudget time.Duration
+	// Ending is how a Kill ends the call: the stop signal goes to the
+	// whole tree at once, as a session's.
+	launch.Ending
 	// Drain bounds how long output is read after the leader's exit
 	// ([DefaultDrain] if 0, or the WaitDelay of a wrapped exec.Cmd).
 	Drain time.Duration
@@ -451,10 +446,10 @@ func (c *Cmd) watch() {
 		}
 	}
 	if kill {
-		c.result.Ending = Killed
+		c.result.Tree = Killed
 		c.endErr = c.tree.kill(c, &c.result)
 	} else {
-		c.result.Ending = Released
+		c.result.Tree = Released
 		c.result.Left, c.endErr = c.tree.release()
 	}
 	// The exit descriptor is closed only once nothing polls it: the
@@ -514,7 +509,7 @@ func (c *Cmd) Wait() error {
 // it returns [ErrNotSupported] there, and the session ends them). It is
 // called after Wait; a call that was not released has nothing to end.
 func (c *Cmd) EndReleased() error {
-	if !c.waited.Load() || c.result.Ending != Released {
+	if !c.waited.Load() || c.result.Tree != Released {
 		return errors.New("contain: EndReleased of a call that was not released (after Wait)")
 	}
 	c.relMu.Lock()
@@ -531,7 +526,7 @@ func (c *Cmd) EndReleased() error {
 // nothing. A call that left nothing keeps nothing: on Unix, Wait already
 // released its handles and removed its cgroup.
 func (c *Cmd) Close() error {
-	if c.waited.Load() && c.result.Ending == Released {
+	if c.waited.Load() && c.result.Tree == Released {
 		c.relMu.Lock()
 		defer c.relMu.Unlock()
 		if c.via != nil {

@@ -117,7 +117,7 @@ func TestCancelEndsTheLeadersWholeGroupBeforeItIsReaped(t *testing.T) {
 			t.Errorf("pid %d of the call's group is alive after Wait", w.pid)
 		}
 	}
-	if r := c.Result(); r.Executed != Started || r.Ending != Killed || r.Group != c.Process.Pid {
+	if r := c.Result(); r.Executed != Started || r.Tree != Killed || r.Group != c.Process.Pid {
 		t.Errorf("Result() = %+v, want Started, Killed, group %d", r, c.Process.Pid)
 	}
 }
@@ -178,7 +178,7 @@ func TestReleaseLeavesWhatTheLeaderLeftAndListsIt(t *testing.T) {
 		t.Fatalf("Wait() = %v", err)
 	}
 	r := c.Result()
-	if r.Ending != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
+	if r.Tree != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
 		t.Fatalf("Result() = %+v, want Released with Left [%d]", r, ws[0].pid)
 	}
 	if ws[0].gone() {
@@ -212,7 +212,7 @@ func endOnExitEndsWhatTheLeaderLeft(t *testing.T, helped bool) {
 	if err := c.Wait(); err != nil {
 		t.Fatalf("Wait() = %v", err)
 	}
-	if r := c.Result(); r.Ending != Killed || len(r.Left) != 0 {
+	if r := c.Result(); r.Tree != Killed || len(r.Left) != 0 {
 		t.Fatalf("Result() = %+v, want Killed and nothing left", r)
 	}
 	if !ws[0].gone() {
@@ -393,7 +393,7 @@ func TestAnEnvWithoutTheMarkKeepsTheSessionsMark(t *testing.T) {
 type engineReport struct {
 	Cgroup, Err string
 	EndedLeft   bool // release-end: what was left is gone after EndReleased
-	Ending      Ending
+	Tree        TreeState
 	Pids        []int
 	Left        []int
 	CPUMS       float64 // Result.Usage.CPUMS, 0 when nil
@@ -494,7 +494,7 @@ func callsEngine(args []string) int {
 		}
 		_ = c.Wait()
 		res := c.Result()
-		rep.Cgroup, rep.Ending, rep.Left = res.Cgroup, res.Ending, res.Left
+		rep.Cgroup, rep.Tree, rep.Left = res.Cgroup, res.Tree, res.Left
 		if res.Usage.CPUMS != nil {
 			rep.CPUMS, rep.CPUSource = *res.Usage.CPUMS, res.Usage.CPUSource
 		}
@@ -545,7 +545,7 @@ func orphans(c *Cmd, report string, n int, exit bool) {
 	}
 	werr := c.Wait()
 	res := c.Result()
-	rep.Ending, rep.Left, rep.Survivors, rep.Escaped = res.Ending, res.Left, res.Survivors, res.Escaped
+	rep.Tree, rep.Left, rep.Survivors, rep.Escaped = res.Tree, res.Left, res.Survivors, res.Escaped
 	if !exit {
 		werr = c.EndReleased()
 	}
@@ -568,7 +568,7 @@ func manyCalls(n int) (cgroups, moreFDs int, err error) {
 	}
 	for range n {
 		c := Command(context.Background(), "true")
-		if out, err := c.CombinedOutput(); err != nil || c.Result().Ending != Released || c.Result().Cgroup == "" {
+		if out, err := c.CombinedOutput(); err != nil || c.Result().Tree != Released || c.Result().Cgroup == "" {
 			return 0, 0, fmt.Errorf("a call of true: %q, %v, %+v", out, err, c.Result())
 		}
 	}
@@ -641,7 +641,7 @@ func runEngineIn(t *testing.T, mode launch.Containment, script string, n int, en
 func TestKillInCgroupModeEndsASetsidGrandchild(t *testing.T) {
 	rep := runEngine(t, `sleep 300 & echo $!; setsid sleep 300 & echo $!; echo ready >&2; read _; exit 0`, 2, "kill")
 	if !strings.HasPrefix(filepath.Base(filepath.Dir(rep.Cgroup)), cgroup.Prefix) ||
-		!strings.HasPrefix(filepath.Base(rep.Cgroup), "call-") || rep.Ending != Killed {
+		!strings.HasPrefix(filepath.Base(rep.Cgroup), "call-") || rep.Tree != Killed {
 		t.Fatalf("report %+v: want Killed in a call- cgroup", rep)
 	}
 	for _, pid := range rep.Pids {
@@ -655,7 +655,7 @@ func TestKillInCgroupModeEndsASetsidGrandchild(t *testing.T) {
 // released call left is listed, and the session's end ends it.
 func TestReleaseInCgroupModeLeavesTheLeftoversToTheSession(t *testing.T) {
 	rep := runEngine(t, `setsid sleep 300 >/dev/null & echo $!; read _; exit 0`, 1, "release")
-	if rep.Ending != Released || !slices.Equal(rep.Left, rep.Pids) {
+	if rep.Tree != Released || !slices.Equal(rep.Left, rep.Pids) {
 		t.Fatalf("report %+v: want Released leaving %v", rep, rep.Pids)
 	}
 	if alive(rep.Pids[0]) {
@@ -865,7 +865,7 @@ func TestInGroupModeEndOnExitEndsTheCallsOrphan(t *testing.T) {
 		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
 	}
 	rep := runEngineIn(t, launch.ContainGroup, orphanScript, 1, "orphan-exit")
-	if rep.Ending != Killed || len(rep.Survivors) != 0 || len(rep.AliveAfter) != 0 {
+	if rep.Tree != Killed || len(rep.Survivors) != 0 || len(rep.AliveAfter) != 0 {
 		t.Fatalf("report %+v: want Killed, no survivors and nothing alive after Wait", rep)
 	}
 	if !slices.Equal(rep.Escaped, rep.Pids) {
@@ -880,7 +880,7 @@ func TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T)
 		t.Skip("no call has a mark of its own where no marked process is verified (the portable build, as macOS): a limit of the package doc")
 	}
 	rep := runEngineIn(t, launch.ContainGroup, orphanScript, 1, "orphan-release")
-	if rep.Ending != Released || !slices.Equal(rep.Left, rep.Pids) || len(rep.AliveAfter) != 0 {
+	if rep.Tree != Released || !slices.Equal(rep.Left, rep.Pids) || len(rep.AliveAfter) != 0 {
 		t.Fatalf("report %+v: want Released leaving %v, and nothing alive after EndReleased", rep, rep.Pids)
 	}
 }
@@ -889,7 +889,7 @@ func TestInGroupModeAReleasedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T)
 // call's cgroup is kept for it, and a setsid leftover is ended too.
 func TestEndReleasedInCgroupModeEndsTheCallsCgroup(t *testing.T) {
 	rep := runEngine(t, `setsid sleep 300 >/dev/null & echo $!; read _`, 1, "release-end")
-	if rep.Ending != Released || !rep.EndedLeft {
+	if rep.Tree != Released || !rep.EndedLeft {
 		t.Fatalf("report %+v: want the released leftover ended by EndReleased", rep)
 	}
 }
@@ -920,7 +920,7 @@ func TestWithoutASubreaperALeadersExitEndsItsTree(t *testing.T) {
 	if err := c.Wait(); err != nil {
 		t.Fatalf("Wait() = %v", err)
 	}
-	if r := c.Result(); r.Ending != Killed || !ws[0].gone() {
+	if r := c.Result(); r.Tree != Killed || !ws[0].gone() {
 		t.Fatalf("Result() = %+v, left alive %v; want Killed and nothing left", r, !ws[0].gone())
 	}
 }

@@ -99,7 +99,7 @@ func TestCancelOnWindowsEndsTheCallsChildAndGrandchild(t *testing.T) {
 	if !grandchild.goneWithin(testproc.TooLong) {
 		t.Fatal("the grandchild outlived the cancel")
 	}
-	if r := c.Result(); r.Ending != Killed {
+	if r := c.Result(); r.Tree != Killed {
 		t.Fatalf("Result() = %+v, want Killed", r)
 	}
 }
@@ -111,7 +111,7 @@ func TestReleaseOnWindowsLeavesTheGrandchildRunning(t *testing.T) {
 		t.Fatalf("Wait() = %v", err)
 	}
 	r := c.Result()
-	if r.Ending != Released || !slices.Contains(r.Left, grandchild.pid) {
+	if r.Tree != Released || !slices.Contains(r.Left, grandchild.pid) {
 		t.Fatalf("Result() = %+v, want Released leaving %d", r, grandchild.pid)
 	}
 	if grandchild.goneWithin(0) {

@@ -89,10 +89,11 @@
 //
 // # The ends
 //
-// A started call ends in one of two ways, named in [Result.Ending]:
+// A started call ends in one of two ways, named in [Result.Tree]:
 //   - Killed: by a cancelled context, [Cmd.Kill], or the leader's own
-//     exit with [Cmd.EndOnExit]. Every process of the tree is ended:
-//     [Cmd.StopSignal], [Cmd.Grace], then SIGKILL within [Cmd.KillBudget].
+//     exit with [Cmd.EndOnExit]. Every process of the tree is ended as
+//     [Cmd.Ending] says: the stop signal, the grace, then SIGKILL within
+//     the kill budget.
 //     [ErrSurvivors] names what did not end.
 //   - Released: the leader exited on its own. What it left running (a dev
 //     server it started in the background) stays, and is listed in
@@ -166,7 +167,7 @@
 //   - the request's send and the helper's answer: within 10 s together;
 //   - each later message's send (a kill, a release): within 10 s;
 //   - the report of the end it asked for, or an EndReleased's answer:
-//     within the call's Grace and KillBudget, and 10 s more.
+//     within the call's grace and kill budget, and 10 s more.
 //
 // A helper that misses a bound (stopped, or stuck) is SIGKILLed. The call
 // is then lost, with [NoticeLost]. A request whose send ran out of time

@@ -20,7 +20,7 @@ func ExampleCommand() {
 	c.EndOnExit = true
 	out, err := c.Output()
 	r := c.Result()
-	fmt.Printf("%s%v, %v, %d left\n", out, err, r.Ending, len(r.Left))
+	fmt.Printf("%s%v, %v, %d left\n", out, err, r.Tree, len(r.Left))
 	// Output:
 	// hello
 	// <nil>, killed, 0 left

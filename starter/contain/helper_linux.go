@@ -278,7 +278,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		defer h.running.Done()
 		werr := c.Wait()
 		r := c.Result()
-		a := answer{Call: s.Call, Done: doneMsg{Ending: r.Ending, Elapsed: r.Elapsed, Left: r.Left, Escaped: r.Escaped, Survivors: r.Survivors}}
+		a := answer{Call: s.Call, Done: doneMsg{Tree: r.Tree, Elapsed: r.Elapsed, Left: r.Left, Escaped: r.Escaped, Survivors: r.Survivors}}
 		d := &a.Done
 		if c.ProcessState != nil {
 			d.Reaped, d.Status = true, c.ProcessState.Sys().(syscall.WaitStatus)
@@ -293,7 +293,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		if d.Reaped && h.leaders[pid] == hc {
 			delete(h.leaders, pid)
 		}
-		if r.Ending != Released {
+		if r.Tree != Released {
 			delete(h.calls, s.Call)
 		}
 		h.mu.Unlock()

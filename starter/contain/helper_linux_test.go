@@ -93,7 +93,7 @@ func TestACallOutsideASessionIsTheHelpersChild(t *testing.T) {
 		t.Errorf("the call's parent is %s, want the helper %d", lines[0], liveHelperPID(t))
 	}
 	r := c.Result()
-	if r.Executed != Started || r.Ending != Released || r.Group != c.Process.Pid || r.Notice != "" || c.ProcessState != nil {
+	if r.Executed != Started || r.Tree != Released || r.Group != c.Process.Pid || r.Notice != "" || c.ProcessState != nil {
 		t.Errorf("Result() = %+v, ProcessState %v; want Started, Released, its group, no notice", r, c.ProcessState)
 	}
 }
@@ -150,7 +150,7 @@ func TestAHelpedCallCancelledEndsItsWholeTreeWithTheSetsidGrandchild(t *testing.
 			t.Errorf("pid %d of the call is alive after Wait", w.pid)
 		}
 	}
-	if r := c.Result(); r.Ending != Killed || !slices.Equal(r.Escaped, []int{ws[1].pid}) {
+	if r := c.Result(); r.Tree != Killed || !slices.Equal(r.Escaped, []int{ws[1].pid}) {
 		t.Errorf("Result() = %+v, want Killed with the escapee %d", r, ws[1].pid)
 	}
 }
@@ -167,7 +167,7 @@ func TestAHelpedCallReleasesWhatItLeftAndEndReleasedEndsIt(t *testing.T) {
 	if err := c.Wait(); err != nil {
 		t.Fatalf("Wait() = %v", err)
 	}
-	if r := c.Result(); r.Ending != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
+	if r := c.Result(); r.Tree != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
 		t.Fatalf("Result() = %+v, want Released leaving %d", r, ws[0].pid)
 	}
 	if ws[0].gone() {
@@ -206,7 +206,7 @@ func TestAHelpedCallsEndOnExitEndsItsOrphan(t *testing.T) {
 		t.Fatalf("Wait() = %v", err)
 	}
 	r := c.Result()
-	if r.Ending != Killed || len(r.Survivors) != 0 || !slices.Equal(r.Escaped, []int{ws[0].pid}) {
+	if r.Tree != Killed || len(r.Survivors) != 0 || !slices.Equal(r.Escaped, []int{ws[0].pid}) {
 		t.Fatalf("Result() = %+v, want Killed, the orphan %d escaped, no survivors", r, ws[0].pid)
 	}
 	if !ws[0].gone() {
@@ -237,7 +237,7 @@ func TestAKillEndsWhatTheCallOrphansDuringTheEnd(t *testing.T) {
 		t.Fatalf("the trap did not run: %v", err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if r := c.Result(); r.Ending != Killed || len(r.Survivors) != 0 || alive(pid) {
+	if r := c.Result(); r.Tree != Killed || len(r.Survivors) != 0 || alive(pid) {
 		t.Fatalf("Result() = %+v and the orphan %d alive %v; want Killed, no survivors, the orphan gone", r, pid, alive(pid))
 	}
 }
@@ -251,7 +251,7 @@ func TestAHelpedCallsOrphanIsLeftAndEndReleasedEndsIt(t *testing.T) {
 	if err := c.Wait(); err != nil {
 		t.Fatalf("Wait() = %v", err)
 	}
-	if r := c.Result(); r.Ending != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
+	if r := c.Result(); r.Tree != Released || !slices.Equal(r.Left, []int{ws[0].pid}) {
 		t.Fatalf("Result() = %+v, want Released leaving the orphan %d", r, ws[0].pid)
 	}
 	if err := c.EndReleased(); err != nil {
@@ -420,7 +420,7 @@ func TestAWrappedCmdWithPipesOfItsOwnRunsDirectly(t *testing.T) {
 
 type helperReport struct {
 	Executed  Executed
-	Ending    Ending
+	Tree      TreeState
 	Notice    string
 	StartErr  string
 	WaitErr   string
@@ -510,7 +510,7 @@ func helperEngine(args []string) int {
 		rep.WaitErr = err.Error()
 	}
 	res = c.Result()
-	rep.Executed, rep.Ending, rep.Notice = res.Executed, res.Ending, res.Notice
+	rep.Executed, rep.Tree, rep.Notice = res.Executed, res.Tree, res.Notice
 	write()
 	return 0
 }
@@ -1226,7 +1226,7 @@ func TestEndReleasedWithAStoppedHelperReturns(t *testing.T) {
 	ws := startWithPIDs(t, c, 1)
 	t.Cleanup(func() { _ = sys.PidfdSignal(ws[0].fd, syscall.SIGKILL) })
 	in.Close()
-	if err := c.Wait(); err != nil || c.Result().Ending != Released {
+	if err := c.Wait(); err != nil || c.Result().Tree != Released {
 		t.Fatalf("Wait() = %v, Result() = %+v: want Released", err, c.Result())
 	}
 	l := c.via.l

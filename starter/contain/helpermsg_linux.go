@@ -47,7 +47,7 @@ type answer struct {
 func decodeAnswer(packet []byte) (answer, error) {
 	var a answer
 	kinds := []byte{msgStarted, msgFailed, msgExited, msgDone, msgLeftDone}
-	if decode(packet[1:], &a) != nil || a.Done.Ending > Released || !slices.Contains(kinds, packet[0]) ||
+	if decode(packet[1:], &a) != nil || a.Done.Tree > Released || !slices.Contains(kinds, packet[0]) ||
 		(packet[0] == msgStarted && a.PID == 0) {
 		return a, errMalformed
 	}
@@ -86,7 +86,7 @@ func (f failure) err() error {
 // budget), and the call's result.
 type doneMsg struct {
 	Status                   syscall.WaitStatus
-	Ending                   Ending
+	Tree                     TreeState
 	Elapsed                  time.Duration
 	Left, Escaped, Survivors []int
 	Reaped                   bool

@@ -88,7 +88,7 @@ func appendValue(b []byte, v reflect.Value) []byte {
 
 // decode reads a message's fields, body (what follows the kind byte),
 // into *v. A body with bytes short or left over, or a number out of its
-// field's range, is malformed: an int (a PID, a signal, an ending) past
+// field's range, is malformed: an int (a PID, a signal, a tree state) past
 // 2^31-1, a duration past 2^63-1, a flag other than 0 or 1.
 func decode(body []byte, v any) error {
 	r := &reader{b: body}

@@ -20,7 +20,7 @@ func spawnSample() spawnReq {
 }
 
 func doneSample() answer {
-	return answer{Call: 7, Err: "survivors", Done: doneMsg{Status: syscall.WaitStatus(0x8b00), Ending: Released,
+	return answer{Call: 7, Err: "survivors", Done: doneMsg{Status: syscall.WaitStatus(0x8b00), Tree: Released,
 		Elapsed: 1500 * time.Millisecond, Left: []int{12, 1<<31 - 1}, Escaped: []int{}, Survivors: []int{99}, Reaped: true}}
 }
 
@@ -42,7 +42,7 @@ type wideAnswer struct {
 	Err                      string
 	Fail                     failure
 	Status                   uint64
-	Ending                   Ending
+	Tree                     TreeState
 	Elapsed                  time.Duration
 	Left, Escaped, Survivors []uint64
 	Reaped                   uint64
@@ -114,7 +114,7 @@ func TestAFieldOutOfRangeIsMalformed(t *testing.T) {
 	}
 	for name, b := range map[string][]byte{
 		"a PID past 2^31-1":       encode(msgDone, wideAnswer{Call: 1, Left: []uint64{1 << 31}}),
-		"an ending past the last": encode(msgDone, answer{Call: 1, Done: doneMsg{Ending: Released + 1}}),
+		"an ending past the last": encode(msgDone, answer{Call: 1, Done: doneMsg{Tree: Released + 1}}),
 		"reaped 2":                encode(msgDone, wideAnswer{Call: 1, Reaped: 2}),
 		"a status past 32 bits":   encode(msgDone, wideAnswer{Call: 1, Status: 1 << 32}),
 		"a started PID of 0":      encode(msgStarted, answer{Call: 1}),

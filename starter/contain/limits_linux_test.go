@@ -29,7 +29,7 @@ import (
 type limitsReport struct {
 	Err      string
 	Executed Executed
-	Ending   Ending
+	Tree     TreeState
 	Signal   string // the leader's, "" if it exited
 	Usage    launch.Usage
 	OOMKills *int64 // Usage.OOMKills, which its JSON leaves out
@@ -77,7 +77,7 @@ func limitsEngine(args []string) int {
 			}
 		}
 		r := c.Result()
-		rep.Executed, rep.Ending, rep.Usage, rep.OOMKills, rep.Cgroup = r.Executed, r.Ending, r.Usage, r.Usage.OOMKills, r.Cgroup
+		rep.Executed, rep.Tree, rep.Usage, rep.OOMKills, rep.Cgroup = r.Executed, r.Tree, r.Usage, r.Usage.OOMKills, r.Cgroup
 		rep.ForkedOK = exec.Command("true").Run() == nil
 	}
 	b, _ := json.Marshal(rep)
@@ -195,7 +195,7 @@ func TestACallsTaskLimitHoldsItsForkLoopAndNotTheEngine(t *testing.T) {
 		t.Fatal(failed)
 	}
 	u := rep.Usage
-	if rep.Err != "" || rep.Ending != Killed || u.TasksPeak == nil || *u.TasksPeak > 20 || *u.TasksPeak < 2 ||
+	if rep.Err != "" || rep.Tree != Killed || u.TasksPeak == nil || *u.TasksPeak > 20 || *u.TasksPeak < 2 ||
 		u.ForksRefused == nil || *u.ForksRefused < 1 || !rep.ForkedOK {
 		t.Errorf("report %+v (tasks peak %v, forks refused %v): want at most 20 tasks, forks refused, Killed, the Engine forking",
 			rep, deref(u.TasksPeak), deref(u.ForksRefused))

@@ -520,12 +520,12 @@ func (h *helped) watch(c *Cmd) {
 			case msgDone:
 				h.done = rep.Done
 				r := &c.result
-				r.Ending, r.Elapsed = rep.Done.Ending, rep.Done.Elapsed
+				r.Tree, r.Elapsed = rep.Done.Tree, rep.Done.Elapsed
 				r.Left, r.Escaped, r.Survivors = rep.Done.Left, rep.Done.Escaped, rep.Done.Survivors
 				if rep.Err != "" {
 					c.endErr = fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.Err)
 				}
-				if r.Ending != Released {
+				if r.Tree != Released {
 					h.l.unregister(h.call)
 				}
 				return

@@ -99,8 +99,7 @@ func ExampleError() {
 func ExampleReadEnded() {
 	s, err := launch.Start(context.Background(), launch.Options{
 		Argv:        []string{"sh", "-c", `trap 'exit 0' INT; echo ready; while :; do sleep 0.05; done`},
-		Grace:       10 * time.Second,
-		StopSignal:  syscall.SIGINT,
+		Ending:      launch.Ending{Grace: 10 * time.Second, StopSignal: syscall.SIGINT},
 		Containment: launch.ContainGroup,
 		StatusPipe:  true,
 	})

@@ -48,7 +48,7 @@ const (
 	// of its stderr, which only a process that escaped the group (setsid)
 	// can hold open. It is the bound of the end ([EndBound]) plus five
 	// seconds, so a session-starter still ending a large group is not
-	// interrupted. With [Options.Grace] or [Options.KillBudget], Start
+	// interrupted. With [Ending.Grace] or [Ending.KillBudget], Start
 	// derives the wait from them the same way.
 	DefaultWaitDelay = DefaultKillBudget + EndSlack + 5*time.Second
 	// MaxDuration bounds every duration session-starter reads. A hundred
@@ -72,6 +72,27 @@ const (
 	// when one element equals that session's id.
 	SessionVar = "SESSION_STARTER_SESSION"
 )
+
+// Ending is how an end goes: the stop signal and its grace, then SIGKILL
+// rounds within the kill budget. A session's options and a call's Cmd
+// embed it. The zero Ending sends SIGKILL at once, within
+// [DefaultKillBudget].
+type Ending struct {
+	// StopSignal is the signal an end begins with when Grace is
+	// positive, followed by SIGCONT so that stopped processes can act on
+	// it. 0 means SIGTERM. Windows has no signals to send: there a
+	// session's grace begins with CTRL_BREAK_EVENT, and a call's grace is
+	// not used (its job is terminated at once).
+	StopSignal syscall.Signal
+	// Grace bounds how long the end waits for the tree to empty, from
+	// the stop signal to the first SIGKILL. 0 means no stop signal:
+	// SIGKILL at once.
+	Grace time.Duration
+	// KillBudget bounds the SIGKILL rounds, from the grace's end (or the
+	// end's start, without one) to the report of survivors. 0 means
+	// [DefaultKillBudget].
+	KillBudget time.Duration
+}
 
 // EndBound is the longest a session's end takes, from the stop to
 // session-starter's exit, with the given grace and kill budget (0: the
@@ -143,9 +164,10 @@ const (
 	ContainCgroup Containment = "cgroup"
 )
 
-// Options describe an Engine to start under session-starter. The fields
-// from Grace to Containment are session-starter's flags; a zero value
-// leaves a flag out, so that session-starter's default applies.
+// Options describe an Engine to start under session-starter. Ending and
+// the fields from Timeout to Containment are session-starter's flags; a
+// zero value leaves a flag out, so that session-starter's default
+// applies.
 type Options struct {
 	// Argv is the Engine's command line, passed after "--" byte for
 	// byte; Argv[0] is looked up in PATH by session-starter.
@@ -179,21 +201,13 @@ type Options struct {
 	// then [StatusEnded]; see [ReadEnded]) from [Session.Status].
 	StatusPipe bool
 
-	// Grace, when positive, is "--grace": every end of the session sends
-	// the stop signal first and waits up to Grace for the session to
-	// empty before SIGKILL. 0 means SIGKILL at once.
-	Grace time.Duration
-	// StopSignal, when nonzero, is "--stop-signal": the signal the grace
-	// begins with (session-starter's default: SIGTERM). Windows has no
-	// signals to send: there the grace begins with CTRL_BREAK_EVENT.
-	StopSignal syscall.Signal
+	// Ending is how every end of the session goes: its Grace, when
+	// positive, is "--grace"; its StopSignal, when nonzero,
+	// "--stop-signal"; its KillBudget, when positive, "--kill-budget".
+	Ending
 	// Timeout, when positive, is "--timeout": the session is ended that
 	// long after the Engine was released, and session-starter exits 124.
 	Timeout time.Duration
-	// KillBudget, when positive, is "--kill-budget": how long the end
-	// keeps sending SIGKILL after the grace before it reports survivors;
-	// 0 means [DefaultKillBudget].
-	KillBudget time.Duration
 	// Containment, when set, is "--containment".
 	Containment Containment
 	// NoMark is "--no-mark": the Engine's environment gets no session

@@ -491,10 +491,8 @@ func TestOptionsReachSessionStarterAsItsFlags(t *testing.T) {
 	}{
 		{"zero", launch.Options{}, []string{"--ack", "--parent-pid", pid, "--", "engine"}},
 		{"every flag", launch.Options{
-			Grace:       90 * time.Second,
-			StopSignal:  syscall.SIGINT,
+			Ending:      launch.Ending{Grace: 90 * time.Second, StopSignal: syscall.SIGINT, KillBudget: 1500 * time.Millisecond},
 			Timeout:     12 * time.Hour,
-			KillBudget:  1500 * time.Millisecond,
 			Containment: launch.ContainCgroup,
 			NoMark:      true,
 			WatchStdin:  true,
@@ -529,9 +527,9 @@ func TestTheWaitDelayCoversTheEndAskedFor(t *testing.T) {
 		want time.Duration
 	}{
 		{"default", launch.Options{}, launch.DefaultWaitDelay},
-		{"half a day of grace", launch.Options{Grace: 12 * time.Hour}, 12*time.Hour + launch.DefaultKillBudget + launch.EndSlack + 5*time.Second},
-		{"grace and budget", launch.Options{Grace: time.Minute, KillBudget: 2 * time.Second}, time.Minute + 2*time.Second + launch.EndSlack + 5*time.Second},
-		{"set by the caller", launch.Options{Grace: time.Minute, WaitDelay: time.Second}, time.Second},
+		{"half a day of grace", launch.Options{Ending: launch.Ending{Grace: 12 * time.Hour}}, 12*time.Hour + launch.DefaultKillBudget + launch.EndSlack + 5*time.Second},
+		{"grace and budget", launch.Options{Ending: launch.Ending{Grace: time.Minute, KillBudget: 2 * time.Second}}, time.Minute + 2*time.Second + launch.EndSlack + 5*time.Second},
+		{"set by the caller", launch.Options{Ending: launch.Ending{Grace: time.Minute}, WaitDelay: time.Second}, time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := tt.opts
@@ -547,9 +545,9 @@ func TestTheWaitDelayCoversTheEndAskedFor(t *testing.T) {
 func TestBadDurationsAreRefusedBeforeAnythingStarts(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "none") // nothing may be started
 	for _, opts := range []launch.Options{
-		{Grace: -time.Second},
+		{Ending: launch.Ending{Grace: -time.Second}},
 		{Timeout: -1},
-		{KillBudget: -time.Hour},
+		{Ending: launch.Ending{KillBudget: -time.Hour}},
 		{Timeout: launch.MaxDuration + 1},
 		{StdinGrace: time.Second},
 		// A grace Start could not see would not bound its wait.
@@ -594,8 +592,8 @@ func TestACleanStopThroughTheContextIsNoError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := launchSession(t, ctx, launch.Options{
-		Argv:  []string{"sh", "-c", `trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done`},
-		Grace: testproc.TooLong,
+		Argv:   []string{"sh", "-c", `trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done`},
+		Ending: launch.Ending{Grace: testproc.TooLong},
 	})
 	readLine(t, s.Stdout)
 	cancel()
