@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-starter/session-starter/starter/launch"
 	"golang.org/x/sys/windows"
+
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // TestAParentCreatedAfterUsIsAReusedPID: a process that holds the

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-starter/session-starter/starter/launch"
 	"golang.org/x/sys/unix"
+
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // benchLeader starts a shell leading a new group with n-1 sleeping
