@@ -29,21 +29,16 @@ type cgroupLayer struct {
 	// sup is the leaf this process moved itself into for the limits'
 	// controllers, or nil.
 	sup    *cgroup.Supervisor
-	limits cgroup.Limits
+	limits launch.Limits
 	log    zerolog.Logger
-}
-
-// cgroupLimits is l as package cgroup takes it.
-func cgroupLimits(l Limits) cgroup.Limits {
-	return cgroup.Limits{Tasks: int64(l.MaxTasks), Memory: l.MaxMemory, Swap: l.MaxSwap, CPU: l.MaxCPU}
 }
 
 // controllers lists the controllers the session cgroup needs for l: its
 // bounds', and those of the kinds of limit its calls may set.
-func controllers(l Limits) []string {
-	need := cgroupLimits(l).Controllers()
+func controllers(l launch.Limits) []string {
+	need := cgroup.Controllers(l)
 	for _, k := range l.Calls {
-		c := map[string]string{callTasks: "pids", callMemory: "memory", callCPU: "cpu"}[k]
+		c := cgroup.CallControllers[k]
 		if !slices.Contains(need, c) {
 			need = append(need, c)
 		}
@@ -76,7 +71,7 @@ func (s *session) hold(c launch.Containment) (string, error) {
 	switch {
 	case cg != nil:
 		ev.Str("cgroup", cg.Path).Msg("containment by a session cgroup")
-		s.layers = append(s.layers, &cgroupLayer{cg: cg, sup: sup, limits: cgroupLimits(s.o.Limits), log: s.log})
+		s.layers = append(s.layers, &cgroupLayer{cg: cg, sup: sup, limits: s.o.Limits, log: s.log})
 		rec = &ledger.Cgroup{Dir: cg.Dir, ID: cg.ID}
 	case why != nil:
 		ev.Err(why).Msg("no session cgroup; containment by the process group")
@@ -96,8 +91,8 @@ func (s *session) hold(c launch.Containment) (string, error) {
 // cgroup) and the supervisor leaf this process moved into for lim's
 // controllers, or why auto fell back to the process group, or the error
 // Run fails with. Limits and a parent make cgroup mode required.
-func chooseContainment(c launch.Containment, lim Limits, parent string, log zerolog.Logger) (mode string, cg *cgroup.Session, sup *cgroup.Supervisor, why, err error) {
-	required := c == launch.ContainCgroup || lim.needsCgroup() || parent != ""
+func chooseContainment(c launch.Containment, lim launch.Limits, parent string, log zerolog.Logger) (mode string, cg *cgroup.Session, sup *cgroup.Supervisor, why, err error) {
+	required := c == launch.ContainCgroup || needsCgroup(lim) || parent != ""
 	switch c {
 	case launch.ContainGroup:
 		if required {
@@ -127,15 +122,15 @@ func chooseContainment(c launch.Containment, lim Limits, parent string, log zero
 }
 
 // cgroupAsk names what made cgroup mode required, for an error.
-func cgroupAsk(c launch.Containment, lim Limits, parent string) string {
-	if c == launch.ContainCgroup && !lim.needsCgroup() && parent == "" {
+func cgroupAsk(c launch.Containment, lim launch.Limits, parent string) string {
+	if c == launch.ContainCgroup && !needsCgroup(lim) && parent == "" {
 		return "--containment cgroup"
 	}
 	return limitsFlags(lim, parent)
 }
 
 // limitsFlags names the flags of lim and parent that were given.
-func limitsFlags(lim Limits, parent string) string {
+func limitsFlags(lim launch.Limits, parent string) string {
 	var f []string
 	for _, x := range []struct {
 		name string
@@ -154,7 +149,7 @@ func limitsFlags(lim Limits, parent string) string {
 // can make is made and removed again. why is what made auto fall back to
 // the process group; err is what Run would fail with.
 func ExplainContainment(c launch.Containment) (mode string, why, err error) {
-	mode, cg, _, why, err := chooseContainment(c, Limits{}, "", zerolog.Nop())
+	mode, cg, _, why, err := chooseContainment(c, launch.Limits{}, "", zerolog.Nop())
 	if cg != nil {
 		_ = cg.Remove()
 		cg.Close()
@@ -166,8 +161,8 @@ func ExplainContainment(c launch.Containment) (mode string, why, err error) {
 // [Options.CgroupParent]) would do here to enforce the limits, doing none
 // of it: whether this process would move into a supervisor leaf first,
 // or the error Run would fail with.
-func ExplainLimits(lim Limits, parent string) (move bool, err error) {
-	if err := lim.Check(); err != nil {
+func ExplainLimits(lim launch.Limits, parent string) (move bool, err error) {
+	if err := checkLimits(lim); err != nil {
 		return false, err
 	}
 	need := controllers(lim)
@@ -200,7 +195,7 @@ func placeIn(parent string) (cgroup.Place, error) {
 // process's own cgroup, with lim's controllers available to it; or says
 // why it cannot be made (auto: not where systemd manages the starter's
 // cgroup).
-func newSessionCgroup(auto bool, lim Limits, parent string, log zerolog.Logger) (*cgroup.Session, *cgroup.Supervisor, error) {
+func newSessionCgroup(auto bool, lim launch.Limits, parent string, log zerolog.Logger) (*cgroup.Session, *cgroup.Supervisor, error) {
 	p, err := placeIn(parent)
 	if err != nil {
 		return nil, nil, err

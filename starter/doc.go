@@ -78,7 +78,7 @@
 // (contain.IfRequested). Both hold their session through package
 // internal/exit, which wraps Run. So this package exports what those two
 // need: Run with its options and result, and [RunHidden] for the hidden
-// modes. [Limits] is also the type of a contained call's limits.
+// modes.
 // ExplainContainment and ExplainLimits take Run's decisions with nothing
 // started, for the command's --explain. The gate and the guard (packages
 // gate and guard) are the starter's helpers.

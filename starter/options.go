@@ -156,14 +156,38 @@ type Options struct {
 	// [launch.ContainAuto] (the zero value), [launch.ContainGroup] or
 	// [launch.ContainCgroup].
 	Containment launch.Containment
-	// Limits bound the session's whole tree (see [Limits]); they need
-	// cgroup mode, and [launch.ContainAuto] does not fall back to the process
-	// group when limits are asked for.
-	Limits Limits
+	// Limits bound the session's whole tree through its session cgroup
+	// (Linux, cgroup mode) or its job (Windows); [launch.ContainAuto]
+	// does not fall back to the process group when limits are asked for.
+	//
+	// They are written after the gate is ready and before the go-ahead,
+	// and read back: a limit the kernel refuses, one read back other than
+	// asked, or one whose controller (pids, memory, cpu) is not available
+	// fails Run with exit status 125 and nothing executed. Asked for where
+	// they cannot be enforced — group mode, macOS, FreeBSD, the portable
+	// build — Run fails the same way.
+	//
+	// Where the session cgroup is made matters: cgroup v2 lets a cgroup
+	// that holds processes enable the threaded controllers (pids, cpu)
+	// for the cgroups below it, but not the memory controller (the "no
+	// internal processes" rule; the root cgroup is exempt). So with
+	// MaxMemory, or Calls naming "memory", when the cgroup where session
+	// cgroups are made is this process's own, and it holds no other
+	// process (systemd-run --scope -p Delegate=yes, a container's init),
+	// this process first moves itself into a leaf cgroup of its own
+	// beside the session cgroup (session-starter-….supervisor), where its
+	// guard is born too, and then enables the controller; at the end it
+	// moves back and removes the leaf. If other processes share its
+	// cgroup (the launcher's shell, say), Run fails naming them;
+	// CgroupParent names a cgroup with no process to make the session
+	// cgroups in instead. Only one session of a process at a time can
+	// move it: a library caller running sessions with MaxMemory side by
+	// side gives them a CgroupParent.
+	Limits launch.Limits
 	// CgroupParent, when set, is the directory of a cgroup v2 where the
 	// session cgroup is made, instead of below this process's own cgroup
 	// (Linux, cgroup mode): a delegated cgroup that holds no process, as
-	// limits need (see [Limits]). A launcher that starts many sessions
+	// limits need (see Limits). A launcher that starts many sessions
 	// from one cgroup names one such cgroup for all of them.
 	CgroupParent string
 	// Exe is the binary that implements the hidden gate and guard modes;

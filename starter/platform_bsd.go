@@ -77,8 +77,8 @@ func ExplainContainment(c launch.Containment) (mode string, why, err error) {
 }
 
 // ExplainLimits fails as Run does here: limits need a session cgroup.
-func ExplainLimits(lim Limits, parent string) (move bool, err error) {
-	if !lim.needsCgroup() && parent == "" {
+func ExplainLimits(lim launch.Limits, parent string) (move bool, err error) {
+	if !needsCgroup(lim) && parent == "" {
 		return false, nil
 	}
 	return false, fail(wire.ExitContainment, "limits, --call-limits and --cgroup-parent need a session cgroup: cgroups are Linux's: %w", errors.ErrUnsupported)

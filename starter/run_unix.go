@@ -128,7 +128,7 @@ func prepare(o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(wire.ExitUsage, "no PROGRAM given")
 	}
-	if err := o.Limits.Check(); err != nil {
+	if err := checkLimits(o.Limits); err != nil {
 		return nil, err
 	}
 	s := &session{o: o, log: o.Logger, launcher: launcher{exit: -1}, sig: takeSignals(o)}

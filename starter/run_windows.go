@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/session-starter/session-starter/starter/launch"
-
 	"github.com/rs/zerolog"
 
 	"github.com/session-starter/session-starter/internal/end"
@@ -26,6 +24,7 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
 	"github.com/session-starter/session-starter/internal/wire"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // terminateCode is the exit code TerminateJobObject gives the processes
@@ -60,8 +59,8 @@ func ExplainContainment(c launch.Containment) (mode string, why, err error) {
 // as a hard cap of its CPU rate. There is no swap bound and no cgroup;
 // and under Wine, which enforces no job limit, every limit is refused
 // rather than set for show.
-func ExplainLimits(lim Limits, parent string) (move bool, err error) {
-	if err := lim.Check(); err != nil {
+func ExplainLimits(lim launch.Limits, parent string) (move bool, err error) {
+	if err := checkLimits(lim); err != nil {
 		return false, err
 	}
 	switch {
@@ -69,7 +68,7 @@ func ExplainLimits(lim Limits, parent string) (move bool, err error) {
 		return false, fail(wire.ExitContainment, "--cgroup-parent: cgroups are Linux's; a Windows session is held by its job")
 	case lim.MaxSwap > 0:
 		return false, fail(wire.ExitContainment, "--max-swap: a Windows job has no swap bound (--max-memory bounds committed memory, page file included)")
-	case lim.needsCgroup() && sys.UnderWine():
+	case needsCgroup(lim) && sys.UnderWine():
 		return false, fail(wire.ExitContainment, "limits: Wine enforces no job limit (ActiveProcessLimit, JobMemoryLimit, CPU rate control), so none is set for show")
 	}
 	return false, nil
@@ -186,8 +185,7 @@ func (s *session) contain(res *Result) error {
 	res.Mode = wire.ModeJob
 	if s.o.Limits.Any() {
 		// Before the Engine joins: the job holds nothing yet.
-		lim := s.o.Limits
-		if err := s.job.Limit(winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}); err != nil {
+		if err := s.job.Limit(s.o.Limits); err != nil {
 			return fail(wire.ExitContainment, "limits: %w", err)
 		}
 	}

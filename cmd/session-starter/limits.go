@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // sizeUnits are the powers of 1024 a size's suffix names, as systemd's
@@ -64,7 +64,7 @@ func orUnset[T int64 | float64](x T) string {
 }
 
 // limitFlags defines the limits' flags and --cgroup-parent.
-func limitFlags(fs *pflag.FlagSet, l *starter.Limits, cgroupParent *string) {
+func limitFlags(fs *pflag.FlagSet, l *launch.Limits, cgroupParent *string) {
 	fs.IntVar(&l.MaxTasks, "max-tasks", 0,
 		"Let the session's tree have at most `N` tasks live at once, threads included (pids.max of the session "+
 			"cgroup; a Node or Go program runs several threads at rest): a fork beyond it fails with EAGAIN, "+

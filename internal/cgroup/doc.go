@@ -18,7 +18,7 @@
 // may enable controllers for them (the rule forbids that to a cgroup that
 // holds processes); its own limits and counters cover them all.
 //
-// Limits ([Limits], [Handle.SetLimits]) need their controllers enabled
+// Limits ([launch.Limits], [Handle.SetLimits]) need their controllers enabled
 // in the cgroup where the session cgroup is made ([Enable]); a memory
 // limit needs that cgroup to hold no process, and [Enable] moves this
 // process into a leaf of its own there when it is the only one.

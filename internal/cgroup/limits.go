@@ -3,6 +3,7 @@ package cgroup
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -29,33 +30,41 @@ var ErrOnV1 = errors.New("controller on cgroup v1")
 // not both (the "no internal processes" rule; the root cgroup is exempt).
 var ErrShared = errors.New("the cgroup holds other processes")
 
-// Limits are the bounds a session cgroup is given; a zero field sets no
-// bound of its kind.
-type Limits struct {
-	// Tasks is pids.max: the live tasks of the cgroup, threads included.
-	Tasks int64
-	// Memory is memory.max in bytes. With it, Swap is memory.swap.max
-	// in bytes (0: no swap).
-	Memory, Swap int64
-	// CPU is cpu.max in CPUs: 1.5 is one and a half CPUs' time per
-	// period.
-	CPU float64
+// CallControllers are the kinds of limit a session's calls may set for
+// themselves ([launch.Limits] Calls), each with the controller it needs.
+var CallControllers = map[string]string{"tasks": "pids", "memory": "memory", "cpu": "cpu"}
+
+// CheckLimits refuses limits no kernel could take, before anything
+// starts: a session's, and a call's.
+func CheckLimits(l launch.Limits) error {
+	for _, k := range l.Calls {
+		if _, ok := CallControllers[k]; !ok {
+			return fmt.Errorf("--call-limits %q: want tasks, memory or cpu", k)
+		}
+	}
+	switch {
+	case l.MaxTasks < 0, l.MaxMemory < 0, l.MaxSwap < 0, l.MaxCPU < 0:
+		return errors.New("limits must not be negative")
+	case l.MaxCPU > 0 && l.MaxCPU < MinCPU:
+		// cpu.max refuses a quota under 1 ms of its 100 ms period.
+		return fmt.Errorf("--max-cpu %g: at least %g (cpu.max takes no less than 1 ms of each 100 ms)", l.MaxCPU, MinCPU)
+	case l.MaxSwap > 0 && l.MaxMemory == 0:
+		return errors.New("--max-swap goes with --max-memory")
+	}
+	return nil
 }
 
-// Any reports whether l sets a bound.
-func (l Limits) Any() bool { return l.Tasks > 0 || l.Memory > 0 || l.CPU > 0 }
-
-// Controllers lists the cgroup v2 controllers l needs, in the order the
-// kernel lists them.
-func (l Limits) Controllers() []string {
+// Controllers lists the cgroup v2 controllers l's bounds need, in the
+// order the kernel lists them.
+func Controllers(l launch.Limits) []string {
 	var c []string
-	if l.CPU > 0 {
+	if l.MaxCPU > 0 {
 		c = append(c, "cpu")
 	}
-	if l.Memory > 0 {
+	if l.MaxMemory > 0 {
 		c = append(c, "memory")
 	}
-	if l.Tasks > 0 {
+	if l.MaxTasks > 0 {
 		c = append(c, "pids")
 	}
 	return c
@@ -89,22 +98,22 @@ type write struct {
 
 // writes lists the files l writes, each with the value a read must give
 // back: memory sizes are kept by the kernel in whole pages, rounded down.
-func (l Limits) writes(page int64) []write {
+func writes(l launch.Limits, page int64) []write {
 	var w []write
-	if l.Tasks > 0 {
-		n := strconv.FormatInt(l.Tasks, 10)
+	if l.MaxTasks > 0 {
+		n := strconv.Itoa(l.MaxTasks)
 		w = append(w, write{"pids.max", n, n, false})
 	}
-	if l.Memory > 0 {
+	if l.MaxMemory > 0 {
 		for _, f := range []struct {
 			file string
 			n    int64
-		}{{"memory.max", l.Memory}, {"memory.swap.max", l.Swap}} {
+		}{{"memory.max", l.MaxMemory}, {"memory.swap.max", l.MaxSwap}} {
 			w = append(w, write{f.file, strconv.FormatInt(f.n, 10), strconv.FormatInt(f.n/page*page, 10), f.file == "memory.swap.max" && f.n == 0})
 		}
 	}
-	if l.CPU > 0 {
-		v := cpuMax(l.CPU)
+	if l.MaxCPU > 0 {
+		v := cpuMax(l.MaxCPU)
 		w = append(w, write{"cpu.max", v, v, false})
 	}
 	return w

@@ -283,13 +283,13 @@ func (s *Supervisor) Restore() error {
 // write the kernel refuses and a value read back that is not the one
 // asked for (rounded down to whole pages for memory) are errors, naming
 // the file.
-func (h *Handle) SetLimits(l Limits) error { return setLimits(h.DirFD, h.Path, l) }
+func (h *Handle) SetLimits(l launch.Limits) error { return setLimits(h.DirFD, h.Path, l) }
 
 // setLimits writes l to the cgroup dirfd names (own: its path, for the
 // errors) and reads each file back.
-func setLimits(dirfd int, own string, l Limits) error {
+func setLimits(dirfd int, own string, l launch.Limits) error {
 	page := int64(os.Getpagesize())
-	for _, w := range l.writes(page) {
+	for _, w := range writes(l, page) {
 		fd, err := sys.OpenAt(dirfd, w.file, sys.O_RDWR)
 		if errors.Is(err, syscall.ENOENT) && w.optional {
 			continue // no swap accounting: no swap to bound

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/proc"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 // enableVar, in the environment of a run of this test binary, makes
@@ -236,7 +237,7 @@ func TestSetLimitsWritesEachLimitAndReadsItBack(t *testing.T) {
 	defer s.Close()
 	defer func() { _ = s.Remove() }()
 	page := int64(os.Getpagesize())
-	l := Limits{Tasks: 20, Memory: 64<<20 + 1, Swap: 0, CPU: 0.5}
+	l := launch.Limits{MaxTasks: 20, MaxMemory: 64<<20 + 1, MaxSwap: 0, MaxCPU: 0.5}
 	if err := s.SetLimits(l); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestSetLimitsOfACgroupWithoutTheControllerNamesTheFile(t *testing.T) {
 	defer s.Close()
 	defer func() { _ = s.Remove() }()
 	// testPlace's cgroup enables nothing for its children.
-	err = s.SetLimits(Limits{Tasks: 5})
+	err = s.SetLimits(launch.Limits{MaxTasks: 5})
 	if err == nil || !strings.Contains(err.Error(), "pids.max") {
 		t.Fatalf("SetLimits(Tasks) without the pids controller: %v, want an error naming pids.max", err)
 	}

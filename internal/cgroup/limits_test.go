@@ -10,23 +10,23 @@ import (
 
 func TestLimitsNeedTheirControllersOnly(t *testing.T) {
 	for _, c := range []struct {
-		l    Limits
+		l    launch.Limits
 		want []string
 	}{
-		{Limits{}, nil},
-		{Limits{Tasks: 3}, []string{"pids"}},
-		{Limits{Memory: 1 << 20}, []string{"memory"}},
-		{Limits{Swap: 1 << 20}, nil}, // swap alone is no limit
-		{Limits{CPU: 0.5, Tasks: 1, Memory: 1}, []string{"cpu", "memory", "pids"}},
+		{launch.Limits{}, nil},
+		{launch.Limits{MaxTasks: 3}, []string{"pids"}},
+		{launch.Limits{MaxMemory: 1 << 20}, []string{"memory"}},
+		{launch.Limits{MaxSwap: 1 << 20}, nil}, // swap alone is no limit
+		{launch.Limits{MaxCPU: 0.5, MaxTasks: 1, MaxMemory: 1}, []string{"cpu", "memory", "pids"}},
 	} {
-		if got := c.l.Controllers(); !slices.Equal(got, c.want) {
-			t.Errorf("%+v.Controllers() = %v, want %v", c.l, got, c.want)
+		if got := Controllers(c.l); !slices.Equal(got, c.want) {
+			t.Errorf("Controllers(%+v) = %v, want %v", c.l, got, c.want)
 		}
 	}
 }
 
 func TestLimitsWriteWhatTheKernelReadsBack(t *testing.T) {
-	got := Limits{Tasks: 20, Memory: 64<<20 + 100, Swap: 5000, CPU: 1.5}.writes(4096)
+	got := writes(launch.Limits{MaxTasks: 20, MaxMemory: 64<<20 + 100, MaxSwap: 5000, MaxCPU: 1.5}, 4096)
 	want := []write{
 		{"pids.max", "20", "20", false},
 		{"memory.max", "67108964", "67108864", false}, // whole pages
@@ -36,7 +36,7 @@ func TestLimitsWriteWhatTheKernelReadsBack(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("writes = %v, want %v", got, want)
 	}
-	if got := (Limits{Memory: 1 << 30}).writes(4096); len(got) != 2 || got[1] != (write{"memory.swap.max", "0", "0", true}) {
+	if got := writes(launch.Limits{MaxMemory: 1 << 30}, 4096); len(got) != 2 || got[1] != (write{"memory.swap.max", "0", "0", true}) {
 		t.Errorf("a memory limit without swap writes %v, want memory.swap.max 0 after memory.max, optional", got)
 	}
 }

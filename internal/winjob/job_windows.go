@@ -64,30 +64,21 @@ func (j *Job) PIDs() ([]int, error) {
 	return sys.JobProcessIDs(j.h)
 }
 
-// Limits are the bounds of a job's processes together; a zero field sets
-// no bound.
-type Limits struct {
-	// Processes is the most processes the job may hold at once
-	// (ActiveProcessLimit): a process created in it beyond that fails.
-	Processes uint32
-	// Memory is the most memory its processes may commit together, in
-	// bytes (JobMemoryLimit): an allocation beyond it fails.
-	Memory uint64
-	// CPU is its CPU time in CPUs (a hard cap of CPU rate control, in
-	// ten-thousandths of the whole machine).
-	CPU float64
-}
-
-// Limit sets l on the job, keeping it kill-on-close. A limit the system
-// refuses is an error: nothing is applied silently.
-func (j *Job) Limit(l Limits) error {
-	if l.Processes > 0 || l.Memory > 0 {
-		if err := sys.SetJobLimits(j.h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, l.Processes, uintptr(l.Memory)); err != nil {
+// Limit sets l on the job, keeping it kill-on-close: MaxTasks as the
+// most processes it may hold at once (ActiveProcessLimit: a process
+// created in it beyond that fails), MaxMemory as the most memory its
+// processes may commit together (JobMemoryLimit: an allocation beyond it
+// fails), MaxCPU as a hard cap of its CPU rate (in ten-thousandths of the
+// whole machine). MaxSwap and Calls are not the job's. A limit the
+// system refuses is an error: nothing is applied silently.
+func (j *Job) Limit(l launch.Limits) error {
+	if l.MaxTasks > 0 || l.MaxMemory > 0 {
+		if err := sys.SetJobLimits(j.h, sys.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, uint32(l.MaxTasks), uintptr(l.MaxMemory)); err != nil {
 			return err
 		}
 	}
-	if l.CPU > 0 {
-		if err := sys.SetJobCPURate(j.h, CPURate(l.CPU, runtime.NumCPU())); err != nil {
+	if l.MaxCPU > 0 {
+		if err := sys.SetJobCPURate(j.h, CPURate(l.MaxCPU, runtime.NumCPU())); err != nil {
 			return err
 		}
 	}

@@ -319,12 +319,12 @@ func TestCPURateIsInTenThousandthsOfTheWholeMachine(t *testing.T) {
 // enforces none); their effect is tested by the session tests on Windows.
 func TestTheSystemTakesTheJobsLimitsAndTellsItsUsage(t *testing.T) {
 	j := newJob(t)
-	if err := j.Limit(Limits{Processes: 5, Memory: 64 << 20}); err != nil {
+	if err := j.Limit(launch.Limits{MaxTasks: 5, MaxMemory: 64 << 20}); err != nil {
 		t.Fatalf("Limit(processes, memory): %v", err)
 	}
 	if !sys.UnderWine() {
 		// Wine refuses CPU rate control.
-		if err := j.Limit(Limits{CPU: 0.5}); err != nil {
+		if err := j.Limit(launch.Limits{MaxCPU: 0.5}); err != nil {
 			t.Fatalf("Limit(cpu): %v", err)
 		}
 	}

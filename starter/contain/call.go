@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -177,7 +177,7 @@ type Cmd struct {
 	// instead of releasing what it left (Released).
 	EndOnExit bool
 	// Limits bound the call's whole tree as a session's bound the
-	// session's (starter.Limits; Calls is a session's and refused here):
+	// session's (Calls is a session's and refused here):
 	// on Linux through the call's own cgroup, in a cgroup-mode session
 	// whose cgroup has the controllers (see session-starter
 	// --call-limits); on Windows through the call's own job. They are set
@@ -188,7 +188,7 @@ type Cmd struct {
 	// without the controller, macOS, FreeBSD, the portable build, Wine —
 	// Start fails naming why, and nothing runs: a limit is never silently
 	// not applied.
-	Limits starter.Limits
+	Limits launch.Limits
 
 	err      error           // refused by Wrap or Command: Start returns it
 	ctx      context.Context // Command's, for a call through the helper
@@ -268,11 +268,11 @@ func (c *closeOnce) Close() error {
 
 // checkLimits refuses a call's limits that no kernel could take, and a
 // session's field, before anything runs.
-func checkLimits(l starter.Limits) error {
+func checkLimits(l launch.Limits) error {
 	if len(l.Calls) > 0 {
 		return errors.New("contain: Limits.Calls is a session's (--call-limits), not a call's")
 	}
-	if err := l.Check(); err != nil {
+	if err := cgroup.CheckLimits(l); err != nil {
 		return fmt.Errorf("contain: the call's limits: %w", err)
 	}
 	return nil

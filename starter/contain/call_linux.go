@@ -12,7 +12,6 @@ import (
 	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
-	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -113,7 +112,7 @@ type callCgroup struct {
 // mode, not in a session, a session cgroup this process may not write)
 // the call has its group only, inside whatever holds this process — or,
 // with lim, it fails: a limit is never silently not applied.
-func placeCall(id string, lim starter.Limits) (callLayer, error) {
+func placeCall(id string, lim launch.Limits) (callLayer, error) {
 	// The mark first: a call under no session reads no mountinfo.
 	_, marked := os.LookupEnv(mark.Var)
 	var p cgroup.Place
@@ -132,8 +131,7 @@ func placeCall(id string, lim starter.Limits) (callLayer, error) {
 		// leaf, inside the session cgroup), as when one cannot be made.
 		return nil, nil
 	}
-	cl := cgroup.Limits{Tasks: int64(lim.MaxTasks), Memory: lim.MaxMemory, Swap: lim.MaxSwap, CPU: lim.MaxCPU}
-	if err := cgroup.ForCalls(p, cl.Controllers()); err != nil {
+	if err := cgroup.ForCalls(p, cgroup.Controllers(lim)); err != nil {
 		if lim.Any() {
 			return nil, errNoLimits(fmt.Sprintf("%v (start the session with --call-limits naming them)", err))
 		}
@@ -147,7 +145,7 @@ func placeCall(id string, lim starter.Limits) (callLayer, error) {
 		return nil, nil
 	}
 	if lim.Any() {
-		if err := c.SetLimits(cl); err != nil {
+		if err := c.SetLimits(lim); err != nil {
 			_ = c.Remove()
 			c.Close()
 			return nil, errNoLimits(err.Error())

@@ -5,7 +5,7 @@ package contain
 import (
 	"syscall"
 
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func conflictOS(*syscall.SysProcAttr) string { return "" }
@@ -16,7 +16,7 @@ func passOnlyAsked() (restore func()) { return func() {} }
 
 // placeCall gives the call no cgroup: there are none here; limits,
 // which would need one, fail.
-func placeCall(_ string, lim starter.Limits) (callLayer, error) {
+func placeCall(_ string, lim launch.Limits) (callLayer, error) {
 	if lim.Any() {
 		return nil, errNoLimits("cgroups are Linux's, and there is no other way to bound a call's tree here")
 	}

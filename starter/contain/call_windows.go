@@ -9,7 +9,6 @@ import (
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/winjob"
-	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -155,7 +154,7 @@ func pipeHolders(*os.File) []int { return nil }
 // CPU rate; a job nested in the session's holds within the session's
 // limits too. There is no swap bound, and under Wine, which enforces no
 // job limit, none is set for show.
-func limitJob(job *winjob.Job, lim starter.Limits) error {
+func limitJob(job *winjob.Job, lim launch.Limits) error {
 	switch {
 	case !lim.Any():
 		return nil
@@ -164,8 +163,7 @@ func limitJob(job *winjob.Job, lim starter.Limits) error {
 	case sys.UnderWine():
 		return errNoLimits("Wine enforces no job limit")
 	}
-	l := winjob.Limits{Processes: uint32(lim.MaxTasks), Memory: uint64(lim.MaxMemory), CPU: lim.MaxCPU}
-	if err := job.Limit(l); err != nil {
+	if err := job.Limit(lim); err != nil {
 		return errNoLimits(err.Error())
 	}
 	return nil

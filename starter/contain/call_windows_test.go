@@ -13,7 +13,7 @@ import (
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/testproc"
-	"github.com/session-starter/session-starter/starter"
+	"github.com/session-starter/session-starter/starter/launch"
 )
 
 func init() {
@@ -134,7 +134,7 @@ func TestACallsLimitsUnderWineAreRefusedNamingWine(t *testing.T) {
 	}
 	c := Command(context.Background(), os.Args[0])
 	c.Env = append(os.Environ(), testproc.HelperVar+"=win-call")
-	c.Limits = starter.Limits{MaxTasks: 2}
+	c.Limits = launch.Limits{MaxTasks: 2}
 	err := c.Start()
 	if err == nil || !strings.Contains(err.Error(), "Wine") || c.Result().Executed != NotStarted {
 		if err == nil {
@@ -155,7 +155,7 @@ func TestACallsProcessLimitOnWindowsRefusesTheProcessBeyondIt(t *testing.T) {
 	}
 	c := Command(context.Background(), os.Args[0])
 	c.Env = append(os.Environ(), testproc.HelperVar+"=win-call")
-	c.Limits = starter.Limits{MaxTasks: 1}
+	c.Limits = launch.Limits{MaxTasks: 1}
 	err := c.Run()
 	if code := c.ProcessState.ExitCode(); err == nil || code != 1 {
 		t.Fatalf("Run = %v (exit %d), want exit 1: the child beyond the job's one process refused", err, code)

@@ -50,7 +50,7 @@ func limitsSession(args []string) int {
 	if args[0] != "-" {
 		kinds = strings.Split(args[0], ",")
 	}
-	return runSession("limits-engine", args[1:], starter.Options{Containment: launch.ContainCgroup, Limits: starter.Limits{Calls: kinds}})
+	return runSession("limits-engine", args[1:], starter.Options{Containment: launch.ContainCgroup, Limits: launch.Limits{Calls: kinds}})
 }
 
 // limitsEngine runs args[2] as a contained shell call with the limits of
@@ -58,7 +58,7 @@ func limitsSession(args []string) int {
 // report to args[0].
 func limitsEngine(args []string) int {
 	var rep limitsReport
-	var lim starter.Limits
+	var lim launch.Limits
 	if err := json.Unmarshal([]byte(args[1]), &lim); err != nil {
 		rep.Err = err.Error()
 	} else {
@@ -89,7 +89,7 @@ func limitsEngine(args []string) int {
 // (this process's own if ""), the calls allowed the kinds given, one call
 // of script with lim; it returns the report, or the session's output if
 // the session failed.
-func runLimits(t *testing.T, dir string, kinds string, lim starter.Limits, script string) (limitsReport, string) {
+func runLimits(t *testing.T, dir string, kinds string, lim launch.Limits, script string) (limitsReport, string) {
 	t.Helper()
 	report := filepath.Join(t.TempDir(), "report")
 	spec, _ := json.Marshal(lim)
@@ -126,7 +126,7 @@ func TestACallsLimitsOutsideASessionFailAndNothingRuns(t *testing.T) {
 	os.Unsetenv("SESSION_STARTER_SESSION")
 	marker := filepath.Join(t.TempDir(), "ran")
 	c := Command(context.Background(), "touch", marker)
-	c.Limits = starter.Limits{MaxTasks: 5}
+	c.Limits = launch.Limits{MaxTasks: 5}
 	err := c.Start()
 	if err == nil || !strings.Contains(err.Error(), "cannot be enforced") || !strings.Contains(err.Error(), "not in a session in cgroup mode") {
 		t.Fatalf("Start = %v, want the limits refused for want of a session", err)
@@ -143,7 +143,7 @@ func TestACallsLimitsOutsideASessionFailAndNothingRuns(t *testing.T) {
 // without memory and a session's Calls field fail Start before anything
 // runs.
 func TestACallsLimitsThatNoKernelTakesAreRefused(t *testing.T) {
-	for _, lim := range []starter.Limits{{MaxTasks: -1}, {MaxSwap: 1 << 20}, {Calls: []string{"memory"}}, {MaxCPU: 0.001}} {
+	for _, lim := range []launch.Limits{{MaxTasks: -1}, {MaxSwap: 1 << 20}, {Calls: []string{"memory"}}, {MaxCPU: 0.001}} {
 		c := Command(context.Background(), "true")
 		c.Limits = lim
 		if err := c.Start(); err == nil || !strings.HasPrefix(err.Error(), "contain:") {
@@ -166,7 +166,7 @@ func TestACallsLimitsInASessionWithoutTheControllerFailAndNothingRuns(t *testing
 		t.Skipf("this process's cgroup offers the memory controller to the session cgroups it holds (%q)", b)
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
-	rep, failed := runLimits(t, "", "-", starter.Limits{MaxMemory: 64 << 20}, "touch "+marker)
+	rep, failed := runLimits(t, "", "-", launch.Limits{MaxMemory: 64 << 20}, "touch "+marker)
 	if failed != "" {
 		if strings.Contains(failed, "cgroup") {
 			t.Skipf("no cgroup mode here: %s", failed)
@@ -189,7 +189,7 @@ func TestACallsLimitsInASessionWithoutTheControllerFailAndNothingRuns(t *testing
 // into a supervisor leaf to give the session cgroup the controller.
 func TestACallsTaskLimitHoldsItsForkLoopAndNotTheEngine(t *testing.T) {
 	dir := testproc.LimitCgroup(t)
-	rep, failed := runLimits(t, dir, "tasks", starter.Limits{MaxTasks: 20},
+	rep, failed := runLimits(t, dir, "tasks", launch.Limits{MaxTasks: 20},
 		`n=0; while [ $n -lt 2000 ]; do sleep 60 & n=$((n+1)); done 2>/dev/null; exit 0`)
 	if failed != "" {
 		t.Fatal(failed)
@@ -208,7 +208,7 @@ func TestACallsTaskLimitHoldsItsForkLoopAndNotTheEngine(t *testing.T) {
 // 64 MiB, and the Engine lives on to report it.
 func TestACallsMemoryLimitOOMKillsInsideTheCallOnly(t *testing.T) {
 	dir := testproc.LimitCgroup(t)
-	rep, failed := runLimits(t, dir, "memory", starter.Limits{MaxMemory: 64 << 20},
+	rep, failed := runLimits(t, dir, "memory", launch.Limits{MaxMemory: 64 << 20},
 		`x=$(head -c 268435456 /dev/zero | tr '\000' a); echo ${#x}`)
 	if failed != "" {
 		t.Fatal(failed)
@@ -225,7 +225,7 @@ func TestACallsMemoryLimitOOMKillsInsideTheCallOnly(t *testing.T) {
 // MaxCPU 0.5 uses at most 0.6 of the call's time.
 func TestACallsCPULimitBoundsItsCPUTime(t *testing.T) {
 	dir := testproc.LimitCgroup(t)
-	rep, failed := runLimits(t, dir, "cpu", starter.Limits{MaxCPU: 0.5}, `timeout 3 sh -c 'while :; do :; done'; exit 0`)
+	rep, failed := runLimits(t, dir, "cpu", launch.Limits{MaxCPU: 0.5}, `timeout 3 sh -c 'while :; do :; done'; exit 0`)
 	if failed != "" {
 		t.Fatal(failed)
 	}

@@ -111,6 +111,43 @@ type StatusEnded struct {
 	Usage *Usage `json:"usage,omitempty"`
 }
 
+// Limits bound a tree, every process of it whether it left its group or
+// not: a session's (its session cgroup on Linux, its job on Windows) or
+// a call's (its own cgroup or job). The kernel enforces them; a zero
+// field sets no bound. Asked for where they cannot be enforced, they fail
+// the start with nothing executed: a limit is never silently not applied.
+type Limits struct {
+	// MaxTasks is pids.max: the most tasks the tree may have live at
+	// once, threads included (a Go or Node program runs several). A fork
+	// or a thread's creation beyond it fails with EAGAIN. On Windows it
+	// bounds the job's processes (ActiveProcessLimit).
+	MaxTasks int
+	// MaxMemory is memory.max in bytes: the tree's memory, page cache
+	// included; beyond it the kernel reclaims, and then its OOM killer
+	// ends a process of the tree (reported: [Usage] OOMKills). With it,
+	// MaxSwap is memory.swap.max, 0 meaning no swap at all. On Windows it
+	// bounds the memory the job's processes commit (JobMemoryLimit), and
+	// there is no swap bound.
+	MaxMemory, MaxSwap int64
+	// MaxCPU is cpu.max in CPUs: 0.5 is half of one CPU's time, 2 two
+	// CPUs' — over each 100 ms period, the tree as a whole. On Windows it
+	// is a hard cap of the job's CPU rate.
+	MaxCPU float64
+	// Calls names the kinds of limit — "tasks", "memory", "cpu" — a
+	// session's contained calls may set for themselves (package
+	// starter/contain, Cmd.Limits), each in its own cgroup. It bounds
+	// nothing: it makes their controllers (pids, memory, cpu) available
+	// to the session cgroup as the session's own limits would. Where a
+	// session limit needs the controller already, it is not needed.
+	// Windows needs none of it — a call's job takes limits of its own —
+	// and takes it as asked; elsewhere without cgroups it fails as a
+	// limit does. It is a session's: a call's Limits refuse it.
+	Calls []string
+}
+
+// Any reports whether l sets a bound (Calls sets none).
+func (l Limits) Any() bool { return l.MaxTasks > 0 || l.MaxMemory > 0 || l.MaxCPU > 0 }
+
 // Usage is what a session's or a call's tree used, exited processes
 // included, each figure with where it was read. A nil figure is one this
 // platform or mode has no counter for: absent, never guessed.
