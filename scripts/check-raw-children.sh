@@ -24,7 +24,7 @@ allow=(
   porchTakeFinish porchEmpty porchEngineExited porchCgroupEmpty
   porchRounds porchPause porchExec groupSignal
   porchSweep sweepPID sweepFile sweepStat sweepUID sweepMarked sweepByte
-  exit writeAll keepOnly setName putNum now poll rawSyscall6.abi0
+  exit writeAll keepOnly setName putLine putNum now poll rawSyscall6.abi0
 )
 
 dump=$(mktemp)
