@@ -226,13 +226,14 @@ func (c *Cmd) StderrPipe() (io.ReadCloser, error) { return c.pipe(2) }
 // pipe makes the pipe of StdinPipe (fd 0), StdoutPipe (1) or StderrPipe
 // (2); the call's end is closed here once the call has its copy (Start).
 func (c *Cmd) pipe(fd int) (io.ReadWriteCloser, error) {
-	names := []string{"Stdin", "Stdout", "Stderr"}
-	switch {
-	case c.Cmd == nil:
+	if c.Cmd == nil {
 		return nil, c.err
-	case []bool{c.Stdin != nil, c.Stdout != nil, c.Stderr != nil}[fd]:
-		return nil, errors.New("exec: " + names[fd] + " already set")
-	case c.called || c.Process != nil:
+	}
+	set := [...]bool{c.Stdin != nil, c.Stdout != nil, c.Stderr != nil}
+	if set[fd] {
+		return nil, fmt.Errorf("exec: %s already set", [...]string{"Stdin", "Stdout", "Stderr"}[fd])
+	}
+	if c.called || c.Process != nil {
 		return nil, errors.New("exec: pipe after process started")
 	}
 	r, w, err := os.Pipe()
@@ -240,12 +241,13 @@ func (c *Cmd) pipe(fd int) (io.ReadWriteCloser, error) {
 		return nil, err
 	}
 	parent, child := r, w
-	if fd == 0 {
+	switch fd {
+	case 0:
 		parent, child = w, r
 		c.Stdin = child
-	} else if fd == 1 {
+	case 1:
 		c.Stdout = child
-	} else {
+	case 2:
 		c.Stderr = child
 	}
 	c.closers = append(c.closers, child)

@@ -1030,3 +1030,23 @@ func TestUnderDescriptorPressureACallRunsInCgroupModeAsInGroupMode(t *testing.T)
 		t.Errorf("with %d descriptors free a call fails in group mode: %s (the test's pressure is too high)", first.Free, first.Err)
 	}
 }
+
+// TestAPipeOfAStreamAlreadySetIsRefusedAsExecRefusesIt: StdinPipe,
+// StdoutPipe and StderrPipe refuse a stream the caller already set, with
+// exec's words, and set nothing.
+func TestAPipeOfAStreamAlreadySetIsRefusedAsExecRefusesIt(t *testing.T) {
+	c := Command(context.Background(), "true")
+	c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}
+	for name, pipe := range map[string]func() error{
+		"Stdin":  func() error { _, err := c.StdinPipe(); return err },
+		"Stdout": func() error { _, err := c.StdoutPipe(); return err },
+		"Stderr": func() error { _, err := c.StderrPipe(); return err },
+	} {
+		if err := pipe(); err == nil || err.Error() != "exec: "+name+" already set" {
+			t.Errorf("%sPipe with %s set: %v, want exec: %s already set", name, name, err, name)
+		}
+	}
+	if len(c.closers) != 0 || len(c.parents) != 0 {
+		t.Errorf("the refused pipes left %d ends to close, want none", len(c.closers)+len(c.parents))
+	}
+}
