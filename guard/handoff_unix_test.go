@@ -47,3 +47,42 @@ func TestTheGuardReadsBackEveryHandoffItWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestTheGuardRefusesAHandoffWithAnyFieldMalformed: each field of the
+// hand-off that is not what the starter writes refuses the whole of it.
+func TestTheGuardRefusesAHandoffWithAnyFieldMalformed(t *testing.T) {
+	id, err := mark.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{PGID: 42, Budget: time.Second, TTY: 7, TTYGroup: 41, Cgroup: 8, CgroupParent: 9,
+		CgroupName: cgroup.Name(42, 1234, 1), Mark: id.String(), MarkSince: 123, Ledger: 10, Release: true}
+	good := spec.handoff().args()
+	if _, ok := parseHandoff(good); !ok {
+		t.Fatalf("parseHandoff(%q) refused the starter's own hand-off", good)
+	}
+	for _, c := range []struct {
+		field int
+		bad   string
+	}{
+		{0, "1"}, {0, "x"}, // the group: a number above 1
+		{1, "x"},           // the ledger's number
+		{2, "1"}, {2, "x"}, // the terminal's group
+		{3, "not-a-cgroup"},                 // the session cgroup's name
+		{4, "x@1"}, {4, id.String() + "@x"}, // the mark argument
+		{5, "maybe"},      // the release
+		{6, "other.json"}, // the ledger record: its session's only
+	} {
+		args := slices.Clone(good)
+		args[c.field] = c.bad
+		if h, ok := parseHandoff(args); ok {
+			t.Errorf("parseHandoff with field %d %q = %+v, ok; want refused", c.field, c.bad, h)
+		}
+	}
+	// A record without a mark names no session: refused.
+	args := slices.Clone(good)
+	args[4] = "-"
+	if h, ok := parseHandoff(args); ok {
+		t.Errorf("parseHandoff with a record and no mark = %+v, ok; want refused", h)
+	}
+}
