@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -25,14 +24,11 @@ import (
 // helperFD is the helper's end of its connection to the Engine.
 const helperFD = 3
 
-// faultVar is read by the helper mode only, and only for tests: it makes
-// the helper fail at one step of its handshake, "PHASE:ACTION" or
-// "PHASE:ACTION:FILE" (the fault happens only in the helper that creates
-// FILE, so only once). PHASE is hello (before the hello), request (a
-// spawn request was read, nothing started), spawned (the leader was
-// started, "started" not sent) or started ("started" was sent); ACTION
-// is kill (the helper SIGKILLs itself) or pause (it SIGSTOPs itself).
-const faultVar = "SESSION_STARTER_HELPER_FAULT_FOR_TESTS"
+// faultAt is where a test makes the helper fail at one step of its
+// handshake: phase is hello (before the hello), request (a spawn request
+// was read, nothing started), spawned (the leader was started, "started"
+// not sent) or started ("started" was sent). It does nothing but in tests.
+var faultAt = func(phase string) {}
 
 func init() { wire.Play(playHelper, helperMode) }
 
@@ -61,7 +57,6 @@ type helper struct {
 	spawns  chan func()
 	closed  chan struct{} // the connection to the Engine ended
 	running sync.WaitGroup
-	fault   []string
 }
 
 // helperCall is one call the helper parents.
@@ -106,7 +101,6 @@ func helperMain(sock int) int {
 		leaders: map[int]*helperCall{},
 		spawns:  make(chan func()),
 		closed:  make(chan struct{}),
-		fault:   strings.SplitN(os.Getenv(faultVar), ":", 3),
 	}
 	go h.spawner()
 	term := make(chan os.Signal, 1)
@@ -123,7 +117,7 @@ func helperMain(sock int) int {
 			h.reapAdopted()
 		}
 	}()
-	h.faultAt("hello")
+	faultAt("hello")
 	if h.send(encode(msgHello, struct{ Protocol uint64 }{wire.Protocol}), nil) != nil {
 		return 0
 	}
@@ -141,30 +135,6 @@ func (h *helper) spawner() {
 	runtime.LockOSThread()
 	for f := range h.spawns {
 		f()
-	}
-}
-
-// faultAt applies the test-only fault of faultVar at phase.
-func (h *helper) faultAt(phase string) {
-	if len(h.fault) < 2 || h.fault[0] != phase {
-		return
-	}
-	if len(h.fault) == 3 {
-		f, err := os.OpenFile(h.fault[2], os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err != nil {
-			return // another helper had the fault
-		}
-		_ = f.Close()
-	}
-	// To this thread: a signal to the process may be taken by another
-	// thread while this one runs on into the next step.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	switch h.fault[1] {
-	case "kill":
-		_ = sys.SignalThread(syscall.SIGKILL)
-	case "pause":
-		_ = sys.SignalThread(syscall.SIGSTOP)
 	}
 }
 
@@ -192,7 +162,7 @@ func (h *helper) serve() {
 			return
 		}
 		if data[0] == msgSpawn {
-			h.faultAt("request")
+			faultAt("request")
 			h.spawn(s, fds)
 			continue
 		}
@@ -269,10 +239,10 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		return
 	}
 	pid := c.Process.Pid
-	h.faultAt("spawned")
+	faultAt("spawned")
 	_ = h.send(encode(msgStarted, answer{Call: s.Call, PID: pid}), nil)
 	close(hc.started)
-	h.faultAt("started")
+	faultAt("started")
 	h.running.Add(1)
 	go func() {
 		defer h.running.Done()

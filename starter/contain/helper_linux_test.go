@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,40 @@ import (
 	"github.com/session-starter/session-starter/internal/testproc"
 	"golang.org/x/sys/unix"
 )
+
+// faultVar makes a helper this test binary plays fail at one step of its
+// handshake: "PHASE:ACTION" or "PHASE:ACTION:FILE" (the fault happens only
+// in the helper that creates FILE, so only once). PHASE is one of
+// faultAt's; ACTION is kill (the helper SIGKILLs itself) or pause (it
+// SIGSTOPs itself).
+const faultVar = "SESSION_STARTER_HELPER_FAULT_FOR_TESTS"
+
+func init() { faultAt = faultFromEnv }
+
+// faultFromEnv applies the fault of faultVar at phase.
+func faultFromEnv(phase string) {
+	fault := strings.SplitN(os.Getenv(faultVar), ":", 3)
+	if len(fault) < 2 || fault[0] != phase {
+		return
+	}
+	if len(fault) == 3 {
+		f, err := os.OpenFile(fault[2], os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return // another helper had the fault
+		}
+		_ = f.Close()
+	}
+	// To this thread: a signal to the process may be taken by another
+	// thread while this one runs on into the next step.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	switch fault[1] {
+	case "kill":
+		_ = sys.SignalThread(syscall.SIGKILL)
+	case "pause":
+		_ = sys.SignalThread(syscall.SIGSTOP)
+	}
+}
 
 // withHelper makes this test process an Engine outside any session whose
 // binary dispatches the helper mode (TestMain runs RunHidden, as
