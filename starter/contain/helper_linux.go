@@ -46,8 +46,7 @@ var inHelper bool
 
 // helper is the spawn helper process: the parent of an Engine's calls.
 type helper struct {
-	sock   int
-	sendMu sync.Mutex
+	sock int
 	// mu is held while a leader is started and registered, and while
 	// adopted children are reaped: a leader is reaped only by its call
 	// (kill before reap), never by the reaper.
@@ -83,12 +82,8 @@ func helperMain(sock int) int {
 	// the helper ends its calls when the Engine's end closes the socket.
 	// Caught and dropped, not ignored: an ignored signal would stay
 	// ignored in every call (execve keeps SIG_IGN), a caught one does not.
-	drop := make(chan os.Signal, 1)
-	signal.Notify(drop, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP)
-	go func() {
-		for range drop {
-		}
-	}()
+	// A full channel drops what comes.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP)
 	if err := sys.SetChildSubreaper(true); err != nil {
 		return 125
 	}
@@ -138,10 +133,9 @@ func (h *helper) spawner() {
 	}
 }
 
+// send sends one message. Sends need no lock: each packet is queued
+// whole. The Engine reads all the time: no deadline.
 func (h *helper) send(m []byte, fds []int) error {
-	h.sendMu.Lock()
-	defer h.sendMu.Unlock()
-	// The Engine reads all the time: no deadline.
 	return sendPacket(h.sock, m, fds, time.Time{})
 }
 
