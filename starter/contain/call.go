@@ -432,22 +432,11 @@ func (c *Cmd) watch() {
 		c.tree.waitExit()
 		close(exited)
 	}()
-	kill := false
 	select {
 	case <-c.killc:
-		kill = true
 	case <-exited:
-		select {
-		case <-c.killc:
-			kill = true
-		default:
-			kill = c.EndOnExit || !c.tree.canRelease()
-			if !kill && c.decide != nil {
-				kill = c.decide()
-			}
-		}
 	}
-	if kill {
+	if closed(c.killc) || c.EndOnExit || !c.tree.canRelease() || (c.decide != nil && c.decide()) {
 		c.result.Tree = Killed
 		c.endErr = c.tree.kill(c, &c.result)
 	} else {
@@ -459,6 +448,16 @@ func (c *Cmd) watch() {
 	if c.tree.exited() {
 		<-exited
 		c.held = true
+	}
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -735,9 +734,7 @@ func (c *Cmd) drainPipes() error {
 		select {
 		case <-d.done:
 		case <-expired:
-			select {
-			case <-d.done:
-			default:
+			if !closed(d.done) {
 				holders, held = append(holders, pipeHolders(d.parent)...), true
 			}
 		}

@@ -3,6 +3,7 @@
 package contain
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -95,14 +96,12 @@ func startLink() (*link, error) {
 	helpersStarted.Add(1)
 	l := &link{sock: ours, helper: cmd.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
 	go l.read()
-	timer := time.NewTimer(helperAnswerBudget)
-	defer timer.Stop()
 	select {
 	case <-l.hello:
 		return l, nil
 	case <-l.ended:
 		return nil, errors.New("contain: the spawn helper ended before its hello")
-	case <-timer.C:
+	case <-time.After(helperAnswerBudget):
 		l.abandon(true)
 		return nil, errors.New("contain: the spawn helper did not say hello in time")
 	}
@@ -437,8 +436,6 @@ func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, e
 		}
 		return nil, 0, false, nil
 	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
 	select {
 	case rep, ok := <-ch:
 		switch {
@@ -449,7 +446,7 @@ func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, e
 			return nil, 0, true, rep.Fail.err()
 		}
 		l.abandon(true)
-	case <-timer.C:
+	case <-time.After(time.Until(deadline)):
 		// A helper that does not answer is not waited for.
 		l.abandon(true)
 	}
@@ -463,9 +460,8 @@ func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, e
 // EndOnExit, else a release.
 func (h *helped) watch(c *Cmd) {
 	killc := c.killc
-	var cancelled <-chan struct{}
 	if c.ctx != nil {
-		cancelled = c.ctx.Done()
+		defer context.AfterFunc(c.ctx, c.requestKill)()
 	}
 	// Once a kill or release is sent, the end's report is due within the
 	// call's grace and kill budget and helperAnswerBudget more.
@@ -478,9 +474,6 @@ func (h *helped) watch(c *Cmd) {
 	}
 	for {
 		select {
-		case <-cancelled:
-			c.requestKill()
-			cancelled = nil
 		case <-due:
 			// A helper that does not report the end is not waited for:
 			// killed, its connection ends, and the call is lost.
@@ -503,17 +496,11 @@ func (h *helped) watch(c *Cmd) {
 			}
 			switch rep.kind {
 			case msgExited:
-				kill := h.killed || c.EndOnExit
-				select {
-				case <-c.killc:
-					kill = true
-				default:
-				}
 				kind := byte(msgRelease)
-				if kill {
+				if h.killed || c.EndOnExit || closed(c.killc) {
 					kind, h.killed = msgKill, true
 				}
-				if !h.sendOrAbandon(kind) && !kill {
+				if !h.sendOrAbandon(kind) && !h.killed {
 					c.notice(NoticeReleaseUnsent)
 				}
 				expect()
@@ -580,8 +567,7 @@ func (h *helped) endReleased(c *Cmd) error {
 	if err := h.send(msgEndLeft); err != nil {
 		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
 	}
-	timer := time.NewTimer(plan.Grace + plan.Budget + helperAnswerBudget)
-	defer timer.Stop()
+	timeout := time.After(plan.Grace + plan.Budget + helperAnswerBudget)
 	for {
 		select {
 		case rep, ok := <-h.ch:
@@ -594,7 +580,7 @@ func (h *helped) endReleased(c *Cmd) error {
 				return fmt.Errorf("%w: in the spawn helper: %s", ErrSurvivors, rep.Err)
 			}
 			return nil
-		case <-timer.C:
+		case <-timeout:
 			h.l.abandon(true)
 			return errors.New("contain: EndReleased: the spawn helper did not answer; it was killed")
 		}
