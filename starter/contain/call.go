@@ -336,8 +336,8 @@ func Wrap(c *exec.Cmd) *Cmd {
 		w.err = errors.New("contain: Wrap of an *exec.Cmd that was started already")
 		return w
 	}
-	if err := checkAttr(c.SysProcAttr); err != nil {
-		w.err = err
+	if msg := conflict(c.SysProcAttr); msg != "" {
+		w.err = errors.New("contain: SysProcAttr." + msg + ": the call's group and tree are the package's")
 		return w
 	}
 	if c.WaitDelay > 0 {
@@ -436,7 +436,7 @@ func (c *Cmd) watch() {
 	case <-c.killc:
 	case <-exited:
 	}
-	if closed(c.killc) || c.EndOnExit || !c.tree.canRelease() || (c.decide != nil && c.decide()) {
+	if closed(c.killc) || c.EndOnExit || !c.canRelease() || (c.decide != nil && c.decide()) {
 		c.result.Tree = Killed
 		c.endErr = c.tree.kill(c, &c.result)
 	} else {
@@ -603,17 +603,6 @@ func (w *capped) Write(p []byte) (int, error) {
 		w.b.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
-}
-
-// checkAttr refuses what conflicts with the call's own group and tree.
-func checkAttr(a *syscall.SysProcAttr) error {
-	if a == nil {
-		return nil
-	}
-	if msg := conflict(a); msg != "" {
-		return errors.New("contain: SysProcAttr." + msg + ": the call's group and tree are the package's")
-	}
-	return nil
 }
 
 // drain copies one pipe between the call and a caller's reader or writer

@@ -155,11 +155,10 @@ func placeCall(id string, lim launch.Limits) (callLayer, error) {
 }
 
 // born puts the leader in the call's cgroup at its birth.
-func (cg *callCgroup) born(_ *Cmd, attr *syscall.SysProcAttr) {
+func (cg *callCgroup) born(c *Cmd, attr *syscall.SysProcAttr) {
 	attr.UseCgroupFD, attr.CgroupFD = true, cg.c.DirFD
+	c.result.Cgroup = cg.c.Path
 }
-
-func (cg *callCgroup) started(r *Result) { r.Cgroup = cg.c.Path }
 
 // held is the call cgroup as a holder of the end, or none.
 func (cg *callCgroup) held() []end.Holder {
@@ -202,9 +201,6 @@ func (cg *callCgroup) ended(u *launch.Usage, _ *os.ProcessState) {
 		*u = c
 	}
 }
-
-// keepsOrphans: what the leader leaves stays in its cgroup.
-func (cg *callCgroup) keepsOrphans() bool { return true }
 
 // holds reports whether something lives in the cgroup: an empty one is
 // removed (the kernel refuses to remove a populated cgroup).

@@ -32,10 +32,9 @@ type tree struct {
 // only inside a step of the tree; a step calls every layer in the list's
 // order.
 type callLayer interface {
-	// born adds to attr and c.Env what the leader is born into.
+	// born adds to attr, c.Env and c's result what the leader is born
+	// into.
 	born(c *Cmd, attr *syscall.SysProcAttr)
-	// started adds to r what the layer says of a started call.
-	started(r *Result)
 	// holders lists the layer's holders for the end of the whole tree,
 	// while the leader's exit is unreaped, and the processes it found
 	// outside the leader's group (r.Escaped). An error says some could
@@ -49,9 +48,6 @@ type callLayer interface {
 	leftHolders(hs []end.Holder) []end.Holder
 	// ended adds to u the layer's counters once the leader is reaped (ps).
 	ended(u *launch.Usage, ps *os.ProcessState)
-	// keepsOrphans reports whether the layer holds what the leader leaves
-	// once it has exited, wherever it is re-parented.
-	keepsOrphans() bool
 	// holds reports, once the leader of a released call is reaped,
 	// whether the layer still holds something for endReleased.
 	holds() bool
@@ -64,12 +60,10 @@ type callLayer interface {
 type noCallLayer struct{}
 
 func (noCallLayer) born(*Cmd, *syscall.SysProcAttr)                     {}
-func (noCallLayer) started(*Result)                                     {}
 func (noCallLayer) holders(*tree) ([]end.Holder, []*end.Process, error) { return nil, nil, nil }
 func (noCallLayer) release(*tree, []int) ([]int, error)                 { return nil, nil }
 func (noCallLayer) leftHolders(hs []end.Holder) []end.Holder            { return hs }
 func (noCallLayer) ended(*launch.Usage, *os.ProcessState)               {}
-func (noCallLayer) keepsOrphans() bool                                  { return false }
 func (noCallLayer) holds() bool                                         { return false }
 func (noCallLayer) close(bool)                                          {}
 
@@ -77,6 +71,8 @@ func (noCallLayer) close(bool)                                          {}
 // terminal of its own, or "".
 func conflict(a *syscall.SysProcAttr) string {
 	switch {
+	case a == nil:
+		return ""
 	case a.Setsid:
 		return "Setsid"
 	case a.Setpgid && a.Pgid != 0:
@@ -108,6 +104,7 @@ func (c *Cmd) startTree() error {
 		for _, l := range layers {
 			l.close(true)
 		}
+		c.result.Cgroup = ""
 	}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
@@ -130,9 +127,6 @@ func (c *Cmd) startTree() error {
 	}
 	c.tree = tree{pid: c.Process.Pid, fd: fd, layers: layers}
 	c.result.Group = c.Process.Pid
-	for _, l := range layers {
-		l.started(&c.result)
-	}
 	return nil
 }
 
@@ -205,9 +199,7 @@ func (t *tree) signalGroup(sig syscall.Signal) error {
 // re-parented to the session's subreaper. Without either (macOS, the
 // portable build, in group mode) the leader's orphans go to init, outside
 // every session, so the leader's exit ends the tree instead.
-func (t *tree) canRelease() bool {
-	return sys.CanAdoptOrphans || slices.ContainsFunc(t.layers, callLayer.keepsOrphans)
-}
+func (c *Cmd) canRelease() bool { return sys.CanAdoptOrphans || c.result.Cgroup != "" }
 
 // kill ends the whole tree with the one end routine, before the leader
 // is reaped.

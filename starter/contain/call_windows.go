@@ -71,7 +71,7 @@ func (c *Cmd) startTree() error {
 
 // canRelease: a released call's job is nested in the session's, which
 // ends what it holds.
-func (*tree) canRelease() bool { return true }
+func (*Cmd) canRelease() bool { return true }
 
 func (t *tree) waitExit() { _, _ = sys.WaitForSingleObject(t.h, sys.INFINITE) }
 
