@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -459,6 +460,33 @@ func closed(ch <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// endAll ends what hs hold with the one end routine, and puts in r how
+// long it took and what survived it.
+func endAll(hs []end.Holder, plan end.Plan, r *Result) error {
+	rep := end.End(hs, plan)
+	r.Elapsed = rep.Elapsed
+	if rep.Outcome == launch.Empty || (rep.Outcome == launch.Unconfirmed && unconfirmedEnds) {
+		return nil
+	}
+	for _, m := range rep.Survivors {
+		r.Survivors = append(r.Survivors, m.PID)
+	}
+	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
+}
+
+// plan is how a call is ended.
+func (c *Cmd) plan() end.Plan {
+	stop := c.StopSignal
+	if stop == 0 {
+		stop = syscall.SIGTERM
+	}
+	budget := c.KillBudget
+	if budget <= 0 {
+		budget = launch.DefaultKillBudget
+	}
+	return end.Plan{Stop: stop, Grace: c.Grace, Budget: budget}
 }
 
 // Wait waits for the call to end, as [exec.Cmd.Wait] does, but kills

@@ -268,19 +268,9 @@ func (t *tree) endReleased(c *Cmd) error {
 	return err
 }
 
-// endAll ends what hs hold with the one end routine, and puts in r how
-// long it took and what survived it.
-func endAll(hs []end.Holder, plan end.Plan, r *Result) error {
-	rep := end.End(hs, plan)
-	r.Elapsed = rep.Elapsed
-	if rep.Outcome == launch.Empty || rep.Outcome == launch.Unconfirmed {
-		return nil
-	}
-	for _, m := range rep.Survivors {
-		r.Survivors = append(r.Survivors, m.PID)
-	}
-	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
-}
+// unconfirmedEnds: an end no holder could observe, once SIGKILL reached
+// each, counts as the tree's end here.
+const unconfirmedEnds = true
 
 // forget releases the handles kept for endReleased; ended says whether
 // the call's cgroup may be removed.
@@ -486,19 +476,6 @@ func (t *tree) close() {
 	if t.killed || !slices.ContainsFunc(t.layers, callLayer.holds) {
 		t.forget(true)
 	}
-}
-
-// plan is how a call is ended.
-func (c *Cmd) plan() end.Plan {
-	stop := c.StopSignal
-	if stop == 0 {
-		stop = syscall.SIGTERM
-	}
-	budget := c.KillBudget
-	if budget <= 0 {
-		budget = launch.DefaultKillBudget
-	}
-	return end.Plan{Stop: stop, Grace: c.Grace, Budget: budget}
 }
 
 // pipeHolders lists the processes other than this one that hold f's

@@ -84,20 +84,11 @@ func (t *tree) exited() bool {
 // there is no stop signal to send on Windows, so the grace is not used.
 func (t *tree) kill(c *Cmd, r *Result) error {
 	t.killed = true
-	budget := c.KillBudget
-	if budget <= 0 {
-		budget = launch.DefaultKillBudget
-	}
-	rep := end.End([]end.Holder{&winjob.Holder{Job: t.job, Code: 1}}, end.Plan{Budget: budget})
-	r.Elapsed = rep.Elapsed
-	if rep.Outcome == launch.Empty {
-		return nil
-	}
-	for _, m := range rep.Survivors {
-		r.Survivors = append(r.Survivors, m.PID)
-	}
-	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
+	return endAll([]end.Holder{&winjob.Holder{Job: t.job, Code: 1}}, end.Plan{Budget: c.plan().Budget}, r)
 }
+
+// unconfirmedEnds: a job whose end no look observed has not ended.
+const unconfirmedEnds = false
 
 // release lists what the job holds besides the exited leader; the job
 // keeps it until Close clears its kill-on-close (or EndReleased ends it).
@@ -126,8 +117,7 @@ func (t *tree) endReleased(c *Cmd) error {
 	if t.job == nil {
 		return nil
 	}
-	r := Result{}
-	err := t.kill(c, &r)
+	err := t.kill(c, &Result{})
 	t.forget(true)
 	return err
 }
