@@ -131,11 +131,10 @@ func placeCall(id string, lim launch.Limits) (callLayer, error) {
 		// leaf, inside the session cgroup), as when one cannot be made.
 		return nil, nil
 	}
-	if err := cgroup.ForCalls(p, cgroup.Controllers(lim)); err != nil {
-		if lim.Any() {
-			return nil, errNoLimits(fmt.Sprintf("%v (start the session with --call-limits naming them)", err))
-		}
-		// The counters only: the call runs without them.
+	// Without the controllers, the counters only: a call without limits
+	// runs without them.
+	if err := cgroup.ForCalls(p, cgroup.Controllers(lim)); err != nil && lim.Any() {
+		return nil, errNoLimits(fmt.Sprintf("%v (start the session with --call-limits naming them)", err))
 	}
 	c, err := cgroup.MakeCall(p, id)
 	if err != nil {

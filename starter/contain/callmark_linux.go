@@ -75,10 +75,7 @@ func (c *Cmd) markLayer() callLayer {
 // its marked processes: what is orphaned during the end carries the mark.
 func (m *callMark) holders(t *tree) ([]end.Holder, []*end.Process, error) {
 	orphans, err := m.orphans(t.pid)
-	if h := m.holder(); h != nil {
-		return []end.Holder{h}, orphans, err
-	}
-	return nil, orphans, err
+	return m.holder(), orphans, err
 }
 
 // release keeps the orphans of the call that left lacks.
@@ -94,9 +91,7 @@ func (m *callMark) release(t *tree, left []int) ([]int, error) {
 func (m *callMark) leftHolders(hs []end.Holder) []end.Holder {
 	hs = m.keeper.leftHolders(hs)
 	if len(hs) > 0 {
-		if h := m.holder(); h != nil {
-			hs = append(hs, h)
-		}
+		hs = append(hs, m.holder()...)
 	}
 	return hs
 }
@@ -124,13 +119,13 @@ func (m *callMark) start(leader int) error {
 // Before adopted finds one, every process of the call has a live parent
 // of the call's — the leader, its group, an escapee, held by the other
 // holders — so the end's last looks, made once those are empty (a
-// marked holder is looked at again then), find every orphan. Nil
+// marked holder is looked at again then), find every orphan. None
 // without the leader's start.
-func (m *callMark) holder() end.Holder {
+func (m *callMark) holder() []end.Holder {
 	if m.since == 0 {
 		return nil
 	}
-	return markHolder{Holder: &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}, m: m}
+	return []end.Holder{markHolder{Holder: &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}, m: m}}
 }
 
 // markHolder is callMark.holder's.

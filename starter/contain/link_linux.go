@@ -50,8 +50,7 @@ var (
 	current *link
 	// probed is the installed session-starter that plays the helper,
 	// looked for once per process.
-	probedOnce sync.Once
-	probed     string
+	probed = sync.OnceValue(installedStarter)
 )
 
 // helperBinary is the binary a helper is started from: this one when
@@ -64,8 +63,7 @@ func helperBinary() string {
 		// This very binary, even if its file was replaced since.
 		return "/proc/self/exe"
 	}
-	probedOnce.Do(func() { probed = installedStarter() })
-	return probed
+	return probed()
 }
 
 // helpersStarted counts the helper processes this process started.
@@ -305,18 +303,15 @@ func (c *Cmd) startViaHelper() (handled bool, err error) {
 		return true, c.ctx.Err() // as exec: nothing is started
 	}
 	req, fds, cleanup, err := c.request()
+	defer cleanup()
 	// The size is checked with the call's id at 0, one byte: the id spawn
 	// gives it takes up to binary.MaxVarintLen64.
 	if err != nil || len(encode(msgSpawn, req)) > maxPacket-binary.MaxVarintLen64 {
 		// A request the helper cannot be given (no working directory
 		// to name, too many descriptors, too large): directly.
-		if cleanup != nil {
-			cleanup()
-		}
 		c.notice(NoticeDirect)
 		return false, nil
 	}
-	defer cleanup()
 	for range 2 {
 		l, err := liveLink()
 		if errors.Is(err, errNoHelperBinary) {
@@ -362,28 +357,25 @@ func innerPipes(c *exec.Cmd) bool {
 }
 
 // request is the spawn request for c, with the descriptors it passes:
-// /dev/null for a nil stdio, as exec gives. cleanup closes what request
-// opened.
-func (c *Cmd) request() (spawnReq, []int, func(), error) {
-	dir := c.Dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return spawnReq{}, nil, nil, err
-		}
-		dir = wd
-	}
-	// The call's own mark: the helper finds by it the orphans it adopts.
-	env, _ := newCallMark(c.Environ())
-	plan := c.plan()
-	req := spawnReq{Path: c.Path, Argv: c.Args, Env: env, Dir: dir, Stop: plan.Stop, Grace: plan.Grace, Budget: plan.Budget}
+// /dev/null for a nil stdio, as exec gives. cleanup, never nil, closes
+// what request opened.
+func (c *Cmd) request() (req spawnReq, fds []int, cleanup func(), err error) {
 	var opened []*os.File
-	cleanup := func() {
+	cleanup = func() {
 		for _, f := range opened {
 			_ = f.Close()
 		}
 	}
-	var fds []int
+	dir := c.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return spawnReq{}, nil, cleanup, err
+		}
+	}
+	// The call's own mark: the helper finds by it the orphans it adopts.
+	env, _ := newCallMark(c.Environ())
+	plan := c.plan()
+	req = spawnReq{Path: c.Path, Argv: c.Args, Env: env, Dir: dir, Stop: plan.Stop, Grace: plan.Grace, Budget: plan.Budget}
 	for i, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
 		f, _ := s.(*os.File)
 		if f == nil {
@@ -391,10 +383,8 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 			if i == 0 {
 				flag = os.O_RDONLY
 			}
-			var err error
 			if f, err = os.OpenFile(os.DevNull, flag, 0); err != nil {
-				cleanup()
-				return spawnReq{}, nil, nil, err
+				return spawnReq{}, nil, cleanup, err
 			}
 			opened = append(opened, f)
 		}
@@ -404,8 +394,7 @@ func (c *Cmd) request() (spawnReq, []int, func(), error) {
 		fds = append(fds, int(f.Fd()))
 	}
 	if len(fds) > maxFDs {
-		cleanup()
-		return spawnReq{}, nil, nil, fmt.Errorf("contain: %d descriptors for the call, over %d", len(fds), maxFDs)
+		return spawnReq{}, nil, cleanup, fmt.Errorf("contain: %d descriptors for the call, over %d", len(fds), maxFDs)
 	}
 	return req, fds, cleanup, nil
 }
