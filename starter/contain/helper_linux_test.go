@@ -1100,7 +1100,7 @@ func TestARequestTheHelperDoesNotTakeInTimeRunsDirectly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stuck.Process.Kill() })
-	l := &link{sock: ours, helper: stuck.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
+	l := &link{sock: os.NewFile(uintptr(ours), "spawn-helper"), helper: stuck.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
 	go l.read()
 	linkMu.Lock()
 	current = l

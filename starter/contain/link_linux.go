@@ -25,12 +25,11 @@ import (
 
 // link is the connection to one helper process.
 type link struct {
-	sock   int
+	// sock is used through control by sends and the shutdown (each send
+	// is bounded): its number stays the socket's until the reader's
+	// Close, once none uses it.
+	sock   *os.File
 	helper *os.Process
-	// fdMu keeps sock open while it is used: sends and the shutdown
-	// share it (each send is bounded), closeSocket holds it alone.
-	fdMu   sync.RWMutex
-	closed bool // sock is closed: guarded by fdMu
 	mu     sync.Mutex
 	calls  map[uint64]chan reply
 	gone   atomic.Bool // the helper is gone, or is not used any more
@@ -92,7 +91,7 @@ func startLink() (*link, error) {
 		return nil, err
 	}
 	helpersStarted.Add(1)
-	l := &link{sock: ours, helper: cmd.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
+	l := &link{sock: os.NewFile(uintptr(ours), "spawn-helper"), helper: cmd.Process, calls: map[uint64]chan reply{}, hello: make(chan struct{}), ended: make(chan struct{})}
 	go l.read()
 	select {
 	case <-l.hello:
@@ -112,8 +111,9 @@ func (l *link) read() {
 	defer close(l.ended)
 	buf := make([]byte, maxPacket+1)
 	greeted := false
+	sock := int(l.sock.Fd()) // closed only here, once the loop ends
 	for {
-		data, fds, err := recvPacket(l.sock, buf, nil)
+		data, fds, err := recvPacket(sock, buf, nil)
 		closeFDs(fds)
 		if err != nil || len(data) == 0 {
 			break
@@ -133,12 +133,12 @@ func (l *link) read() {
 		}
 	}
 	l.gone.Store(true)
-	l.closeSocket()
+	_ = l.sock.Close()
 	l.mu.Lock()
-	for call, ch := range l.calls {
+	for _, ch := range l.calls {
 		close(ch)
-		delete(l.calls, call)
 	}
+	clear(l.calls)
 	l.mu.Unlock()
 	// A helper whose connection ended ends what it holds and exits.
 	_, _ = l.helper.Wait()
@@ -161,12 +161,10 @@ func (l *link) route(call uint64, rep reply) bool {
 	}
 }
 
-func (l *link) closeSocket() {
-	l.fdMu.Lock()
-	defer l.fdMu.Unlock()
-	if !l.closed {
-		l.closed = true
-		_ = syscall.Close(l.sock)
+// control runs f on the socket unless it is closed.
+func (l *link) control(f func(sock int)) {
+	if rc, err := l.sock.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { f(int(fd)) })
 	}
 }
 
@@ -174,15 +172,15 @@ func (l *link) closeSocket() {
 // all. Sends do not wait for each other: each packet is queued whole or
 // not at all.
 func (l *link) send(m []byte, fds []int, deadline time.Time) error {
-	l.fdMu.RLock()
-	defer l.fdMu.RUnlock()
-	if l.closed {
-		return errUnsent{syscall.EPIPE}
-	}
-	if failNextSend.Load() && failNextSend.Swap(false) {
-		return errUnsent{errTestSend}
-	}
-	return sendPacket(l.sock, m, fds, deadline)
+	err := error(errUnsent{syscall.EPIPE}) // unless the socket is open
+	l.control(func(sock int) {
+		if failNextSend.Load() && failNextSend.Swap(false) {
+			err = errUnsent{errTestSend}
+			return
+		}
+		err = sendPacket(sock, m, fds, deadline)
+	})
+	return err
 }
 
 // failNextSend makes the next send fail before a byte leaves, as a broken
@@ -210,11 +208,7 @@ func (l *link) abandon(kill bool) {
 	if kill {
 		_ = l.helper.Kill()
 	}
-	l.fdMu.RLock()
-	if !l.closed {
-		_ = syscall.Shutdown(l.sock, syscall.SHUT_RDWR)
-	}
-	l.fdMu.RUnlock()
+	l.control(func(sock int) { _ = syscall.Shutdown(sock, syscall.SHUT_RDWR) })
 }
 
 func (l *link) register() (uint64, chan reply) {
