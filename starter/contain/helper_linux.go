@@ -314,14 +314,10 @@ func adopted() ([]int, error) { return proc.ThreadChildren(os.Getpid(), os.Getpi
 // is an orphan of this subreaper's.
 func (h *helper) endAll() {
 	h.mu.Lock()
-	calls := make([]*helperCall, 0, len(h.calls))
 	for _, hc := range h.calls {
-		calls = append(calls, hc)
+		hc.c.requestKill() // it only closes a channel
 	}
 	h.mu.Unlock()
-	for _, hc := range calls {
-		hc.c.requestKill()
-	}
 	h.running.Wait()
 	h.endAdopted()
 }
