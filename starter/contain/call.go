@@ -510,7 +510,7 @@ func (c *Cmd) Wait() error {
 	var err error
 	switch {
 	case c.via != nil:
-		err = c.via.waitErr()
+		err = c.via.err
 	case c.held:
 		err = c.Cmd.Wait()
 		c.result.Usage = c.tree.usage(c.ProcessState)

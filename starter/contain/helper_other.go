@@ -11,11 +11,10 @@ import (
 
 // helped: there is no spawn helper in this build (it needs pidfds and a
 // subreaper); every call runs as this process's child.
-type helped struct{}
+type helped struct{ err error }
 
 func (*Cmd) startViaHelper() (handled bool, err error) { return false, nil }
 func (*helped) watch(*Cmd)                             {}
-func (*helped) waitErr() error                         { return nil }
 func (*helped) endReleased(*Cmd) error                 { return nil }
 func (*helped) forget()                                {}
 

@@ -245,9 +245,8 @@ type helped struct {
 	l      *link
 	call   uint64
 	ch     chan reply
-	done   doneMsg
-	lost   bool // the helper went away before it reported the end
-	killed bool // a kill was sent
+	err    error // Wait's error for the leader's end, once known
+	killed bool  // a kill was sent
 }
 
 var noticed sync.Map
@@ -471,7 +470,7 @@ func (h *helped) watch(c *Cmd) {
 			}
 		case rep, ok := <-h.ch:
 			if !ok {
-				h.lost = true
+				h.err = errors.New("contain: the spawn helper went away before it reported the call's end")
 				if c.result.Notice == "" {
 					c.notice(NoticeLost)
 				}
@@ -488,7 +487,7 @@ func (h *helped) watch(c *Cmd) {
 				}
 				expect()
 			case msgDone:
-				h.done = rep.Done
+				h.err = rep.Done.err()
 				r := &c.result
 				r.Tree, r.Elapsed = rep.Done.Tree, rep.Done.Elapsed
 				r.Left, r.Escaped, r.Survivors = rep.Done.Left, rep.Done.Escaped, rep.Done.Survivors
@@ -527,18 +526,15 @@ func (h *helped) send(kind byte) error {
 	return err
 }
 
-// waitErr is Wait's error for the leader's end, as the helper reported
-// it.
-func (h *helped) waitErr() error {
+// err is Wait's error for the leader's end, as the helper reported it.
+func (d doneMsg) err() error {
 	switch {
-	case h.lost:
-		return errors.New("contain: the spawn helper went away before it reported the call's end")
-	case !h.done.Reaped:
+	case !d.Reaped:
 		return fmt.Errorf("%w: its leader did not exit; the spawn helper holds it", ErrSurvivors)
-	case h.done.Status.Exited() && h.done.Status.ExitStatus() == 0:
+	case d.Status.Exited() && d.Status.ExitStatus() == 0:
 		return nil
 	}
-	return &ExitError{Status: h.done.Status}
+	return &ExitError{Status: d.Status}
 }
 
 // endReleased asks the helper to end what the released call c left, and
