@@ -106,7 +106,7 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			} else {
 				// A survivor keeps the record, for the next reclaim.
 				s.Action = "reclaimed"
-				if s.survivors() > 0 {
+				if survivors(s) > 0 {
 					break
 				}
 				if err := Remove(fd, r.Session); err != nil {
