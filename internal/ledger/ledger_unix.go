@@ -180,39 +180,35 @@ func OpenDir() (string, int, error) {
 
 // Write writes r into the directory of the descriptor dir (from
 // [OpenDir]) atomically, as [NoteEnd] does.
-func Write(dir int, r Record) error {
+func Write(dir int, r Record) error { return writeAt(dir, FileName(r.Session), r) }
+
+// writeAt writes r as the file name in the directory of the descriptor
+// dir: a new temporary file (see writeTemp) renamed over name, so that a
+// reader sees the whole record or none, all relative to dir, never
+// through a path.
+func writeAt(dir int, name string, r Record) error {
+	tmp, err := writeTemp(dir, r)
+	if err == nil {
+		if err = sys.Renameat(dir, tmp, name); err != nil {
+			_ = sys.Unlinkat(dir, tmp, 0)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeTemp writes r, as JSON and a newline, into a new temporary file
+// of the directory dir (".tmp-", 0600, which Read skips) and returns its
+// name.
+func writeTemp(dir int, r Record) (string, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("ledger: %w", err)
+		return "", err
 	}
-	if err := writeAt(dir, FileName(r.Session), b); err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
-	return nil
-}
-
-// writeAt writes b and a newline as the file name in the directory of
-// the descriptor dir: a new temporary file (".tmp-", 0600) renamed over
-// name, so that a reader sees the whole record or none, all relative to
-// dir, never through a path.
-func writeAt(dir int, name string, b []byte) error {
-	tmp, err := writeTemp(dir, b)
-	if err != nil {
-		return err
-	}
-	if err := sys.Renameat(dir, tmp, name); err != nil {
-		_ = sys.Unlinkat(dir, tmp, 0)
-		return err
-	}
-	return nil
-}
-
-// writeTemp writes b and a newline into a new temporary file of the
-// directory dir (".tmp-", 0600, which Read skips) and returns its name.
-func writeTemp(dir int, b []byte) (string, error) {
 	var tmp string
 	var fd int
-	var err error
 	for range 16 { // a name a writer SIGKILLed while writing may hold
 		tmp = fmt.Sprintf(".tmp-%d-%x", os.Getpid(), rand.Uint64())
 		if fd, err = sys.CreateAt(dir, tmp, 0o600); !errors.Is(err, fs.ErrExist) {
@@ -250,14 +246,7 @@ func NoteEnd(dir int, name, text string) error {
 		return err
 	}
 	r.GuardEnd = text
-	out, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
-	if err := writeAt(dir, name, out); err != nil {
-		return fmt.Errorf("ledger: %s: %w", name, err)
-	}
-	return nil
+	return writeAt(dir, name, r)
 }
 
 // readAt reads the record name of the directory of the descriptor dir,

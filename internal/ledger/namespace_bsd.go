@@ -13,12 +13,5 @@ type Namespaces struct{}
 // Here returns nil: there are no namespaces to name.
 func Here() (*Namespaces, error) { return nil, nil }
 
-// Namespace verdicts of a record (whereIs).
-const (
-	nsOwn = iota
-	nsOther
-	nsGone
-)
-
 // whereIs: every record of the boot is of this process's namespaces.
 func whereIs(int, Record, *Namespaces, bool) (int, string) { return nsOwn, "" }

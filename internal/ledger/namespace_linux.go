@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,13 +65,6 @@ func pidfsToken(pid int) (Token, error) {
 	return Token{Pidfs: ino}, nil
 }
 
-// Namespace verdicts of a record (whereIs).
-const (
-	nsOwn   = iota // this process's namespaces: the record may be acted on
-	nsOther        // another's, or none named: reported, never acted on
-	nsGone         // a PID namespace in which nothing is left: dropped
-)
-
 // whereIs tells whether r, a record in the directory of the descriptor
 // dir, is of the namespaces here, and why not (the reason, for Left).
 //
@@ -130,11 +122,7 @@ func noteSeen(dir int, session string, ns PIDNamespace) error {
 		return err
 	}
 	r.SeenFrom = append(r.SeenFrom, ns)
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	tmp, err := writeTemp(dir, b)
+	tmp, err := writeTemp(dir, r)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,13 @@ const reclaimPasses = 64
 // at the first command to the engine.
 const containersWait = time.Minute
 
+// Namespace verdicts of a record (whereIs).
+const (
+	nsOwn   = iota // this process's namespaces: the record may be acted on
+	nsOther        // another's, or none named: reported, never acted on
+	nsGone         // a PID namespace in which nothing is left: dropped
+)
+
 // Reclaim ends what the dead sessions of this user's ledger left, as the
 // package doc says; dry, it only reports what it would end. It never
 // runs where /proc is of another PID namespace than this process's, nor
