@@ -28,15 +28,12 @@ func ParseName(name string) (pid int, start uint64, seq uint64, ok bool) {
 	if len(f) != 3 {
 		return 0, 0, 0, false
 	}
-	for _, s := range f {
-		if s == "" || len(s) > 20 || s[0] < '0' || s[0] > '9' || (len(s) > 1 && s[0] == '0') {
-			return 0, 0, 0, false
-		}
-	}
 	p, err1 := strconv.Atoi(f[0])
 	st, err2 := strconv.ParseUint(f[1], 10, 64)
 	sq, err3 := strconv.ParseUint(f[2], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || p <= 0 || p > 1<<22 {
+	// Name gives the name back only for the digits it writes: no sign, no
+	// leading zero.
+	if err1 != nil || err2 != nil || err3 != nil || p <= 0 || p > 1<<22 || Name(p, st, sq) != name {
 		return 0, 0, 0, false
 	}
 	return p, st, sq, true
@@ -77,24 +74,9 @@ func parseMountinfo(b []byte) (Mount, error) {
 // have "ro".
 func readOnly(opts []byte) bool { return slices.Contains(strings.Split(string(opts), ","), "ro") }
 
-// unescape decodes the \ooo escapes of mountinfo fields.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+// unescape decodes the octal escapes of mountinfo fields: the kernel
+// escapes a space, a tab, a newline and a backslash, and nothing else.
+var unescape = strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`).Replace
 
 // parseProcCgroup returns the cgroup v2 path from a /proc/PID/cgroup file:
 // the "0::" line (cgroups(7)).
@@ -107,19 +89,10 @@ func parseProcCgroup(b []byte) (string, bool) {
 	return "", false
 }
 
-// parsePopulated reads the populated key of cgroup.events.
-func parsePopulated(b []byte) (bool, bool) {
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("populated ")); ok {
-			switch string(v) {
-			case "0":
-				return false, true
-			case "1":
-				return true, true
-			}
-		}
-	}
-	return false, false
+// parsePopulated reads the populated key of cgroup.events: 0 or 1.
+func parsePopulated(b []byte) (populated, ok bool) {
+	n, ok := flatKeyed(b, "populated")
+	return n == 1, ok && (n == 0 || n == 1)
 }
 
 // parseProcs reads a cgroup.procs file: one PID a line.
