@@ -3,7 +3,6 @@ package cgroup
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -316,12 +315,7 @@ func (s *Session) HoldsEngine(pid int) (bool, error) {
 // Kill writes 1 to the cgroup.kill of the cgroup dirfd names (Linux 5.14):
 // every process in it and below it gets SIGKILL.
 func Kill(dirfd int) error {
-	fd, err := sys.OpenAt(dirfd, "cgroup.kill", sys.O_WRONLY)
-	if err != nil {
-		return err
-	}
-	defer sys.Close(fd)
-	if err := sys.WriteAll(fd, []byte("1")); err != nil {
+	if err := writeFile(dirfd, "cgroup.kill", "1"); err != nil {
 		return fmt.Errorf("cgroup: write cgroup.kill: %w", err)
 	}
 	return nil
@@ -353,17 +347,8 @@ func readPopulated(fd int) (bool, error) {
 // Procs lists the processes of the cgroup dirfd names (not of its
 // descendants).
 func Procs(dirfd int) ([]int, error) {
-	fd, err := sys.OpenAt(dirfd, "cgroup.procs", sys.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), "cgroup.procs")
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("cgroup: read cgroup.procs: %w", err)
-	}
-	return parseProcs(b), nil
+	b, err := readFile(dirfd, "cgroup.procs")
+	return parseProcs(b), err
 }
 
 // Remove removes the cgroup once it is empty, with the empty cgroups

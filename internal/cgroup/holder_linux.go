@@ -43,12 +43,7 @@ func NewHolder(dirfd int) (*Holder, error) {
 }
 
 // Close releases the holder's descriptor of cgroup.events.
-func (h *Holder) Close() {
-	if h.events >= 0 {
-		sys.Close(h.events)
-		h.events = -1
-	}
-}
+func (h *Holder) Close() { closeFDs(&h.events) }
 
 // Kind names the session cgroup in an end's report.
 const Kind end.Kind = "cgroup"

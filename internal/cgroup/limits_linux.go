@@ -3,6 +3,7 @@ package cgroup
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"slices"
@@ -227,24 +228,14 @@ func moveSelf(dir int, p Place) (*Supervisor, error) {
 // joinSelf writes this process's PID to the cgroup.procs of the cgroup
 // name in dir ("." for dir itself): every thread of it moves.
 func joinSelf(dir int, name string) error {
-	fd, err := sys.OpenAt(dir, path.Join(name, "cgroup.procs"), sys.O_WRONLY)
-	if err != nil {
-		return err
-	}
-	defer sys.Close(fd)
-	return sys.WriteAll(fd, []byte(strconv.Itoa(os.Getpid())))
+	return writeFile(dir, path.Join(name, "cgroup.procs"), strconv.Itoa(os.Getpid()))
 }
 
 // enableIn writes sign (+ or -) and each controller of cs to the
 // cgroup.subtree_control of dir, in one write: the kernel applies all or
 // none.
 func enableIn(dir int, cs []string, sign string) error {
-	fd, err := sys.OpenAt(dir, "cgroup.subtree_control", sys.O_WRONLY)
-	if err != nil {
-		return err
-	}
-	defer sys.Close(fd)
-	return sys.WriteAll(fd, []byte(sign+strings.Join(cs, " "+sign)))
+	return writeFile(dir, "cgroup.subtree_control", sign+strings.Join(cs, " "+sign))
 }
 
 // Restore undoes what [Enable] did, as far as it can: it turns the
@@ -283,22 +274,17 @@ func (s *Supervisor) Restore() error {
 // write the kernel refuses and a value read back that is not the one
 // asked for (rounded down to whole pages for memory) are errors, naming
 // the file.
-func (h *Handle) SetLimits(l launch.Limits) error { return setLimits(h.DirFD, h.Path, l) }
-
-// setLimits writes l to the cgroup dirfd names (own: its path, for the
-// errors) and reads each file back.
-func setLimits(dirfd int, own string, l launch.Limits) error {
-	page := int64(os.Getpagesize())
-	for _, w := range writes(l, page) {
-		fd, err := sys.OpenAt(dirfd, w.file, sys.O_RDWR)
+func (h *Handle) SetLimits(l launch.Limits) error {
+	for _, w := range writes(l, int64(os.Getpagesize())) {
+		fd, err := sys.OpenAt(h.DirFD, w.file, sys.O_RDWR)
 		if errors.Is(err, syscall.ENOENT) && w.optional {
 			continue // no swap accounting: no swap to bound
 		}
 		if errors.Is(err, syscall.ENOENT) {
-			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", own, w.file)
+			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", h.Path, w.file)
 		}
 		if err != nil {
-			return fmt.Errorf("cgroup %s: %s: %w", own, w.file, err)
+			return fmt.Errorf("cgroup %s: %s: %w", h.Path, w.file, err)
 		}
 		err = sys.WriteAll(fd, []byte(w.value))
 		var buf [64]byte
@@ -308,10 +294,10 @@ func setLimits(dirfd int, own string, l launch.Limits) error {
 		}
 		sys.Close(fd)
 		if err != nil {
-			return fmt.Errorf("cgroup %s: write %q to %s: %w", own, w.value, w.file, err)
+			return fmt.Errorf("cgroup %s: write %q to %s: %w", h.Path, w.value, w.file, err)
 		}
 		if got := strings.TrimSpace(string(buf[:n])); got != w.want {
-			return fmt.Errorf("cgroup %s: %s reads %q after %q was written, want %q", own, w.file, got, w.value, w.want)
+			return fmt.Errorf("cgroup %s: %s reads %q after %q was written, want %q", h.Path, w.file, got, w.value, w.want)
 		}
 	}
 	return nil
@@ -346,18 +332,28 @@ func without(cs, have []string) []string {
 // cgroup.subtree_control).
 func words(b []byte) []string { return strings.Fields(string(b)) }
 
-// readFile reads the file name of the cgroup directory dir whole (the
-// cgroup files read here are small).
+// readFile reads the file name of the cgroup directory dir whole.
 func readFile(dir int, name string) ([]byte, error) {
 	fd, err := sys.OpenAt(dir, name, sys.O_RDONLY)
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %s: %w", name, err)
 	}
-	defer sys.Close(fd)
-	buf := make([]byte, 4096)
-	n, err := sys.Pread(fd, buf, 0)
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %s: %w", name, err)
 	}
-	return buf[:n], nil
+	return b, nil
+}
+
+// writeFile writes data to the file name of the cgroup directory dir, in
+// one write.
+func writeFile(dir int, name, data string) error {
+	fd, err := sys.OpenAt(dir, name, sys.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	defer sys.Close(fd)
+	return sys.WriteAll(fd, []byte(data))
 }
