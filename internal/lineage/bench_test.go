@@ -19,7 +19,7 @@ func BenchmarkAPassOver5000UnrelatedProcesses(b *testing.B) {
 		snap = append(snap, mac(200+i, 20000+uint64(i), parent))
 		parent = 20000 + uint64(i)
 	}
-	tr := NewTracker(engine, me)
+	tr := newTracker(engine, me)
 	tr.Pass(snap) // the environments read once
 	for b.Loop() {
 		tr.Pass(snap)

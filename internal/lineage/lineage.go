@@ -67,40 +67,25 @@ type Proc struct {
 	Marked func() (marked, settled bool)
 }
 
-// Tracker is what the passes found so far of one session.
-type Tracker struct {
-	root     Identity
-	uid      int
-	found    map[Identity]Proc
-	unmarked map[Identity]bool // environments read once, without the mark
-}
-
-// NewTracker starts from the Engine's identity; uid is the session's
-// user, whose processes alone are signalled (root's too: a descendant
-// that changed to another user is reported, not signalled).
-func NewTracker(root Identity, uid int) *Tracker {
-	return &Tracker{root: root, uid: uid, found: map[Identity]Proc{}, unmarked: map[Identity]bool{}}
-}
-
 // Pass adds the descendants of the Engine that snap shows: every process
 // whose parent is the Engine or a process found before, in this pass or
 // an earlier one, and every process of the session's user that carries
 // the mark and started after the Engine. It goes over snap until a round
 // adds nothing, and returns how many processes it added.
-func (t *Tracker) Pass(snap []Proc) int {
+func (s *Sweep) Pass(snap []Proc) int {
 	added := 0
 	for {
 		n := 0
 		for _, p := range snap {
 			k := p.ID.key()
-			if !p.ID.known() || k == t.root.key() {
+			if !p.ID.known() || k == s.root.key() {
 				continue
 			}
-			if _, ok := t.found[k]; ok {
+			if _, ok := s.found[k]; ok {
 				continue
 			}
-			if t.descends(p) || t.marked(p) {
-				t.found[k] = p
+			if s.descends(p) || s.marked(p) {
+				s.found[k] = p
 				n++
 			}
 		}
@@ -111,36 +96,37 @@ func (t *Tracker) Pass(snap []Proc) int {
 	}
 }
 
-func (t *Tracker) descends(p Proc) bool {
+func (s *Sweep) descends(p Proc) bool {
 	if !p.Parent.known() {
 		return false
 	}
 	k := p.Parent.key()
-	_, ok := t.found[k]
-	return ok || k == t.root.key()
+	_, ok := s.found[k]
+	return ok || k == s.root.key()
 }
 
 // marked asks p's environment for the mark once it has a settled answer:
 // the environment read is the one the process was started with, which
 // does not change.
-func (t *Tracker) marked(p Proc) bool {
+func (s *Sweep) marked(p Proc) bool {
 	k := p.ID.key()
-	if p.Marked == nil || !t.owns(p.UID) || !p.ID.after(t.root) || t.unmarked[k] {
+	if p.Marked == nil || !s.owns(p.UID) || !p.ID.after(s.root) || s.unmarked[k] {
 		return false
 	}
 	marked, settled := p.Marked()
 	if !marked && settled {
-		t.unmarked[k] = true
+		s.unmarked[k] = true
 	}
 	return marked
 }
 
 // owns reports whether a process of uid may be signalled for the session.
-func (t *Tracker) owns(uid int) bool { return uid == t.uid }
+func (s *Sweep) owns(uid int) bool { return uid == s.uid }
 
-// Found lists what the passes found, by PID.
-func (t *Tracker) Found() []Proc {
-	out := slices.Collect(maps.Values(t.found))
+// Found lists what the passes found so far, by PID (the Engine not among
+// them): found is not signalled, nor verified now.
+func (s *Sweep) Found() []Proc {
+	out := slices.Collect(maps.Values(s.found))
 	slices.SortFunc(out, func(a, b Proc) int { return cmp.Compare(a.ID.PID, b.ID.PID) })
 	return out
 }
@@ -148,11 +134,11 @@ func (t *Tracker) Found() []Proc {
 // Verify is the rule applied right before a signal: live, the fresh
 // read of a process opened by its PID, is a process the passes found,
 // by the same identity under the same PID, and of the session's user.
-func (t *Tracker) Verify(live Proc) bool { return t.Same(live) && t.owns(live.UID) }
+func (s *Sweep) Verify(live Proc) bool { return s.Same(live) && s.owns(live.UID) }
 
 // Same is Verify without the user: live is the process found.
-func (t *Tracker) Same(live Proc) bool {
-	f, ok := t.found[live.ID.key()]
+func (s *Sweep) Same(live Proc) bool {
+	f, ok := s.found[live.ID.key()]
 	return ok && live.ID.known() && f.ID.PID == live.ID.PID
 }
 

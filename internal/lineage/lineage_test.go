@@ -114,6 +114,12 @@ func mac(pid int, unique, parent uint64) Proc {
 	return Proc{ID: Identity{PID: pid, Unique: unique}, Parent: Identity{Unique: parent}, UID: me}
 }
 
+// newTracker is a sweep over an empty table, whose passes the test
+// takes itself over the snapshots it makes.
+func newTracker(root Identity, uid int) *Sweep {
+	return NewSweep(root, uid, Table{Snapshot: func() ([]Proc, error) { return nil, nil }})
+}
+
 func signalled(f *fake) bool { return len(f.signals) > 0 }
 
 var engine = Identity{PID: 100, Unique: 1000}
@@ -155,7 +161,7 @@ func TestAnOrphanAdoptedByLaunchdIsFoundByItsParentsUniqueID(t *testing.T) {
 // unique id is the root, whether it lives or not.
 func TestAChildOfTheEngineIsFoundAfterTheEngineIsGone(t *testing.T) {
 	m := newMachine(mac(200, 1001, 1000))
-	s := NewTracker(engine, me)
+	s := newTracker(engine, me)
 	snap, _ := m.table().Snapshot()
 	if s.Pass(snap) != 1 {
 		t.Fatalf("found %v, want the setsid child", s.Found())
@@ -233,8 +239,8 @@ func TestAForkDuringThePassIsFoundByTheNext(t *testing.T) {
 		}
 	}
 	s := NewSweep(engine, me, m.table())
-	if got := len(s.t.Found()); got != 2 {
-		t.Fatalf("after the first passes, found %v; want the escapee and its fork", s.t.Found())
+	if got := len(s.Found()); got != 2 {
+		t.Fatalf("after the first passes, found %v; want the escapee and its fork", s.Found())
 	}
 	if m.snaps < 3 {
 		t.Fatalf("%d snapshots: the passes did not go on until one found nothing new", m.snaps)
@@ -277,7 +283,7 @@ func TestTheMarkFindsOnlyTheSessionsUsersProcessesStartedAfterTheEngine(t *testi
 	child := mac(304, 2003, 1000)
 	child.Marked = func() (bool, bool) { asked = true; return false, true }
 	m := newMachine(lost, early, foreign, unmarked, child)
-	tr := NewTracker(engine, me)
+	tr := newTracker(engine, me)
 	snap, _ := m.table().Snapshot()
 	tr.Pass(snap)
 	var got []int
@@ -300,7 +306,7 @@ func TestAFreeBSDChainIsFollowedByPIDAndStartTime(t *testing.T) {
 	bsd := func(pid int, start uint64, ppid int) Proc {
 		return Proc{ID: Identity{PID: pid, Start: start}, UID: me, Stat: proc.Stat{PID: pid, PPID: ppid}}
 	}
-	tr := NewTracker(root, me)
+	tr := newTracker(root, me)
 	// 400 started before the listing's 100 did: that 100 cannot be its
 	// parent (its parent, gone, had the number before).
 	snap := byPID([]Proc{bsd(300, 30, 200), bsd(200, 20, 100), bsd(100, 10, 1), bsd(400, 5, 100)})
@@ -433,7 +439,7 @@ func TestAnEnvironmentWithoutTheMarkIsReadOnce(t *testing.T) {
 	reads := 0
 	other := mac(300, 2000, 77)
 	other.Marked = func() (bool, bool) { reads++; return false, true }
-	tr := NewTracker(engine, me)
+	tr := newTracker(engine, me)
 	for range 3 {
 		tr.Pass([]Proc{other})
 	}
@@ -461,9 +467,9 @@ func TestAnExcludedProcessIsNeitherFoundNorSignalled(t *testing.T) {
 	if !signalled(m.pids[501]) {
 		t.Fatal("the marked escapee beside it was not signalled")
 	}
-	for _, f := range s.t.Found() {
+	for _, f := range s.Found() {
 		if f.ID.PID == 500 {
-			t.Fatalf("found %v: the excluded process is among them", s.t.Found())
+			t.Fatalf("found %v: the excluded process is among them", s.Found())
 		}
 	}
 }
@@ -551,7 +557,7 @@ func TestAnEnvironmentReadEmptyIsReadAgain(t *testing.T) {
 		}
 		return true, true
 	}
-	tr := NewTracker(engine, me)
+	tr := newTracker(engine, me)
 	if n := tr.Pass([]Proc{execing}); n != 0 {
 		t.Fatalf("the first pass found %d, want none: the environment read empty", n)
 	}

@@ -51,17 +51,23 @@ const maxPasses = 16
 // end (package internal/end). Every look and every signal takes passes
 // again, so that what forked since is found.
 type Sweep struct {
-	t   *Tracker
-	tab Table
+	tab      Table
+	root     Identity
+	uid      int
+	found    map[Identity]Proc
+	unmarked map[Identity]bool // environments read once, without the mark
 }
 
-// NewSweep takes the first passes at once, before the end signals
-// anything: a FreeBSD process is linked to its parent only while both are
-// seen. The session makes it when its end begins, so what it links is
+// NewSweep starts from the Engine's identity root; uid is the session's
+// user, whose processes alone are signalled (root's too: a descendant
+// that changed to another user is reported, not signalled). It takes the
+// first passes at once, before the end signals anything: a FreeBSD
+// process is linked to its parent only while both are seen. The session
+// makes it when its end begins, so what it links is
 // the tree as it stands then: a double fork's middle that exited earlier
 // is not seen, and its child is found by its mark alone.
 func NewSweep(root Identity, uid int, tab Table) *Sweep {
-	s := &Sweep{t: NewTracker(root, uid), tab: tab}
+	s := &Sweep{tab: tab, root: root, uid: uid, found: map[Identity]Proc{}, unmarked: map[Identity]bool{}}
 	_ = s.discover() // a failed read is the first look's error, when it fails again
 	return s
 }
@@ -73,16 +79,12 @@ func (s *Sweep) discover() error {
 		if err != nil {
 			return err
 		}
-		if s.t.Pass(snap) == 0 {
+		if s.Pass(snap) == 0 {
 			return nil
 		}
 	}
 	return nil
 }
-
-// Found lists what the passes found so far, by PID (the Engine not among
-// them): found is not signalled, nor verified now.
-func (s *Sweep) Found() []Proc { return s.t.Found() }
 
 // Traits implements end.Holder: these are the escapees of the platforms
 // without a subreaper, which gain orphans as the session dies; each look
@@ -105,7 +107,7 @@ type opened struct {
 // skip, opened already.
 func (s *Sweep) open(skip map[int]bool) []opened {
 	var out []opened
-	for _, f := range s.t.Found() {
+	for _, f := range s.Found() {
 		if skip[f.ID.PID] {
 			continue
 		}
@@ -113,7 +115,7 @@ func (s *Sweep) open(skip map[int]bool) []opened {
 		if err != nil {
 			continue
 		}
-		if !s.t.Verify(live) || !live.Stat.Live() {
+		if !s.Verify(live) || !live.Stat.Live() {
 			h.Close()
 			continue
 		}
@@ -191,20 +193,20 @@ func (s *Sweep) Live() ([]end.Member, error) {
 		return nil, err
 	}
 	var out []end.Member
-	for _, f := range s.t.Found() {
+	for _, f := range s.Found() {
 		h, live, err := s.tab.Open(f.ID.PID)
 		switch {
 		case errors.Is(err, sys.ErrGone):
 			continue
 		case err != nil:
 			if f.Stat.Live() {
-				out = append(out, end.Member{Stat: f.Stat, UID: f.UID, Denied: !s.t.owns(f.UID)})
+				out = append(out, end.Member{Stat: f.Stat, UID: f.UID, Denied: !s.owns(f.UID)})
 			}
 			continue
 		}
 		h.Close()
-		if s.t.Same(live) && live.Stat.Live() {
-			out = append(out, end.Member{Stat: live.Stat, UID: live.UID, Denied: !s.t.owns(live.UID)})
+		if s.Same(live) && live.Stat.Live() {
+			out = append(out, end.Member{Stat: live.Stat, UID: live.UID, Denied: !s.owns(live.UID)})
 		}
 	}
 	return out, nil
