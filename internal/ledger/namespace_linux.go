@@ -45,24 +45,15 @@ func Here() (*Namespaces, error) {
 	init, err := TokenOf(1)
 	if err != nil {
 		// /proc/1 hidden (hidepid): the pidfs inode alone names it.
-		init, err = pidfsToken(1)
+		if ino := inodeOf(1, -1); ino != 0 {
+			init, err = Token{Pidfs: ino}, nil
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ledger: the PID namespace's init: %w", err)
 	}
 	ns.PID.Init = init
 	return &ns, nil
-}
-
-// pidfsToken is pid's token by its pidfs inode alone, for a process whose
-// /proc entry this one may not read; an error where pidfds are not in
-// pidfs.
-func pidfsToken(pid int) (Token, error) {
-	ino := inodeOf(pid, -1)
-	if ino == 0 {
-		return Token{}, errors.New("no pidfs inode")
-	}
-	return Token{Pidfs: ino}, nil
 }
 
 // whereIs tells whether r, a record in the directory of the descriptor

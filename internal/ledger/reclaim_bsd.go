@@ -13,22 +13,17 @@ import (
 	"github.com/session-starter/session-starter/internal/sys"
 )
 
-// reclaim ends the session of r on macOS and FreeBSD, which have no
-// cgroup and no pidfd: its Engine, where the live process at the
-// recorded PID has its token, then the Engine's descendants found by
-// lineage and the processes that carry the mark where the kernel lets it
-// be read (package internal/lineage: each read again right before its
+// reclaim ends the session of r (id: its mark) on macOS and FreeBSD,
+// which have no cgroup and no pidfd: its Engine, where the live process
+// at the recorded PID has its token, then the Engine's descendants found
+// by lineage and the processes that carry the mark where the kernel lets
+// it be read (package internal/lineage: each read again right before its
 // signal), in passes until one finds nothing left. On macOS, where
 // another process's environment is usually unreadable, what it ends is
-// what the record names by its token and what descends from it; a
-// process of the session that is neither is not found, and no reclaim
-// can name it.
-func reclaim(s *Session, r Record, dry bool) {
-	id, err := mark.Parse(r.Session)
-	if err != nil {
-		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch"})
-		return
-	}
+// what the record names by its token and what descends from it; a process
+// of the session that is neither is not found, and no reclaim can name
+// it.
+func reclaim(s *Session, r Record, id mark.ID, dry bool) {
 	uid := os.Getuid()
 	left := map[int]LeftProcess{}
 	switch h, live, err := open(r.Engine.PID, r.Engine.Token); {

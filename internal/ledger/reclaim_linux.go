@@ -22,21 +22,16 @@ const cgroupWait = 10 * time.Second
 // from the end of its cgroup's wait: one still live then is a survivor.
 const exitWait = 10 * time.Second
 
-// reclaim ends the session of r: its Engine, where the live process at
-// the recorded PID has its token, then its cgroup where it had one, else
-// its marked processes, in passes until one finds nothing new. The cgroup
-// holds everything the Engine started, whatever its environment; the mark
-// is the evidence only where there is nothing stronger, since a copy of
-// its value can reach a stranger (an environment importer). A process it
-// SIGKILLed that has not exited within exitWait (one waiting in the
-// kernel on a hung FUSE server, say) is left, a survivor, and not counted
-// as ended.
-func reclaim(s *Session, r Record, dry bool) {
-	id, err := mark.Parse(r.Session)
-	if err != nil {
-		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch"})
-		return
-	}
+// reclaim ends the session of r (id: its mark): its Engine, where the
+// live process at the recorded PID has its token, then its cgroup where
+// it had one, else its marked processes, in passes until one finds
+// nothing new. The cgroup holds everything the Engine started, whatever
+// its environment; the mark is the evidence only where there is nothing
+// stronger, since a copy of its value can reach a stranger (an
+// environment importer). A process it SIGKILLed that has not exited
+// within exitWait (one waiting in the kernel on a hung FUSE server, say)
+// is left, a survivor, and not counted as ended.
+func reclaim(s *Session, r Record, id mark.ID, dry bool) {
 	seen := map[int]bool{}
 	k := &killing{killed: map[int]int{}, left: map[int]LeftProcess{}}
 	// The Engine as the record names it, by its token: ended through a

@@ -3,12 +3,14 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/session-starter/session-starter/internal/dockercli"
+	"github.com/session-starter/session-starter/internal/mark"
 	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -77,22 +79,16 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			return rep, err
 		}
 		s := Session{Session: r.Session, Ended: []Ended{}, Left: []LeftProcess{}, GuardEnd: r.GuardEnd}
-		where, why := nsOwn, ""
+		where, why := nsGone, "other-boot"
 		if r.BootID == boot {
 			where, why = whereIs(fd, r, here, dry)
 		}
 		switch {
-		case r.BootID != boot:
-			// Of another boot: no process of it lives; nothing is read
-			// of it but the boot id.
-			s.Action = "other-boot"
-			if !dry {
-				_ = Remove(fd, r.Session)
-			}
 		case where == nsGone:
-			// Of a PID namespace in which nothing is left: no process of
-			// it lives; nothing else is read of it.
-			s.Action = "namespace-gone"
+			// Of another boot (nothing is read of it but the boot id), or
+			// of a PID namespace in which nothing is left: no process of
+			// it lives.
+			s.Action = cmp.Or(why, "namespace-gone")
 			if !dry {
 				_ = Remove(fd, r.Session)
 			}
@@ -104,7 +100,11 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 		case !shownGone(&s, r.Starter, r.Guard):
 			// Live, or unverified: left alone either way.
 		default:
-			reclaim(&s, r, dry)
+			if id, err := mark.Parse(r.Session); err != nil {
+				s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch"})
+			} else {
+				reclaim(&s, r, id, dry)
+			}
 			if r.Containers != nil {
 				reclaimContainers(ctx, &s, r, dry)
 			}
