@@ -503,39 +503,39 @@ func openLeft(dirPath string, id uint64) (parent, dir int, err error) {
 }
 
 // held lists the processes of the cgroup dirfd names and of the cgroups
-// below it: a session's are in its leaves.
-func held(dirfd int) ([]int, error) {
-	var pids []int
-	err := walk(dirfd, maxDepth, func(_ uint64, procs []int) { pids = append(pids, procs...) })
-	return pids, err
-}
-
-// Left lists the processes of the cgroup at dirPath and of the cgroups
-// below it, provided its id is still id, as [EndLeft] would end them;
-// none for a cgroup gone already.
-func Left(dirPath string, id uint64) ([]int, error) {
-	parent, dir, err := openLeft(dirPath, id)
-	if err != nil || dir < 0 {
-		return nil, err
-	}
-	defer sys.Close(parent)
-	defer sys.Close(dir)
-	return held(dir)
+// below it (a session's are in its leaves), each as /proc shows it: one
+// whose stat cannot be read has its PID alone.
+func held(dirfd int) ([]proc.Stat, error) {
+	var out []proc.Stat
+	err := walk(dirfd, maxDepth, func(_ uint64, procs []int) {
+		for _, pid := range procs {
+			st, err := proc.ReadStat(pid)
+			if err != nil {
+				st = proc.Stat{PID: pid}
+			}
+			out = append(out, st)
+		}
+	})
+	return out, err
 }
 
 // EndLeft ends the cgroup at dirPath, a session cgroup a dead starter left,
 // provided its id (its inode number) is still id: cgroup.kill, a wait of
 // at most within for "populated 0" (told by poll on cgroup.events, read
 // again after each wake-up), then its removal with the cgroups below it.
-// It returns the PIDs it and the cgroups below it listed before the kill
-// (what it held, zombies left out); a cgroup gone already is not an error.
-func EndLeft(dirPath string, id uint64, within time.Duration) ([]int, error) {
+// It returns the processes it and the cgroups below it listed before the
+// kill (what it held, zombies left out); a cgroup gone already is not an
+// error. Dry, it lists them and does nothing else.
+func EndLeft(dirPath string, id uint64, within time.Duration, dry bool) ([]proc.Stat, error) {
 	parent, dir, err := openLeft(dirPath, id)
 	if err != nil || dir < 0 {
 		return nil, err
 	}
 	defer sys.Close(parent)
 	defer sys.Close(dir)
+	if dry {
+		return held(dir)
+	}
 	name := path.Base(dirPath)
 	events, err := sys.OpenAt(dir, "cgroup.events", sys.O_RDONLY)
 	if err != nil {

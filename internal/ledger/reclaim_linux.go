@@ -127,31 +127,20 @@ func reclaimMarked(s *Session, id mark.ID, since uint64, dry bool, seen map[int]
 // what it holds. What the cgroup still held when its wait ended is left,
 // survivors.
 func reclaimCgroup(s *Session, c Cgroup, dry bool, seen map[int]bool) {
-	pids, err := cgroup.Left(c.Dir, c.ID)
-	for _, pid := range pids {
-		if !seen[pid] {
-			seen[pid] = true
-			s.Ended = append(s.Ended, Ended{PID: pid, Comm: commOf(pid)})
+	held, err := cgroup.EndLeft(c.Dir, c.ID, cgroupWait, dry)
+	for _, st := range held {
+		if !seen[st.PID] {
+			seen[st.PID] = true
+			s.Ended = append(s.Ended, Ended{PID: st.PID, Comm: st.Comm})
 		}
 	}
-	killed := false
-	if err == nil && !dry {
-		pids, err = cgroup.EndLeft(c.Dir, c.ID, cgroupWait)
-		killed = true
-		s.Cgroup = pids != nil
-		for _, pid := range pids {
-			if !seen[pid] {
-				seen[pid] = true
-				s.Ended = append(s.Ended, Ended{PID: pid})
-			}
-		}
-	}
+	s.Cgroup = !dry && held != nil
 	switch {
 	case errors.Is(err, cgroup.ErrNotTheSession):
 		s.Left = append(s.Left, LeftProcess{Reason: "token-mismatch: " + err.Error()})
 	case err != nil:
 		// Listed in the cgroup of the recorded id, then not ended.
-		s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: killed && len(pids) > 0})
+		s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: !dry && len(held) > 0})
 	}
 }
 
