@@ -200,18 +200,13 @@ func (c CLI) End(ctx context.Context, id string, grace time.Duration) (Ended, er
 		// The engine may be removing them already (--rm): an rm that
 		// fails is checked against what is left.
 		if _, err := c.run(ctx, append([]string{"rm", "--force"}, remove...)...); err != nil {
-			if left, lerr := c.run(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+Label+"="+id); lerr != nil || anyOf(strings.Fields(string(left)), remove) {
+			if left, lerr := c.ps(ctx, id); lerr != nil || slices.ContainsFunc(left, func(id string) bool { return slices.Contains(remove, id) }) {
 				return e, err
 			}
 		}
 		e.Removed = remove
 	}
 	return e, nil
-}
-
-// anyOf reports whether some id of ids is in want.
-func anyOf(ids, want []string) bool {
-	return slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(want, id) })
 }
 
 // List returns the full ids of the containers of session id, running or
@@ -224,16 +219,12 @@ func (c CLI) List(ctx context.Context, id string) ([]string, error) {
 // list returns the containers of session id, each with its label read
 // back: all of them, those running, and those made with --rm.
 func (c CLI) list(ctx context.Context, id string) (all, running, remove []string, err error) {
-	out, err := c.run(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+Label+"="+id)
-	if err != nil {
+	ids, err := c.ps(ctx, id)
+	if err != nil || len(ids) == 0 {
 		return nil, nil, nil, err
 	}
-	ids := strings.Fields(string(out))
-	if len(ids) == 0 {
-		return nil, nil, nil, nil
-	}
 	// Read each one's label back: a filter an engine ignores lists all.
-	out, err = c.run(ctx, append([]string{"inspect", "--format", `{{.Id}} {{index .Config.Labels "` + Label + `"}} {{.HostConfig.AutoRemove}} {{.State.Running}}`}, ids...)...)
+	out, err := c.run(ctx, append([]string{"inspect", "--format", `{{.Id}} {{index .Config.Labels "` + Label + `"}} {{.HostConfig.AutoRemove}} {{.State.Running}}`}, ids...)...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -251,6 +242,13 @@ func (c CLI) list(ctx context.Context, id string) (all, running, remove []string
 		}
 	}
 	return all, running, remove, nil
+}
+
+// ps lists the full ids of the containers the engine finds by the label
+// of session id, running or not.
+func (c CLI) ps(ctx context.Context, id string) ([]string, error) {
+	out, err := c.run(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+Label+"="+id)
+	return strings.Fields(string(out)), err
 }
 
 // run runs the engine's CLI with its global options and args.
