@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"slices"
@@ -51,14 +52,9 @@ var counted = []string{"memory", "pids"}
 // it; a session cgroup that does hold one fails with [ErrShared].
 // Nothing is turned off again: the session's removal ends it all.
 func ForCalls(p Place, need []string) error {
-	dir, err := openDir(sys.AT_FDCWD, p.Dir)
+	avail, err := os.ReadFile(path.Join(p.Dir, "cgroup.controllers"))
 	if err != nil {
-		return err
-	}
-	avail, err := readFile(dir, "cgroup.controllers")
-	sys.Close(dir)
-	if err != nil {
-		return err
+		return fmt.Errorf("cgroup: %w", err)
 	}
 	want := slices.Clone(need)
 	for _, c := range counted {

@@ -55,7 +55,7 @@ func (h *Holder) Traits() end.Traits { return end.Traits{Kind: Kind, Whole: true
 func (h *Holder) Notify() (int, int16) { return h.events, sys.POLLPRI }
 
 // Signal implements [end.Holder].
-func (h *Holder) Signal(sig syscall.Signal) error { return h.SignalOnce(sig, nil) }
+func (h *Holder) Signal(sig syscall.Signal) error { return h.SignalOnce(sig, end.NewReached()) }
 
 // SignalOnce implements [end.OnceHolder]: a signal other than SIGKILL
 // leaves out the processes r has (group E, signalled as a whole before
@@ -122,7 +122,7 @@ func (h *Holder) Live() ([]end.Member, error) {
 var ErrNoPidfdInfo = errors.New("cgroup: PIDFD_GET_INFO with PIDFD_INFO_CGROUPID unsupported (Linux 6.13)")
 
 // signalIn signals pid through a pidfd, if the pidfd shows it in one of
-// the cgroups ids and r (when not nil) has not reached it, and records it
+// the cgroups ids and r has not reached it, and records it
 // in r. Its group is read from /proc once the pidfd showed it ours; a
 // wrong read (the process gone meanwhile) only leaves out a process the
 // pidfd could not have signalled.
@@ -144,9 +144,6 @@ func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal, r *end.Reached) 
 	}
 	if !ok || !ids[id] {
 		return nil // not ours (any more): nothing is signalled on a guess
-	}
-	if r == nil {
-		return sys.PidfdSignal(fd, sig)
 	}
 	pgrp := 0
 	if st, err := proc.ReadStat(pid); err == nil {

@@ -71,16 +71,12 @@ func Controllers(l launch.Limits) []string {
 }
 
 // CPUPeriod is the period of cpu.max, in microseconds: the kernel's
-// default, 100 ms. A quota below MinCPUQuota of it is refused by the
-// kernel (EINVAL).
-const (
-	CPUPeriod   = 100000
-	MinCPUQuota = 1000
-)
+// default, 100 ms.
+const CPUPeriod = 100000
 
-// MinCPU is the smallest CPU bound cpu.max takes: MinCPUQuota of
-// CPUPeriod.
-const MinCPU = float64(MinCPUQuota) / CPUPeriod
+// MinCPU is the smallest CPU bound cpu.max takes: the kernel refuses a
+// quota under 1 ms of CPUPeriod (EINVAL).
+const MinCPU = 1000.0 / CPUPeriod
 
 // cpuMax is what cpu.max is given for cpus CPUs: the quota and the period
 // in microseconds.

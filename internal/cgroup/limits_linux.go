@@ -140,7 +140,8 @@ func plan(dir int, p Place, need []string, self bool) (todo []string, move bool,
 		return nil, false, err
 	}
 	absent := without(need, words(avail))
-	if v1 := controllersOnV1(absent); len(v1) > 0 {
+	own, _ := os.ReadFile("/proc/self/cgroup") // unread: none found on v1
+	if v1 := onV1(own, absent); len(v1) > 0 {
 		return nil, false, fmt.Errorf("%w: %s bound to a v1 hierarchy here (/proc/self/cgroup)", ErrOnV1, strings.Join(v1, ", "))
 	}
 	if len(absent) > 0 {

@@ -2,7 +2,6 @@ package cgroup
 
 import (
 	"bytes"
-	"os"
 	"slices"
 )
 
@@ -24,14 +23,4 @@ func onV1(b []byte, want []string) []string {
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(want), func(c string) bool { return !slices.Contains(v1, c) })
-}
-
-// controllersOnV1 is onV1 of this process's /proc/self/cgroup; none when
-// it cannot be read.
-func controllersOnV1(want []string) []string {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return nil
-	}
-	return onV1(b, want)
 }
