@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -36,13 +37,12 @@ var ErrMalformed = errors.New("malformed session id")
 // Parse reads an id as String writes it, and nothing else.
 func Parse(s string) (ID, error) {
 	var id ID
-	if len(s) != 2*len(id) || strings.ToLower(s) != s {
-		return ID{}, fmt.Errorf("%w: %q", ErrMalformed, s)
+	if len(s) == 2*len(id) {
+		if _, err := hex.Decode(id[:], []byte(s)); err == nil && id.String() == s {
+			return id, nil
+		}
 	}
-	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
-		return ID{}, fmt.Errorf("%w: %q", ErrMalformed, s)
-	}
-	return id, nil
+	return ID{}, fmt.Errorf("%w: %q", ErrMalformed, s)
 }
 
 // Extend returns env with id added to the mark: Var set to the inherited
@@ -76,13 +76,7 @@ func Extend(env []string, id ID) []string {
 
 // Carries reports whether value, a mark, names id as one of its elements.
 func Carries(value string, id ID) bool {
-	want := id.String()
-	for el := range strings.SplitSeq(value, ":") {
-		if el == want {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(strings.Split(value, ":"), id.String())
 }
 
 // InEnviron reports whether environ, an environment block as
