@@ -509,10 +509,8 @@ func held(dirfd int) ([]proc.Stat, error) {
 	var out []proc.Stat
 	err := walk(dirfd, maxDepth, func(_ uint64, procs []int) {
 		for _, pid := range procs {
-			st, err := proc.ReadStat(pid)
-			if err != nil {
-				st = proc.Stat{PID: pid}
-			}
+			st, _ := proc.ReadStat(pid) // zero on an error: its PID alone
+			st.PID = pid
 			out = append(out, st)
 		}
 	})
