@@ -48,13 +48,10 @@ func Locate() (Place, error) {
 	if !ok {
 		return Place{}, errors.New("cgroup: no cgroup v2 entry (0::) in /proc/self/cgroup")
 	}
-	rel := own
-	if m.Root != "/" {
-		r, ok := strings.CutPrefix(own, m.Root)
-		if !ok || (r != "" && r[0] != '/') {
-			return Place{}, fmt.Errorf("cgroup: own cgroup %s is outside the mount's root %s", own, m.Root)
-		}
-		rel = r
+	// A root of "/" is the whole hierarchy: own is then below it as it is.
+	rel, ok := strings.CutPrefix(own, strings.TrimSuffix(m.Root, "/"))
+	if !ok || (rel != "" && rel[0] != '/') {
+		return Place{}, fmt.Errorf("cgroup: own cgroup %s is outside the mount's root %s", own, m.Root)
 	}
 	return Place{Mount: m, Own: own, Dir: path.Join(m.Point, rel)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,16 +59,12 @@ func CheckLimits(l launch.Limits) error {
 // order the kernel lists them.
 func Controllers(l launch.Limits) []string {
 	var c []string
-	if l.MaxCPU > 0 {
-		c = append(c, "cpu")
+	for _, w := range writes(l, 1) {
+		c = append(c, strings.Split(w.file, ".")[0]) // pids.max: pids
 	}
-	if l.MaxMemory > 0 {
-		c = append(c, "memory")
-	}
-	if l.MaxTasks > 0 {
-		c = append(c, "pids")
-	}
-	return c
+	// The kernel lists cpu, memory and pids in this order too.
+	slices.Sort(c)
+	return slices.Compact(c)
 }
 
 // CPUPeriod is the period of cpu.max, in microseconds: the kernel's
