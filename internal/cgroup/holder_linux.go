@@ -145,11 +145,8 @@ func signalIn(pid int, ids map[uint64]bool, sig syscall.Signal, r *end.Reached) 
 	if !ok || !ids[id] {
 		return nil // not ours (any more): nothing is signalled on a guess
 	}
-	pgrp := 0
-	if st, err := proc.ReadStat(pid); err == nil {
-		pgrp = st.Pgrp
-	}
-	if r.Has(pid, pgrp) {
+	st, _ := proc.ReadStat(pid) // zero on an error: in no group
+	if r.Has(pid, st.Pgrp) {
 		return nil
 	}
 	err = sys.PidfdSignal(fd, sig)

@@ -1,8 +1,8 @@
 package cgroup
 
 import (
-	"bytes"
 	"slices"
+	"strings"
 )
 
 // onV1 lists, in want's order, the controllers of want that /proc/self/cgroup (b) shows
@@ -11,15 +11,9 @@ import (
 // one version at a time, so cgroup v2 can offer none of these here.
 func onV1(b []byte, want []string) []string {
 	var v1 []string
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		id, rest, ok := bytes.Cut(line, []byte(":"))
-		if !ok || string(id) == "0" {
-			continue
-		}
-		if list, _, ok := bytes.Cut(rest, []byte(":")); ok {
-			for c := range bytes.SplitSeq(list, []byte(",")) {
-				v1 = append(v1, string(c))
-			}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if f := strings.SplitN(line, ":", 3); len(f) == 3 && f[0] != "0" {
+			v1 = append(v1, strings.Split(f[1], ",")...)
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(want), func(c string) bool { return !slices.Contains(v1, c) })
