@@ -78,10 +78,7 @@ func (s *Sweep) Pass(snap []Proc) int {
 		n := 0
 		for _, p := range snap {
 			k := p.ID.key()
-			if !p.ID.known() || k == s.root.key() {
-				continue
-			}
-			if _, ok := s.found[k]; ok {
+			if _, ok := s.found[k]; ok || !p.ID.known() || k == s.root.key() {
 				continue
 			}
 			if s.descends(p) || s.marked(p) {
@@ -97,12 +94,8 @@ func (s *Sweep) Pass(snap []Proc) int {
 }
 
 func (s *Sweep) descends(p Proc) bool {
-	if !p.Parent.known() {
-		return false
-	}
-	k := p.Parent.key()
-	_, ok := s.found[k]
-	return ok || k == s.root.key()
+	_, ok := s.found[p.Parent.key()]
+	return p.Parent.known() && (ok || p.Parent.key() == s.root.key())
 }
 
 // marked asks p's environment for the mark once it has a settled answer:
