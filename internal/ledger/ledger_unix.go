@@ -324,12 +324,11 @@ func Read(dir string) ([]Record, []Problem, error) {
 		if strings.HasPrefix(n, ".tmp-") {
 			continue // a record being written
 		}
-		r, _, err := readAt(int(d.Fd()), n)
-		if err != nil {
+		if r, _, err := readAt(int(d.Fd()), n); err != nil {
 			probs = append(probs, Problem{File: n, Reason: err.Error()})
-			continue
+		} else {
+			recs = append(recs, r)
 		}
-		recs = append(recs, r)
 	}
 	return recs, probs, nil
 }

@@ -49,8 +49,7 @@ func (h *Holder) Unverified() ([]Left, error) {
 		if l.Reason != LeftUnreadable {
 			continue
 		}
-		st, err := proc.ReadStat(l.PID)
-		if err == nil && st.Live() && h.Session > 0 && st.Session == h.Session {
+		if st, err := proc.ReadStat(l.PID); err == nil && st.Live() && h.Session > 0 && st.Session == h.Session {
 			tied = append(tied, l)
 		}
 	}
