@@ -152,14 +152,12 @@ func Create(p Place) (*Session, error) {
 		if errors.Is(err, errTaken) {
 			continue
 		}
-		if err != nil {
-			_ = sys.Unlinkat(parent, name, sys.AT_REMOVEDIR)
-			sys.Close(parent)
-			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
+		engine := -1
+		if err == nil {
+			engine, err = engineLeaf(parent, dir, p.Own)
 		}
-		engine, err := engineLeaf(parent, dir, p.Own)
 		if err != nil {
-			sys.Close(dir)
+			closeFDs(&dir) // -1 where lockNew failed
 			_ = Remove(parent, name)
 			sys.Close(parent)
 			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
