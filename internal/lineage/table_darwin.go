@@ -67,13 +67,9 @@ func (p identified) Signal(sig syscall.Signal) error {
 // its unique ids (with its PID version) and record ([Table.Open]).
 func Open(pid int) (Handle, Proc, error) {
 	var version int32
-	h, p, err := open(pid, func(pid int) (Proc, error) {
-		ids, err := sys.ProcUniqueIDs(pid)
-		if err != nil {
-			return Proc{}, err
-		}
-		version = ids.Version
-		return readWith(pid, ids)
+	h, p, err := open(pid, func(pid int) (p Proc, err error) {
+		p, version, err = readVersion(pid)
+		return p, err
 	})
 	if err != nil {
 		return nil, Proc{}, err
@@ -83,18 +79,20 @@ func Open(pid int) (Handle, Proc, error) {
 
 // read reads pid's record and unique ids.
 func read(pid int) (Proc, error) {
-	ids, err := sys.ProcUniqueIDs(pid)
-	if err != nil {
-		return Proc{}, err
-	}
-	return readWith(pid, ids)
+	p, _, err := readVersion(pid)
+	return p, err
 }
 
-// readWith reads pid's record, whose unique ids are ids.
-func readWith(pid int, ids sys.UniqueIDs) (Proc, error) {
+// readVersion reads pid's unique ids, then its record, and returns them
+// with the PID version read with the ids.
+func readVersion(pid int) (Proc, int32, error) {
+	ids, err := sys.ProcUniqueIDs(pid)
+	if err != nil {
+		return Proc{}, 0, err
+	}
 	e, err := proc.ReadEntry(pid)
 	if err != nil {
-		return Proc{}, err
+		return Proc{}, 0, err
 	}
-	return Proc{ID: Identity{PID: pid, Start: e.StartTime, Unique: ids.Unique}, Parent: Identity{Unique: ids.Parent}, UID: e.UID, Stat: e.Stat}, nil
+	return Proc{ID: Identity{PID: pid, Start: e.StartTime, Unique: ids.Unique}, Parent: Identity{Unique: ids.Parent}, UID: e.UID, Stat: e.Stat}, ids.Version, nil
 }
