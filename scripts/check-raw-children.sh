@@ -20,11 +20,11 @@ pkg=github.com/session-starter/session-starter/internal/sys/rawfork
 allow=(
   gateMain gateJoin gateHandOn gateListen gateReady gateAwaitGo gateExec
   porchMain porchShed porchShedLine porchDropUpTo porchHex porchSkipField
-  porchArm porchSlots porchIgnore porchRefuse porchWait porchLine
-  porchTakeFinish porchEmpty porchEngineExited porchCgroupEmpty
+  porchArm porchSlots porchIgnore porchRefuse porchWait
+  porchEmpty porchEngineExited porchCgroupEmpty
   porchRounds porchPause porchExec groupSignal
   porchSweep sweepPID sweepFile sweepStat sweepUID sweepMarked sweepByte
-  exit writeAll keepOnly setName putLine putNum now poll rawSyscall6.abi0
+  exit read writeAll keepOnly setName putLine putNum now poll rawSyscall6.abi0
 )
 
 dump=$(mktemp)

@@ -55,6 +55,21 @@ func writeAll(fd int32, p *byte, n uintptr) uintptr {
 	return 0
 }
 
+// read reads up to n bytes from fd into p, retrying EINTR, and returns
+// how many it read and the errno of a failure.
+//
+//go:nosplit
+//go:norace
+func read(fd uintptr, p *byte, n uintptr) (uintptr, uintptr) {
+	for {
+		// Sound: p points at n bytes of the arena.
+		r, e := rawSyscall6(unix.SYS_READ, fd, uintptr(unsafe.Pointer(p)), n, 0, 0, 0)
+		if e != uintptr(syscall.EINTR) {
+			return r, e
+		}
+	}
+}
+
 // keepOnly closes every descriptor but the n sorted ones at keep.
 //
 //go:nosplit

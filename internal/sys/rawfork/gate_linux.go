@@ -273,16 +273,11 @@ func gateReady(c *gateChild) {
 //go:nosplit
 //go:norace
 func gateAwaitGo(c *gateChild) {
-	for c.n = 0; c.n < c.wantLen; {
-		// Sound: msg is in the arena; one byte is read into it.
-		r, e := rawSyscall6(unix.SYS_READ, uintptr(c.goR), uintptr(unsafe.Pointer(&c.msg[c.n&lineMask])), 1, 0, 0, 0)
-		if e == uintptr(syscall.EINTR) {
-			continue
-		}
+	for c.n = 0; c.n < c.wantLen; c.n++ {
+		r, e := read(uintptr(c.goR), &c.msg[c.n&lineMask], 1)
 		if e != 0 || r != 1 || c.msg[c.n&lineMask] != c.want[c.n&lineMask] {
 			exit(wire.ExitNotReleased)
 		}
-		c.n++
 	}
 	rawSyscall6(unix.SYS_CLOSE, uintptr(c.goR), 0, 0, 0, 0, 0)
 }

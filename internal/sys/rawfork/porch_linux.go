@@ -62,8 +62,6 @@ type porchChild struct {
 
 	// Scratch.
 	msg, digits         line
-	pending             [4 * (lineMask + 1)]byte
-	np                  uintptr
 	i, j, k, n, r, e    uintptr
 	lo, hi, cur, sp     uintptr
 	selfLo, selfHi      uintptr
@@ -72,19 +70,20 @@ type porchChild struct {
 	round, look, wait   int64
 	rounds              uintptr
 	live, engine, group bool
-	cg, marked          bool
+	cg, marked, same    bool
 	ts                  syscall.Timespec
 	fds                 [2]pollFd
 	evBuf               [128]byte
 	mapsBuf             [64 << 10]byte
 }
 
-// maps and pending are indexed through masks: their sizes are powers of
-// two.
+// maps and evBuf are indexed through masks: their sizes are powers of
+// two. maxPending bounds a line of the starter's: a message is at most
+// lineMask+1 bytes, and anything much longer is not the starter's.
 const (
-	mapsMask    = 64<<10 - 1
-	pendingMask = 4*(lineMask+1) - 1
-	evMask      = 127
+	mapsMask   = 64<<10 - 1
+	evMask     = 127
+	maxPending = 4 * (lineMask + 1)
 )
 
 // StartPorch starts the porch and returns without waiting for it; its
@@ -338,9 +337,10 @@ func groupSignal(sig uintptr) uintptr {
 // porchWait reads the starter's messages while it watches the starter: it
 // reports true once a complete line has come that is exactly the finish
 // line (consumed), false when the starter is gone (its pidfd readable, or
-// the end of the pipe) or a line is anything else (fail closed). Every
-// read is of what poll showed there, so a partial message cannot stall
-// the porch while the starter dies.
+// the end of the pipe) or a line is anything else (fail closed). The
+// pipe is read a byte at a time without blocking, and watched with the
+// starter only when it is empty, so a partial message cannot stall the
+// porch while the starter dies.
 //
 //go:nosplit
 //go:norace
@@ -348,68 +348,27 @@ func porchWait(c *porchChild) bool {
 	if _, e := rawSyscall6(unix.SYS_FCNTL, wire.SlotFinish, syscall.F_SETFL, syscall.O_NONBLOCK, 0, 0, 0); e != 0 {
 		return false
 	}
-	for {
-		if porchLine(c) {
-			return porchTakeFinish(c)
-		}
-		c.fds[0] = pollFd{fd: wire.SlotFinish, events: unix.POLLIN}
-		c.fds[1] = pollFd{fd: wire.SlotStarter, events: unix.POLLIN}
-		if poll(&c.fds, -1, &c.ts) != 0 {
-			return false
-		}
-		if c.fds[0].revents != 0 {
-			// Sound: msg is in the arena.
-			c.r, c.e = rawSyscall6(unix.SYS_READ, wire.SlotFinish, uintptr(unsafe.Pointer(&c.msg[0])), lineMask+1, 0, 0, 0)
-			switch {
-			case c.e == uintptr(syscall.EAGAIN) || c.e == uintptr(syscall.EINTR):
-				continue
-			case c.e != 0 || c.r == 0:
-				return false // the end of the pipe
-			case c.np+c.r > pendingMask+1:
-				return false // longer than any message of the starter's
+	for c.k, c.same = 0, true; ; {
+		c.r, c.e = read(wire.SlotFinish, &c.msg[0], 1)
+		switch {
+		case c.e == uintptr(syscall.EAGAIN):
+			c.fds[0] = pollFd{fd: wire.SlotFinish, events: unix.POLLIN}
+			c.fds[1] = pollFd{fd: wire.SlotStarter, events: unix.POLLIN}
+			if poll(&c.fds, -1, &c.ts) != 0 || c.fds[0].revents == 0 && c.fds[1].revents != 0 {
+				return false // the starter is gone
 			}
-			for c.i = 0; c.i < c.r; c.i++ {
-				c.pending[c.np&pendingMask] = c.msg[c.i&lineMask]
-				c.np++
-			}
-			continue
-		}
-		if c.fds[1].revents != 0 {
-			return false // the starter is gone
-		}
-	}
-}
-
-// porchLine reports whether a complete line is pending; its length, with
-// the newline, is then in c.k.
-//
-//go:nosplit
-//go:norace
-func porchLine(c *porchChild) bool {
-	for c.k = 0; c.k < c.np; c.k++ {
-		if c.pending[c.k&pendingMask] == '\n' {
+		case c.e != 0 || c.r == 0:
+			return false // the end of the pipe
+		case c.k >= maxPending:
+			return false // longer than any message of the starter's
+		default:
+			c.same = c.same && c.msg[0] == c.finish[c.k&lineMask]
 			c.k++
-			return true
+			if c.msg[0] == '\n' {
+				return c.same && c.k == c.finishLen
+			}
 		}
 	}
-	return false
-}
-
-// porchTakeFinish reports whether the pending line of c.k bytes is
-// exactly the finish line, and drops it.
-//
-//go:nosplit
-//go:norace
-func porchTakeFinish(c *porchChild) bool {
-	ok := c.k == c.finishLen
-	for c.i = 0; ok && c.i < c.k; c.i++ {
-		ok = c.pending[c.i&pendingMask] == c.finish[c.i&lineMask]
-	}
-	for c.i = 0; c.k+c.i < c.np; c.i++ {
-		c.pending[c.i&pendingMask] = c.pending[(c.k+c.i)&pendingMask]
-	}
-	c.np -= c.k
-	return ok
 }
 
 // porchEmpty is the cheap test: the Engine has exited (its pidfd is
@@ -578,11 +537,8 @@ func porchShed(c *porchChild) {
 		return
 	}
 	for c.n = 0; c.n <= mapsMask; {
-		// Sound: mapsBuf is in the arena; at most its rest is read.
-		c.k, c.e = rawSyscall6(unix.SYS_READ, c.r, uintptr(unsafe.Pointer(&c.mapsBuf[c.n&mapsMask])), mapsMask+1-c.n, 0, 0, 0)
-		if c.e == uintptr(syscall.EINTR) {
-			continue
-		}
+		// At most the rest of mapsBuf is read.
+		c.k, c.e = read(c.r, &c.mapsBuf[c.n&mapsMask], mapsMask+1-c.n)
 		if c.e != 0 {
 			c.n = mapsMask + 1 // give up: leave everything
 			break
