@@ -2,7 +2,6 @@ package proc
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -13,8 +12,7 @@ import (
 // numbers, which a caller must check (the parent, the start time) after
 // opening a handle, before it acts on one.
 func Children(pid int) ([]int, error) {
-	dir := Root + "/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
+	tids, _, err := numbered(Root + "/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		if gone(err) {
 			return nil, nil
@@ -22,11 +20,7 @@ func Children(pid int) ([]int, error) {
 		return nil, err
 	}
 	var out []int
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
+	for _, tid := range tids {
 		kids, err := ThreadChildren(pid, tid)
 		if err != nil {
 			if gone(err) {

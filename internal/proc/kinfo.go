@@ -43,14 +43,9 @@ type kproc struct {
 	uid  int
 }
 
-// parseKinfo decodes FreeBSD kinfo_proc records (little-endian, as every
-// port Go has for FreeBSD is). It returns an error wrapping ErrMalformed
-// for bytes that are not whole records of this layout, each saying so in
-// its ki_structsize, and no records then.
-func parseKinfo(b []byte) ([]kproc, error) { return freebsdLayout.parse(b) }
-
-// freebsdLayout is FreeBSD's layout; its ki_stat maps to the letters of
-// Linux's /proc stat ([kinfoLayout.states]).
+// freebsdLayout is FreeBSD's layout (little-endian, as every port Go has
+// for FreeBSD is); its ki_stat maps to the letters of Linux's /proc stat
+// ([kinfoLayout.states]). Each record says its size in ki_structsize.
 var freebsdLayout = kinfoLayout{
 	size: kinfoSize, pid: offPID, ppid: offPPID, pgid: offPgid, ruid: offRUID,
 	start: offStart, stat: offStat, comm: offComm, commLen: commLen, sized: true,

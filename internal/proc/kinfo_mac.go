@@ -35,15 +35,11 @@ const (
 	macSZOMB  = 5
 )
 
-// parseMacKinfo decodes macOS kinfo_proc records (little-endian, as both
-// ports are). StartTime is p_starttime in microseconds since the epoch.
-// It returns an error wrapping ErrMalformed, and no records, for bytes
-// that are not whole records: unlike FreeBSD's, the record holds no size
-// of its own to check.
-func parseMacKinfo(b []byte) ([]kproc, error) { return macLayout.parse(b) }
-
-// macLayout is macOS's layout; its p_stat maps to the letters of Linux's
-// /proc stat ([kinfoLayout.states]).
+// macLayout is macOS's layout (little-endian, as both ports are); its
+// p_stat maps to the letters of Linux's /proc stat
+// ([kinfoLayout.states]). StartTime is p_starttime in microseconds since
+// the epoch. Unlike FreeBSD's, the record holds no size of its own to
+// check.
 var macLayout = kinfoLayout{
 	size: macKinfoSize, pid: macOffPID, ppid: macOffPPID, pgid: macOffPgid, ruid: macOffRUID,
 	start: macOffStart, stat: macOffStat, comm: macOffComm, commLen: macCommLen, usec32: true,

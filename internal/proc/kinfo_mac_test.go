@@ -118,7 +118,7 @@ func TestAMacKinfoProcRecordBuiltFromTheHeadersIsDecoded(t *testing.T) {
 	zombie := macSleep()
 	zombie.Pid, zombie.Stat, zombie.Ppid = 4243, macSZOMB, 1
 	copy(zombie.Comm[:], "sh\x00\x00\x00")
-	ps, err := parseMacKinfo(append(macRecord(t, macSleep()), macRecord(t, zombie)...))
+	ps, err := macLayout.parse(append(macRecord(t, macSleep()), macRecord(t, zombie)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestEveryMacPStatDecodes(t *testing.T) {
 	}{{macSIDL, 'I'}, {macSRUN, 'R'}, {macSSLEEP, 'S'}, {macSSTOP, 'T'}, {macSZOMB, 'Z'}, {0, '?'}, {6, '?'}} {
 		k := macSleep()
 		k.Stat = tt.stat
-		ps, err := parseMacKinfo(macRecord(t, k))
+		ps, err := macLayout.parse(macRecord(t, k))
 		if err != nil || len(ps) != 1 || ps[0].stat.State != tt.want {
 			t.Errorf("p_stat %d: %+v, %v; want state %c", tt.stat, ps, err, tt.want)
 		}
@@ -158,7 +158,7 @@ func TestAMacCommandNameOf17BytesStopsAtItsField(t *testing.T) {
 	k := macSleep()
 	copy(k.Comm[:], "abcdefghijklmnopq")
 	k.Pgrp = 0x4141414141414141
-	ps, err := parseMacKinfo(macRecord(t, k))
+	ps, err := macLayout.parse(macRecord(t, k))
 	if err != nil || ps[0].stat.Comm != "abcdefghijklmnopq" {
 		t.Fatalf("parseMacKinfo = %+v, %v; want the 17 bytes", ps, err)
 	}
@@ -171,7 +171,7 @@ func TestMalformedMacKinfoIsAnError(t *testing.T) {
 		"FreeBSD's size": make([]byte, kinfoSize),
 		"one and a half": append(append([]byte(nil), good...), good[:macKinfoSize/2]...),
 	} {
-		if ps, err := parseMacKinfo(b); !errors.Is(err, ErrMalformed) || ps != nil {
+		if ps, err := macLayout.parse(b); !errors.Is(err, ErrMalformed) || ps != nil {
 			t.Errorf("%s: parseMacKinfo = %v, %v; want ErrMalformed and nothing", name, ps, err)
 		}
 	}

@@ -74,16 +74,16 @@ func TestAKinfoProcRecordBuiltFromTheHeaderIsDecoded(t *testing.T) {
 	zombie.Pid, zombie.Stat = 4243, kiSZOMB
 	copy(zombie.Comm[:], "sh\x00\x00\x00")
 	b := append(record(t, sleepRecord()), record(t, zombie)...)
-	ps, err := parseKinfo(b)
+	ps, err := freebsdLayout.parse(b)
 	if err != nil {
-		t.Fatalf("parseKinfo(2 records) = %v", err)
+		t.Fatalf("freebsdLayout.parse(2 records) = %v", err)
 	}
 	want := []kproc{
 		{stat: Stat{PID: 4242, Comm: "sleep", State: 'S', PPID: 4200, Pgrp: 4200, NumThreads: 1, StartTime: 1700000000*1e6 + 123456}, uid: 1002},
 		{stat: Stat{PID: 4243, Comm: "sh", State: 'Z', PPID: 4200, Pgrp: 4200, NumThreads: 1, StartTime: 1700000000*1e6 + 123456}, uid: 1002},
 	}
 	if len(ps) != len(want) {
-		t.Fatalf("parseKinfo(2 records) = %d records, want 2", len(ps))
+		t.Fatalf("freebsdLayout.parse(2 records) = %d records, want 2", len(ps))
 	}
 	for i := range want {
 		if ps[i] != want[i] {
@@ -104,7 +104,7 @@ func TestEveryKiStatDecodes(t *testing.T) {
 	} {
 		h := sleepRecord()
 		h.Stat = tt.stat
-		ps, err := parseKinfo(record(t, h))
+		ps, err := freebsdLayout.parse(record(t, h))
 		if err != nil || len(ps) != 1 || ps[0].stat.State != tt.want {
 			t.Errorf("ki_stat %d: parseKinfo = %+v, %v; want state %c", tt.stat, ps, err, tt.want)
 		}
@@ -116,9 +116,9 @@ func TestEveryKiStatDecodes(t *testing.T) {
 func TestACommandNameWithoutNULStopsAtItsField(t *testing.T) {
 	h := sleepRecord()
 	copy(h.Comm[:], "abcdefghijklmnopqrst")
-	ps, err := parseKinfo(record(t, h))
+	ps, err := freebsdLayout.parse(record(t, h))
 	if err != nil || ps[0].stat.Comm != "abcdefghijklmnopqrst" {
-		t.Fatalf("parseKinfo(20-byte comm) = %+v, %v; want the 20 bytes", ps, err)
+		t.Fatalf("freebsdLayout.parse(20-byte comm) = %+v, %v; want the 20 bytes", ps, err)
 	}
 }
 
@@ -131,13 +131,13 @@ func TestMalformedKinfoIsAnError(t *testing.T) {
 		"one and a half": append(append([]byte(nil), good...), good[:kinfoSize/2]...),
 		"other layout":   record(t, otherSize),
 	} {
-		ps, err := parseKinfo(b)
+		ps, err := freebsdLayout.parse(b)
 		if !errors.Is(err, ErrMalformed) || ps != nil {
 			t.Errorf("%s: parseKinfo = %v, %v; want ErrMalformed and nothing", name, ps, err)
 		}
 	}
-	if ps, err := parseKinfo(nil); err != nil || len(ps) != 0 {
-		t.Errorf("parseKinfo(nothing) = %v, %v; want no record", ps, err)
+	if ps, err := freebsdLayout.parse(nil); err != nil || len(ps) != 0 {
+		t.Errorf("freebsdLayout.parse(nothing) = %v, %v; want no record", ps, err)
 	}
 }
 
@@ -151,7 +151,7 @@ func FuzzParseKinfo(f *testing.F) {
 	f.Add(append(append([]byte(nil), rec...), rec...))
 	f.Add(rec[:100])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ps, err := parseKinfo(b)
+		ps, err := freebsdLayout.parse(b)
 		if err != nil {
 			if ps != nil {
 				t.Fatalf("parseKinfo = %v with error %v, want nothing", ps, err)
@@ -159,7 +159,7 @@ func FuzzParseKinfo(f *testing.F) {
 			return
 		}
 		if len(ps) != len(b)/kinfoSize {
-			t.Fatalf("parseKinfo(%d bytes) = %d records", len(b), len(ps))
+			t.Fatalf("freebsdLayout.parse(%d bytes) = %d records", len(b), len(ps))
 		}
 		for i, p := range ps {
 			if want := int(int32(binary.LittleEndian.Uint32(b[i*kinfoSize+offPID:]))); p.stat.PID != want {

@@ -15,7 +15,7 @@ const allProcs = "kern.proc.all"
 func SameNamespace() error { return nil }
 
 // parseTable decodes the records of a kern.proc sysctl ([kinfo]).
-var parseTable = parseMacKinfo
+var parseTable = macLayout.parse
 
 // ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.procargs2 with argv skipped by its count

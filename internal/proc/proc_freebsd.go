@@ -20,7 +20,7 @@ const allProcs = "kern.proc.proc"
 var errKinfo32 = fmt.Errorf("proc: the kinfo_proc of 32-bit FreeBSD is not decoded: %w", errors.ErrUnsupported)
 
 // parseTable decodes the records of a kern.proc sysctl ([kinfo]).
-var parseTable = parseKinfo
+var parseTable = freebsdLayout.parse
 
 // ReadEnviron returns the environment of pid as entries each ended by a NUL,
 // from sysctl kern.proc.env (KERN_PROC_ENV), which FreeBSD answers with

@@ -62,7 +62,11 @@ func ReadStat(pid int) (Stat, error) {
 		}
 		return Stat{}, fmt.Errorf("proc: read stat of %d: %w", pid, err)
 	}
-	return ParseStat(b)
+	st, err := ParseStat(b)
+	if err != nil {
+		return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, err)
+	}
+	return st, nil
 }
 
 // maxEnviron bounds what ReadEnviron reads: the kernel's limit on argv
@@ -93,25 +97,32 @@ func ReadEnviron(pid int) ([]byte, error) {
 // PIDs lists the processes of /proc by number (its numeric entries):
 // names, not processes, as LiveMembers says.
 func PIDs() ([]int, error) {
-	d, err := os.Open(Root)
+	pids, _, err := numbered(Root)
+	return pids, err
+}
+
+// numbered lists the numeric names of the directory dir, and the
+// descriptor the listing read it through.
+func numbered(dir string) ([]int, int, error) {
+	d, err := os.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("proc: %w", err)
+		return nil, -1, fmt.Errorf("proc: %w", err)
 	}
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return nil, fmt.Errorf("proc: list: %w", err)
+		return nil, -1, fmt.Errorf("proc: list %s: %w", dir, err)
 	}
 	out := make([]int, 0, len(names))
 	for _, n := range names {
 		if n[0] < '0' || n[0] > '9' {
 			continue
 		}
-		if pid, err := strconv.Atoi(n); err == nil {
-			out = append(out, pid)
+		if num, err := strconv.Atoi(n); err == nil {
+			out = append(out, num)
 		}
 	}
-	return out, nil
+	return out, int(d.Fd()), nil
 }
 
 // LiveMembers scans /proc for the live processes whose process group is
@@ -123,7 +134,6 @@ func LiveMembers(pgid int) ([]Stat, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf [1024]byte
 	var out []Stat
 	for _, pid := range all {
 		// getpgid first: one system call, where a stat read makes the
@@ -134,16 +144,12 @@ func LiveMembers(pgid int) ([]Stat, error) {
 		if pg, err := sys.Getpgid(pid); err == nil && pg != pgid || errors.Is(err, sys.ErrGone) {
 			continue
 		}
-		b, err := readFile(Root+"/"+strconv.Itoa(pid)+"/stat", buf[:], false)
-		if err != nil {
-			if gone(err) {
-				continue
-			}
-			return nil, fmt.Errorf("proc: read stat of %d: %w", pid, err)
+		st, err := ReadStat(pid)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
 		}
-		st, err := ParseStat(b)
 		if err != nil {
-			return nil, fmt.Errorf("proc: pid %d: %w", pid, err)
+			return nil, err
 		}
 		if st.Pgrp == pgid && st.Live() {
 			out = append(out, st)
@@ -179,25 +185,13 @@ func parseUID(b []byte) int {
 // OpenFDs lists the descriptor numbers in /proc/self/fd, in ascending
 // order. The descriptor of the directory listing itself is left out.
 func OpenFDs() ([]int, error) {
-	d, err := os.Open(Root + "/self/fd")
+	fds, own, err := numbered(Root + "/self/fd")
 	if err != nil {
-		return nil, fmt.Errorf("proc: %w", err)
+		return nil, err
 	}
-	own := int(d.Fd())
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return nil, fmt.Errorf("proc: list fds: %w", err)
-	}
-	var out []int
-	for _, n := range names {
-		fd, err := strconv.Atoi(n)
-		if err == nil && fd != own {
-			out = append(out, fd)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	fds = slices.DeleteFunc(fds, func(fd int) bool { return fd == own })
+	slices.Sort(fds)
+	return fds, nil
 }
 
 // SameNamespace reports whether /proc belongs to this process's PID
@@ -228,14 +222,12 @@ func PipeHolders(ino uint64) ([]int, error) {
 	var out []int
 	for _, pid := range all {
 		dir := Root + "/" + strconv.Itoa(pid) + "/fd"
-		d, err := os.Open(dir)
+		fds, _, err := numbered(dir)
 		if err != nil {
 			continue
 		}
-		names, _ := d.Readdirnames(-1)
-		d.Close()
-		for _, n := range names {
-			if l, err := os.Readlink(dir + "/" + n); err == nil && l == want {
+		for _, fd := range fds {
+			if l, err := os.Readlink(dir + "/" + strconv.Itoa(fd)); err == nil && l == want {
 				out = append(out, pid)
 				break
 			}
