@@ -151,13 +151,7 @@ func StartGate(spec GateSpec) (Gate, error) {
 //go:norace
 //go:noinline
 func forkGate(c *gateChild, pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
-	var pid uintptr
-	var errno syscall.Errno
-	if cgroup >= 0 {
-		pid, errno = forkInto(pidfd, cgroup)
-	} else {
-		pid, errno = fork(pidfd)
-	}
+	pid, errno := fork(pidfd, cgroup)
 	if errno != 0 || pid != 0 {
 		return pid, errno
 	}

@@ -107,13 +107,10 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	defer a.Free()
 	c := (*porchChild)(a.Alloc(int(unsafe.Sizeof(porchChild{})), 8))
 	c.selfLo, c.selfHi = a.bounds()
-	c.comm = a.CString(names[0])
-	c.root = a.CString(names[1])
-	c.maps = a.CString(names[2])
-	c.killName = a.CString(names[3])
-	c.evName = a.CString(names[4])
-	if c.comm == nil || c.root == nil || c.maps == nil || c.killName == nil || c.evName == nil {
-		return Porch{}, fmt.Errorf("the porch's names %q do not fit, or hold a NUL", names)
+	for i, p := range []**byte{&c.comm, &c.root, &c.maps, &c.killName, &c.evName} {
+		if *p = a.CString(names[i]); *p == nil {
+			return Porch{}, fmt.Errorf("the porch's names %q do not fit, or hold a NUL", names)
+		}
 	}
 	c.one[0] = '1'
 	c.ignore[0] = 1 // SIG_IGN
@@ -178,7 +175,7 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 //go:norace
 //go:noinline
 func forkPorch(c *porchChild, pidfd *int32) (uintptr, syscall.Errno) {
-	pid, errno := fork(pidfd)
+	pid, errno := fork(pidfd, -1)
 	if errno != 0 || pid != 0 {
 		return pid, errno
 	}
@@ -580,14 +577,10 @@ func porchShedLine(c *porchChild) {
 	porchSkipField(c) // perms
 	porchSkipField(c) // offset
 	porchSkipField(c) // dev
-	c.cur = 0         // inode
-	for ; c.i < c.n && c.mapsBuf[c.i&mapsMask] >= '0' && c.mapsBuf[c.i&mapsMask] <= '9'; c.i++ {
-		c.cur = c.cur*10 + uintptr(c.mapsBuf[c.i&mapsMask]-'0')
-	}
-	for c.i < c.n && c.mapsBuf[c.i&mapsMask] == ' ' {
-		c.i++
-	}
-	c.live = c.live && c.cur == 0 && c.i < c.n && c.mapsBuf[c.i&mapsMask] == '\n'
+	// The inode, in decimal: 0 if it starts with '0'.
+	c.live = c.live && c.i < c.n && c.mapsBuf[c.i&mapsMask] == '0'
+	porchSkipField(c) // inode
+	c.live = c.live && c.i < c.n && c.mapsBuf[c.i&mapsMask] == '\n'
 	for c.i < c.n && c.mapsBuf[c.i&mapsMask] != '\n' {
 		c.i++
 	}

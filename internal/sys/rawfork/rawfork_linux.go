@@ -38,53 +38,44 @@ func rawSyscall6(trap, a1, a2, a3, a4, a5, a6 uintptr) (r1, errno uintptr)
 // exit.
 const cloneFlags = unix.CLONE_PIDFD | uintptr(syscall.SIGCHLD)
 
-// fork clones this process. In the parent it returns the child's PID, its
-// pidfd in *pidfd, or the clone's errno; in the child it returns 0, 0, and
-// the caller must then call its child function at once.
-//
-//go:norace
-//go:noinline
-func fork(pidfd *int32) (uintptr, syscall.Errno) {
-	beforeFork()
-	// Sound: the kernel writes the pidfd through the pointer before clone
-	// returns in the parent; *pidfd outlives the call, and the stack
-	// cannot move between the fork hooks (any growth throws).
-	pid, errno := rawSyscall6(unix.SYS_CLONE, cloneFlags, 0, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
-	if errno != 0 || pid != 0 {
-		afterFork()
-		return pid, syscall.Errno(errno)
-	}
-	afterForkInChild()
-	return 0, 0
-}
-
 // cloneArgs is struct clone_args as clone3 takes it, up to its cgroup
 // field (CLONE_ARGS_SIZE_VER2).
 type cloneArgs struct {
 	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls, setTID, setTIDSize, cgroup uint64
 }
 
-// forkInto is fork into the cgroup of the directory descriptor cgroup
-// (clone3 with CLONE_INTO_CGROUP, Linux 5.7): the child is born there, and
-// no process is moved between cgroups, which costs the kernel a
-// synchronisation of every task of the writer's. An errno (ENOSYS before
-// 5.7 or under a seccomp profile, or a cgroup that cannot take the child)
-// means no child was made.
+// fork clones this process, into the cgroup of the directory descriptor
+// cgroup if it is >= 0 (clone3 with CLONE_INTO_CGROUP, Linux 5.7): the
+// child is born there, and no process is moved between cgroups, which
+// costs the kernel a synchronisation of every task of the writer's. An
+// errno (ENOSYS before 5.7 or under a seccomp profile, or a cgroup that
+// cannot take the child) means no child was made. In the parent it
+// returns the child's PID, its pidfd in *pidfd, or the clone's errno; in
+// the child it returns 0, 0, and the caller must then call its child
+// function at once.
 //
 //go:norace
 //go:noinline
-func forkInto(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
+func fork(pidfd *int32, cgroup int) (uintptr, syscall.Errno) {
 	var args cloneArgs
+	var pid, errno uintptr
 	beforeFork()
-	// Taken only now: the stack cannot move from here to the clone, so
-	// the kernel writes the pidfd where *pidfd is.
-	args.flags = unix.CLONE_PIDFD | unix.CLONE_INTO_CGROUP
-	args.pidfd = uint64(uintptr(unsafe.Pointer(pidfd)))
-	args.exitSignal = uint64(syscall.SIGCHLD)
-	args.cgroup = uint64(cgroup)
-	// Sound: args is in this frame, which lives until the call returns in
-	// both processes; stack 0 makes the child return on its copy of it.
-	pid, errno := rawSyscall6(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0, 0, 0, 0)
+	// The pointers are taken only now: the stack cannot move between the
+	// fork hooks (any growth throws), so the kernel writes the pidfd where
+	// *pidfd is, and args lives in this frame until the call returns in
+	// both processes.
+	if cgroup >= 0 {
+		args.flags = unix.CLONE_PIDFD | unix.CLONE_INTO_CGROUP
+		args.pidfd = uint64(uintptr(unsafe.Pointer(pidfd)))
+		args.exitSignal = uint64(syscall.SIGCHLD)
+		args.cgroup = uint64(cgroup)
+		// Sound: stack 0 makes the child return on its copy of this frame.
+		pid, errno = rawSyscall6(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args), 0, 0, 0, 0)
+	} else {
+		// Sound: the kernel writes the pidfd through the pointer before
+		// clone returns in the parent; *pidfd outlives the call.
+		pid, errno = rawSyscall6(unix.SYS_CLONE, cloneFlags, 0, uintptr(unsafe.Pointer(pidfd)), 0, 0, 0)
+	}
 	if errno != 0 || pid != 0 {
 		afterFork()
 		return pid, syscall.Errno(errno)
