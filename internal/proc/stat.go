@@ -57,22 +57,17 @@ func ParseStat(b []byte) (Stat, error) {
 	if len(rest) < need || len(rest[0]) != 1 {
 		return Stat{}, fmt.Errorf("%w: %d fields", ErrMalformed, len(rest)+2)
 	}
-	field := func(n int) []byte { return rest[n-3] }
-	num := func(n int) (int, error) { return strconv.Atoi(string(field(n))) }
-	s := Stat{PID: pid, Comm: string(b[open+1 : closing]), State: field(3)[0]}
-	if s.PPID, err = num(4); err != nil {
-		return Stat{}, fmt.Errorf("%w: ppid", ErrMalformed)
+	var v [4]int
+	for i, f := range [...]struct {
+		n    int
+		name string
+	}{{4, "ppid"}, {5, "pgrp"}, {6, "session"}, {20, "num_threads"}} {
+		if v[i], err = strconv.Atoi(string(rest[f.n-3])); err != nil {
+			return Stat{}, fmt.Errorf("%w: %s", ErrMalformed, f.name)
+		}
 	}
-	if s.Pgrp, err = num(5); err != nil {
-		return Stat{}, fmt.Errorf("%w: pgrp", ErrMalformed)
-	}
-	if s.Session, err = num(6); err != nil {
-		return Stat{}, fmt.Errorf("%w: session", ErrMalformed)
-	}
-	if s.NumThreads, err = num(20); err != nil {
-		return Stat{}, fmt.Errorf("%w: num_threads", ErrMalformed)
-	}
-	if s.StartTime, err = strconv.ParseUint(string(field(22)), 10, 64); err != nil {
+	s := Stat{PID: pid, Comm: string(b[open+1 : closing]), State: rest[0][0], PPID: v[0], Pgrp: v[1], Session: v[2], NumThreads: v[3]}
+	if s.StartTime, err = strconv.ParseUint(string(rest[22-3]), 10, 64); err != nil {
 		return Stat{}, fmt.Errorf("%w: starttime", ErrMalformed)
 	}
 	return s, nil

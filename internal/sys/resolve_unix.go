@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // defaultPath is what execvp searches when PATH is unset (glibc's
@@ -78,7 +80,7 @@ func Executable(path string) error {
 	if st.IsDir() {
 		return errIsDirectory
 	}
-	if err := Faccessat(AT_FDCWD, path, X_OK, AT_EACCESS); err != nil {
+	if err := Faccessat(AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS); err != nil {
 		return syscall.EACCES
 	}
 	return nil

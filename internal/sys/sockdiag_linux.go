@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -68,16 +69,13 @@ func UnixPeer(fd int) (ino uint64, ok bool, err error) {
 // parseUnixDiag reads the kernel's answer to a unix_diag request: one
 // struct unix_diag_msg with its attributes, or a netlink error.
 func parseUnixDiag(b []byte) (ino uint64, ok bool, err error) {
+	msgs, err := syscall.ParseNetlinkMessage(b)
+	if err != nil || len(msgs) == 0 {
+		return 0, false, errors.New("sock_diag: short or malformed answer")
+	}
 	ne := binary.NativeEndian
-	if len(b) < unix.NLMSG_HDRLEN {
-		return 0, false, errors.New("sock_diag: short answer")
-	}
-	size := int(ne.Uint32(b[0:]))
-	if size < unix.NLMSG_HDRLEN || size > len(b) {
-		return 0, false, errors.New("sock_diag: malformed answer")
-	}
-	body := b[unix.NLMSG_HDRLEN:size]
-	switch ne.Uint16(b[4:]) {
+	body := msgs[0].Data
+	switch msgs[0].Header.Type {
 	case unix.NLMSG_ERROR:
 		if len(body) < 4 {
 			return 0, false, errors.New("sock_diag: malformed error")

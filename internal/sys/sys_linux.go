@@ -239,9 +239,7 @@ var death = deathSteps{
 		set.Val[(int(sig)-1)/64] |= 1 << ((uint(sig) - 1) % 64)
 		return named("rt_sigprocmask", unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil))
 	},
-	raise: func(sig syscall.Signal) error {
-		return named("tgkill", unix.Tgkill(unix.Getpid(), unix.Gettid(), sig))
-	},
+	raise: SignalThread,
 }
 
 // deadlyHere are the signals besides those of every platform whose

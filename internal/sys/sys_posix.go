@@ -16,11 +16,8 @@ import (
 // Flags and modes of [Faccessat] and of the *at calls, as the system names
 // them.
 const (
-	AT_FDCWD   = unix.AT_FDCWD
-	AT_EACCESS = unix.AT_EACCESS
-
-	W_OK = unix.W_OK
-	X_OK = unix.X_OK
+	AT_FDCWD = unix.AT_FDCWD
+	W_OK     = unix.W_OK
 )
 
 // ignoringEINTR calls fn until it returns something other than EINTR.
