@@ -87,9 +87,9 @@ func (a *arena) CStrings(ss []string) **byte {
 	return (**byte)(p)
 }
 
-// Int32s copies v into the arena and returns its first element; nil if
-// v is empty or does not fit.
-func (a *arena) Int32s(v []int32) *int32 {
+// Int32s copies v into the arena as int32s and returns its first
+// element; nil if v is empty or does not fit.
+func (a *arena) Int32s(v []int) *int32 {
 	if len(v) == 0 {
 		return nil
 	}
@@ -97,7 +97,10 @@ func (a *arena) Int32s(v []int32) *int32 {
 	if p == nil {
 		return nil
 	}
-	copy(unsafe.Slice((*int32)(p), len(v)), v)
+	arr := unsafe.Slice((*int32)(p), len(v))
+	for i, x := range v {
+		arr[i] = int32(x)
+	}
 	return (*int32)(p)
 }
 

@@ -92,22 +92,18 @@ func StartGate(spec GateSpec) (Gate, error) {
 			env[i] = &c.listenFDID[0]
 		}
 	}
-	files := make([]int32, 0, len(spec.Files))
-	for _, fd := range spec.Files {
-		files = append(files, int32(fd))
-	}
-	c.files, c.nfiles = a.Int32s(files), uintptr(len(files))
+	c.files, c.nfiles = a.Int32s(spec.Files), uintptr(len(spec.Files))
 
 	goR, goW, repR, repW, err := sys.Pipes()
 	if err != nil {
 		return Gate{}, err
 	}
 	c.goR, c.repW = int32(goR), int32(repW)
-	keep := append(files, c.goR, c.repW)
+	keep := append(slices.Clone(spec.Files), goR, repW)
 	slices.Sort(keep)
 	keep = slices.Compact(keep)
 	c.keep, c.nkeep = a.Int32s(keep), uintptr(len(keep))
-	if c.path == nil || c.sh == nil || c.comm == nil || c.complaint == nil || c.argv == nil || c.shArgv == nil || c.envv == nil || c.keep == nil || (len(files) > 0 && c.files == nil) {
+	if c.path == nil || c.sh == nil || c.comm == nil || c.complaint == nil || c.argv == nil || c.shArgv == nil || c.envv == nil || c.keep == nil || (len(spec.Files) > 0 && c.files == nil) {
 		for _, fd := range []int{goR, goW, repR, repW} {
 			sys.Close(fd)
 		}

@@ -47,7 +47,7 @@ type porchChild struct {
 	firstRound, maxRound        int64
 	firstLook, maxLook          int64
 	strikes                     uintptr
-	cgroup, release             bool
+	release                     bool
 	cgKill, cgEvents            int32
 	exitDone, exitRefused       uintptr
 	codes                       Refusals
@@ -119,7 +119,6 @@ func StartPorch(spec PorchSpec) (Porch, error) {
 	c.firstRound, c.maxRound = int64(spec.FirstRound), int64(spec.MaxRound)
 	c.firstLook, c.maxLook = int64(spec.FirstLook), int64(spec.MaxLook)
 	c.strikes = uintptr(spec.Strikes)
-	c.cgroup = spec.From[wire.SlotCgroup] >= 0
 	c.cgKill, c.cgEvents = -1, -1
 	c.release = spec.Release
 	c.exitDone, c.exitRefused = uintptr(spec.ExitDone), uintptr(spec.ExitRefused)
@@ -229,7 +228,7 @@ func porchArm(c *porchChild) bool {
 	// directory a launcher may want to unmount.
 	rawSyscall6(unix.SYS_CHDIR, uintptr(unsafe.Pointer(c.root)), 0, 0, 0, 0, 0)
 	porchSlots(c)
-	if c.cgroup {
+	if c.from[wire.SlotCgroup] >= 0 {
 		// Sound: the names are NUL-terminated in the arena. Close-on-exec:
 		// the guard proper opens its own.
 		r1, e1 := rawSyscall6(unix.SYS_OPENAT, wire.SlotCgroup, uintptr(unsafe.Pointer(c.killName)), syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
