@@ -4,6 +4,7 @@ package rawfork
 
 import (
 	"os"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -58,13 +59,8 @@ func (a *arena) Alloc(n, align int) unsafe.Pointer {
 // CString copies s with a NUL after it; nil if s holds a NUL or the
 // arena is full.
 func (a *arena) CString(s string) *byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return nil
-		}
-	}
 	p := a.Alloc(len(s)+1, 1)
-	if p == nil {
+	if p == nil || strings.IndexByte(s, 0) >= 0 {
 		return nil
 	}
 	copy(unsafe.Slice((*byte)(p), len(s)), s)
