@@ -19,7 +19,7 @@ pkg=github.com/session-starter/session-starter/internal/sys/rawfork
 # porchMain must be one of these.
 allow=(
   gateMain gateJoin gateHandOn gateListen gateReady gateAwaitGo gateExec
-  porchMain porchShed porchShedLine porchDropUpTo porchHex porchSkipField
+  porchMain porchShed porchShedByte porchDrop porchDropUpTo
   porchArm porchSlots porchIgnore porchRefuse porchWait
   porchEmpty porchEngineExited porchCgroupEmpty
   porchRounds porchPause porchExec groupSignal

@@ -69,7 +69,9 @@ type porchChild struct {
 	deadline, next, now int64
 	round, look, wait   int64
 	rounds              uintptr
+	field, at           uintptr
 	live, engine, group bool
+	gap                 bool
 	cg, marked, same    bool
 	ts                  syscall.Timespec
 	fds                 [2]pollFd
@@ -548,46 +550,55 @@ func porchShed(c *porchChild) {
 	if c.n > mapsMask {
 		return
 	}
-	// Lines: "START-END PERMS OFFSET DEV INODE [PATH]".
-	for c.i = 0; c.i < c.n; {
-		porchShedLine(c)
+	c.field, c.at, c.lo, c.hi, c.live, c.gap = 0, 0, 0, 0, true, false
+	for c.i = 0; c.i < c.n; c.i++ {
+		porchShedByte(c, c.mapsBuf[c.i&mapsMask])
 	}
 }
 
 // atFDCWD is AT_FDCWD: a path relative to the working directory.
 const atFDCWD = ^uintptr(99) // -100
 
-// porchShedLine reads the maps line at c.i, gives the mapping back if it
-// is private, anonymous and writable (but for the kept ranges), and
-// moves c.i to the next line.
+// porchShedByte reads the next byte of the maps, whose lines are
+// "START-END PERMS OFFSET DEV INODE [PATH]" (fields 0 to 5, the numbers
+// in hexadecimal but the inode), and at the end of a line gives its
+// mapping back if it is writable (PERMS "?w?p"), private, anonymous
+// (INODE 0) and has no PATH, but for the kept ranges.
 //
 //go:nosplit
 //go:norace
-func porchShedLine(c *porchChild) {
-	c.lo = porchHex(c)
-	c.i++ // '-'
-	c.hi = porchHex(c)
-	c.i++ // ' '
-	if c.i+4 > c.n {
-		c.i = c.n
-		return
+func porchShedByte(c *porchChild, b byte) {
+	if c.gap && b != ' ' && b != '\n' {
+		c.field, c.at, c.gap = c.field+1, 0, false
 	}
-	c.live = c.mapsBuf[(c.i+1)&mapsMask] == 'w' && c.mapsBuf[(c.i+3)&mapsMask] == 'p'
-	porchSkipField(c) // perms
-	porchSkipField(c) // offset
-	porchSkipField(c) // dev
-	// The inode, in decimal: 0 if it starts with '0'.
-	c.live = c.live && c.i < c.n && c.mapsBuf[c.i&mapsMask] == '0'
-	porchSkipField(c) // inode
-	c.live = c.live && c.i < c.n && c.mapsBuf[c.i&mapsMask] == '\n'
-	for c.i < c.n && c.mapsBuf[c.i&mapsMask] != '\n' {
-		c.i++
+	switch {
+	case b == '\n':
+		if c.live && c.field == 4 {
+			porchDrop(c)
+		}
+		c.field, c.at, c.lo, c.hi, c.live, c.gap = 0, 0, 0, 0, true, false
+	case b == ' ':
+		c.gap = true
+	case c.field == 0 && b == '-':
+		c.lo, c.hi = c.hi, 0
+	case c.field == 0 && b <= '9':
+		c.hi = c.hi<<4 | uintptr(b-'0')
+	case c.field == 0:
+		c.hi = c.hi<<4 | uintptr(b-'a'+10)
+	case c.field == 1:
+		c.live = c.live && (c.at != 1 || b == 'w') && (c.at != 3 || b == 'p')
+		c.at++
+	case c.field == 4:
+		c.live = c.live && b == '0' // printed in decimal: 0 is "0"
 	}
-	c.i++
-	if !c.live {
-		return
-	}
-	// The mapping minus the two kept ranges, in address order.
+}
+
+// porchDrop gives back the mapping [c.lo, c.hi) minus the two kept
+// ranges, in address order.
+//
+//go:nosplit
+//go:norace
+func porchDrop(c *porchChild) {
 	c.cur = c.lo
 	if c.stackLo < c.selfLo {
 		porchDropUpTo(c, c.stackLo, c.stackHi)
@@ -614,37 +625,4 @@ func porchDropUpTo(c *porchChild, xlo, xhi uintptr) {
 		rawSyscall6(unix.SYS_MADVISE, c.cur, xlo-c.cur, unix.MADV_DONTNEED, 0, 0, 0)
 	}
 	c.cur = max(c.cur, xhi)
-}
-
-// porchHex reads a hexadecimal number at c.i and moves c.i past it.
-//
-//go:nosplit
-//go:norace
-func porchHex(c *porchChild) uintptr {
-	v := uintptr(0)
-	for ; c.i < c.n; c.i++ {
-		b := c.mapsBuf[c.i&mapsMask]
-		switch {
-		case b >= '0' && b <= '9':
-			v = v<<4 | uintptr(b-'0')
-		case b >= 'a' && b <= 'f':
-			v = v<<4 | uintptr(b-'a'+10)
-		default:
-			return v
-		}
-	}
-	return v
-}
-
-// porchSkipField moves c.i to the next field.
-//
-//go:nosplit
-//go:norace
-func porchSkipField(c *porchChild) {
-	for c.i < c.n && c.mapsBuf[c.i&mapsMask] != ' ' && c.mapsBuf[c.i&mapsMask] != '\n' {
-		c.i++
-	}
-	for c.i < c.n && c.mapsBuf[c.i&mapsMask] == ' ' {
-		c.i++
-	}
 }
