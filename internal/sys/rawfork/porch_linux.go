@@ -410,19 +410,12 @@ func porchCgroupEmpty(c *porchChild) bool {
 	if c.e != 0 {
 		return false
 	}
-	// A line "populated 0" or "populated 1".
+	// The first line, "populated 0" or "populated 1": the kernel writes
+	// it first.
 	const key = "populated "
-	for c.i = 0; c.i+uintptr(len(key)) < c.r; c.i++ {
-		if c.i > 0 && c.evBuf[(c.i-1)&evMask] != '\n' {
-			continue
-		}
-		for c.j = 0; c.j < uintptr(len(key)) && c.evBuf[(c.i+c.j)&evMask] == key[c.j%uintptr(len(key))]; c.j++ {
-		}
-		if c.j == uintptr(len(key)) {
-			return c.evBuf[(c.i+c.j)&evMask] == '0'
-		}
+	for c.i = 0; c.i < uintptr(len(key)) && c.evBuf[c.i&evMask] == key[c.i%uintptr(len(key))]; c.i++ {
 	}
-	return false
+	return c.i == uintptr(len(key)) && c.r > c.i && c.evBuf[c.i&evMask] == '0'
 }
 
 // porchRounds sends SIGKILL to every holder still live at once — the

@@ -63,3 +63,35 @@ func TestThePorchGivesBackOnlyPrivateAnonymousWritableMappings(t *testing.T) {
 		}
 	}
 }
+
+// TestThePorchReadsTheCgroupEmptyFromItsEventsFirstLine: "populated 0"
+// on the first line of cgroup.events is empty; anything else errs
+// towards not empty; no cgroup is empty.
+func TestThePorchReadsTheCgroupEmptyFromItsEventsFirstLine(t *testing.T) {
+	c := new(porchChild)
+	c.cgEvents = -1
+	if !porchCgroupEmpty(c) {
+		t.Fatal("without a cgroup: not empty, want empty")
+	}
+	for events, want := range map[string]bool{
+		"populated 0\nfrozen 0\n": true,
+		"populated 1\nfrozen 0\n": false,
+		"populated 0":             true,
+		"populated ":              false,
+		"frozen 0\npopulated 0\n": false,
+		"":                        false,
+	} {
+		f, err := os.CreateTemp(t.TempDir(), "cgroup.events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(events); err != nil {
+			t.Fatal(err)
+		}
+		c.cgEvents = int32(f.Fd())
+		if got := porchCgroupEmpty(c); got != want {
+			t.Errorf("cgroup.events %q: empty %v, want %v", events, got, want)
+		}
+		f.Close()
+	}
+}
