@@ -15,12 +15,6 @@ import (
 // a kqueue it registers once its pin holds group E (pin_unix.go). There
 // are no cgroups.
 
-// handles returns the descriptors the guard gets in its gate and starter
-// slots: none, both slots closed (-1).
-func handles(Spec) (gate, starter int, release func(), err error) {
-	return -1, -1, func() {}, nil
-}
-
 // selfExe is this binary, which the pin executes.
 var selfExe = os.Executable
 

@@ -1,30 +1,11 @@
 package guard
 
 import (
-	"os"
-
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/end"
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 )
-
-// handles returns the descriptors the guard gets in its gate and starter
-// slots: the gate's pidfd and a pidfd of this process, the starter, a
-// second channel besides the finish pipe. Without pidfd handles
-// (sys.Pidless) both slots stay closed (-1): the guard watches the starter
-// by the finish pipe alone and the Engine by a watch it opens once its pin
-// holds group E. release closes what handles opened.
-func handles(spec Spec) (gate, starter int, release func(), err error) {
-	if sys.Pidless {
-		return -1, -1, func() {}, nil
-	}
-	self, err := sys.PidfdOpen(os.Getpid())
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	return spec.GatePidfd, self, func() { sys.Close(self) }, nil
-}
 
 // selfExe is this binary, which the pin executes.
 func selfExe() (string, error) { return "/proc/self/exe", nil }

@@ -174,17 +174,24 @@ func Spawn(spec Spec) (*Guard, error) {
 }
 
 // start opens what each form of the guard is given — /dev/null on 0-2,
-// the finish and armed pipes, the gate's and this process's handles — and
+// the finish and armed pipes, a handle of this process — and
 // calls run with its slot table: for each of the guard's descriptor
 // slots, the descriptor of this process that goes there, or -1. Of the
 // terminal, the session cgroup and the ledger it holds what h names
 // ([handoff.slots]). run returns the guard's PID and a handle of it.
 func start(spec Spec, h handoff, run func(from [wire.Slots]int) (pid, pidfd int, err error)) (*Guard, error) {
-	gate, self, release, err := handles(spec)
-	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
+	// A pidfd of this process, the starter: a second channel besides the
+	// finish pipe. Without pidfds (sys.Pidless) both handle slots stay
+	// closed: the guard watches the starter by the pipe alone, and the
+	// Engine by a watch it opens once its pin holds group E.
+	self := -1
+	if !sys.Pidless {
+		var err error
+		if self, err = sys.WatchExit(os.Getpid()); err != nil {
+			return nil, fmt.Errorf("guard: %w", err)
+		}
+		defer sys.Close(self)
 	}
-	defer release()
 	null, err := sys.Open("/dev/null", sys.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -194,14 +201,12 @@ func start(spec Spec, h handoff, run func(from [wire.Slots]int) (pid, pidfd int,
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
 	}
-	src := [wire.Slots]int{wire.SlotGate: gate, wire.SlotFinish: finR, wire.SlotStarter: self, wire.SlotArmed: armW,
+	from := [wire.Slots]int{null, null, null, wire.SlotGate: spec.GatePidfd, wire.SlotFinish: finR, wire.SlotStarter: self, wire.SlotArmed: armW,
 		wire.SlotTTY: spec.TTY, wire.SlotCgroup: spec.Cgroup, wire.SlotCgroupP: spec.CgroupParent, wire.SlotLedger: spec.Ledger}
-	from := [wire.Slots]int{null, null, null}
 	for slot := 3; slot < wire.Slots; slot++ {
-		from[slot] = -1
-	}
-	for _, slot := range h.slots() {
-		from[slot] = src[slot]
+		if !slices.Contains(h.slots(), slot) {
+			from[slot] = -1
+		}
 	}
 	pid, pidfd, err := run(from)
 	sys.Close(finR)
