@@ -285,7 +285,7 @@ func TestArmRefusesAGroupThatIsGone(t *testing.T) {
 		g, err := armSpec(Spec{Exe: exe, GatePidfd: leader.Pidfd, PGID: leader.PID, Budget: time.Second, ReExec: k.reExec})
 		if !errors.Is(err, errRefused) {
 			if g != nil {
-				g.kill()
+				g.Abandon()
 			}
 			t.Fatalf("Arm = %v, want errRefused", err)
 		}

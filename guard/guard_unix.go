@@ -245,22 +245,21 @@ func (h handoff) slots() []int {
 // AwaitArmed waits until the guard watches the group. On an error the
 // guard has been killed and reaped.
 func (g *Guard) AwaitArmed() error {
-	err := awaitArmed(g.armR, g.pgid)
+	if err := awaitArmed(g.armR, g.pgid); err != nil {
+		g.Abandon()
+		return err
+	}
 	sys.Close(g.armR)
 	g.armR = -1
-	if err != nil {
-		g.kill()
-	}
-	return err
+	return nil
 }
 
-// Abandon kills and reaps a guard whose AwaitArmed was never called.
+// Abandon kills and reaps a guard that is not armed (it leads its own
+// group and watches nothing): one whose AwaitArmed was never called, or
+// failed.
 func (g *Guard) Abandon() {
-	if g.armR >= 0 {
-		sys.Close(g.armR)
-		g.armR = -1
-	}
-	g.kill()
+	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
+	g.Lost()
 }
 
 func awaitArmed(armR, pgid int) error {
@@ -284,26 +283,18 @@ func awaitArmed(armR, pgid int) error {
 	return nil
 }
 
-// kill ends a guard that is not armed (it leads its own group and watches
-// nothing) and reaps it.
-func (g *Guard) kill() {
-	_ = sys.SignalChild(g.PID, g.Pidfd, syscall.SIGKILL)
-	g.Lost()
-}
-
 // reapWait bounds the wait for a guard that was SIGKILLed, or that exited
 // on its own, to be reapable: it exits at once unless it is frozen, and
 // is then left to init.
 const reapWait = time.Second
 
+// close releases the starter's descriptors of the guard.
 func (g *Guard) close() {
-	if g.finW >= 0 {
-		sys.Close(g.finW)
-		g.finW = -1
-	}
-	if g.Pidfd >= 0 {
-		sys.Close(g.Pidfd)
-		g.Pidfd = -1
+	for _, fd := range []*int{&g.finW, &g.armR, &g.Pidfd} {
+		if *fd >= 0 {
+			sys.Close(*fd)
+			*fd = -1
+		}
 	}
 }
 
