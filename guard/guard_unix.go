@@ -3,6 +3,7 @@
 package guard
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -642,36 +643,32 @@ func finished(pgid int, empty func() bool) bool {
 		if _, err := sys.Poll(fds, -1); err != nil {
 			return false
 		}
-		if fds[0].Revents != 0 {
-			n, err := sys.Read(wire.SlotFinish, buf)
-			switch {
-			case errors.Is(err, syscall.EAGAIN):
-			case err != nil || n == 0:
-				return false // the end of the pipe
-			default:
-				pending = append(pending, buf[:n]...)
-			}
-			if len(pending) > maxMessages {
-				return false
-			}
-			for {
-				i := slices.Index(pending, '\n')
-				if i < 0 {
-					break
-				}
-				line := pending[:i+1]
-				pending = pending[i+1:]
-				if wire.Expect(line, wire.Finish, pgid) != nil {
-					return false
-				}
-				if empty() {
-					return true
-				}
+		if fds[0].Revents == 0 {
+			if fds[1].Revents != 0 {
+				return false // the starter is gone
 			}
 			continue
 		}
-		if fds[1].Revents != 0 {
-			return false // the starter is gone
+		n, err := sys.Read(wire.SlotFinish, buf)
+		if errors.Is(err, syscall.EAGAIN) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return false // the end of the pipe
+		}
+		pending = append(pending, buf[:n]...)
+		if len(pending) > maxMessages {
+			return false
+		}
+		for i := bytes.IndexByte(pending, '\n'); i >= 0; i = bytes.IndexByte(pending, '\n') {
+			line := pending[:i+1]
+			pending = pending[i+1:]
+			if wire.Expect(line, wire.Finish, pgid) != nil {
+				return false
+			}
+			if empty() {
+				return true
+			}
 		}
 	}
 }
