@@ -135,18 +135,6 @@ func sameStream(a, b int) bool {
 	return (kind == syscall.S_IFIFO || kind == syscall.S_IFSOCK) && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
-// Write writes v.Report, if any, as one line "session-starter: …" on
-// standard error, and returns v. It never waits longer than reportWait
-// for a launcher that does not read its end of standard error: what
-// cannot be written by then is dropped (the ended status record, written
-// before, says the same).
-func Write(v starter.Verdict) starter.Verdict {
-	if v.Report != "" {
-		writeReport(2, []byte("session-starter: "+v.Report+"\n"), reportWait)
-	}
-	return v
-}
-
 // reportWait bounds the wait for room on standard error for a report:
 // a launcher that reads its end at all makes room at once.
 const reportWait = 100 * time.Millisecond

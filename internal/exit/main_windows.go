@@ -48,15 +48,6 @@ func releaseStdio() {
 	}
 }
 
-// Write writes v.Report, if any, as one line "session-starter: …" on
-// standard error, and returns v.
-func Write(v starter.Verdict) starter.Verdict {
-	if v.Report != "" {
-		_, _ = os.Stderr.WriteString("session-starter: " + v.Report + "\n")
-	}
-	return v
-}
-
 // Apply exits with v.Code. Windows has no signals to die of: a stop
 // before the Engine ran exits 128+S, as the exit status table allows.
 func Apply(v starter.Verdict) {
