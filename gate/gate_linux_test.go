@@ -509,8 +509,7 @@ func TestTheEngineCommandLineGoesThroughTheSpecUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sys.Close(fd)
-	path, argv, env, err := readSpec(fd)
+	path, argv, env, err := readSpec(fd) // it closes fd
 	if err != nil || path != spec.Path || !slices.Equal(argv, spec.Argv) || !slices.Equal(env, spec.Env) {
 		t.Fatalf("readSpec = %q, %q, %q, %v; want %q, %q, %q", path, argv, env, err, spec.Path, spec.Argv, spec.Env)
 	}

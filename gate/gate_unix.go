@@ -316,7 +316,6 @@ func gateMain(args []string) {
 		os.Exit(wire.ExitNotReleased)
 	}
 	path, argv, env, err := readSpec(specFD)
-	sys.Close(specFD)
 	if err != nil {
 		complain("%v", err)
 		os.Exit(wire.ExitNotReleased)
@@ -408,21 +407,33 @@ func encodeSpec(spec Spec) []byte {
 }
 
 // readSpec reads what writeSpec wrote, from offset 0 (the starter's
-// writes moved the shared offset to the end).
+// writes moved the shared offset to the end), and closes fd.
 func readSpec(fd int) (path string, argv, env []string, err error) {
-	st, err := sys.Fstat(fd)
+	f := os.NewFile(uintptr(fd), "the Engine's command line")
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return "", nil, nil, err
 	}
-	b := make([]byte, st.Size)
-	for off := 0; off < len(b); {
-		n, err := sys.Pread(fd, b[off:], int64(off))
-		if err != nil || n == 0 {
-			return "", nil, nil, errors.New("read the Engine's command line: short read")
-		}
-		off += n
+	b := make([]byte, st.Size())
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return "", nil, nil, fmt.Errorf("read the Engine's command line: %w", err)
 	}
 	return parseSpec(b)
+}
+
+// writeSpec returns a close-on-exec descriptor of a file (specFile)
+// holding the Engine's program, argv and environment (encodeSpec).
+func writeSpec(spec Spec) (int, error) {
+	fd, err := specFile()
+	if err != nil {
+		return -1, err
+	}
+	if err := sys.WriteAll(fd, encodeSpec(spec)); err != nil {
+		sys.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }
 
 // parseSpec splits a spec into the Engine's path, argv and environment.
