@@ -100,10 +100,7 @@ func spawnReExec(spec Spec) (*Gate, error) {
 	if len(spec.Files) > 0 {
 		top = max(top, slices.Max(spec.Files))
 	}
-	files := make([]uintptr, top+3, top+4)
-	for i := range files {
-		files[i] = noFD
-	}
+	files := slices.Repeat([]uintptr{noFD}, top+3)
 	for _, fd := range spec.Files {
 		files[fd] = uintptr(fd)
 	}
