@@ -83,55 +83,38 @@ type Spec struct {
 	Release bool
 }
 
-// handoff is what the starter tells the guard on its command line, in
-// each of the guard's forms: args writes it, parseHandoff reads it back.
-type handoff struct {
-	pgid     int
-	num      int64  // the budget, or for verifyGone the deadline
-	ttyGroup int    // 0: no terminal
-	cgName   string // "": no session cgroup
-	markArg  string // "ID@SINCE", or "-" for no mark
-	release  bool
-	record   string // the ledger record's name, "" for none
+// The hand-off is the Spec on the guard's command line, in each of the
+// guard's forms: args writes it, parseHandoff reads it back. The guard
+// reads it as a Spec of its own, whose descriptors are at their slots.
+
+// record is the session's ledger record's name, "" for none: a record
+// is named only with a ledger descriptor and a mark.
+func (spec Spec) record() string {
+	if spec.Mark == "" || spec.Ledger <= 2 {
+		return ""
+	}
+	return ledger.FileName(spec.Mark)
 }
 
-// handoff is what spec tells the guard, with the budget as its number.
-// The ledger record is named only with a ledger descriptor and a mark.
-func (spec Spec) handoff() handoff {
-	h := handoff{pgid: spec.PGID, num: int64(spec.Budget), markArg: "-", release: spec.Release}
-	if spec.TTY > 0 {
-		h.ttyGroup = spec.TTYGroup
-	}
-	if spec.Cgroup > 2 {
-		h.cgName = spec.CgroupName
-	}
-	if spec.Mark != "" {
-		h.markArg = spec.Mark + "@" + strconv.FormatUint(spec.MarkSince, 10)
-		if spec.Ledger > 2 {
-			h.record = ledger.FileName(spec.Mark)
-		}
-	}
-	return h
-}
-
-// numAt is the place of the number in [handoff.args].
+// numAt is the place of the number in [Spec.args].
 const numAt = 1
 
-// args is h as arguments: PGID, the number, the terminal's group, the
-// session cgroup's name, the mark, the release and the ledger record,
-// each "-" for none.
-func (h handoff) args() []string {
+// args is spec as arguments: PGID, the budget, the terminal's group,
+// the session cgroup's name, the mark ("ID@SINCE"), the release and the
+// ledger record, each "-" for none.
+func (spec Spec) args() []string {
 	word := func(set bool, s string) string {
 		if !set {
 			return "-"
 		}
 		return s
 	}
-	return []string{strconv.Itoa(h.pgid), strconv.FormatInt(h.num, 10), word(h.ttyGroup > 0, strconv.Itoa(h.ttyGroup)),
-		word(h.cgName != "", h.cgName), h.markArg, word(h.release, releaseWord), word(h.record != "", h.record)}
+	return []string{strconv.Itoa(spec.PGID), strconv.FormatInt(int64(spec.Budget), 10), word(spec.TTY > 0, strconv.Itoa(spec.TTYGroup)),
+		word(spec.Cgroup > 2, spec.CgroupName), word(spec.Mark != "", spec.Mark+"@"+strconv.FormatUint(spec.MarkSince, 10)),
+		word(spec.Release, releaseWord), word(spec.record() != "", spec.record())}
 }
 
-// releaseWord is the release's "yes" in [handoff.args].
+// releaseWord is the release's "yes" in [Spec.args].
 const releaseWord = "release"
 
 // Guard is an armed guard process.
@@ -156,16 +139,15 @@ const armTimeout = 30 * time.Second
 // [Spec.Exe] started again in the hidden guard mode. Both keep the same
 // rules and speak the same messages.
 func Spawn(spec Spec) (*Guard, error) {
-	h := spec.handoff()
 	if !spec.ReExec && rawSupported() {
-		return spawnRaw(spec, h)
+		return spawnRaw(spec)
 	}
-	return start(spec, h, func(from [wire.Slots]int) (int, int, error) {
+	return start(spec, func(from [wire.Slots]int) (int, int, error) {
 		files := make([]uintptr, wire.SlotExe)
 		for slot := range files {
 			files[slot] = uintptr(from[slot]) // -1: closed in the guard
 		}
-		argv := append([]string{"session-starter", arg}, h.args()...)
+		argv := append([]string{"session-starter", arg}, spec.args()...)
 		pid, pidfd, err := sys.SpawnGroup(spec.Exe, argv, guardEnv(), "/", files, 0)
 		if err != nil {
 			return 0, -1, fmt.Errorf("start %s: %w", spec.Exe, err)
@@ -178,9 +160,9 @@ func Spawn(spec Spec) (*Guard, error) {
 // the finish and armed pipes, a handle of this process — and
 // calls run with its slot table: for each of the guard's descriptor
 // slots, the descriptor of this process that goes there, or -1. Of the
-// terminal, the session cgroup and the ledger it holds what h names
-// ([handoff.slots]). run returns the guard's PID and a handle of it.
-func start(spec Spec, h handoff, run func(from [wire.Slots]int) (pid, pidfd int, err error)) (*Guard, error) {
+// terminal, the session cgroup and the ledger it holds what spec names
+// ([Spec.slots]). run returns the guard's PID and a handle of it.
+func start(spec Spec, run func(from [wire.Slots]int) (pid, pidfd int, err error)) (*Guard, error) {
 	// A pidfd of this process, the starter: a second channel besides the
 	// finish pipe. Without pidfds (sys.Pidless) both handle slots stay
 	// closed: the guard watches the starter by the pipe alone, and the
@@ -205,7 +187,7 @@ func start(spec Spec, h handoff, run func(from [wire.Slots]int) (pid, pidfd int,
 	from := [wire.Slots]int{null, null, null, wire.SlotGate: spec.GatePidfd, wire.SlotFinish: finR, wire.SlotStarter: self, wire.SlotArmed: armW,
 		wire.SlotTTY: spec.TTY, wire.SlotCgroup: spec.Cgroup, wire.SlotCgroupP: spec.CgroupParent, wire.SlotLedger: spec.Ledger}
 	for slot := 3; slot < wire.Slots; slot++ {
-		if !slices.Contains(h.slots(), slot) {
+		if !slices.Contains(spec.slots(), slot) {
 			from[slot] = -1
 		}
 	}
@@ -220,24 +202,24 @@ func start(spec Spec, h handoff, run func(from [wire.Slots]int) (pid, pidfd int,
 	return &Guard{PID: pid, Pidfd: pidfd, pgid: spec.PGID, finW: finW, armR: armR}, nil
 }
 
-// slots lists the descriptor slots above 2 that a guard of h is given:
+// slots lists the descriptor slots above 2 that a guard of spec is given:
 // the gate's and the starter's handles (none where sys.Pidless), the two
 // pipes, and the terminal, the session cgroup and its parent, and the
-// ledger, each where h names it.
-func (h handoff) slots() []int {
+// ledger, each where spec names it.
+func (spec Spec) slots() []int {
 	slots := []int{wire.SlotGate, wire.SlotFinish, wire.SlotStarter, wire.SlotArmed}
 	if sys.Pidless {
 		slots = []int{wire.SlotFinish, wire.SlotArmed}
 	}
-	if h.ttyGroup > 0 {
+	if spec.TTY > 0 {
 		// In terminal mode only: the one descriptor of the launcher's the
 		// guard holds, to give the terminal back after ending E.
 		slots = append(slots, wire.SlotTTY)
 	}
-	if h.cgName != "" {
+	if spec.Cgroup > 2 {
 		slots = append(slots, wire.SlotCgroup, wire.SlotCgroupP)
 	}
-	if h.record != "" {
+	if spec.record() != "" {
 		slots = append(slots, wire.SlotLedger)
 	}
 	return slots
@@ -386,12 +368,12 @@ func guardMain(args []string) {
 	}
 	code := refusedSetup
 	if ok {
-		code = check(c.pgid)
+		code = check(c.PGID)
 	}
 	var p *pin
 	if code == refusedNoGroupSignal {
 		// Before Linux 6.9: hold the number with a pin, signal -E.
-		p, code = pinGroup(c.pgid)
+		p, code = pinGroup(c.PGID)
 	}
 	var g guarded
 	if code == 0 {
@@ -402,17 +384,16 @@ func guardMain(args []string) {
 		_ = sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Refused, code))
 		os.Exit(exitRefused)
 	}
-	budget := time.Duration(c.num)
-	if sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Armed, c.pgid)) != nil {
+	if sys.WriteAll(wire.SlotArmed, wire.Encode(wire.Armed, c.PGID)) != nil {
 		// The starter is gone already: that is what we guard against.
-		endSession(g, budget)
+		endSession(g, c.Budget)
 	}
 	sys.Close(wire.SlotArmed)
-	if finished(c.pgid, obeys(g.holders, c.release)) {
+	if finished(c.PGID, g.obeyed) {
 		p.end()
 		os.Exit(exitDone)
 	}
-	endSession(g, budget)
+	endSession(g, c.Budget)
 }
 
 // settle makes this process the guard: its name, one thread of Go code,
@@ -429,7 +410,7 @@ func settle() {
 // guarded is the session a guard guards: what the hand-off named, and the
 // holders it names. held says the session cgroup is among them.
 type guarded struct {
-	handoff
+	Spec
 	holders []end.Holder
 	held    bool
 	pin     *pin
@@ -440,10 +421,10 @@ type guarded struct {
 // p, where there is one), then the session cgroup. code is a refusal when
 // the cgroup's descriptors fail their checks; the holders then hold the
 // rest.
-func guard(h handoff, p *pin) (g guarded, code int) {
+func guard(h Spec, p *pin) (g guarded, code int) {
 	own, _ := sys.Getpgid(0)
-	g = guarded{handoff: h, pin: p}
-	group := end.Group{PGID: h.pgid, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
+	g = guarded{Spec: h, pin: p}
+	group := end.Group{PGID: h.PGID, Send: end.PidfdGroupSend(wire.SlotGate), Forbidden: []int{own}}
 	if p != nil {
 		// Before Linux 6.9, which cannot signal a group through a pidfd,
 		// by number. That is safe for one reason: the pin — a child of
@@ -453,13 +434,13 @@ func guard(h handoff, p *pin) (g guarded, code int) {
 		// has a member. So -E names this group and no other until the
 		// guard reaps the pin, which it does only after its last group
 		// signal.
-		group.Send = func(sig syscall.Signal) error { return sys.KillGroup(h.pgid, sig) }
+		group.Send = func(sig syscall.Signal) error { return sys.KillGroup(h.PGID, sig) }
 		group.Exclude = []int{p.pid}
 	}
-	g.holders = []end.Holder{&end.Process{PID: h.pgid, Pidfd: wire.SlotGate, Pinned: p != nil}, group}
-	if h.cgName != "" {
+	g.holders = []end.Holder{&end.Process{PID: h.PGID, Pidfd: wire.SlotGate, Pinned: p != nil}, group}
+	if h.Cgroup > 2 {
 		var cg end.Holder
-		if cg, code = cgroupHolder(h.cgName); code == 0 {
+		if cg, code = cgroupHolder(h.CgroupName); code == 0 {
 			g.holders = append(g.holders, cg)
 			g.held = true
 		}
@@ -467,22 +448,22 @@ func guard(h handoff, p *pin) (g guarded, code int) {
 	return g, code
 }
 
-// withMarked is the guard's holders for its end: the session's own, and
+// endHolders is the guard's holders for its end: the session's own, and
 // the processes that carry its mark unless the session cgroup holds it
-// (cgroup). The cgroup is the stronger evidence: everything the Engine
+// (held). The cgroup is the stronger evidence: everything the Engine
 // started is in it, while a copy of the mark's value can reach a stranger
 // (an environment importer: `systemctl --user import-environment`, tmux's
 // update-environment), which the mark alone would take for the session's.
-// skip is what the mark holder leaves out: the pin, an unreaped child.
-func withMarked(holders []end.Holder, cgroup bool, markArg string, pgid int, skip []int) []end.Holder {
-	if cgroup || markArg == "-" {
-		return holders
+// The mark holder leaves out the pin, an unreaped child.
+func (g guarded) endHolders() []end.Holder {
+	if g.held || g.Mark == "" {
+		return g.holders
 	}
-	id, since, err := parseMark(markArg)
+	id, err := mark.Parse(g.Mark)
 	if err != nil {
-		return holders // not reached: the command line was checked
+		return g.holders // not reached: the command line was checked
 	}
-	return append(slices.Clone(holders), markHolders(id, since, pgid, skip)...)
+	return append(slices.Clone(g.holders), markHolders(id, g.MarkSince, g.PGID, g.pin.pids())...)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the
@@ -505,7 +486,7 @@ func guardEnv() []string {
 
 // verifyMain is the guard proper after the porch, executed by it with the
 // guard's descriptors at their slots (the armed pipe closed): args are
-// verifyArg, the mode and a hand-off ([handoff.args]). For verifyFinish
+// verifyArg, the mode and a hand-off ([Spec.args]). For verifyFinish
 // the hand-off's number
 // is the end's budget: the porch saw a valid finish but its cheap test
 // did not show the session empty (zombies left in group E, say), so this
@@ -531,73 +512,75 @@ func verifyMain(args []string) {
 	// stands in for it.
 	g, _ := guard(c, nil)
 	if mode == verifyFinish {
-		if obeys(g.holders, c.release)() || finished(c.pgid, obeys(g.holders, c.release)) {
+		if g.obeyed() || finished(c.PGID, g.obeyed) {
 			os.Exit(exitDone)
 		}
-		endSession(g, time.Duration(c.num))
+		endSession(g, c.Budget)
 	}
-	endSession(g, max(time.Duration(c.num-sys.MonotonicNanos()), 0))
+	// The hand-off's number is the deadline here.
+	endSession(g, max(c.Budget-time.Duration(sys.MonotonicNanos()), 0))
 }
 
 // parseVerifyArgs reads verifyMain's command line: verifyArg, the mode,
 // then what [parseHandoff] reads, with a number that may be 0.
-func parseVerifyArgs(args []string) (mode string, c handoff, ok bool) {
+func parseVerifyArgs(args []string) (mode string, c Spec, ok bool) {
 	if len(args) < 3 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", handoff{}, false
+		return "", Spec{}, false
 	}
 	c, ok = parseHandoff(args[3:])
-	return args[2], c, ok && c.num >= 0
+	return args[2], c, ok && c.Budget >= 0
 }
 
-// parseHandoff reads what [handoff.args] wrote, and nothing else: "-"
-// where it wrote none. The ledger record must be the record of the
-// session whose mark argument it reads, so that the guard can remove no
-// other file than its session's record.
-func parseHandoff(args []string) (handoff, bool) {
+// parseHandoff reads what [Spec.args] wrote, and nothing else: "-"
+// where it wrote none. Each descriptor it names is at its slot. The
+// ledger record must be the record of the session whose mark it reads,
+// so that the guard can remove no other file than its session's record.
+func parseHandoff(args []string) (Spec, bool) {
 	if len(args) != 7 {
-		return handoff{}, false
+		return Spec{}, false
 	}
 	set := func(i int) bool { return args[i] != "-" }
-	h := handoff{markArg: args[4], release: args[5] == releaseWord}
-	var err1, err2 error
-	h.pgid, err1 = strconv.Atoi(args[0])
-	h.num, err2 = strconv.ParseInt(args[1], 10, 64)
-	ok := err1 == nil && err2 == nil && h.pgid > 1 && (h.release || !set(5))
+	pgid, err1 := strconv.Atoi(args[0])
+	num, err2 := strconv.ParseInt(args[1], 10, 64)
+	h := Spec{PGID: pgid, Budget: time.Duration(num), Release: args[5] == releaseWord}
+	ok := err1 == nil && err2 == nil && pgid > 1 && (h.Release || !set(5))
 	if set(2) {
-		h.ttyGroup, err1 = strconv.Atoi(args[2])
-		ok = ok && err1 == nil && h.ttyGroup > 1
+		h.TTY = wire.SlotTTY
+		h.TTYGroup, err1 = strconv.Atoi(args[2])
+		ok = ok && err1 == nil && h.TTYGroup > 1
 	}
 	if set(3) {
 		_, _, _, named := cgroup.ParseName(args[3])
-		h.cgName, ok = args[3], ok && named
+		h.Cgroup, h.CgroupParent, h.CgroupName = wire.SlotCgroup, wire.SlotCgroupP, args[3]
+		ok = ok && named
 	}
 	if set(4) {
-		_, _, err1 = parseMark(args[4])
-		ok = ok && err1 == nil
+		id, since, err := parseMark(args[4])
+		h.Mark, h.MarkSince = id.String(), since
+		ok = ok && err == nil
 	}
 	if set(6) {
-		id, _, _ := strings.Cut(args[4], "@")
-		h.record, ok = args[6], ok && set(4) && args[6] == ledger.FileName(id)
+		h.Ledger = wire.SlotLedger
+		ok = ok && h.Mark != "" && args[6] == h.record()
 	}
 	if !ok {
-		return handoff{}, false
+		return Spec{}, false
 	}
 	return h, true
 }
 
-// obeys is when a finish is obeyed: the holders are empty, or, where the
-// starter may release the session, the Engine (holders[0]) has exited.
-func obeys(holders []end.Holder, release bool) func() bool {
-	return func() bool {
-		if empty(holders) {
-			return true
-		}
-		if !release {
-			return false
-		}
-		live, err := holders[0].Live()
-		return err == nil && len(live) == 0
+// obeyed is when a finish is obeyed: the holders are empty, or, where
+// the starter may release the session, the Engine (holders[0]) has
+// exited.
+func (g guarded) obeyed() bool {
+	if empty(g.holders) {
+		return true
 	}
+	if !g.Release {
+		return false
+	}
+	live, err := g.holders[0].Live()
+	return err == nil && len(live) == 0
 }
 
 func check(pgid int) int {
@@ -685,24 +668,24 @@ func empty(holders []end.Holder) bool {
 
 // endSession ends every holder of the session g, SIGKILL in rounds until
 // all are empty or the budget has passed, and exits. Once the starter is
-// gone the marked processes are ended too (withMarked): those that left
+// gone the marked processes are ended too (endHolders): those that left
 // group E had the starter as their subreaper, or nobody. The pin is
 // reaped only after the last group signal. The session's ledger record is
 // removed once the end reached Empty, and kept otherwise.
 func endSession(g guarded, budget time.Duration) {
-	holders := withMarked(g.holders, g.held, g.markArg, g.pgid, g.pin.pids())
+	holders := g.endHolders()
 	r := end.End(holders, end.Plan{Budget: budget})
 	g.pin.end()
-	r = endContainers(g.record, r, budget)
-	forget(g.record, r, unverified(holders))
-	if g.cgName != "" {
-		removeCgroup(g.cgName)
+	r = endContainers(g.record(), r, budget)
+	forget(g.record(), r, unverified(holders))
+	if g.Cgroup > 2 {
+		removeCgroup(g.CgroupName)
 	}
 	// In terminal mode, give the terminal back to the starter's group if
 	// the Engine's group still has it (the guard ignores SIGTTOU).
-	if g.ttyGroup > 0 {
-		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == g.pgid {
-			_ = sys.Tcsetpgrp(wire.SlotTTY, g.ttyGroup)
+	if g.TTY > 0 {
+		if fg, err := sys.Tcgetpgrp(wire.SlotTTY); err == nil && fg == g.PGID {
+			_ = sys.Tcsetpgrp(wire.SlotTTY, g.TTYGroup)
 		}
 	}
 	os.Exit(exitDone)
@@ -735,12 +718,12 @@ func endContainers(record string, r end.Report, budget time.Duration) end.Report
 
 // parseArgs reads the guard's command line: arg, then what [parseHandoff]
 // reads, with the budget in nanoseconds, more than 0.
-func parseArgs(args []string) (handoff, bool) {
+func parseArgs(args []string) (Spec, bool) {
 	if len(args) < 2 || args[1] != arg {
-		return handoff{}, false
+		return Spec{}, false
 	}
 	c, ok := parseHandoff(args[2:])
-	return c, ok && c.num > 0
+	return c, ok && c.Budget > 0
 }
 
 // unverifier is a holder with candidates it cannot verify and never

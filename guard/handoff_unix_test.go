@@ -11,6 +11,7 @@ import (
 	"github.com/session-starter/session-starter/internal/cgroup"
 	"github.com/session-starter/session-starter/internal/ledger"
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/wire"
 )
 
 // TestTheGuardReadsBackEveryHandoffItWrites: what the starter writes on a
@@ -27,25 +28,41 @@ func TestTheGuardReadsBackEveryHandoffItWrites(t *testing.T) {
 		{PGID: 42, Budget: time.Second, Mark: id.String(), MarkSince: 123, Ledger: 10},
 		{PGID: 42, Budget: time.Second, Mark: id.String(), MarkSince: 123, Release: true},
 	} {
-		want := spec.handoff()
-		if spec.Mark != "" && spec.Ledger > 2 && want.record != ledger.FileName(spec.Mark) {
-			t.Errorf("%+v: the record is %q", spec, want.record)
+		if spec.Mark != "" && spec.Ledger > 2 && spec.record() != ledger.FileName(spec.Mark) {
+			t.Errorf("%+v: the record is %q", spec, spec.record())
 		}
-		argv := append([]string{"session-starter", arg}, want.args()...)
+		want := atSlots(spec)
+		argv := append([]string{"session-starter", arg}, spec.args()...)
 		if got, ok := parseArgs(argv); !ok || got != want {
 			t.Errorf("parseArgs(%q) = %+v, %v; want %+v", argv, got, ok, want)
 		}
 		// The porch's form: the mode, and the number it fills in.
-		args := want.args()
-		args[numAt] = strconv.FormatInt(want.num, 10)
+		args := spec.args()
+		args[numAt] = strconv.FormatInt(int64(spec.Budget), 10)
 		argv = append([]string{"session-starter", verifyArg, verifyGone}, args...)
 		if mode, got, ok := parseVerifyArgs(argv); !ok || mode != verifyGone || got != want {
 			t.Errorf("parseVerifyArgs(%q) = %q, %+v, %v; want %+v", argv, mode, got, ok, want)
 		}
-		if _, ok := parseArgs(append(slices.Clone(argv[:2]), want.args()[:6]...)); ok {
+		if _, ok := parseArgs(append(slices.Clone(argv[:2]), spec.args()[:6]...)); ok {
 			t.Errorf("a hand-off without its last argument was read")
 		}
 	}
+}
+
+// atSlots is spec as the guard reads it: what it names, with each of its
+// descriptors at its slot.
+func atSlots(spec Spec) Spec {
+	want := Spec{PGID: spec.PGID, Budget: spec.Budget, Mark: spec.Mark, MarkSince: spec.MarkSince, Release: spec.Release}
+	if spec.TTY > 0 {
+		want.TTY, want.TTYGroup = wire.SlotTTY, spec.TTYGroup
+	}
+	if spec.Cgroup > 2 {
+		want.Cgroup, want.CgroupParent, want.CgroupName = wire.SlotCgroup, wire.SlotCgroupP, spec.CgroupName
+	}
+	if spec.Mark != "" && spec.Ledger > 2 {
+		want.Ledger = wire.SlotLedger
+	}
+	return want
 }
 
 // TestTheGuardRefusesAHandoffWithAnyFieldMalformed: each field of the
@@ -57,7 +74,7 @@ func TestTheGuardRefusesAHandoffWithAnyFieldMalformed(t *testing.T) {
 	}
 	spec := Spec{PGID: 42, Budget: time.Second, TTY: 7, TTYGroup: 41, Cgroup: 8, CgroupParent: 9,
 		CgroupName: cgroup.Name(42, 1234, 1), Mark: id.String(), MarkSince: 123, Ledger: 10, Release: true}
-	good := spec.handoff().args()
+	good := spec.args()
 	if _, ok := parseHandoff(good); !ok {
 		t.Fatalf("parseHandoff(%q) refused the starter's own hand-off", good)
 	}

@@ -43,10 +43,10 @@ var testOnlyUnexecutableVerifier = false
 // (RLIMIT_NPROC, memory) that often kills the starter.
 const strikes = 3
 
-// spawnRaw starts the porch for the hand-off h of spec and returns
+// spawnRaw starts the porch for the hand-off of spec and returns
 // without waiting for it; [Guard.AwaitArmed] then reads its armed line, as
 // from the re-executed guard.
-func spawnRaw(spec Spec, h handoff) (*Guard, error) {
+func spawnRaw(spec Spec) (*Guard, error) {
 	exe, err := openGuardBinary(spec.Exe)
 	if err != nil {
 		return nil, fmt.Errorf("guard: %w", err)
@@ -60,24 +60,23 @@ func spawnRaw(spec Spec, h handoff) (*Guard, error) {
 		Strikes: strikes, Release: spec.Release,
 		Env: guardEnv(),
 	}
-	if h.cgName != "" {
+	if spec.Cgroup > 2 {
 		// The checks the re-executed guard makes of its descriptors, made
 		// here of the same open files.
 		if code := checkCgroup(spec.Cgroup, spec.CgroupParent, spec.CgroupName); code != 0 {
 			return nil, fmt.Errorf("guard: %w", refusal(code))
 		}
 	}
-	if h.markArg != "-" && h.cgName == "" {
+	if spec.Mark != "" && spec.Cgroup <= 2 {
 		// The porch sweeps the marked as the guard proper's end does:
-		// only where no session cgroup holds the session (withMarked).
-		id, since, err := parseMark(h.markArg)
-		if err != nil {
+		// only where no session cgroup holds the session (endHolders).
+		if _, err := mark.Parse(spec.Mark); err != nil {
 			return nil, fmt.Errorf("guard: %w", err)
 		}
-		ps.MarkVar, ps.MarkID, ps.Since = mark.Var, id.String(), since
+		ps.MarkVar, ps.MarkID, ps.Since = mark.Var, spec.Mark, spec.MarkSince
 	}
 	// The porch fills the number in: the budget or the deadline.
-	args := h.args()
+	args := spec.args()
 	args[numAt] = ""
 	head := []string{"session-starter", verifyArg, ""}
 	for mode, name := range []string{verifyFinish, verifyGone} {
@@ -85,7 +84,7 @@ func spawnRaw(spec Spec, h handoff) (*Guard, error) {
 		ps.Argv[mode] = append(slices.Clone(head), args...)
 	}
 	ps.NumArg = len(head) + numAt
-	g, err := start(spec, h, func(from [wire.Slots]int) (int, int, error) {
+	g, err := start(spec, func(from [wire.Slots]int) (int, int, error) {
 		ps.From = from
 		ps.From[wire.SlotExe] = exe
 		if testOnlyUnexecutableVerifier {

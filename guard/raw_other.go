@@ -9,6 +9,6 @@ import "errors"
 func rawSupported() bool { return false }
 
 // spawnRaw is never called where rawSupported is false.
-func spawnRaw(Spec, handoff) (*Guard, error) {
+func spawnRaw(Spec) (*Guard, error) {
 	return nil, errors.New("guard: no raw guard on this platform")
 }
