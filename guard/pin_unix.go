@@ -3,6 +3,7 @@
 package guard
 
 import (
+	"io"
 	"os"
 	"runtime"
 	"syscall"
@@ -109,11 +110,6 @@ func (p *pin) end() {
 func pinMain() {
 	runtime.GOMAXPROCS(1)
 	_ = sys.SetName("session-pin")
-	var b [64]byte
-	for {
-		n, err := sys.Read(0, b[:])
-		if n == 0 || err != nil {
-			os.Exit(0)
-		}
-	}
+	_, _ = io.Copy(io.Discard, sys.FD(0))
+	os.Exit(0)
 }
