@@ -88,30 +88,6 @@ func Spawn(spec Spec) (*Gate, error) {
 
 // spawnReExec starts the gate as Exe in the hidden gate mode.
 func spawnReExec(spec Spec) (*Gate, error) {
-	goR, goW, repR, repW, err := sys.Pipes()
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	// The identity map: the launcher's descriptors at their own numbers,
-	// holes closed, the gate's two pipes after the highest. Every slot
-	// below len(files) is set explicitly, so Go's fork cannot park its
-	// internal pipe on a number the Engine should inherit.
-	top := 2
-	if len(spec.Files) > 0 {
-		top = max(top, slices.Max(spec.Files))
-	}
-	files := slices.Repeat([]uintptr{noFD}, top+3)
-	for _, fd := range spec.Files {
-		files[fd] = uintptr(fd)
-	}
-	goFD, repFD := top+1, top+2
-	files[goFD], files[repFD] = uintptr(goR), uintptr(repW)
-	cgArg := "-"
-	if spec.CgroupProcs > 2 {
-		cgArg = strconv.Itoa(top + 3)
-		files = append(files, uintptr(spec.CgroupProcs))
-	}
-
 	// The Engine's program, argv and environment reach the gate in a
 	// file of their own (writeSpec), not on its own command line: the gate's execve then takes no
 	// room from the Engine's, and any Engine command line with which
@@ -119,19 +95,36 @@ func spawnReExec(spec Spec) (*Gate, error) {
 	// execve (ARG_MAX bounds argv and environment together).
 	specFD, err := writeSpec(spec)
 	if err != nil {
-		for _, fd := range []int{goR, goW, repR, repW} {
-			sys.Close(fd)
-		}
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	specArg := strconv.Itoa(len(files))
-	files = append(files, uintptr(specFD))
-
-	argv := []string{"session-starter", arg, strconv.Itoa(goFD), strconv.Itoa(repFD), cgArg, specArg}
+	defer sys.Close(specFD)
+	goR, goW, repR, repW, err := sys.Pipes()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	// The identity map: the launcher's descriptors at their own numbers,
+	// holes closed, then after the highest (top) the gate's own, in the
+	// order parseArgs reads them. Every slot below len(files) is set
+	// explicitly, so Go's fork cannot park its internal pipe on a number
+	// the Engine should inherit.
+	top := 2
+	if len(spec.Files) > 0 {
+		top = max(top, slices.Max(spec.Files))
+	}
+	files := slices.Repeat([]uintptr{noFD}, top+1)
+	for _, fd := range spec.Files {
+		files[fd] = uintptr(fd)
+	}
+	files = append(files, uintptr(goR), uintptr(repW), uintptr(specFD))
+	cgArg := "-"
+	if spec.CgroupProcs > 2 {
+		cgArg = cgroupArg
+		files = append(files, uintptr(spec.CgroupProcs))
+	}
+	argv := []string{"session-starter", arg, strconv.Itoa(top), cgArg}
 	pid, pidfd, err := sys.SpawnGroup(spec.Exe, argv, []string{}, "", files, 0)
 	sys.Close(goR)
 	sys.Close(repW)
-	sys.Close(specFD)
 	if err != nil {
 		sys.Close(goW)
 		sys.Close(repR)
@@ -363,33 +356,35 @@ func complain(format string, args ...any) {
 	_ = sys.WriteAll(2, []byte("session-starter: gate: "+fmt.Sprintf(format, args...)+"\n"))
 }
 
-// parseArgs reads the gate's command line: arg, the go-ahead and report
-// descriptors, the cgroup.procs descriptor or "-", and the descriptor of
-// the spec memfd. cgFD is 0 when there is none. Each descriptor arrived
-// without close-on-exec (dup2 into its slot clears it) and is made
-// close-on-exec at once: the Engine must never inherit one, even on a
-// path that exits early.
+// cgroupArg is the last argument of a gate that joins the session cgroup
+// ("-" for none).
+const cgroupArg = "cgroup"
+
+// parseArgs reads the gate's command line: arg, the highest of the
+// Engine's descriptors (top), and cgroupArg or "-". The gate's own
+// descriptors follow top: the go-ahead, the report, the spec, then
+// the cgroup.procs descriptor where cgroupArg names it; cgFD is 0 when
+// there is none. Each arrived without close-on-exec (dup2 into its slot
+// clears it) and is made close-on-exec at once: the Engine must never
+// inherit one, even on a path that exits early.
 func parseArgs(args []string) (goFD, repFD, cgFD, specFD int, err error) {
-	if len(args) != 6 || args[1] != arg {
+	if len(args) != 4 || args[1] != arg || (args[3] != "-" && args[3] != cgroupArg) {
 		return 0, 0, 0, 0, errors.New("malformed gate command line")
 	}
-	var fds [4]int // goFD, repFD, cgFD ("-": 0), specFD: distinct, above 2
-	for i, a := range args[2:] {
-		if i == 2 && a == "-" {
-			continue
-		}
-		fd, err := strconv.Atoi(a)
-		if err != nil || fd < 3 || slices.Contains(fds[:], fd) {
-			return 0, 0, 0, 0, fmt.Errorf("malformed gate descriptor %q", a)
-		}
-		fds[i] = fd
+	top, err := strconv.Atoi(args[2])
+	if err != nil || top < 2 {
+		return 0, 0, 0, 0, fmt.Errorf("malformed gate descriptor %q", args[2])
 	}
-	for _, fd := range fds {
-		if fd > 0 && sys.SetCloseOnExec(fd) != nil {
+	goFD, repFD, specFD = top+1, top+2, top+3
+	if args[3] == cgroupArg {
+		cgFD = top + 4
+	}
+	for _, fd := range []int{goFD, repFD, cgFD, specFD} {
+		if fd != 0 && sys.SetCloseOnExec(fd) != nil {
 			return 0, 0, 0, 0, errors.New("gate descriptor not open")
 		}
 	}
-	return fds[0], fds[1], fds[2], fds[3], nil
+	return goFD, repFD, cgFD, specFD, nil
 }
 
 // encodeSpec is the Engine's program, argv and environment as the gate

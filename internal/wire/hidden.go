@@ -12,13 +12,13 @@ import (
 // gate, the guard and the guard's pin, started from a session-starter
 // binary, and the spawn helper a Go Engine starts for its contained calls
 // (package starter/contain) — say to each other: their command lines,
-// descriptors and messages. A change to any of them raises it (8: every
-// spawn helper message is one struct's fields in order, and the porch
-// writes its own lines). A Go Engine built with one version of this
+// descriptors and messages. A change to any of them raises it (9: the
+// re-executed gate's descriptors follow the Engine's highest, in a fixed
+// order). A Go Engine built with one version of this
 // module may start its hidden modes from an installed session-starter of
 // another; a hidden mode of another protocol refuses to run
 // ([CheckProtocol]).
-const Protocol = 8
+const Protocol = 9
 
 const hiddenPrefix = "__session-starter-"
 
