@@ -360,7 +360,7 @@ func guardMain(args []string) {
 		verifyMain(args)
 	}
 	settle()
-	c, ok := parseArgs(args)
+	_, c, ok := parseArgs(args)
 	for _, fd := range c.slots() {
 		if sys.SetCloseOnExec(fd) != nil {
 			ok = false
@@ -502,8 +502,8 @@ func verifyMain(args []string) {
 		os.Exit(exitDone)
 	}
 	settle()
-	mode, c, ok := parseVerifyArgs(args)
-	if !ok {
+	mode, c, ok := parseArgs(args)
+	if !ok || mode == "" {
 		// Not the porch's: nothing here can be trusted to name the session.
 		os.Exit(exitRefused)
 	}
@@ -519,16 +519,6 @@ func verifyMain(args []string) {
 	}
 	// The hand-off's number is the deadline here.
 	endSession(g, max(c.Budget-time.Duration(sys.MonotonicNanos()), 0))
-}
-
-// parseVerifyArgs reads verifyMain's command line: verifyArg, the mode,
-// then what [parseHandoff] reads, with a number that may be 0.
-func parseVerifyArgs(args []string) (mode string, c Spec, ok bool) {
-	if len(args) < 3 || (args[2] != verifyFinish && args[2] != verifyGone) {
-		return "", Spec{}, false
-	}
-	c, ok = parseHandoff(args[3:])
-	return args[2], c, ok && c.Budget >= 0
 }
 
 // parseHandoff reads what [Spec.args] wrote, and nothing else: "-"
@@ -555,9 +545,11 @@ func parseHandoff(args []string) (Spec, bool) {
 		ok = ok && named
 	}
 	if set(4) {
-		id, since, err := parseMark(args[4])
-		h.Mark, h.MarkSince = id.String(), since
-		ok = ok && err == nil
+		idText, sinceText, _ := strings.Cut(args[4], "@") // "ID@SINCE"
+		_, err1 = mark.Parse(idText)
+		h.Mark = idText
+		h.MarkSince, err2 = strconv.ParseUint(sinceText, 10, 64)
+		ok = ok && err1 == nil && err2 == nil && strconv.FormatUint(h.MarkSince, 10) == sinceText
 	}
 	if set(6) {
 		h.Ledger = wire.SlotLedger
@@ -716,14 +708,20 @@ func endContainers(record string, r end.Report, budget time.Duration) end.Report
 	return r
 }
 
-// parseArgs reads the guard's command line: arg, then what [parseHandoff]
-// reads, with the budget in nanoseconds, more than 0.
-func parseArgs(args []string) (Spec, bool) {
-	if len(args) < 2 || args[1] != arg {
-		return Spec{}, false
+// parseArgs reads a guard's command line: arg, or verifyArg and its mode
+// (verifyFinish or verifyGone; mode is "" after arg), then what
+// [parseHandoff] reads. The number is the budget in nanoseconds after
+// arg, more than 0; after a mode it may be 0.
+func parseArgs(args []string) (mode string, c Spec, ok bool) {
+	at := 2
+	switch {
+	case len(args) > 2 && args[1] == verifyArg && (args[2] == verifyFinish || args[2] == verifyGone):
+		mode, at = args[2], 3
+	case len(args) < 2 || args[1] != arg:
+		return "", Spec{}, false
 	}
-	c, ok := parseHandoff(args[2:])
-	return c, ok && c.Budget > 0
+	c, ok = parseHandoff(args[at:])
+	return mode, c, ok && (c.Budget > 0 || mode != "" && c.Budget == 0)
 }
 
 // unverifier is a holder with candidates it cannot verify and never
@@ -780,23 +778,6 @@ func noteEnd(record string, r end.Report, tied []mark.Left) error {
 		sep = ", "
 	}
 	return ledger.NoteEnd(wire.SlotLedger, record, note+" at "+ledger.Now())
-}
-
-// parseMark reads "ID@SINCE".
-func parseMark(arg string) (mark.ID, uint64, error) {
-	idText, sinceText, found := strings.Cut(arg, "@")
-	if !found {
-		return mark.ID{}, 0, fmt.Errorf("guard: mark %q: no start", arg)
-	}
-	id, err := mark.Parse(idText)
-	if err != nil {
-		return mark.ID{}, 0, err
-	}
-	since, err := strconv.ParseUint(sinceText, 10, 64)
-	if err != nil || strconv.FormatUint(since, 10) != sinceText {
-		return mark.ID{}, 0, fmt.Errorf("guard: mark %q: bad start", arg)
-	}
-	return id, since, nil
 }
 
 // Probe checks that the binary at path plays the gate and the guard of

@@ -33,17 +33,17 @@ func TestTheGuardReadsBackEveryHandoffItWrites(t *testing.T) {
 		}
 		want := atSlots(spec)
 		argv := append([]string{"session-starter", arg}, spec.args()...)
-		if got, ok := parseArgs(argv); !ok || got != want {
-			t.Errorf("parseArgs(%q) = %+v, %v; want %+v", argv, got, ok, want)
+		if mode, got, ok := parseArgs(argv); !ok || mode != "" || got != want {
+			t.Errorf("parseArgs(%q) = %q, %+v, %v; want %+v", argv, mode, got, ok, want)
 		}
 		// The porch's form: the mode, and the number it fills in.
 		args := spec.args()
 		args[numAt] = strconv.FormatInt(int64(spec.Budget), 10)
 		argv = append([]string{"session-starter", verifyArg, verifyGone}, args...)
-		if mode, got, ok := parseVerifyArgs(argv); !ok || mode != verifyGone || got != want {
-			t.Errorf("parseVerifyArgs(%q) = %q, %+v, %v; want %+v", argv, mode, got, ok, want)
+		if mode, got, ok := parseArgs(argv); !ok || mode != verifyGone || got != want {
+			t.Errorf("parseArgs(%q) = %q, %+v, %v; want %+v", argv, mode, got, ok, want)
 		}
-		if _, ok := parseArgs(append(slices.Clone(argv[:2]), spec.args()[:6]...)); ok {
+		if _, _, ok := parseArgs(append(slices.Clone(argv[:2]), spec.args()[:6]...)); ok {
 			t.Errorf("a hand-off without its last argument was read")
 		}
 	}

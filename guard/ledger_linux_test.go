@@ -87,12 +87,12 @@ func TestTheGuardRefusesARecordNameNotItsSessions(t *testing.T) {
 		{id.String(), false},
 	} {
 		args := []string{"session-starter", arg, "42", strconv.Itoa(int(time.Second)), "-", "-", markArg, "-", tt.record}
-		if _, ok := parseArgs(args); ok != tt.ok {
+		if _, _, ok := parseArgs(args); ok != tt.ok {
 			t.Errorf("parseArgs(record %q) ok = %v, want %v", tt.record, ok, tt.ok)
 		}
 	}
 	noMark := []string{"session-starter", arg, "42", strconv.Itoa(int(time.Second)), "-", "-", "-", "-", ledger.FileName(id.String())}
-	if _, ok := parseArgs(noMark); ok {
+	if _, _, ok := parseArgs(noMark); ok {
 		t.Error("a record without a mark: accepted")
 	}
 }
