@@ -333,16 +333,15 @@ func (g *Guard) Finish(within time.Duration) error {
 		return errors.Join(was, fmt.Errorf("guard: finish: %w", err))
 	}
 	st, err := sys.ReapChildWithin(g.PID, g.Pidfd, within)
-	if errors.Is(err, sys.ErrRunning) {
-		return errors.Join(was, fmt.Errorf("%w: pid %d still running %v after finish", ErrNotFinished, g.PID, within))
+	switch {
+	case errors.Is(err, sys.ErrRunning):
+		err = fmt.Errorf("%w: pid %d still running %v after finish", ErrNotFinished, g.PID, within)
+	case err != nil:
+		err = fmt.Errorf("guard: %w", err)
+	case !st.Exited || st.Code != 0:
+		err = fmt.Errorf("guard: pid %d ended with %v", g.PID, st)
 	}
-	if err != nil {
-		return errors.Join(was, fmt.Errorf("guard: %w", err))
-	}
-	if !st.Exited || st.Code != 0 {
-		return errors.Join(was, fmt.Errorf("guard: pid %d ended with %v", g.PID, st))
-	}
-	return was
+	return errors.Join(was, err)
 }
 
 // guardMain is the guard side. It never returns.
