@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -110,16 +111,10 @@ func passedFDs(control, status int) []int {
 	if err != nil {
 		return nil
 	}
-	var out []int
-	for _, fd := range open {
-		if fd < 3 || fd == control || fd == status {
-			continue
-		}
-		if cloexec, err := sys.CloseOnExec(fd); err == nil && !cloexec {
-			out = append(out, fd)
-		}
-	}
-	return out
+	return slices.DeleteFunc(open, func(fd int) bool {
+		cloexec, err := sys.CloseOnExec(fd)
+		return fd < 3 || fd == control || fd == status || err != nil || cloexec
+	})
 }
 
 // sameStream reports whether a and b are the same pipe or socket. Only
