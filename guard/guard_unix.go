@@ -475,10 +475,8 @@ func (g guarded) endHolders() []end.Holder {
 // it.
 func guardEnv() []string {
 	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GORACE=") {
-			env = append(env, kv)
-		}
+	if race, ok := os.LookupEnv("GORACE"); ok {
+		env = append(env, "GORACE="+race)
 	}
 	return env
 }
@@ -649,12 +647,10 @@ func finished(pgid int, empty func() bool) bool {
 
 // empty reports whether every holder shows it holds no live process.
 func empty(holders []end.Holder) bool {
-	for _, h := range holders {
-		if live, err := h.Live(); err != nil || len(live) > 0 {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(holders, func(h end.Holder) bool {
+		live, err := h.Live()
+		return err != nil || len(live) > 0
+	})
 }
 
 // endSession ends every holder of the session g, SIGKILL in rounds until
