@@ -137,11 +137,9 @@ func spawnReExec(spec Spec) (*Gate, error) {
 // argument or an environment entry: execve takes C strings, so such a
 // string could only be passed on cut short.
 func checkStrings(spec Spec) error {
-	for _, ss := range [][]string{{spec.Path}, spec.Argv, spec.Env} {
-		for _, s := range ss {
-			if strings.IndexByte(s, 0) >= 0 {
-				return fmt.Errorf("gate: %q: a NUL byte cannot be passed to execve", s)
-			}
+	for _, s := range slices.Concat([]string{spec.Path}, spec.Argv, spec.Env) {
+		if strings.IndexByte(s, 0) >= 0 {
+			return fmt.Errorf("gate: %q: a NUL byte cannot be passed to execve", s)
 		}
 	}
 	return nil
