@@ -195,9 +195,9 @@ func TestExecFailureComesBackAsItsErrno(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := reap(t, g)
-			var ee *execError
-			if err := g.ExecResult(); !errors.As(err, &ee) || ee.Errno != tt.errno || ee.Path != tt.path {
-				t.Fatalf("ExecResult = %v, want an execError with %v for %s", err, tt.errno, tt.path)
+			var pe *os.PathError
+			if err := g.ExecResult(); !errors.As(err, &pe) || pe.Op != "execute" || pe.Err != tt.errno || pe.Path != tt.path {
+				t.Fatalf("ExecResult = %v, want a PathError of execute with %v for %s", err, tt.errno, tt.path)
 			}
 			if !st.Exited || st.Code != tt.status {
 				t.Fatalf("gate for %s ended with %v, want exit %d", tt.path, st, tt.status)

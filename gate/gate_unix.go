@@ -254,7 +254,8 @@ func (g *Gate) ReportFD() int { return g.repR }
 
 // ExecResult reads the outcome of the go-ahead: nil when the Engine's
 // program was executed (the report pipe, close-on-exec in the gate, ended
-// without a message), an error wrapping execve's errno when it failed.
+// without a message), an *os.PathError "execute PATH" of execve's errno
+// when it failed.
 // Call it only once ReportFD is readable or the gate has exited, else it
 // blocks.
 func (g *Gate) ExecResult() error {
@@ -271,7 +272,7 @@ func (g *Gate) ExecResult() error {
 	if err != nil {
 		return fmt.Errorf("gate: exec report: %w", err)
 	}
-	return &execError{Path: g.path, Errno: syscall.Errno(nums[0])}
+	return &os.PathError{Op: "execute", Path: g.path, Err: syscall.Errno(nums[0])}
 }
 
 // Close releases the starter's descriptors of the gate, the pidfd
@@ -443,15 +444,3 @@ func parseSpec(b []byte) (path string, argv, env []string, err error) {
 	}
 	return fields[2], fields[3 : 3+argc], fields[3+argc:], nil
 }
-
-// execError is an execve failure of the Engine's program.
-type execError struct {
-	Path  string
-	Errno syscall.Errno
-}
-
-func (e *execError) Error() string {
-	return fmt.Sprintf("execute %s: %v", e.Path, e.Errno)
-}
-
-func (e *execError) Unwrap() error { return e.Errno }
