@@ -56,11 +56,9 @@ func Decode(line []byte, word string, n int) ([]int, error) {
 	}
 	nums := make([]int, n)
 	for i, f := range fields[1:] {
-		if len(f) == 0 || len(f) > 10 || f[0] < '1' || f[0] > '9' {
-			return nil, fmt.Errorf("%w: number %q", ErrMalformed, f)
-		}
+		// Canonical: what Itoa writes back, so no sign and no leading zero.
 		v, err := strconv.Atoi(string(f))
-		if err != nil || v > 1<<31-1 {
+		if err != nil || v < 1 || v > 1<<31-1 || strconv.Itoa(v) != string(f) {
 			return nil, fmt.Errorf("%w: number %q", ErrMalformed, f)
 		}
 		nums[i] = v
