@@ -752,7 +752,15 @@ func forget(record string, r end.Report, tied []mark.Left) {
 		return
 	}
 	if r.Outcome != launch.Empty || len(tied) > 0 {
-		if err := noteEnd(record, r, tied); err != nil {
+		// What the end came to, the candidates tied to the session it
+		// could not verify, and when.
+		note := r.Describe()
+		sep := "; not verified, tied to the session: "
+		for _, l := range tied {
+			note += sep + l.Reason + " " + strconv.Itoa(l.PID) // "mark-unreadable 1234, ..."
+			sep = ", "
+		}
+		if err := ledger.NoteEnd(wire.SlotLedger, record, note+" at "+ledger.Now()); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: the session's end was %s: its ledger record %s stays for a reclaim, without this: %v\n", wire.GuardComm, r.Outcome, record, err)
 		}
 		return
@@ -760,19 +768,6 @@ func forget(record string, r end.Report, tied []mark.Left) {
 	if err := sys.Unlinkat(wire.SlotLedger, record, 0); err != nil && !errors.Is(err, syscall.ENOENT) {
 		fmt.Fprintf(os.Stderr, "%s: the ledger record %s stays: %v\n", wire.GuardComm, record, err)
 	}
-}
-
-// noteEnd writes into the session's ledger record (record, in the ledger
-// directory at wire.SlotLedger) what the end r came to, the candidates tied to
-// the session it could not verify, and when.
-func noteEnd(record string, r end.Report, tied []mark.Left) error {
-	note := r.Describe()
-	sep := "; not verified, tied to the session: "
-	for _, l := range tied {
-		note += sep + l.Reason + " " + strconv.Itoa(l.PID) // "mark-unreadable 1234, ..."
-		sep = ", "
-	}
-	return ledger.NoteEnd(wire.SlotLedger, record, note+" at "+ledger.Now())
 }
 
 // Probe checks that the binary at path plays the gate and the guard of
