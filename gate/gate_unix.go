@@ -293,21 +293,18 @@ func gateMain(args []string) {
 	if err := wire.CheckProtocol(args); err != nil {
 		// Of another version than the starter: nothing it hands over can
 		// be trusted to mean what this gate would read.
-		complain("%v", err)
-		os.Exit(wire.ExitProtocol)
+		complainAndExit(wire.ExitProtocol, "%v", err)
 	}
 	// The command name below (PR_SET_NAME names the calling thread, and
 	// /proc/PID/comm shows the main one) belongs to this, the main, thread.
 	runtime.LockOSThread()
 	goFD, repFD, cgFD, specFD, err := parseArgs(args)
 	if err != nil {
-		complain("%v", err)
-		os.Exit(wire.ExitNotReleased)
+		complainAndExit(wire.ExitNotReleased, "%v", err)
 	}
 	path, argv, env, err := readSpec(specFD)
 	if err != nil {
-		complain("%v", err)
-		os.Exit(wire.ExitNotReleased)
+		complainAndExit(wire.ExitNotReleased, "%v", err)
 	}
 	_ = sys.SetName(wire.GateComm)
 	pid := os.Getpid()
@@ -321,8 +318,7 @@ func gateMain(args []string) {
 		err := sys.WriteAll(cgFD, []byte(strconv.Itoa(pid)))
 		sys.Close(cgFD)
 		if err != nil {
-			complain("join the session cgroup: %v", err)
-			os.Exit(wire.ExitNotReleased)
+			complainAndExit(wire.ExitNotReleased, "join the session cgroup: %v", err)
 		}
 	}
 	if sys.WriteAll(repFD, wire.Encode(wire.Ready, pid)) != nil {
@@ -348,11 +344,13 @@ func gateMain(args []string) {
 	os.Exit(wire.ExitStatusFor(errno))
 }
 
-// complain writes one report line on stderr with a plain write: a stderr
-// pipe nobody reads gives EPIPE, not death by SIGPIPE as through
-// os.Stderr, so the gate still exits with its own status.
-func complain(format string, args ...any) {
+// complainAndExit writes one report line on stderr with a plain write,
+// and exits with code: a stderr pipe nobody reads gives EPIPE, not death
+// by SIGPIPE as through os.Stderr, so the gate still exits with its own
+// status.
+func complainAndExit(code int, format string, args ...any) {
 	_ = sys.WriteAll(2, []byte("session-starter: gate: "+fmt.Sprintf(format, args...)+"\n"))
+	os.Exit(code)
 }
 
 // cgroupArg is the last argument of a gate that joins the session cgroup
