@@ -75,15 +75,13 @@ func spawnRaw(spec Spec) (*Guard, error) {
 		}
 		ps.MarkVar, ps.MarkID, ps.Since = mark.Var, spec.Mark, spec.MarkSince
 	}
-	// The porch fills the number in: the budget or the deadline.
-	args := spec.args()
-	args[numAt] = ""
-	head := []string{"session-starter", verifyArg, ""}
+	// The porch fills the number in: the budget or the deadline. It
+	// follows "session-starter", verifyArg and the mode.
+	ps.NumArg = 3 + numAt
 	for mode, name := range []string{verifyFinish, verifyGone} {
-		head[2] = name
-		ps.Argv[mode] = append(slices.Clone(head), args...)
+		ps.Argv[mode] = append([]string{"session-starter", verifyArg, name}, spec.args()...)
+		ps.Argv[mode][ps.NumArg] = ""
 	}
-	ps.NumArg = len(head) + numAt
 	g, err := start(spec, func(from [wire.Slots]int) (int, int, error) {
 		ps.From = from
 		ps.From[wire.SlotExe] = exe
