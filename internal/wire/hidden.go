@@ -96,16 +96,13 @@ func CheckProtocol(args []string) error {
 	if !ok {
 		return fmt.Errorf("%q is no hidden mode argument", args[1])
 	}
-	if p != Protocol {
-		return fmt.Errorf("the %s was started for protocol %d, but this session-starter (%s) speaks protocol %d: "+
-			"the starter and this binary are of different versions", name, p, buildVersion(), Protocol)
+	if p == Protocol {
+		return nil
 	}
-	return nil
-}
-
-func buildVersion() string {
+	version := "unknown version"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+		version = bi.Main.Version
 	}
-	return "unknown version"
+	return fmt.Errorf("the %s was started for protocol %d, but this session-starter (%s) speaks protocol %d: "+
+		"the starter and this binary are of different versions", name, p, version, Protocol)
 }
