@@ -145,17 +145,16 @@ const pipeChunk = 4096
 func writeReport(fd int, p []byte, within time.Duration) int {
 	deadline := time.Now().Add(within)
 	written := 0
-	for len(p) > 0 {
+	for written < len(p) {
 		fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLOUT}}
 		if n, err := sys.Poll(fds, max(time.Until(deadline), 0)); err != nil || n == 0 || fds[0].Revents&sys.POLLOUT == 0 {
-			return written
+			break
 		}
-		chunk := p[:min(len(p), pipeChunk)]
+		chunk := p[written:min(len(p), written+pipeChunk)]
 		if sys.WriteAll(fd, chunk) != nil {
-			return written
+			break
 		}
 		written += len(chunk)
-		p = p[len(chunk):]
 	}
 	return written
 }
