@@ -719,18 +719,14 @@ func parseArgs(args []string) (mode string, c Spec, ok bool) {
 	return mode, c, ok && (c.Budget > 0 || mode != "" && c.Budget == 0)
 }
 
-// unverifier is a holder with candidates it cannot verify and never
-// signals (mark.Holder on Linux).
-type unverifier interface {
-	Unverified() ([]mark.Left, error)
-}
-
 // unverified lists, once the end is over, the candidates the holders
-// could not verify that something besides the mark ties to the session.
+// could not verify that something besides the mark ties to the session:
+// those of a holder with candidates it cannot verify and never signals
+// (mark.Holder on Linux).
 func unverified(holders []end.Holder) []mark.Left {
 	var tied []mark.Left
 	for _, h := range holders {
-		if u, ok := h.(unverifier); ok {
+		if u, ok := h.(interface{ Unverified() ([]mark.Left, error) }); ok {
 			if t, err := u.Unverified(); err == nil {
 				tied = append(tied, t...)
 			}
