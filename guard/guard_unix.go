@@ -407,11 +407,10 @@ func settle() {
 }
 
 // guarded is the session a guard guards: what the hand-off named, and the
-// holders it names. held says the session cgroup is among them.
+// holders it names.
 type guarded struct {
 	Spec
 	holders []end.Holder
-	held    bool
 	pin     *pin
 }
 
@@ -441,7 +440,6 @@ func guard(h Spec, p *pin) (g guarded, code int) {
 		var cg end.Holder
 		if cg, code = cgroupHolder(h.CgroupName); code == 0 {
 			g.holders = append(g.holders, cg)
-			g.held = true
 		}
 	}
 	return g, code
@@ -449,20 +447,25 @@ func guard(h Spec, p *pin) (g guarded, code int) {
 
 // endHolders is the guard's holders for its end: the session's own, and
 // the processes that carry its mark unless the session cgroup holds it
-// (held). The cgroup is the stronger evidence: everything the Engine
+// (a third holder, after the Engine and group E). The cgroup is the stronger evidence: everything the Engine
 // started is in it, while a copy of the mark's value can reach a stranger
 // (an environment importer: `systemctl --user import-environment`, tmux's
 // update-environment), which the mark alone would take for the session's.
-// The mark holder leaves out the pin, an unreaped child.
+// The mark holder leaves out the pin, an unreaped child, whose number is
+// its own until the guard reaps it.
 func (g guarded) endHolders() []end.Holder {
-	if g.held || g.Mark == "" {
+	if len(g.holders) > 2 || g.Mark == "" {
 		return g.holders
 	}
 	id, err := mark.Parse(g.Mark)
 	if err != nil {
 		return g.holders // not reached: the command line was checked
 	}
-	return append(slices.Clone(g.holders), markHolders(id, g.MarkSince, g.PGID, g.pin.pids())...)
+	var skip []int
+	if g.pin != nil {
+		skip = []int{g.pin.pid}
+	}
+	return append(slices.Clone(g.holders), markHolders(id, g.MarkSince, g.PGID, skip)...)
 }
 
 // guardEnv is the environment of a guard of this binary: nothing of the

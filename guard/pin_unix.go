@@ -24,15 +24,6 @@ const pinReapWait = time.Second
 // before it was armed, say), on any platform.
 type pin struct{ pid, pidfd, life int }
 
-// pids is the pin's number, none without a pin: its own while the guard
-// has not reaped it.
-func (p *pin) pids() []int {
-	if p == nil {
-		return nil
-	}
-	return []int{p.pid}
-}
-
 // pinGroup starts the pin in group E (setpgid in the child, before its
 // exec; the guard is in the starter's session, as E is) and checks, after
 // the join, that the gate has not exited: then E was still the gate's
