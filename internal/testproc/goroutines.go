@@ -10,33 +10,29 @@ import (
 	"time"
 )
 
-// goroutineWait bounds how long [LeakedGoroutines] waits for goroutines
+// goroutineWait bounds how long [CheckGoroutinesEnded] waits for goroutines
 // to end. A goroutine a test has let go (an exec copier after Wait, a
 // timer's function) ends within milliseconds; ten seconds covers two
 // busy cores running the race detector. Only a run that does leak waits
 // that long, and then fails.
 const goroutineWait = 10 * time.Second
 
-// LeakedGoroutines returns the stack of every goroutine still running
-// but the caller's, the test runner's (package testing and the test
-// binary's main) and the runtime's (package runtime and below, and the
-// one os/signal starts for signal.Notify, which runs for the rest of the
-// process). Goroutines take a moment to exit, so while there are any it
-// looks again, with a growing pause, for up to ten seconds, and returns
-// those of its last look; nil means none is left.
-func LeakedGoroutines() []string {
-	return awaitNoGoroutine(goroutineWait, leakedNow)
-}
-
 // CheckGoroutinesEnded returns the exit code for TestMain to exit with,
 // given the code of m.Run: code, or 1 when the tests passed but left
-// goroutines running ([LeakedGoroutines]), whose stacks it prints. A
-// failed run is not checked: its goroutines may be left by the failure.
+// goroutines running, whose stacks it prints. A failed run is not
+// checked: its goroutines may be left by the failure.
+//
+// A goroutine left is any but the caller's, the test runner's (package
+// testing and the test binary's main) and the runtime's (package runtime
+// and below, and the one os/signal starts for signal.Notify, which runs
+// for the rest of the process). Goroutines take a moment to exit, so
+// while there are any it looks again, with a growing pause, for up to
+// ten seconds, and reports those of its last look.
 func CheckGoroutinesEnded(code int) int {
 	if code != 0 {
 		return code
 	}
-	left := LeakedGoroutines()
+	left := awaitNoGoroutine(goroutineWait, leakedNow)
 	if len(left) == 0 {
 		return code
 	}
@@ -47,20 +43,16 @@ func CheckGoroutinesEnded(code int) int {
 // awaitNoGoroutine calls look until it returns nothing or wait has
 // passed, and returns its last result.
 func awaitNoGoroutine(wait time.Duration, look func() []string) []string {
-	deadline := time.Now().Add(wait)
-	pause := time.Millisecond
-	for {
-		left := look()
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, 100*time.Millisecond)
-	}
+	var left []string
+	poll(wait, func() bool {
+		left = look()
+		return len(left) == 0
+	})
+	return left
 }
 
-// leakedNow returns the goroutines [LeakedGoroutines] reports, as they
-// are now.
+// leakedNow returns the goroutines [CheckGoroutinesEnded] reports, as
+// they are now.
 func leakedNow() []string {
 	buf := make([]byte, 64<<10)
 	for {

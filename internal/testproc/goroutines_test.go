@@ -33,10 +33,10 @@ func TestLeakedGoroutinesFindsAGoroutineLeftRunning(t *testing.T) {
 		close(release)
 		<-done
 	}()
-	// LeakedGoroutines itself would look for ten seconds.
+	// CheckGoroutinesEnded would look for ten seconds.
 	left := awaitNoGoroutine(100*time.Millisecond, leakedNow)
 	if len(left) != 1 || !strings.Contains(left[0], parkedFrame) {
-		t.Fatalf("LeakedGoroutines() = %q, want the parked goroutine alone", left)
+		t.Fatalf("leaked goroutines = %q, want the parked goroutine alone", left)
 	}
 }
 
@@ -45,8 +45,8 @@ func TestLeakedGoroutinesFindsAGoroutineLeftRunning(t *testing.T) {
 // goroutine, the parent test's and this one's.
 func TestLeakedGoroutinesReportsNothingWhenNoneIsLeft(t *testing.T) {
 	t.Run("subtest", func(t *testing.T) {
-		if left := LeakedGoroutines(); left != nil {
-			t.Fatalf("LeakedGoroutines() = %q, want none", left)
+		if left := awaitNoGoroutine(goroutineWait, leakedNow); left != nil {
+			t.Fatalf("leaked goroutines = %q, want none", left)
 		}
 	})
 }
@@ -68,7 +68,7 @@ func TestLeakedGoroutinesWaitsForAGoroutineThatIsEnding(t *testing.T) {
 		return left
 	})
 	if left != nil || looks < 2 {
-		t.Fatalf("LeakedGoroutines() = %q after %d looks, want none after at least 2", left, looks)
+		t.Fatalf("leaked goroutines = %q after %d looks, want none after at least 2", left, looks)
 	}
 }
 

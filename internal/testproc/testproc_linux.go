@@ -74,11 +74,7 @@ func (c *Child) Exited(d time.Duration) bool {
 	fds := []unix.PollFd{{Fd: int32(c.Pidfd), Events: unix.POLLIN}}
 	deadline := time.Now().Add(d)
 	for {
-		left := time.Until(deadline)
-		if left < 0 {
-			left = 0
-		}
-		n, err := unix.Poll(fds, int(left/time.Millisecond))
+		n, err := unix.Poll(fds, int(max(time.Until(deadline), 0)/time.Millisecond))
 		if err == unix.EINTR {
 			continue
 		}

@@ -14,13 +14,23 @@ const TooLong = 60 * time.Second
 // test after TooLong.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(TooLong)
+	if !poll(TooLong, cond) {
+		t.Fatalf("after %v: %s", TooLong, what)
+	}
+}
+
+// poll calls done with a growing pause, from 1 ms to 100 ms, until it
+// returns true or wait has passed, and reports whether it did. done is
+// called once more after the deadline.
+func poll(wait time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(wait)
 	pause := time.Millisecond
-	for !cond() {
+	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", TooLong, what)
+			return false
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, 100*time.Millisecond)
 	}
+	return true
 }
