@@ -42,7 +42,7 @@ var docTables = []docTable{
 //
 //	go test ./cmd/session-starter -run TestDocsUpToDate -update
 func TestDocsUpToDate(t *testing.T) {
-	fs := newFlagSet(&invocation{}, &flagValues{})
+	fs := newFlagSet(&invocation{})
 	for _, d := range docTables {
 		b, err := os.ReadFile(d.path)
 		if err != nil {
@@ -144,7 +144,7 @@ func TestHelpListsEveryFlagWithoutPflagsNoise(t *testing.T) {
 			t.Errorf("--help has no %q:\n%s", want, inv.usage)
 		}
 	}
-	newFlagSet(&invocation{}, &flagValues{}).VisitAll(func(f *pflag.Flag) {
+	newFlagSet(&invocation{}).VisitAll(func(f *pflag.Flag) {
 		line := regexp.MustCompile(`(?m)^  (-., )?--` + f.Name + `( |$)`)
 		if n := len(line.FindAllString(inv.usage, -1)); n != 1 {
 			t.Errorf("--help has %d lines of --%s, want 1", n, f.Name)
@@ -165,7 +165,7 @@ func TestHelpGroupsEveryFlag(t *testing.T) {
 			seen[l.name]++
 		}
 	}
-	fs := newFlagSet(&invocation{}, &flagValues{})
+	fs := newFlagSet(&invocation{})
 	fs.VisitAll(func(f *pflag.Flag) {
 		if seen[f.Name] != 1 {
 			t.Errorf("--%s is in %d of helpGroups' groups, want 1", f.Name, seen[f.Name])

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -25,12 +26,7 @@ type invocation struct {
 	usage           string
 	logLevel        string
 	logFormat       string
-}
-
-// flagValues holds the flags' values that starter.Options takes in
-// another form: the stop signal's name.
-type flagValues struct {
-	stopSignal string
+	stopSignal      string // the name --stop-signal gives, read into opts
 }
 
 // newFlagSet defines session-starter's flags. Each flag's description
@@ -38,7 +34,7 @@ type flagValues struct {
 // TestDocsUpToDate) and the man page show it; --help shows the one line
 // helpGroups gives the flag. A flag's value is named in backquotes in its
 // description (`N`, `D`); a bool flag takes none.
-func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
+func newFlagSet(inv *invocation) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("session-starter", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
 	fs.SetOutput(io.Discard)
@@ -71,7 +67,7 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 		"On every end of the session, send --stop-signal and then SIGCONT to every process of the session at once, "+
 			"and SIGKILL what is left after `D`. The session's second stop signal during the grace "+
 			"goes straight to SIGKILL. 0: SIGKILL at once.")
-	fs.StringVarP(&v.stopSignal, "stop-signal", "s", "TERM",
+	fs.StringVarP(&inv.stopSignal, "stop-signal", "s", "TERM",
 		"The signal `SIG` that --grace sends first: a name (TERM, SIGINT, usr1) or a number.")
 	durationVarP(fs, &inv.opts.Timeout, "timeout", "", 0,
 		"End the session `D` after the Engine was released; exit status 124 (as coreutils timeout), "+
@@ -130,19 +126,17 @@ func newFlagSet(inv *invocation, v *flagValues) *pflag.FlagSet {
 // invocation. Every error is a usage error; nothing has been started.
 func parse(args []string) (*invocation, error) {
 	inv := &invocation{}
-	var v flagValues
-	fs := newFlagSet(inv, &v)
-	inv, err := read(fs, inv, &v, args)
-	if err != nil {
+	fs := newFlagSet(inv)
+	if err := read(fs, inv, args); err != nil {
 		return nil, suggestLong(fs, args, err)
 	}
 	return inv, nil
 }
 
-// read parses args into inv with fs, whose flags set inv and v.
-func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*invocation, error) {
+// read parses args into inv with fs, whose flags set inv.
+func read(fs *pflag.FlagSet, inv *invocation, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return err
 	}
 	o := &inv.opts
 	if inv.help || inv.version {
@@ -150,78 +144,77 @@ func read(fs *pflag.FlagSet, inv *invocation, v *flagValues, args []string) (*in
 		// start-up tens of microseconds.
 		// The head's own "Flags:" gives way to the groups' titles.
 		inv.usage = strings.TrimSuffix(usageHead, "Flags:\n") + flagHelp(fs) + helpFoot
-		return inv, nil
+		return nil
 	}
 	if inv.dryRun && !inv.reclaim {
-		return nil, errors.New("--dry-run goes with --reclaim")
+		return errors.New("--dry-run goes with --reclaim")
 	}
 	if inv.reclaim {
 		if fs.NArg() > 0 {
-			return nil, fmt.Errorf("--reclaim runs no PROGRAM (got %q)", fs.Arg(0))
+			return fmt.Errorf("--reclaim runs no PROGRAM (got %q)", fs.Arg(0))
 		}
 		if fs.Changed("status-fd") && o.StatusFD <= 2 {
-			return nil, fmt.Errorf("--status-fd %d: must be greater than 2", o.StatusFD)
+			return fmt.Errorf("--status-fd %d: must be greater than 2", o.StatusFD)
 		}
-		return inv, nil
+		return nil
 	}
 	// The first argument that is not a flag starts PROGRAM (pflag stops
 	// there, as SetInterspersed(false) asks); "--" is needed only for a
 	// PROGRAM whose name starts with "-".
 	if _, err := mark.Parse(inv.endReleased); inv.endReleased != "" && err != nil {
-		return nil, fmt.Errorf("--end-released %q: %w", inv.endReleased, err)
+		return fmt.Errorf("--end-released %q: %w", inv.endReleased, err)
 	}
 	if inv.endReleased != "" && fs.NArg() > 0 {
-		return nil, fmt.Errorf("--end-released runs no PROGRAM (got %q)", fs.Arg(0))
+		return fmt.Errorf("--end-released runs no PROGRAM (got %q)", fs.Arg(0))
 	}
 	if fs.NArg() == 0 && !inv.explain && inv.endReleased == "" {
-		return nil, errors.New("missing PROGRAM")
+		return errors.New("missing PROGRAM")
 	}
 	if fs.Changed("parent-pid") && o.ParentPID <= 0 {
-		return nil, fmt.Errorf("--parent-pid %d: must be a PID", o.ParentPID)
+		return fmt.Errorf("--parent-pid %d: must be a PID", o.ParentPID)
 	}
 	for _, fd := range []struct {
 		name string
 		n    int
 	}{{"control-fd", o.ControlFD}, {"status-fd", o.StatusFD}} {
 		if fs.Changed(fd.name) && fd.n <= 2 {
-			return nil, fmt.Errorf("--%s %d: must be greater than 2", fd.name, fd.n)
+			return fmt.Errorf("--%s %d: must be greater than 2", fd.name, fd.n)
 		}
 	}
 	if o.KillBudget <= 0 {
-		return nil, errors.New("--kill-budget must be positive")
+		return errors.New("--kill-budget must be positive")
 	}
-	if o.Grace < 0 {
-		return nil, errors.New("--grace must not be negative")
-	}
-	if o.Timeout < 0 {
-		return nil, errors.New("--timeout must not be negative")
-	}
-	if o.StdinGrace < 0 {
-		return nil, errors.New("--stdin-grace must not be negative")
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"grace", o.Grace}, {"timeout", o.Timeout}, {"stdin-grace", o.StdinGrace}} {
+		if d.d < 0 {
+			return fmt.Errorf("--%s must not be negative", d.name)
+		}
 	}
 	if fs.Changed("stdin-grace") && !o.WatchStdin && !o.Stdio {
-		return nil, errors.New("--stdin-grace goes with --watch-stdin or --stdio: without them no hang-up is watched")
+		return errors.New("--stdin-grace goes with --watch-stdin or --stdio: without them no hang-up is watched")
 	}
 	var ok bool
-	if o.StopSignal, ok = sys.SignalByName(v.stopSignal); !ok {
-		return nil, fmt.Errorf("--stop-signal %q: not a signal name or number", v.stopSignal)
+	if o.StopSignal, ok = sys.SignalByName(inv.stopSignal); !ok {
+		return fmt.Errorf("--stop-signal %q: not a signal name or number", inv.stopSignal)
 	}
 	if _, err := parseContainment(string(o.Containment)); err != nil {
-		return nil, err
+		return err
 	}
 	for _, l := range []struct {
 		name string
 		zero bool
 	}{{"max-tasks", o.Limits.MaxTasks <= 0}, {"max-memory", o.Limits.MaxMemory == 0}} {
 		if fs.Changed(l.name) && l.zero {
-			return nil, fmt.Errorf("--%s: %w", l.name, errZeroLimit)
+			return fmt.Errorf("--%s: %w", l.name, errZeroLimit)
 		}
 	}
 	if fs.Changed("cgroup-parent") && o.CgroupParent == "" {
-		return nil, errors.New("--cgroup-parent: an empty directory name")
+		return errors.New("--cgroup-parent: an empty directory name")
 	}
 	o.Argv = fs.Args()
-	return inv, nil
+	return nil
 }
 
 // suggestLong adds to a parse error the long flag a single dash was

@@ -366,7 +366,7 @@ complete -c session-starter -n 'string match -q "program *" (__session_starter_w
 // TestShellDocsUpToDate: the man page and the completions of docs/ are
 // what the flags' help (flags.go) generates today; -update rewrites them.
 func TestShellDocsUpToDate(t *testing.T) {
-	flags := cliFlags(newFlagSet(&invocation{}, &flagValues{}))
+	flags := cliFlags(newFlagSet(&invocation{}))
 	for _, d := range shellDocs {
 		want := d.render(flags)
 		got, err := os.ReadFile(d.path)
@@ -406,7 +406,7 @@ func TestShellDocsNameEveryFlag(t *testing.T) {
 	_, bashWords, _ := strings.Cut(bash, "compgen -W '")
 	bashWords, _, _ = strings.Cut(bashWords, "'")
 	offered := strings.Fields(bashWords)
-	for _, f := range cliFlags(newFlagSet(&invocation{}, &flagValues{})) {
+	for _, f := range cliFlags(newFlagSet(&invocation{})) {
 		item := `\fB\-\-` + strings.ReplaceAll(f.long, "-", `\-`) + `\fR`
 		if f.value != "" {
 			item += ` \fI` + f.value + `\fR`
@@ -451,8 +451,8 @@ func TestShellDocsNameEveryFlag(t *testing.T) {
 // are byte for byte the same, so that make dist is reproducible.
 func TestShellDocsAreTheSameOnEveryRun(t *testing.T) {
 	for _, d := range shellDocs {
-		a := d.render(cliFlags(newFlagSet(&invocation{}, &flagValues{})))
-		b := d.render(cliFlags(newFlagSet(&invocation{}, &flagValues{})))
+		a := d.render(cliFlags(newFlagSet(&invocation{})))
+		b := d.render(cliFlags(newFlagSet(&invocation{})))
 		if a != b {
 			t.Errorf("%s: two renderings differ", d.path)
 		}
