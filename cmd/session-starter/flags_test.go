@@ -42,6 +42,9 @@ func FuzzParse(f *testing.F) {
 		{"--timeout", "99999999999d", "x"},
 		{"-s", "KILL", "-k", "5", "x"},
 		{"--explain"},
+		{"--reclaim"},
+		{"--reclaim", "--dry-run", "--status-fd", "3"},
+		{"--end-released", "0123456789abcdef0123456789abcdef"},
 	} {
 		f.Add(strings.Join(seed, "\x00"))
 	}
@@ -63,8 +66,8 @@ func FuzzParse(f *testing.F) {
 		if inv == nil {
 			t.Fatalf("parse(%q) = nil, nil", args)
 		}
-		if inv.explain && len(inv.opts.Argv) == 0 {
-			return // --explain needs no PROGRAM
+		if (inv.explain || inv.reclaim || inv.endReleased != "") && len(inv.opts.Argv) == 0 {
+			return // --explain, --reclaim and --end-released need no PROGRAM
 		}
 		if inv.help || inv.version {
 			if inv.usage == "" {
