@@ -6,15 +6,21 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/session-starter/session-starter/internal/sys"
+	"github.com/session-starter/session-starter/internal/testproc"
 )
 
 // cgroupHides are the ways a test hides the writable cgroup2 mount from
@@ -285,4 +291,81 @@ func TestExplainLeavesNoSessionCgroup(t *testing.T) {
 	if err != nil || len(left) != 0 {
 		t.Fatalf("after --explain: %v, %v; want no session cgroup of it", left, err)
 	}
+}
+
+// TestAStopDuringExplainEndsItByThatSignalOnceItHasSaidAll: --explain
+// holds no session, so a stop signal that comes while it runs ends it by
+// that signal, as it ends --help; but only once it has finished, so that
+// the cgroup it may make to probe is removed. The signal comes while its
+// first line is blocked on a full stdout.
+func TestAStopDuringExplainEndsItByThatSignalOnceItHasSaidAll(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	filled := fillPipe(t, w)
+	cmd := exec.Command(binary, "--explain")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	pid := cmd.Process.Pid
+	testproc.Eventually(t, "session-starter --explain writes to its full stdout", func() bool { return writingStdout(pid) })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("--explain stopped by SIGTERM: %s, want death by SIGTERM; stderr: %s", statusString(ws), &stderr)
+	}
+	if said := string(out[filled:]); !strings.Contains(said, "\nkernel: ") {
+		t.Fatalf("--explain stopped by SIGTERM said %q, want all of it, its kernel features last", said)
+	}
+}
+
+// fillPipe fills the pipe w writes to, and returns how many bytes it
+// wrote; w is left blocking.
+func fillPipe(t *testing.T, w *os.File) int {
+	t.Helper()
+	fd := int(w.Fd())
+	if err := unix.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, size := range []int{4096, 1} {
+		for {
+			m, err := unix.Write(fd, make([]byte, size))
+			if err == unix.EAGAIN {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += m
+		}
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// writingStdout reports whether a thread of process pid is in a write(2)
+// to descriptor 1.
+func writingStdout(pid int) bool {
+	prefix := fmt.Sprintf("%d 0x1 ", unix.SYS_WRITE)
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+	for _, f := range tasks {
+		if b, err := os.ReadFile(f); err == nil && strings.HasPrefix(string(b), prefix) {
+			return true
+		}
+	}
+	return false
 }

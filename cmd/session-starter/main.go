@@ -69,41 +69,37 @@ containment failed or members survived, 126 PROGRAM cannot be executed,
 Flags:
 `
 
-// run parses args and holds the session. Only help and version write to
-// stdout, before anything is started.
+// run parses args and holds the session. A mode that holds none gives
+// the stop signals back first (exit.Uncatch): help, version, a usage
+// error, --reclaim and --end-released; --explain does once it has
+// removed the cgroup it may make to probe. Only these write to stdout.
 func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 	inv, err := parse(args)
-	if err != nil {
-		exit.Uncatch()
-		return usageError(stderr, err.Error())
-	}
 	switch {
-	case inv.help:
-		exit.Uncatch()
-		fmt.Fprint(stdout, inv.usage)
-		return starter.Verdict{}
-	case inv.version:
-		exit.Uncatch()
-		fmt.Fprintln(stdout, "session-starter", buildVersion())
-		return starter.Verdict{}
-	}
-	if inv.explain {
+	case err != nil || inv.help || inv.version:
+	case inv.explain:
+		defer exit.Uncatch()
 		return explain(inv, stdout)
+	default:
+		inv.opts.Logger, err = newLogger(inv.logLevel, inv.logFormat, stderr)
+		if err == nil && !inv.reclaim && inv.endReleased == "" {
+			return exit.Main(context.Background(), inv.opts, inv.ack)
+		}
 	}
-	inv.opts.Logger, err = newLogger(inv.logLevel, inv.logFormat, stderr)
-	if err != nil {
-		exit.Uncatch()
+	exit.Uncatch()
+	switch {
+	case err != nil:
 		return usageError(stderr, err.Error())
-	}
-	if inv.reclaim {
-		exit.Uncatch()
+	case inv.help:
+		fmt.Fprint(stdout, inv.usage)
+	case inv.version:
+		fmt.Fprintln(stdout, "session-starter", buildVersion())
+	case inv.reclaim:
 		return reclaim(inv, stdout, stderr)
-	}
-	if inv.endReleased != "" {
-		exit.Uncatch()
+	default:
 		return endReleased(inv, stdout, stderr)
 	}
-	return exit.Main(context.Background(), inv.opts, inv.ack)
+	return starter.Verdict{}
 }
 
 func usageError(stderr io.Writer, msg string) starter.Verdict {
