@@ -100,15 +100,9 @@ func nonzero(s string) bool {
 func parseSeconds(s string) (float64, bool) {
 	unit := time.Second
 	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 's':
+		if i := strings.IndexByte("smhd", s[n-1]); i >= 0 {
+			unit = [...]time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}[i]
 			s = s[:n-1]
-		case 'm':
-			unit, s = time.Minute, s[:n-1]
-		case 'h':
-			unit, s = time.Hour, s[:n-1]
-		case 'd':
-			unit, s = 24*time.Hour, s[:n-1]
 		}
 	}
 	if s == "" || !strings.ContainsRune("0123456789.", rune(s[0])) || strings.Trim(s, "0123456789.eE+-") != "" {
