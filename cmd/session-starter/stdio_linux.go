@@ -38,8 +38,5 @@ func diagnosticsTo(w io.Writer) io.Writer {
 // isTerminal reports whether w is a terminal (for --log-format auto).
 func isTerminal(w io.Writer) bool {
 	fd, ok := w.(fdWriter)
-	if !ok {
-		return false
-	}
-	return sys.IsTerminal(int(fd))
+	return ok && sys.IsTerminal(int(fd))
 }
