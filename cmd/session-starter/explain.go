@@ -60,32 +60,26 @@ func explain(inv *invocation, w io.Writer) starter.Verdict {
 // outlive the launcher.
 func explainParent(w io.Writer, inv *invocation) {
 	ppid := os.Getppid()
-	if inv.opts.ParentPID != 0 && inv.opts.ParentPID != ppid {
-		fmt.Fprintf(w, "parent: gone\n  --parent-pid %d is not the parent (%d): a session would execute nothing and exit %d\n",
-			inv.opts.ParentPID, ppid, wire.ExitContainment)
-		return
-	}
-	if ppid <= 1 {
-		fmt.Fprintf(w, "parent: none\n  the parent is PID %d: --watch-parent does not watch it (a container's init, or a launcher gone already)\n", ppid)
-		return
-	}
 	p := parentOf(ppid)
-	if p.comm == "" && p.exe == "" {
-		fmt.Fprintf(w, "parent: unknown\n  pid %d: its command could not be read; --watch-parent watches it\n", ppid)
-		return
-	}
-	kind := wrapperKind(p.comm, p.exe, p.argv)
 	name := p.comm
 	if p.exe != "" {
 		name += ", " + p.exe
 	}
-	if kind == "" {
+	switch kind := wrapperKind(p.comm, p.exe, p.argv); {
+	case inv.opts.ParentPID != 0 && inv.opts.ParentPID != ppid:
+		fmt.Fprintf(w, "parent: gone\n  --parent-pid %d is not the parent (%d): a session would execute nothing and exit %d\n",
+			inv.opts.ParentPID, ppid, wire.ExitContainment)
+	case ppid <= 1:
+		fmt.Fprintf(w, "parent: none\n  the parent is PID %d: --watch-parent does not watch it (a container's init, or a launcher gone already)\n", ppid)
+	case p.comm == "" && p.exe == "":
+		fmt.Fprintf(w, "parent: unknown\n  pid %d: its command could not be read; --watch-parent watches it\n", ppid)
+	case kind == "":
 		fmt.Fprintf(w, "parent: launcher\n  pid %d (%s): neither a shell nor a package runner; --watch-parent watches it\n", ppid, name)
-		return
+	default:
+		fmt.Fprintf(w, "parent: wrapper\n  pid %d (%s) is %s: --watch-parent would watch it, not the launcher behind it, "+
+			"and it can outlive the launcher; add --watch-stdin (the launcher's end of the Engine's stdin closes with it), "+
+			"or let the wrapper exec session-starter\n", ppid, name, kind)
 	}
-	fmt.Fprintf(w, "parent: wrapper\n  pid %d (%s) is %s: --watch-parent would watch it, not the launcher behind it, "+
-		"and it can outlive the launcher; add --watch-stdin (the launcher's end of the Engine's stdin closes with it), "+
-		"or let the wrapper exec session-starter\n", ppid, name, kind)
 }
 
 // parent is what /proc (or the platform) tells of the parent process;
