@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,7 +47,7 @@ const (
 	// session-starter's exit, after which it is SIGKILLed and its guard
 	// ends the Engine's group; and from session-starter's exit to the end
 	// of its stderr, which only a process that escaped the group (setsid)
-	// can hold open. It is the bound of the end ([EndBound]) plus five
+	// can hold open. It is the bound of the end ([Ending.EndBound]) plus five
 	// seconds, so a session-starter still ending a large group is not
 	// interrupted. With [Ending.Grace] or [Ending.KillBudget], Start
 	// derives the wait from them the same way.
@@ -95,13 +96,10 @@ type Ending struct {
 }
 
 // EndBound is the longest a session's end takes, from the stop to
-// session-starter's exit, with the given grace and kill budget (0: the
+// session-starter's exit, with e's grace and kill budget (0: the
 // default): grace + kill budget + [EndSlack].
-func EndBound(grace, killBudget time.Duration) time.Duration {
-	if killBudget <= 0 {
-		killBudget = DefaultKillBudget
-	}
-	return max(grace, 0) + killBudget + EndSlack
+func (e Ending) EndBound() time.Duration {
+	return max(e.Grace, 0) + cmp.Or(max(e.KillBudget, 0), DefaultKillBudget) + EndSlack
 }
 
 // stderrTail is how much of session-starter's stderr a [Session] keeps
@@ -237,7 +235,7 @@ type Options struct {
 	// [DefaultAckTimeout].
 	AckTimeout time.Duration
 	// WaitDelay is as in [exec.Cmd.WaitDelay]; 0 means the bound of the
-	// end ([EndBound]) with the grace and kill budget asked for, plus
+	// end ([Ending.EndBound]) with the grace and kill budget asked for, plus
 	// five seconds: [DefaultWaitDelay] without them.
 	WaitDelay time.Duration
 }
@@ -417,10 +415,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withoutRequest(env)
-	waitDelay := opts.WaitDelay
-	if waitDelay <= 0 {
-		waitDelay = EndBound(opts.Grace, opts.KillBudget) + 5*time.Second
-	}
+	waitDelay := cmp.Or(max(opts.WaitDelay, 0), opts.EndBound()+5*time.Second)
 	tail := &tailBuffer{}
 	out := cmp.Or(opts.Stderr, io.Discard)
 	if err := passFiles(cmd, files); err != nil {
@@ -445,10 +440,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	}()
 	s.stopCtx = context.AfterFunc(ctx, func() { s.stopForContext(ctlW) })
 
-	timeout := opts.AckTimeout
-	if timeout <= 0 {
-		timeout = DefaultAckTimeout
-	}
+	timeout := cmp.Or(max(opts.AckTimeout, 0), DefaultAckTimeout)
 	line, err := readAckLine(ctx, outR, time.Now().Add(timeout))
 	if err == nil {
 		s.PID, s.Mode, err = ParseAck(line)
@@ -659,13 +651,7 @@ func (e *Error) ExitCode() int {
 // withoutRequest removes RequestEnv from env: a Go Engine that got it
 // would become a starter of its own and write a second ack.
 func withoutRequest(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, RequestEnv+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, RequestEnv+"=") })
 }
 
 func closeAll(files ...*os.File) {

@@ -42,7 +42,7 @@ var CarriedEnv = []string{"XDG_RUNTIME_DIR", "SESSION_STARTER_LEDGER_DIR", launc
 // server's stdin and returns once the session has ended. session-starter
 // gives the server the stdin grace to exit by itself, then ends the
 // session with the grace and the kill budget. Should the session not have
-// ended within the stdin grace, the whole end's bound ([launch.EndBound])
+// ended within the stdin grace, the whole end's bound ([launch.Ending.EndBound])
 // and 5 s more, session-starter is stopped (SIGTERM), and killed the same
 // bound later, so that its guard ends the session. Close's error is
 // non-nil when the ended record is missing, when a member of the session
@@ -196,7 +196,7 @@ func (t *Transport) close() error {
 	}
 	o := t.Options
 	stdinGrace := cmp.Or(o.StdinGrace, DefaultStdinGrace)
-	endBound := launch.EndBound(o.Grace, o.KillBudget) + closeMargin
+	endBound := o.EndBound() + closeMargin
 	first := stdinGrace + endBound
 	if !watchStdin {
 		// Nothing watches the stdin: the stop comes from here.
