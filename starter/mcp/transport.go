@@ -67,8 +67,9 @@ type Transport struct {
 	mu      sync.Mutex
 	session *launch.Session
 	done    chan struct{} // closed once the session has ended and was reaped
-	ended   launch.StatusEnded
-	endErr  error
+	// ended and endErr are set before done is closed, and read after.
+	ended  launch.StatusEnded
+	endErr error
 }
 
 // Command returns a Transport for the server name with the arguments
@@ -124,7 +125,7 @@ func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
 	// session has ended.
 	return (&sdk.IOTransport{
 		Reader:        io.NopCloser(s.Stdout),
-		Writer:        &stdinCloser{File: s.Stdin, close: t.close},
+		Writer:        stdinCloser{File: s.Stdin, close: t.close},
 		MaxLineLength: t.MaxLineLength,
 	}).Connect(ctx)
 }
@@ -146,9 +147,7 @@ func (t *Transport) watch(s *launch.Session, cancel context.CancelFunc) {
 		err = fmt.Errorf("session-starter mcp: %w (session-starter: %v; stderr: %s)",
 			err, state, strings.TrimSpace(s.StderrTail()))
 	}
-	t.mu.Lock()
 	t.ended, t.endErr = ended, err
-	t.mu.Unlock()
 	close(t.done)
 }
 
@@ -181,8 +180,6 @@ func (t *Transport) Wait() (launch.StatusEnded, error) {
 		return launch.StatusEnded{}, errors.New("session-starter mcp: Wait before Connect")
 	}
 	<-done
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	return t.ended, t.endErr
 }
 
@@ -230,18 +227,16 @@ func (t *Transport) close() error {
 	return nil
 }
 
-// stdinCloser is the server's stdin, whose Close ends the session.
+// stdinCloser is the server's stdin, whose Close ends the session. The
+// SDK's connection closes it once, however often the connection's own
+// Close is called, and returns that first result every time (as with
+// the SDK's CommandTransport, whose Close is no more guarded).
 type stdinCloser struct {
 	*os.File
-	once  sync.Once
 	close func() error
-	err   error
 }
 
-func (w *stdinCloser) Close() error {
-	w.once.Do(func() { w.err = w.close() })
-	return w.err
-}
+func (w stdinCloser) Close() error { return w.close() }
 
 // watchStdin: "--stdio" watches the server's stdin here.
 const watchStdin = runtime.GOOS != "windows"

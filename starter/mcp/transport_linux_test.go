@@ -624,6 +624,11 @@ exec sleep 300
 	if err == nil || !strings.Contains(err.Error(), "session-starter was killed") {
 		t.Errorf("Close: %v, want session-starter's kill reported", err)
 	}
+	// The connection closes the server's stdin once, and its Close
+	// reports the same again.
+	if again := conn.Close(); fmt.Sprint(again) != fmt.Sprint(err) {
+		t.Errorf("a second Close: %v, want the first's error again: %v", again, err)
+	}
 	if left := living(standIn); len(left) > 0 {
 		t.Errorf("the stand-in is alive after Close")
 	}
