@@ -161,8 +161,8 @@ func TestHelpListsEveryFlagWithoutPflagsNoise(t *testing.T) {
 func TestHelpGroupsEveryFlag(t *testing.T) {
 	seen := map[string]int{}
 	for _, g := range helpGroups {
-		for _, l := range g.flags {
-			seen[l.name]++
+		for _, l := range g.Flags {
+			seen[l.Name]++
 		}
 	}
 	fs := newFlagSet(&invocation{})

@@ -239,58 +239,53 @@ func suggestLong(fs *pflag.FlagSet, args []string, err error) error {
 }
 
 // helpGroups orders the flags in --help, the manual and the man page,
-// in titled groups, and gives each the one line --help shows. The
-// flag's description where it is defined (its pflag usage) is its long
-// text, which the manual and the man page show. TestHelpGroupsEveryFlag
-// holds each flag in exactly one group.
-var helpGroups = []struct {
-	title string
-	flags []helpLine
-}{
-	{"Session end", []helpLine{
-		{"stdio", "a stdio server: --watch-parent, --watch-stdin"},
-		{"watch-parent", "end the session when the launcher is gone"},
-		{"parent-pid", "the launcher's PID; implies --watch-parent"},
-		{"watch-stdin", "end the session when stdin hangs up"},
-		{"stdin-grace", "time to exit by itself after the hang-up"},
-		{"control-fd", "end the session at end of input on N"},
-		{"timeout", "end the session after D; exit 124"},
+// in titled groups, and gives each (by its Name) its Line, the one line
+// --help shows; flagDocs fills in the rest. The flag's description where
+// it is defined (its pflag usage) is its long text, which the manual and
+// the man page show. TestHelpGroupsEveryFlag holds each flag in exactly
+// one group.
+var helpGroups = []flagGroup{
+	{"Session end", []flagDoc{
+		{Name: "stdio", Line: "a stdio server: --watch-parent, --watch-stdin"},
+		{Name: "watch-parent", Line: "end the session when the launcher is gone"},
+		{Name: "parent-pid", Line: "the launcher's PID; implies --watch-parent"},
+		{Name: "watch-stdin", Line: "end the session when stdin hangs up"},
+		{Name: "stdin-grace", Line: "time to exit by itself after the hang-up"},
+		{Name: "control-fd", Line: "end the session at end of input on N"},
+		{Name: "timeout", Line: "end the session after D; exit 124"},
 	}},
-	{"Ending", []helpLine{
-		{"grace", "send --stop-signal first, SIGKILL after D"},
-		{"stop-signal", "the signal --grace sends first"},
-		{"kill-budget", "then SIGKILL for up to D, or exit 125"},
+	{"Ending", []flagDoc{
+		{Name: "grace", Line: "send --stop-signal first, SIGKILL after D"},
+		{Name: "stop-signal", Line: "the signal --grace sends first"},
+		{Name: "kill-budget", Line: "then SIGKILL for up to D, or exit 125"},
 	}},
-	{"Containment and limits", []helpLine{
-		{"containment", "group, cgroup or auto"},
-		{"max-tasks", "at most N tasks live, threads included"},
-		{"max-memory", "at most SIZE of memory (512M, 2G), no swap"},
-		{"max-swap", "with --max-memory, at most SIZE of swap"},
-		{"max-cpu", "at most CPUS of CPU time (0.5, 50%, 2)"},
-		{"call-limits", "limits contained calls set: tasks,memory,cpu"},
-		{"cgroup-parent", "make the session cgroup in cgroup v2 DIR"},
-		{"containers", "PROGRAM is docker or podman run: end it too"},
-		{"no-mark", "leave the session mark out of the environment"},
-		{"release-on-exit", "a nested call: leave what the Engine left"},
+	{"Containment and limits", []flagDoc{
+		{Name: "containment", Line: "group, cgroup or auto"},
+		{Name: "max-tasks", Line: "at most N tasks live, threads included"},
+		{Name: "max-memory", Line: "at most SIZE of memory (512M, 2G), no swap"},
+		{Name: "max-swap", Line: "with --max-memory, at most SIZE of swap"},
+		{Name: "max-cpu", Line: "at most CPUS of CPU time (0.5, 50%, 2)"},
+		{Name: "call-limits", Line: "limits contained calls set: tasks,memory,cpu"},
+		{Name: "cgroup-parent", Line: "make the session cgroup in cgroup v2 DIR"},
+		{Name: "containers", Line: "PROGRAM is docker or podman run: end it too"},
+		{Name: "no-mark", Line: "leave the session mark out of the environment"},
+		{Name: "release-on-exit", Line: "a nested call: leave what the Engine left"},
 	}},
-	{"Records and diagnostics", []helpLine{
-		{"ack", "write the ack line once contained"},
-		{"status-fd", "write JSON records to descriptor N"},
-		{"log-level", "debug, info, warn, error or disabled"},
-		{"log-format", "auto, json or console"},
+	{"Records and diagnostics", []flagDoc{
+		{Name: "ack", Line: "write the ack line once contained"},
+		{Name: "status-fd", Line: "write JSON records to descriptor N"},
+		{Name: "log-level", Line: "debug, info, warn, error or disabled"},
+		{Name: "log-format", Line: "auto, json or console"},
 	}},
-	{"Other modes", []helpLine{
-		{"reclaim", "end what SIGKILLed sessions left running"},
-		{"dry-run", "with --reclaim: list, and end nothing"},
-		{"end-released", "end what call ID left with --release-on-exit"},
-		{"explain", "print the containment mode here, and why"},
-		{"version", "print the version and exit"},
-		{"help", "print this help and exit"},
+	{"Other modes", []flagDoc{
+		{Name: "reclaim", Line: "end what SIGKILLed sessions left running"},
+		{Name: "dry-run", Line: "with --reclaim: list, and end nothing"},
+		{Name: "end-released", Line: "end what call ID left with --release-on-exit"},
+		{Name: "explain", Line: "print the containment mode here, and why"},
+		{Name: "version", Line: "print the version and exit"},
+		{Name: "help", Line: "print this help and exit"},
 	}},
 }
-
-// helpLine is a flag, by its long name, and its line in --help.
-type helpLine struct{ name, line string }
 
 // helpFoot ends --help: where the long texts are.
 const helpFoot = "\nEach flag in full: man session-starter, or go doc -all ./cmd/session-starter.\n"
@@ -322,13 +317,13 @@ type flagGroup struct {
 func flagDocs(fs *pflag.FlagSet) []flagGroup {
 	var groups []flagGroup
 	for _, g := range helpGroups {
-		fg := flagGroup{Title: g.title}
-		for _, l := range g.flags {
-			f := fs.Lookup(l.name)
+		fg := flagGroup{Title: g.Title}
+		for _, l := range g.Flags {
+			f := fs.Lookup(l.Name)
 			if f == nil {
-				panic("helpGroups names --" + l.name + ", which is no flag")
+				panic("helpGroups names --" + l.Name + ", which is no flag")
 			}
-			fg.Flags = append(fg.Flags, docOf(f, l.line))
+			fg.Flags = append(fg.Flags, docOf(f, l.Line))
 		}
 		groups = append(groups, fg)
 	}
