@@ -59,22 +59,17 @@ func explainKernel(w io.Writer, cgErr error) {
 	if sys.Pidless {
 		fmt.Fprintln(w, "  the portable build uses none of these: it takes macOS's path")
 	}
-	yes := func(ok bool) string {
-		if ok {
-			return "yes"
-		}
-		return "no"
-	}
+	yes := map[bool]string{true: "yes", false: "no"}
 	fd, err := sys.PidfdOpen(os.Getpid())
 	pidfd := err == nil
 	if pidfd {
 		defer sys.Close(fd)
 	}
-	fmt.Fprintf(w, "  pidfd_open (Linux 5.3, needed): %s\n", yes(pidfd))
+	fmt.Fprintf(w, "  pidfd_open (Linux 5.3, needed): %s\n", yes[pidfd])
 	// Peek on a pidfd of this process itself: ECHILD (not our child) once
 	// waitid knows P_PIDFD, EINVAL before.
 	_, _, err = sys.Peek(fd)
-	fmt.Fprintf(w, "  waitid P_PIDFD (Linux 5.4, needed): %s\n", yes(pidfd && errors.Is(err, syscall.ECHILD)))
+	fmt.Fprintf(w, "  waitid P_PIDFD (Linux 5.4, needed): %s\n", yes[pidfd && errors.Is(err, syscall.ECHILD)])
 	// The root cgroup has no cgroup.kill; a session cgroup made has a
 	// writable one, or cgroup mode would be impossible.
 	kill := fmt.Sprintf("unknown (%v)", locErr)
@@ -82,17 +77,17 @@ func explainKernel(w io.Writer, cgErr error) {
 		kill = "yes"
 	} else if locErr == nil {
 		_, err := os.Stat(path.Join(p.Dir, "cgroup.kill"))
-		kill = yes(err == nil)
+		kill = yes[err == nil]
 		if err != nil && p.Own == "/" {
 			kill = "unknown (the root cgroup has none, and no session cgroup could be made)"
 		}
 	}
 	fmt.Fprintf(w, "  cgroup.kill (Linux 5.14, for cgroup mode): %s\n", kill)
-	fmt.Fprintf(w, "  PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9, the group signalled through a pidfd): %s\n", yes(sys.GroupSignalSupported()))
+	fmt.Fprintf(w, "  PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9, the group signalled through a pidfd): %s\n", yes[sys.GroupSignalSupported()])
 	_, _, err = sys.PidfdCgroupID(fd)
-	fmt.Fprintf(w, "  PIDFD_GET_INFO (Linux 6.13, --grace's stop signal to the whole cgroup): %s\n", yes(pidfd && err == nil))
+	fmt.Fprintf(w, "  PIDFD_GET_INFO (Linux 6.13, --grace's stop signal to the whole cgroup): %s\n", yes[pidfd && err == nil])
 	st, err := sys.Fstatfs(fd)
-	fmt.Fprintf(w, "  pidfs (Linux 6.9, identity tokens of the ledger): %s\n", yes(pidfd && err == nil && uint64(st.Type) == pidfsMagic))
+	fmt.Fprintf(w, "  pidfs (Linux 6.9, identity tokens of the ledger): %s\n", yes[pidfd && err == nil && uint64(st.Type) == pidfsMagic])
 }
 
 // parentOf reads the parent's command name, executable and arguments
