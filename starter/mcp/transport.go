@@ -92,9 +92,7 @@ func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
 	opts := t.Options
 	opts.StatusPipe, opts.Stdio = true, true
 	opts.StdinGrace = cmp.Or(opts.StdinGrace, DefaultStdinGrace)
-	if !watchStdin {
-		opts.ControlPipe = true
-	}
+	opts.ControlPipe = opts.ControlPipe || !watchStdin
 	if opts.Env != nil {
 		opts.Env = carryEnv(opts.Env, os.Environ())
 	}
@@ -103,15 +101,13 @@ func (t *Transport) Connect(ctx context.Context) (sdk.Connection, error) {
 	sessCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stopStart := context.AfterFunc(ctx, cancel)
 	s, err := launch.Start(sessCtx, opts)
-	if !stopStart() {
+	if !stopStart() && err == nil {
 		// ctx ended during the start: a session that came up is being
 		// stopped by the cancel; it is not handed out.
-		if err == nil {
-			_ = s.Stdout.Close()
-			state, _ := s.Wait()
-			_ = s.Status.Close()
-			err = &launch.Error{Err: ctx.Err(), State: state, Stderr: s.StderrTail()}
-		}
+		_ = s.Stdout.Close()
+		state, _ := s.Wait()
+		_ = s.Status.Close()
+		err = &launch.Error{Err: ctx.Err(), State: state, Stderr: s.StderrTail()}
 	}
 	if err != nil {
 		cancel()
