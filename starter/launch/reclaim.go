@@ -16,16 +16,6 @@ type StatusReclaimed struct {
 	Problems []LedgerProblem `json:"problems"`
 }
 
-// Total counts the processes ended (dry: to end) and left; left counts
-// every one reported, survivors or not (LeftProcess.Survivor).
-func (r StatusReclaimed) Total() (ended, left int) {
-	for _, s := range r.Sessions {
-		ended += len(s.Ended)
-		left += len(s.Left)
-	}
-	return ended, left
-}
-
 // ReclaimedSession is what a reclaim did with one record.
 type ReclaimedSession struct {
 	Session string `json:"session"` // the session's id in its mark
