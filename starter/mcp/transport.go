@@ -136,10 +136,7 @@ func (t *Transport) watch(s *launch.Session, cancel context.CancelFunc) {
 	// The server's stdout has reached its end with the session's: closing
 	// it ends the SDK's reader.
 	_ = s.Stdout.Close()
-	if err == nil && waitErr != nil {
-		err = waitErr
-	}
-	if err != nil {
+	if err = cmp.Or(err, waitErr); err != nil {
 		err = fmt.Errorf("session-starter mcp: %w (session-starter: %v; stderr: %s)",
 			err, state, strings.TrimSpace(s.StderrTail()))
 	}
