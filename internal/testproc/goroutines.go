@@ -87,12 +87,11 @@ func ignored(block []byte) bool {
 	var creator string
 	for _, line := range strings.Split(string(block), "\n")[1:] {
 		switch {
-		case strings.HasPrefix(line, "\t"):
-			// A frame's file and line.
+		case strings.HasPrefix(line, "\t"), strings.HasPrefix(line, "..."):
+			// A frame's file and line, or "...N frames elided...": the
+			// outermost frames follow.
 		case strings.HasPrefix(line, "created by "):
 			creator, _, _ = strings.Cut(strings.TrimPrefix(line, "created by "), " in goroutine ")
-		case strings.HasPrefix(line, "..."):
-			// "...N frames elided...": the outermost frames follow.
 		default:
 			// "pkg.F(args)" or "pkg.(*T).M(args)": the arguments
 			// start at the last '('.
