@@ -449,10 +449,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, s.abandon(err, line, timeout)
+		return nil, s.abandon(cmp.Or(ctx.Err(), err), line, timeout)
 	}
 	return s, nil
 }

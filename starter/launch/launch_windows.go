@@ -20,9 +20,7 @@ func passFiles(cmd *exec.Cmd, files []*os.File) error {
 	if len(files) == 0 {
 		return nil
 	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{} // Start's own, fresh Cmd
 	for _, f := range files {
 		h := syscall.Handle(f.Fd())
 		if err := syscall.SetHandleInformation(h, syscall.HANDLE_FLAG_INHERIT, syscall.HANDLE_FLAG_INHERIT); err != nil {
