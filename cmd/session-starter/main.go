@@ -89,7 +89,8 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 	exit.Uncatch()
 	switch {
 	case err != nil:
-		return usageError(stderr, err.Error())
+		fmt.Fprintf(stderr, "session-starter: %s\nRun 'session-starter --help' for usage.\n", err)
+		return starter.Verdict{Code: wire.ExitUsage}
 	case inv.help:
 		fmt.Fprint(stdout, inv.usage)
 	case inv.version:
@@ -100,11 +101,6 @@ func run(args []string, stdout, stderr io.Writer) starter.Verdict {
 		return endReleased(inv, stdout, stderr)
 	}
 	return starter.Verdict{}
-}
-
-func usageError(stderr io.Writer, msg string) starter.Verdict {
-	fmt.Fprintf(stderr, "session-starter: %s\nRun 'session-starter --help' for usage.\n", msg)
-	return starter.Verdict{Code: wire.ExitUsage}
 }
 
 func newLogger(level, format string, w io.Writer) (zerolog.Logger, error) {
