@@ -401,9 +401,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		args = append(args, "--status-fd", passedFD(statW, len(files)))
 		files = append(files, statW)
 	}
-	args = append(args, flags...)
-	args = append(args, "--")
-	args = append(args, opts.Argv...)
+	args = slices.Concat(args, flags, []string{"--"}, opts.Argv)
 
 	// No CommandContext: its Wait reports the end of ctx as an error even
 	// when the stop it asked for ended the session cleanly, and cannot
