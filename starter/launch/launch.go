@@ -559,9 +559,7 @@ func (s *Session) wait() {
 	case <-time.After(s.waitDelay):
 		_ = s.stderr.Close()
 		<-s.stderrEnd
-		if err == nil {
-			err = exec.ErrWaitDelay
-		}
+		err = cmp.Or(err, exec.ErrWaitDelay)
 	}
 	_ = s.stderr.Close()
 	if killed && err == nil {
