@@ -36,11 +36,10 @@ func reclaim(inv *invocation, stdout, stderr io.Writer) starter.Verdict {
 		fmt.Fprintf(stdout, "refused %s: %s\n", p.File, p.Reason)
 	}
 	for _, s := range rep.Sessions {
-		var ended []string
+		var ended, left []string
 		for _, e := range s.Ended {
 			ended = append(ended, strings.TrimSpace(fmt.Sprintf("%d %s", e.PID, e.Comm)))
 		}
-		var left []string
 		for _, l := range s.Left {
 			left = append(left, strings.TrimSpace(fmt.Sprintf("%d %s", l.PID, l.Reason)))
 			if l.Survivor {
