@@ -89,8 +89,9 @@ func CatchStops() chan os.Signal { return stops() }
 
 // Uncatch gives the stop signals back to their default handling, for a
 // process that caught them with [CatchStops] and then holds no session
-// (help, version, a usage error, --reclaim). A stop signal that came in
-// between ends the process now, by that signal.
+// (help, version, a usage error, --explain, --reclaim, --end-released).
+// A stop signal that came in between ends the process now, by that
+// signal.
 func Uncatch() {
 	ch := stops()
 	signal.Stop(ch)

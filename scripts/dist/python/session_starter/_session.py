@@ -140,7 +140,7 @@ def _invalid(message: str) -> LaunchError:
 
 
 def end_bound(grace: float = 0, kill_budget: float = 0) -> float:
-    """The longest a session's end takes, in seconds: grace + kill budget (0: 10 s) + 0.25 s (launch.EndBound)."""
+    """The longest a session's end takes, in seconds: grace + kill budget (0: 10 s) + 0.25 s (launch.Ending.EndBound)."""
     return max(grace, 0) + (kill_budget if kill_budget > 0 else DEFAULT_KILL_BUDGET) + END_SLACK
 
 

@@ -161,7 +161,7 @@ function durationOption(options, name, flag) {
 /**
  * The longest a session's end takes, from the stop to session-starter's
  * exit, with the given grace and kill budget in milliseconds (0: the
- * default): grace + kill budget + 250 ms (launch.EndBound).
+ * default): grace + kill budget + 250 ms (launch.Ending.EndBound).
  */
 function endBound(graceMs = 0, killBudgetMs = 0) {
   return Math.max(graceMs, 0) + (killBudgetMs > 0 ? killBudgetMs : defaultKillBudgetMs) + endSlackMs;
