@@ -71,7 +71,7 @@ type porchChild struct {
 	rounds              uintptr
 	field, at           uintptr
 	live, engine, group bool
-	gap                 bool
+	gap, named          bool
 	cg, marked, same    bool
 	ts                  syscall.Timespec
 	fds                 [2]pollFd
@@ -543,7 +543,7 @@ func porchShed(c *porchChild) {
 	if c.n > mapsMask {
 		return
 	}
-	c.field, c.at, c.lo, c.hi, c.live, c.gap = 0, 0, 0, 0, true, false
+	c.field, c.at, c.lo, c.hi, c.live, c.gap, c.named = 0, 0, 0, 0, true, false, false
 	for c.i = 0; c.i < c.n; c.i++ {
 		porchShedByte(c, c.mapsBuf[c.i&mapsMask])
 	}
@@ -556,7 +556,9 @@ const atFDCWD = ^uintptr(99) // -100
 // "START-END PERMS OFFSET DEV INODE [PATH]" (fields 0 to 5, the numbers
 // in hexadecimal but the inode), and at the end of a line gives its
 // mapping back if it is writable (PERMS "?w?p"), private, anonymous
-// (INODE 0) and has no PATH, but for the kept ranges.
+// (INODE 0) and has no PATH, but for the kept ranges. A PATH of the
+// form "[anon:NAME]" is no file: it is the name an anonymous mapping
+// was given (Go 1.25 on names its heap so, on kernels that keep names).
 //
 //go:nosplit
 //go:norace
@@ -566,10 +568,10 @@ func porchShedByte(c *porchChild, b byte) {
 	}
 	switch {
 	case b == '\n':
-		if c.live && c.field == 4 {
+		if c.live && (c.field == 4 || c.named) {
 			porchDrop(c)
 		}
-		c.field, c.at, c.lo, c.hi, c.live, c.gap = 0, 0, 0, 0, true, false
+		c.field, c.at, c.lo, c.hi, c.live, c.gap, c.named = 0, 0, 0, 0, true, false, false
 	case b == ' ':
 		c.gap = true
 	case c.field == 0 && b == '-':
@@ -583,8 +585,15 @@ func porchShedByte(c *porchChild, b byte) {
 		c.at++
 	case c.field == 4:
 		c.live = c.live && b == '0' // printed in decimal: 0 is "0"
+	case c.field == 5 && c.at < uintptr(len(anonName)):
+		c.live = c.live && b == anonName[c.at]
+		c.at++
+		c.named = c.at == uintptr(len(anonName))
 	}
 }
+
+// anonName starts the name of a named anonymous mapping in the maps.
+const anonName = "[anon:"
 
 // porchDrop gives back the mapping [c.lo, c.hi) minus the two kept
 // ranges, in address order.

@@ -14,10 +14,11 @@ import (
 // porch's maps reader lines for the pages of a mapping of its own, all
 // written to: a page given back reads zero again, a page kept still holds
 // what was written. Only the private, anonymous, writable pages without
-// a name are given back, and never one of a kept range.
+// a file are given back (named "[anon:NAME]", as Go names its heap, or
+// not named at all), and never one of a kept range.
 func TestThePorchGivesBackOnlyPrivateAnonymousWritableMappings(t *testing.T) {
 	page := os.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 9*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
+	mem, err := syscall.Mmap(-1, 0, 12*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +40,9 @@ func TestThePorchGivesBackOnlyPrivateAnonymousWritableMappings(t *testing.T) {
 		{4, 5, "rw-p 00000000 00:00 0                          [heap]", false},
 		{5, 8, "rw-p 00000000 00:00 0", true}, // but for page 6, kept
 		{8, 9, "rw-p 00000000 00:05 1234", false},
+		{9, 10, "rw-p 00000000 00:00 0                          [anon: Go: heap]", true},
+		{10, 11, "rw-p 00000000 00:00 0                          [anon:x]", true},
+		{11, 12, "rw-p 00000000 00:00 0                          [ano", false},
 	}
 	var maps []byte
 	for _, l := range lines {
@@ -47,7 +51,7 @@ func TestThePorchGivesBackOnlyPrivateAnonymousWritableMappings(t *testing.T) {
 	c := new(porchChild)
 	c.selfLo, c.selfHi = at(6), at(7)
 	c.n = uintptr(copy(c.mapsBuf[:], maps))
-	c.field, c.at, c.lo, c.hi, c.live, c.gap = 0, 0, 0, 0, true, false
+	c.field, c.at, c.lo, c.hi, c.live, c.gap, c.named = 0, 0, 0, 0, true, false, false
 	for c.i = 0; c.i < c.n; c.i++ {
 		porchShedByte(c, c.mapsBuf[c.i&mapsMask])
 	}
