@@ -108,14 +108,7 @@ func Uncatch() {
 // session reads and writes to its end. A listing that fails lists none:
 // they then stay open until this process exits, as before.
 func passedFDs(control, status int) []int {
-	open, err := proc.OpenFDs()
-	if err != nil {
-		return nil
-	}
-	return slices.DeleteFunc(open, func(fd int) bool {
-		cloexec, err := sys.CloseOnExec(fd)
-		return fd < 3 || fd == control || fd == status || err != nil || cloexec
-	})
+	return slices.DeleteFunc(proc.Inheritable(), func(fd int) bool { return fd == control || fd == status })
 }
 
 // sameStream reports whether a and b are the same pipe or socket. Only

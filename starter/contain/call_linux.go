@@ -26,19 +26,6 @@ func conflictOS(a *syscall.SysProcAttr) string {
 	return ""
 }
 
-// inheritable lists this process's descriptors from 3 up that are not
-// close-on-exec: those every child would inherit.
-func inheritable() []int {
-	fds, _ := proc.OpenFDs()
-	var out []int
-	for _, fd := range fds {
-		if cloexec, err := sys.CloseOnExec(fd); fd > 2 && err == nil && !cloexec {
-			out = append(out, fd)
-		}
-	}
-	return out
-}
-
 // passing serializes the direct starts of calls: one start's restore must
 // not clear the flags another start relies on.
 var passing sync.Mutex
@@ -53,7 +40,7 @@ func passOnlyAsked() (restore func()) {
 	passing.Lock()
 	type file struct{ dev, ino uint64 }
 	marked := map[int]file{}
-	for _, fd := range inheritable() {
+	for _, fd := range proc.Inheritable() {
 		if st, err := sys.Fstat(fd); err == nil && sys.SetCloseOnExec(fd) == nil {
 			marked[fd] = file{uint64(st.Dev), st.Ino}
 		}

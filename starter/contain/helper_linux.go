@@ -73,7 +73,7 @@ func helperMain(sock int) int {
 	// The helper keeps only its socket: a descriptor the Engine left
 	// inheritable, held here for the helper's life, would keep a pipe
 	// the Engine closed from reaching end of file.
-	for _, fd := range inheritable() {
+	for _, fd := range proc.Inheritable() {
 		if fd != sock {
 			_ = syscall.Close(fd)
 		}
