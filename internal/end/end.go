@@ -103,9 +103,9 @@ const (
 type held struct {
 	Holder
 	empty, refused bool
-	deaf           bool // its descriptor or port failed: looked at after a backoff
-	unsendable     bool // it could not send the grace's stop signal
-	signalled      bool // a SIGKILL reached it
+	deaf           bool  // its descriptor or port failed: looked at after a backoff
+	unsendable     error // why it could not send the grace's stop signal
+	signalled      bool  // a SIGKILL reached it
 	last           []Member
 	eagerly        map[int]bool // the members eager sent to: only a new one is sent to again
 	err            error
@@ -159,7 +159,9 @@ func End(holders []Holder, p Plan) Report {
 		}
 		// No holder got the stop signal, and one had no way to send it:
 		// there is nothing to wait for.
-		unsent := !reached && slices.ContainsFunc(hs, func(h *held) bool { return h.unsendable })
+		if i := slices.IndexFunc(hs, func(h *held) bool { return h.unsendable != nil }); !reached && i >= 0 {
+			r.Unsent = hs[i].unsendable
+		}
 		graceUntil := start.Add(p.Grace)
 		look := FirstLook
 		for {
@@ -169,7 +171,7 @@ func End(holders []Holder, p Plan) Report {
 			}
 			eager(hs, &r, sends...)
 			now := time.Now()
-			if unsent || w.hurried() || !now.Before(graceUntil) {
+			if r.Unsent != nil || w.hurried() || !now.Before(graceUntil) {
 				break
 			}
 			w.wait(hs, earliest(graceUntil, now.Add(look), told(hs)))
@@ -309,7 +311,7 @@ func signalOne(h *held, s send, r *Report) bool {
 	case errors.Is(err, ErrRefused):
 		h.refused, r.Err = true, err
 	case errors.Is(err, ErrUnsendable):
-		h.unsendable = true
+		h.unsendable = err
 	default:
 		h.err = err
 	}

@@ -133,6 +133,9 @@ func TestAGraceWhoseStopSignalNoHolderCouldSendIsSkipped(t *testing.T) {
 	if r.Elapsed > testproc.TooLong/2 {
 		t.Fatalf("End() took %v, want the grace skipped", r.Elapsed)
 	}
+	if !errors.Is(r.Unsent, ErrUnsendable) {
+		t.Fatalf("End().Unsent = %v, want why the grace was skipped", r.Unsent)
+	}
 
 	log = nil
 	job = untilKilled("job", kindCgroup, 5, &log)
@@ -147,6 +150,9 @@ func TestAGraceWhoseStopSignalNoHolderCouldSendIsSkipped(t *testing.T) {
 	r = End([]Holder{job, group}, Plan{Stop: syscall.SIGTERM, Grace: 300 * time.Millisecond, Budget: testproc.TooLong})
 	if r.Outcome != launch.Empty || r.Elapsed < 300*time.Millisecond {
 		t.Fatalf("End() = %+v after %v, want the grace of 300ms kept for the group", r, log)
+	}
+	if r.Unsent != nil {
+		t.Fatalf("End().Unsent = %v, want none: the group got the stop signal", r.Unsent)
 	}
 }
 

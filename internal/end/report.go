@@ -73,6 +73,9 @@ type Report struct {
 	// Graceful is set when every holder emptied within the grace, after
 	// the stop signal, without SIGKILL.
 	Graceful bool
+	// Unsent, when set, is why the grace was skipped: no holder got its
+	// stop signal, and this one had no way to send it ([ErrUnsendable]).
+	Unsent error
 	// Survivors names the live processes of the last look at each holder
 	// that was not empty, once each, when Outcome is Survivors.
 	Survivors []Member
