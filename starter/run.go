@@ -38,7 +38,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	ev := o.Logger.Info().Str("reason", res.Why()).Int("pid", res.PID).
 		Bool("executed", res.Executed).Str("mode", res.Mode).
 		Int("kill_rounds", res.End.Rounds).Int("survivors", len(res.End.Survivors))
-	ev = endFields(ev, res.End).Dur("duration", res.Duration)
+	ev = ev.Int("escapees", res.End.EscapeesSeen).Dur("end", res.End.Elapsed).Dur("duration", res.Duration)
 	if res.Executed {
 		ev = ev.Str("status", res.Engine.String())
 	}
@@ -59,9 +59,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // holder, one deadline) and collect (what the end left to read, and the
 // Engine's status). A step that fails before the release ends what
 // contain started, through abort; close undoes prepare, in one fixed
-// order, on every return. Each platform implements the steps.
+// order, on every return, a failed prepare's too. Each platform
+// implements the steps.
 func run(ctx context.Context, o Options) (Result, error) {
 	s, err := prepare(o)
+	if s != nil {
+		defer s.close()
+	}
 	if err != nil {
 		var st stop
 		if errors.As(err, &st) {
@@ -69,7 +73,6 @@ func run(ctx context.Context, o Options) (Result, error) {
 		}
 		return Result{}, err
 	}
-	defer s.close()
 	res := Result{Timeout: o.Timeout}
 	if err := s.contain(&res); err != nil {
 		return s.abort(res, err)

@@ -123,7 +123,8 @@ type execReport struct {
 // prepare checks the request and takes what the session needs of this
 // process: the launcher's descriptors (marked close-on-exec), the control
 // descriptor, the stop and forwarded signals, the subreaper setting and
-// the terminal. Nothing is started.
+// the terminal. Nothing is started. Once it has taken something, it
+// returns the session with its error, for run to close.
 func prepare(o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(wire.ExitUsage, "no PROGRAM given")
@@ -139,17 +140,12 @@ func prepare(o Options) (*session, error) {
 	if s.ending.Stop == 0 {
 		s.ending.Stop = syscall.SIGTERM
 	}
-	// From here on, close undoes what was taken.
-	ok := false
-	defer func() {
-		if !ok {
-			s.close()
-		}
-	}()
+	// From here on, the session is returned with an error too: run's
+	// close undoes what was taken.
 	if o.Exe == "" {
 		exe, err := defaultExe()
 		if err != nil {
-			return nil, fail(wire.ExitContainment, "find this binary: %w", err)
+			return s, fail(wire.ExitContainment, "find this binary: %w", err)
 		}
 		s.o.Exe = exe
 	}
@@ -160,26 +156,26 @@ func prepare(o Options) (*session, error) {
 	}
 	var err error
 	if s.spec.Env, s.mark, err = engineEnv(env, o.NoMark); err != nil {
-		return nil, err
+		return s, err
 	}
 
 	if o.ReleaseOnExit {
 		if !sys.CanAdoptOrphans {
 			// What the Engine left would be re-parented to init when it
 			// and this process exit, outside every session.
-			return nil, fail(wire.ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")
+			return s, fail(wire.ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")
 		}
 		if v, ok := lookupEnv(env, mark.Var); !ok || v == "" {
-			return nil, fail(wire.ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
+			return s, fail(wire.ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
 		}
 	}
 	if o.WatchParent && o.ParentPID == 0 && os.Getpid() == 1 {
-		return nil, fail(wire.ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
+		return s, fail(wire.ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
 	// The launcher: recorded first, so that a parent gone already is seen.
 	s.launcher.pid = os.Getppid()
 	if o.ParentPID != 0 && s.launcher.pid != o.ParentPID {
-		return nil, stop{reason: ReasonParentGone,
+		return s, stop{reason: ReasonParentGone,
 			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.launcher.pid, o.ParentPID)}
 	}
 	s.spec.Path = o.Path
@@ -187,26 +183,26 @@ func prepare(o Options) (*session, error) {
 		path, pathSet := lookupEnv(s.spec.Env, "PATH")
 		var err error
 		if s.spec.Path, err = sys.Resolve(o.Argv[0], path, pathSet); err != nil {
-			return nil, fail(wire.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
+			return s, fail(wire.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
 		}
 	} else if err := sys.Executable(s.spec.Path); err != nil {
-		return nil, fail(wire.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
+		return s, fail(wire.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
 	}
 	if o.Containers {
 		if err := s.holdContainers(); err != nil {
-			return nil, err
+			return s, err
 		}
 	}
 	if err := proc.SameNamespace(); err != nil {
-		return nil, fail(wire.ExitContainment, "%w", err)
+		return s, fail(wire.ExitContainment, "%w", err)
 	}
 	inherited, err := inheritedFDs()
 	if err != nil {
-		return nil, fail(wire.ExitContainment, "list inherited descriptors: %w", err)
+		return s, fail(wire.ExitContainment, "list inherited descriptors: %w", err)
 	}
 	if o.ControlFD != 0 {
 		if s.launcher.ctl, err = openControl(o.ControlFD, inherited); err != nil {
-			return nil, fail(wire.ExitUsage, "%w", err)
+			return s, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	if o.WatchStdin || o.Stdio {
@@ -214,7 +210,7 @@ func prepare(o Options) (*session, error) {
 		if !o.WatchStdin && errors.Is(err, errNeverHangsUp) {
 			s.log.Debug().Err(err).Msg("--stdio: standard input is not watched")
 		} else if err != nil {
-			return nil, fail(wire.ExitUsage, "%w", err)
+			return s, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	// No helper of ours may inherit the launcher's descriptors: mark them
@@ -222,7 +218,7 @@ func prepare(o Options) (*session, error) {
 	// own descriptors are untouched); close puts them back.
 	for _, fd := range inherited {
 		if err := sys.SetCloseOnExec(fd); err != nil {
-			return nil, fail(wire.ExitContainment, "%w", err)
+			return s, fail(wire.ExitContainment, "%w", err)
 		}
 		s.launcher.inherited = append(s.launcher.inherited, fd)
 	}
@@ -236,7 +232,7 @@ func prepare(o Options) (*session, error) {
 	s.adopt.on = o.Subreaper || os.Getpid() == 1
 	if o.Subreaper {
 		if s.adopt.restore, err = subreaper(); err != nil {
-			return nil, fail(wire.ExitContainment, "become a subreaper: %w", err)
+			return s, fail(wire.ExitContainment, "become a subreaper: %w", err)
 		}
 	}
 	if o.Terminal {
@@ -247,11 +243,10 @@ func prepare(o Options) (*session, error) {
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
 		if s.adopt.before, err = beforeSession(everyChild); err != nil {
-			return nil, fail(wire.ExitContainment, "%w", err)
+			return s, fail(wire.ExitContainment, "%w", err)
 		}
 	}
 	s.adopt.neverSweep = neverSweep(s.launcher.pid)
-	ok = true
 	return s, nil
 }
 
@@ -713,9 +708,4 @@ func (g settledGroup) Live() ([]end.Member, error) {
 		g.s.reapAdopted()
 	}
 	return g.Group.Live()
-}
-
-// endFields adds to the session end's log event how the end went.
-func endFields(ev *zerolog.Event, e End) *zerolog.Event {
-	return ev.Int("escapees", e.EscapeesSeen).Dur("end", e.Elapsed)
 }

@@ -77,7 +77,8 @@ func ExplainLimits(lim launch.Limits, parent string) (move bool, err error) {
 // prepare checks the request and takes what the session needs of this
 // process: the Engine's program, command line and environment (with the
 // mark), the control handle, the stop signals and the launcher's handle.
-// Nothing is started.
+// Nothing is started. Once it has taken something, it returns the
+// session with its error, for run to close.
 func prepare(o Options) (*session, error) {
 	if len(o.Argv) == 0 {
 		return nil, fail(wire.ExitUsage, "no PROGRAM given")
@@ -137,16 +138,11 @@ func prepare(o Options) (*session, error) {
 		return nil, fail(wire.ExitCannotExecute, "%s: %w", o.Argv[0], err)
 	}
 
-	// From here on, close undoes what was taken.
-	ok := false
-	defer func() {
-		if !ok {
-			s.close()
-		}
-	}()
+	// From here on, the session is returned with an error too: run's
+	// close undoes what was taken.
 	if o.ControlFD != 0 {
 		if s.ctl, err = openControl(o.ControlFD); err != nil {
-			return nil, fail(wire.ExitUsage, "%w", err)
+			return s, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	// Go's runtime turns the console's control events into signals:
@@ -165,13 +161,12 @@ func prepare(o Options) (*session, error) {
 			err = errParentGone
 		}
 		if errors.Is(err, errParentGone) {
-			return nil, err
+			return s, err
 		}
 		if err != nil {
-			return nil, fail(wire.ExitContainment, "%w", err)
+			return s, fail(wire.ExitContainment, "%w", err)
 		}
 	}
-	ok = true
 	return s, nil
 }
 
@@ -479,26 +474,9 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 // the job's completion port tells it is empty or the deadline passes.
 // The session's stop signals hurry it (plan.Stopped: one began the end).
 func (s *session) endHolders(plan end.Plan) End {
-	h := loggedJob{&winjob.Holder{Job: s.job, Group: s.eng.PID, Code: terminateCode}, s.log}
-	return endOf(end.End([]end.Holder{h}, plan))
-}
-
-// loggedJob logs a grace skipped because its stop signal could not be
-// sent.
-type loggedJob struct {
-	*winjob.Holder
-	log zerolog.Logger
-}
-
-func (h loggedJob) Signal(sig syscall.Signal) error {
-	err := h.Holder.Signal(sig)
-	if errors.Is(err, end.ErrUnsendable) {
-		h.log.Info().Err(err).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
+	r := end.End([]end.Holder{&winjob.Holder{Job: s.job, Group: s.eng.PID, Code: terminateCode}}, plan)
+	if r.Unsent != nil {
+		s.log.Info().Err(r.Unsent).Msg("no CTRL_BREAK_EVENT could be sent (no shared console); terminating without grace")
 	}
-	return err
-}
-
-// endFields adds to the session end's log event how the end went.
-func endFields(ev *zerolog.Event, e End) *zerolog.Event {
-	return ev.Dur("group_end", e.Elapsed)
+	return endOf(r)
 }
