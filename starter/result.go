@@ -2,7 +2,6 @@ package starter
 
 import (
 	"fmt"
-	"strings"
 	"syscall"
 	"time"
 
@@ -67,36 +66,10 @@ type End struct {
 	Released []int
 }
 
-// maxDescribed bounds the survivors a description names one by one; the
-// rest are counted. Twenty fit a terminal's screen and name enough to
-// find what escaped; the status record lists them all.
-const maxDescribed = 20
-
 // Describe is a one-line account of an end that is not Empty, for
 // session-starter's stderr: the outcome, its reason, and the survivors
 // with PID, uid, state and command name.
-func (e End) Describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "session end %s", e.Outcome)
-	if e.Err != nil {
-		fmt.Fprintf(&b, " (%v)", e.Err)
-	}
-	if len(e.Survivors) > 0 {
-		b.WriteString(": still live:")
-		for i, m := range e.Survivors {
-			if i == maxDescribed {
-				fmt.Fprintf(&b, " and %d more", len(e.Survivors)-i)
-				break
-			}
-			fmt.Fprintf(&b, " pid %d uid %d state %s comm %q", m.PID, m.UID, m.State, m.Comm)
-			if m.Denied {
-				b.WriteString(" (permission denied: another user's process)")
-			}
-			b.WriteString(";")
-		}
-	}
-	return strings.TrimSuffix(b.String(), ";")
-}
+func (e End) Describe() string { return end.Describe(e.Outcome, e.Err, e.Survivors) }
 
 // statusOf is the public form of a wait status.
 func statusOf(ws sys.WaitStatus) Status {
@@ -115,13 +88,11 @@ func endOf(r end.Report) End {
 		Graceful:     r.Graceful,
 		Err:          r.Err,
 		Elapsed:      r.Elapsed,
+		Survivors:    end.Survivors(r.Survivors),
 	}
 	if r.Outcome < 0 || r.Outcome > launch.Refused {
 		e.Outcome = launch.Refused
 		e.Err = fmt.Errorf("the end's outcome %v is not one an end returns (%v)", r.Outcome, r.Err)
-	}
-	for _, m := range r.Survivors {
-		e.Survivors = append(e.Survivors, launch.Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm, Denied: m.Denied})
 	}
 	return e
 }

@@ -87,21 +87,41 @@ type Report struct {
 }
 
 // Describe is a one-line account of a report that is not Empty, for the
-// starter's stderr: survivors with PID, uid, state and command name.
-func (r Report) Describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "session end %s", r.Outcome)
-	if r.Err != nil {
-		fmt.Fprintf(&b, " (%v)", r.Err)
+// starter's stderr (see [Describe]).
+func (r Report) Describe() string { return Describe(r.Outcome, r.Err, Survivors(r.Survivors)) }
+
+// Survivors is the public form of members: their entries of the status
+// record.
+func Survivors(ms []Member) []launch.Survivor {
+	var out []launch.Survivor
+	for _, m := range ms {
+		out = append(out, launch.Survivor{PID: m.PID, UID: m.UID, State: string(m.State), Comm: m.Comm, Denied: m.Denied})
 	}
-	if len(r.Survivors) > 0 {
+	return out
+}
+
+// maxDescribed bounds the survivors a description names one by one; the
+// rest are counted. Twenty fit a terminal's screen and name enough to
+// find what escaped; the status record lists them all.
+const maxDescribed = 20
+
+// Describe is a one-line account of an end that is not Empty, for
+// session-starter's stderr: the outcome, its reason err, and the
+// survivors with PID, uid, state and command name.
+func Describe(o launch.Outcome, err error, survivors []launch.Survivor) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session end %s", o)
+	if err != nil {
+		fmt.Fprintf(&b, " (%v)", err)
+	}
+	if len(survivors) > 0 {
 		b.WriteString(": still live:")
-		for i, m := range r.Survivors {
-			if i == 20 {
-				fmt.Fprintf(&b, " and %d more", len(r.Survivors)-i)
+		for i, m := range survivors {
+			if i == maxDescribed {
+				fmt.Fprintf(&b, " and %d more", len(survivors)-i)
 				break
 			}
-			fmt.Fprintf(&b, " pid %d uid %d state %c comm %q", m.PID, m.UID, m.State, m.Comm)
+			fmt.Fprintf(&b, " pid %d uid %d state %s comm %q", m.PID, m.UID, m.State, m.Comm)
 			if m.Denied {
 				b.WriteString(" (permission denied: another user's process)")
 			}
