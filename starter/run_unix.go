@@ -134,9 +134,6 @@ func prepare(o Options) (*session, error) {
 	}
 	s := &session{o: o, log: o.Logger, launcher: launcher{exit: -1}, sig: takeSignals(o)}
 	s.ending = end.Plan{Stop: o.StopSignal, Grace: o.Grace, Budget: o.KillBudget, Hurry: s.sig.stops, Wake: s.sig.chld}
-	if s.ending.Budget <= 0 {
-		s.ending.Budget = launch.DefaultKillBudget
-	}
 	if s.ending.Stop == 0 {
 		s.ending.Stop = syscall.SIGTERM
 	}
@@ -541,7 +538,7 @@ func (s *session) endHolders(plan end.Plan) End {
 // exited. The deadline bounds what follows, as an end's does.
 func (s *session) releaseLeft() End {
 	start := time.Now()
-	s.deadline = start.Add(s.ending.Budget)
+	s.deadline = end.Plan{Budget: s.ending.Budget}.Deadline(start)
 	e := End{Outcome: launch.Released, Released: end.LivePIDs(s.holders())}
 	for _, l := range s.layers {
 		l.ended(e, &s.usage)

@@ -88,9 +88,6 @@ func prepare(o Options) (*session, error) {
 	}
 	s := &session{o: o, log: o.Logger}
 	s.ending = end.Plan{Stop: winjob.Stop, Grace: o.Grace, Budget: o.KillBudget}
-	if s.ending.Budget <= 0 {
-		s.ending.Budget = launch.DefaultKillBudget
-	}
 	if o.ReleaseOnExit {
 		return nil, fail(wire.ExitUsage, "--release-on-exit: not supported on Windows")
 	}

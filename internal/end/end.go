@@ -53,7 +53,8 @@ type Plan struct {
 	// or SIGKILL means no grace.
 	Stop  syscall.Signal
 	Grace time.Duration
-	// Budget is how long SIGKILL rounds go on after the grace.
+	// Budget is how long SIGKILL rounds go on after the grace; 0 or
+	// less means [launch.DefaultKillBudget].
 	Budget time.Duration
 	// Hurry yields the stop signals that arrive during the end. The
 	// session's second stop signal ends the grace. With Stopped, the end
@@ -75,10 +76,11 @@ func (p Plan) graceful() bool {
 // Total is how long an end may take, whatever its holders do: the grace
 // (if there is one) + the budget.
 func (p Plan) Total() time.Duration {
+	budget := cmp.Or(max(p.Budget, 0), launch.DefaultKillBudget)
 	if p.graceful() {
-		return p.Grace + p.Budget
+		return p.Grace + budget
 	}
-	return p.Budget
+	return budget
 }
 
 // Deadline is when an end that starts at start is over.

@@ -463,3 +463,21 @@ func TestLivePIDsListsEachLiveProcessOnceAndSignalsNothing(t *testing.T) {
 		t.Fatal("LivePIDs signalled the process")
 	}
 }
+
+// TestAPlanWithoutABudgetTakesTheDefaultKillBudget: a budget of 0 or less
+// is launch.DefaultKillBudget, after the grace when there is one.
+func TestAPlanWithoutABudgetTakesTheDefaultKillBudget(t *testing.T) {
+	for _, tt := range []struct {
+		p    Plan
+		want time.Duration
+	}{
+		{Plan{}, launch.DefaultKillBudget},
+		{Plan{Budget: -time.Second}, launch.DefaultKillBudget},
+		{Plan{Stop: syscall.SIGTERM, Grace: time.Second}, time.Second + launch.DefaultKillBudget},
+		{Plan{Budget: time.Second}, time.Second},
+	} {
+		if got := tt.p.Total(); got != tt.want {
+			t.Errorf("%+v.Total() = %v, want %v", tt.p, got, tt.want)
+		}
+	}
+}
