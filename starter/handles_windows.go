@@ -155,10 +155,8 @@ func openStatus(o Options) (statusHandle, error) {
 // on reports whether h is a status handle, not none.
 func (h statusHandle) on() bool { return h != 0 }
 
+// write writes v as one line of JSON; Run calls it only when on.
 func (h statusHandle) write(v any) {
-	if !h.on() {
-		return
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return

@@ -5,7 +5,6 @@ package starter
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -78,7 +77,8 @@ func (s *session) reap() (n int, left []int, err error) {
 			left = append(left, pid)
 			continue
 		}
-		if cpu, ok := reapExited(pid); ok {
+		// By number (wait4 with WNOHANG): only a child that has exited.
+		if cpu, exited, err := sys.ReapIfExited(pid); err == nil && exited {
 			n++
 			if !s.adopt.before[pid] {
 				s.adopt.cpu += cpu // an orphan of the session's
@@ -89,12 +89,4 @@ func (s *session) reap() (n int, left []int, err error) {
 		}
 	}
 	return n, left, err
-}
-
-// reapExited reaps the child pid if it has exited, by number (wait4
-// with WNOHANG), and reports whether it did, with the CPU time the
-// reap reported.
-func reapExited(pid int) (time.Duration, bool) {
-	cpu, exited, err := sys.ReapIfExited(pid)
-	return cpu, err == nil && exited
 }

@@ -26,10 +26,8 @@ func openStatus(o Options) (statusFD, error) {
 // on reports whether fd is a status descriptor, not none.
 func (fd statusFD) on() bool { return fd >= 0 }
 
+// write writes v as one line of JSON; Run calls it only when on.
 func (fd statusFD) write(v any) {
-	if !fd.on() {
-		return
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return

@@ -137,14 +137,8 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 				return ReasonEngineExit, 0, st
 			}
 		}
-		if fds[slotGuard].Revents != 0 {
-			return ReasonGuardLost, 0, sys.WaitStatus{}
-		}
-		if fds[slotParent].Revents != 0 {
-			return ReasonParentGone, 0, sys.WaitStatus{}
-		}
-		if fds[slotControl].Revents != 0 && s.launcher.ctl.ended() {
-			return ReasonControlClosed, 0, sys.WaitStatus{}
+		if reason := s.told(fds); reason != "" {
+			return reason, 0, sys.WaitStatus{}
 		}
 		if fds[slotStdin].Revents != 0 && s.launcher.stdin.hungUp(fds[slotStdin].Revents) {
 			// The Engine reads the same end of input: it may exit by
@@ -194,21 +188,26 @@ func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
 	if _, err := sys.Poll(fds, 0); err != nil {
 		return ReasonWatchFailed, 0
 	}
-	// The guard first: an Engine must never be released behind a guard
-	// that is gone.
-	if fds[slotGuard].Revents != 0 {
-		return ReasonGuardLost, 0
-	}
-	if fds[slotParent].Revents != 0 {
-		return ReasonParentGone, 0
-	}
-	if fds[slotControl].Revents != 0 && s.launcher.ctl.ended() {
-		return ReasonControlClosed, 0
-	}
 	// A hung-up standard input is not a stop here: the writer may have
 	// written all and closed (printf x | …). The watch sees the hang-up
 	// after the go-ahead and gives the Engine StdinGrace.
-	return "", 0
+	return s.told(fds), 0
+}
+
+// told is the end condition a poll of the pollSet slots shows: the
+// guard's loss, the launcher's exit or the control descriptor's end of
+// input, or "". The guard first: an Engine must never be released behind
+// a guard that is gone.
+func (s *session) told(fds []sys.PollFd) Reason {
+	switch {
+	case fds[slotGuard].Revents != 0:
+		return ReasonGuardLost
+	case fds[slotParent].Revents != 0:
+		return ReasonParentGone
+	case fds[slotControl].Revents != 0 && s.launcher.ctl.ended():
+		return ReasonControlClosed
+	}
+	return ""
 }
 
 // followStop follows a job-control stop of the Engine (Ctrl-Z) or of this

@@ -77,26 +77,23 @@ const maxWalk = 4096
 // stopped).
 func (a *Adopted) SignalOnce(sig syscall.Signal, r *Reached) error {
 	pids, err := a.List()
-	var tree []adoptedChild
+	// The leaders of their own groups first, in the listing's order.
+	var tree, led []adoptedChild
 	for _, pid := range pids {
-		if c, ok := openChild(pid, os.Getpid(), a.Forbidden); ok {
+		c, ok := openChild(pid, os.Getpid(), a.Forbidden)
+		switch {
+		case ok && c.leads:
 			tree = append(tree, c)
+		case ok:
+			led = append(led, c)
 		}
 	}
+	tree = append(tree, led...)
 	defer func() {
 		for _, c := range tree {
 			sys.Close(c.fd)
 		}
 	}()
-	slices.SortStableFunc(tree, func(a, b adoptedChild) int {
-		if a.leads == b.leads {
-			return 0
-		}
-		if a.leads {
-			return -1
-		}
-		return 1
-	})
 	first := sig
 	if sig == syscall.SIGKILL {
 		first = syscall.SIGSTOP
