@@ -86,6 +86,30 @@ func run(ctx context.Context, o Options) (Result, error) {
 	return s.collect(res)
 }
 
+// release writes the ack and gives the go-ahead (goAhead), unless a stop
+// came during setup: then the session ends with nothing executed.
+func (s *session) release(ctx context.Context, res *Result) error {
+	if s.o.Ack != nil {
+		if err := s.o.Ack(res.PID, res.Mode); err != nil {
+			return fail(wire.ExitContainment, "write ack: %w", err)
+		}
+	}
+	if reason, sig := s.pending(ctx); reason != "" {
+		return stop{reason: reason, signal: sig}
+	}
+	guard, argv, err := s.goAhead()
+	if err != nil {
+		return fail(wire.ExitContainment, "%w", err)
+	}
+	res.Executed = true
+	if s.o.Released != nil {
+		s.o.Released()
+	}
+	s.o.started(res.PID, guard, res.Mode, s.markString(), argv)
+	s.log.Debug().Int("pid", res.PID).Msg("engine released")
+	return nil
+}
+
 // stop is a session ended before the go-ahead by one of its end
 // conditions: nothing was executed, and that is no failure of Run.
 type stop struct {

@@ -3,7 +3,6 @@
 package starter
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -297,6 +296,7 @@ func (s *session) contain(res *Result) error {
 	}
 	s.armed = true
 	s.log.Debug().Int("pid", s.guard.PID).Msg("guard armed")
+	<-s.sig.ready // the forwarded signals and SIGCHLD are caught from here, before the ack
 	return nil
 }
 
@@ -349,18 +349,10 @@ func (s *session) startGateAndGuard(res *Result) error {
 	return nil
 }
 
-// release writes the ack and gives the go-ahead, unless a stop came
-// during setup.
-func (s *session) release(ctx context.Context, res *Result) error {
-	<-s.sig.ready // the forwarded signals and SIGCHLD are caught from here
-	if s.o.Ack != nil {
-		if err := s.o.Ack(s.gate.PID, s.mode); err != nil {
-			return fail(wire.ExitContainment, "write ack: %w", err)
-		}
-	}
-	if reason, sig := s.pending(ctx); reason != "" {
-		return stop{reason: reason, signal: sig}
-	}
+// goAhead gives the Engine the terminal, if a direct launch would have,
+// and the go-ahead. It returns the guard's PID, and the Engine's command
+// line when the session changed it (Containers), for the started record.
+func (s *session) goAhead() (guard int, argv []string, err error) {
 	if s.tty != nil {
 		if err := s.tty.handOverTo(s.gate.PID); err != nil {
 			s.log.Warn().Err(err).Msg("the terminal stays with the starter's group")
@@ -371,20 +363,10 @@ func (s *session) release(ctx context.Context, res *Result) error {
 		}
 	}
 	reserveThreads(reservedThreads)
-	if err := s.gate.Release(); err != nil {
-		return fail(wire.ExitContainment, "%w", err)
-	}
-	res.Executed = true
-	if s.o.Released != nil {
-		s.o.Released()
-	}
-	var argv []string
 	if s.o.Containers {
 		argv = s.spec.Argv
 	}
-	s.o.started(s.gate.PID, s.guard.PID, s.mode, s.markString(), argv)
-	s.log.Debug().Int("pid", s.gate.PID).Msg("engine released")
-	return nil
+	return s.guard.PID, argv, s.gate.Release()
 }
 
 // reservedThreads is how many threads the Go runtime of this process

@@ -216,29 +216,10 @@ func (s *session) contain(res *Result) error {
 	return nil
 }
 
-// release writes the ack and resumes the Engine's first thread, unless a
-// stop came during setup.
-func (s *session) release(ctx context.Context, res *Result) error {
-	if s.o.Ack != nil {
-		if err := s.o.Ack(s.eng.PID, wire.ModeJob); err != nil {
-			return fail(wire.ExitContainment, "write ack: %w", err)
-		}
-	}
-	// A stop that came during setup ends the session with nothing
-	// executed.
-	if reason, sig := s.pending(ctx); reason != "" {
-		return stop{reason: reason, signal: sig}
-	}
-	if err := s.eng.Resume(); err != nil {
-		return fail(wire.ExitContainment, "%w", err)
-	}
-	res.Executed = true
-	if s.o.Released != nil {
-		s.o.Released()
-	}
-	s.o.started(s.eng.PID, 0, wire.ModeJob, s.markString(), nil)
-	s.log.Debug().Int("pid", s.eng.PID).Msg("engine resumed")
-	return nil
+// goAhead resumes the Engine's first thread. The job is the guard: the
+// started record names none.
+func (s *session) goAhead() (guard int, argv []string, err error) {
+	return 0, nil, s.eng.Resume()
 }
 
 // abort ends a session whose Engine was never resumed, after contain or

@@ -27,8 +27,8 @@ type signals struct {
 // runtime's default (a traceback and exit status 2 for SIGQUIT, exit
 // status 2 for any as PID 1). The others are each a round trip to the
 // runtime's signal thread (tens of microseconds each); they go on while
-// prepare and contain do the rest of the setup, and release waits for
-// them (ready) before the ack and the go-ahead: until then the
+// prepare and contain do the rest of the setup, and contain waits for
+// them (ready) at its end, before the ack and the go-ahead: until then the
 // Engine does not run, and a forwarded signal has no one to reach.
 func takeSignals(o Options) signals {
 	var g signals
