@@ -92,12 +92,12 @@ func (p *Process) Live() ([]Member, error) {
 		return nil, nil
 	}
 	st, err := proc.ReadStat(p.PID)
-	if err != nil || p.exited() {
+	switch {
+	case p.reaped || p.exited():
 		// Exited between the two looks, or /proc cannot say: the pidfd,
-		// not the number, decides.
-		if p.exited() {
-			return nil, nil
-		}
+		// not the number, decides (once: a look may reap it).
+		return nil, nil
+	case err != nil:
 		return nil, fmt.Errorf("engine pid %d: %w", p.PID, err)
 	}
 	return []Member{MemberOf(st)}, nil
