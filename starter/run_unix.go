@@ -453,7 +453,10 @@ func (s *session) abort(res Result, err error) (Result, error) {
 // holders lists what holds the session, in the order the end looks at
 // them: the Engine's own process first (it may have left group E, and its
 // reap shows E's end sooner), then the adopted escapees (their reaps
-// too), then group E, then the session cgroup.
+// too: each look at them reaps the adopted children that exited, right
+// before group E's, so that a group whose members were all the starter's
+// descendants shows as gone without a /proc scan), then group E, then the
+// session cgroup.
 func (s *session) holders() []end.Holder {
 	hs := []end.Holder{s.engine}
 	if s.adopt.on {
@@ -462,7 +465,7 @@ func (s *session) holders() []end.Holder {
 				s.log.Debug().Int("pid", pid).Int("pgid", pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
 			}})
 	}
-	hs = append(hs, settledGroup{s.group, s})
+	hs = append(hs, s.group)
 	for _, l := range s.layers {
 		hs = append(hs, l.holders()...)
 	}
@@ -674,17 +677,3 @@ func (s *session) signalGroup(sig syscall.Signal) error {
 	return sys.KillGroup(s.gate.PID, sig)
 }
 
-// settledGroup is group E with the adopted children that have exited
-// reaped before each look: a group whose members were all the starter's
-// descendants then shows as gone (ESRCH) without a /proc scan.
-type settledGroup struct {
-	end.Group
-	s *session
-}
-
-func (g settledGroup) Live() ([]end.Member, error) {
-	if g.s.adopt.on {
-		g.s.reapAdopted()
-	}
-	return g.Group.Live()
-}
