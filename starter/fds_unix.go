@@ -5,7 +5,6 @@ package starter
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/proc"
@@ -63,11 +62,8 @@ func controlPipeShared(n int) (*control, error) {
 // private non-blocking, close-on-exec open file, so the shared file's
 // status flags never change; a socket is read with MSG_DONTWAIT.
 func openControl(n int, inherited []int) (*control, error) {
-	if n <= 2 {
-		return nil, fmt.Errorf("--control-fd %d: must be greater than 2", n)
-	}
-	if !slices.Contains(inherited, n) {
-		return nil, fmt.Errorf("--control-fd %d: not a descriptor the launcher passed (not open, or close-on-exec)", n)
+	if err := checkPassed("--control-fd", n, sys.O_WRONLY, "reading"); err != nil {
+		return nil, err
 	}
 	st, err := sys.Fstat(n)
 	if err != nil {
@@ -75,13 +71,6 @@ func openControl(n int, inherited []int) (*control, error) {
 	}
 	if in, err := sys.Fstat(0); err == nil && in.Dev == st.Dev && in.Ino == st.Ino {
 		return nil, fmt.Errorf("--control-fd %d: the same pipe or file as standard input", n)
-	}
-	mode, err := sys.AccessMode(n)
-	if err != nil {
-		return nil, fmt.Errorf("--control-fd %d: %w", n, err)
-	}
-	if mode == sys.O_WRONLY {
-		return nil, fmt.Errorf("--control-fd %d: not open for reading", n)
 	}
 	switch st.Mode & sys.S_IFMT {
 	case sys.S_IFSOCK:
@@ -194,26 +183,31 @@ func (c *control) close() {
 	}
 }
 
-// checkStatusFD validates the status descriptor n: one the launcher passed
-// (open and not close-on-exec), > 2, not the control descriptor, open for
-// writing.
+// checkStatusFD validates the status descriptor n: not the control
+// descriptor, and one the launcher passed for writing (checkPassed).
 func checkStatusFD(n, controlFD int) error {
-	if n <= 2 {
-		return fmt.Errorf("--status-fd %d: must be greater than 2", n)
-	}
-	if n == controlFD {
+	if n == controlFD && n > 2 {
 		return fmt.Errorf("--status-fd %d: the same descriptor as --control-fd", n)
 	}
-	cloexec, err := sys.CloseOnExec(n)
-	if err != nil || cloexec {
-		return fmt.Errorf("--status-fd %d: not a descriptor the launcher passed (not open, or close-on-exec)", n)
+	return checkPassed("--status-fd", n, sys.O_RDONLY, "writing")
+}
+
+// checkPassed checks that the descriptor n of flag is one the launcher
+// passed (> 2, open and not close-on-exec) and not open only as wrong
+// (sys.O_RDONLY or sys.O_WRONLY): it is open for use.
+func checkPassed(flag string, n, wrong int, use string) error {
+	if n <= 2 {
+		return fmt.Errorf("%s %d: must be greater than 2", flag, n)
+	}
+	if cloexec, err := sys.CloseOnExec(n); err != nil || cloexec {
+		return fmt.Errorf("%s %d: not a descriptor the launcher passed (not open, or close-on-exec)", flag, n)
 	}
 	mode, err := sys.AccessMode(n)
 	if err != nil {
-		return fmt.Errorf("--status-fd %d: %w", n, err)
+		return fmt.Errorf("%s %d: %w", flag, n, err)
 	}
-	if mode == sys.O_RDONLY {
-		return fmt.Errorf("--status-fd %d: not open for writing", n)
+	if mode == wrong {
+		return fmt.Errorf("%s %d: not open for %s", flag, n, use)
 	}
 	return nil
 }

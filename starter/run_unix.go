@@ -676,4 +676,3 @@ func (s *session) signalGroup(sig syscall.Signal) error {
 	}
 	return sys.KillGroup(s.gate.PID, sig)
 }
-
