@@ -20,7 +20,7 @@ func ended(res Result, err error) launch.StatusEnded {
 		MembersSeen: res.End.MembersSeen,
 		KillRounds:  res.End.Rounds,
 		Graceful:    res.End.Graceful,
-		Survivors:   []launch.Survivor{},
+		Survivors:   append([]launch.Survivor{}, res.End.Survivors...),
 		DurationMS:  float64(res.Duration) / float64(time.Millisecond),
 		GroupEndMS:  float64(res.End.Elapsed) / float64(time.Millisecond),
 		Time:        now(),
@@ -30,7 +30,6 @@ func ended(res Result, err error) launch.StatusEnded {
 	}
 	rec.EscapeesSeen = res.End.EscapeesSeen
 	rec.Released = res.End.Released
-	rec.Survivors = append(rec.Survivors, res.End.Survivors...)
 	if res.Executed {
 		if res.Engine.Exited {
 			code := res.Engine.Code

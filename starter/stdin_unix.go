@@ -72,12 +72,6 @@ func openStdinWatch(inherited []int) (*stdinWatch, error) {
 	return &stdinWatch{fd: fd, events: events}, nil
 }
 
-// hungUp reports whether revents, of a poll of the watch, tells the
-// launcher's end gone.
-func (w *stdinWatch) hungUp(revents int16) bool {
-	return revents&(sys.POLLHUP|sys.POLLRDHUP|sys.POLLERR) != 0
-}
-
 // close closes the duplicate: the launcher's writes then fail with EPIPE
 // once the Engine's tree has closed its end too.
 func (w *stdinWatch) close() {

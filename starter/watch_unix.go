@@ -140,7 +140,9 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 		if reason := s.told(fds); reason != "" {
 			return reason, 0, sys.WaitStatus{}
 		}
-		if fds[slotStdin].Revents != 0 && s.launcher.stdin.hungUp(fds[slotStdin].Revents) {
+		// POLLHUP (a pipe), POLLRDHUP (a stream socket) or POLLERR: the
+		// launcher's end is gone.
+		if fds[slotStdin].Revents&(sys.POLLHUP|sys.POLLRDHUP|sys.POLLERR) != 0 {
 			// The Engine reads the same end of input: it may exit by
 			// itself (an MCP server does). No more to watch on it.
 			fds[slotStdin].Fd = -1
