@@ -24,27 +24,6 @@ import (
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
-// watchParent opens an exit descriptor of the launcher (sys.WatchExit: a
-// pidfd, or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
-// then checks getppid() again: a parent that died before the descriptor
-// was opened has re-parented us by then. Either watches the parent
-// process, not the thread that forked us, unlike PR_SET_PDEATHSIG
-// (golang/go#27505).
-func (s *session) watchParent(parent int) error {
-	fd, err := sys.WatchExit(parent)
-	if errors.Is(err, sys.ErrGone) {
-		return errParentGone
-	}
-	if err != nil {
-		return fmt.Errorf("watch parent: %w", err)
-	}
-	s.launcher.exit = fd
-	if os.Getppid() != parent {
-		return errParentGone
-	}
-	return nil
-}
-
 // programName is how a message names PROGRAM: as given, or "" quoted
 // when it is empty, so that the message does not start with ": ".
 func programName(p string) string {
@@ -257,11 +236,24 @@ func (s *session) contain(res *Result) error {
 			// PID 1 is taken as a container init and not watched; a
 			// launcher that died before we started cannot be told apart.
 			s.log.Debug().Int("ppid", s.launcher.pid).Msg("parent not watched")
-		} else if err := s.watchParent(s.launcher.pid); err != nil {
-			if errors.Is(err, errParentGone) {
-				return err
+		} else {
+			// An exit descriptor of the launcher (sys.WatchExit: a pidfd,
+			// or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
+			// then getppid() again: a parent that died before the
+			// descriptor was opened has re-parented us by then. Either
+			// watches the parent process, not the thread that forked us,
+			// unlike PR_SET_PDEATHSIG (golang/go#27505).
+			fd, err := sys.WatchExit(s.launcher.pid)
+			switch {
+			case errors.Is(err, sys.ErrGone):
+				return errParentGone
+			case err != nil:
+				return fail(wire.ExitContainment, "watch parent: %w", err)
 			}
-			return fail(wire.ExitContainment, "%w", err)
+			s.launcher.exit = fd
+			if os.Getppid() != s.launcher.pid {
+				return errParentGone
+			}
 		}
 	}
 	mode, err := s.hold(s.o.Containment)
