@@ -110,6 +110,20 @@ func (s *session) release(ctx context.Context, res *Result) error {
 	return nil
 }
 
+// pending reports a stop that is already due, without waiting: a stop
+// signal, ctx's end, or an end condition of the platform's (due).
+func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
+	select {
+	case sig := <-s.sig.stops:
+		return ReasonSignal, sig.(syscall.Signal)
+	default:
+	}
+	if ctx.Err() != nil {
+		return ReasonCanceled, 0
+	}
+	return s.due(), 0
+}
+
 // stop is a session ended before the go-ahead by one of its end
 // conditions: nothing was executed, and that is no failure of Run.
 type stop struct {

@@ -147,9 +147,9 @@ func prepare(o Options) (*session, error) {
 	// logoff and shutdown into SIGTERM (and then holds the event until
 	// this process exits, within the few seconds Windows grants).
 	// Buffered: signal.Notify drops a signal when the channel is full.
-	s.sigCh = make(chan os.Signal, 8)
-	signal.Notify(s.sigCh, os.Interrupt, syscall.SIGTERM)
-	s.ending.Hurry = s.sigCh
+	s.sig.stops = make(chan os.Signal, 8)
+	signal.Notify(s.sig.stops, os.Interrupt, syscall.SIGTERM)
+	s.ending.Hurry = s.sig.stops
 
 	if watchParent {
 		// Checked once more once the handle is open, as on Linux.
@@ -227,9 +227,7 @@ func (s *session) goAhead() (guard int, argv []string, err error) {
 // it, is ended without grace.
 func (s *session) abort(res Result, err error) (Result, error) {
 	if s.eng != nil {
-		plan := s.ending
-		plan.Grace = 0
-		res.End = s.endHolders(plan)
+		res.End = s.endHolders(end.Plan{Budget: s.ending.Budget})
 	}
 	var st stop
 	if errors.As(err, &st) {
@@ -290,7 +288,7 @@ type session struct {
 	// prepare
 	program string      // the Engine's program, as messages name it
 	spec    winjob.Spec // its command line and environment
-	sigCh   chan os.Signal
+	sig     signals
 	ctl     *control
 	parent  sys.Handle // SYNCHRONIZE handle of the launcher, or 0
 
@@ -307,8 +305,8 @@ func (s *session) close() {
 	for _, restore := range slices.Backward(s.restore) {
 		restore()
 	}
-	if s.sigCh != nil {
-		signal.Stop(s.sigCh)
+	if s.sig.stops != nil {
+		signal.Stop(s.sig.stops)
 	}
 	if s.ctl != nil {
 		s.ctl.close()
@@ -361,27 +359,23 @@ func signalled(h sys.Handle) bool {
 	return err == nil && ev == sys.WAIT_OBJECT_0
 }
 
-// pending reports a stop that is already due, without waiting.
-func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
-	select {
-	case sig := <-s.sigCh:
-		return ReasonSignal, sig.(syscall.Signal)
-	default:
-	}
-	if ctx.Err() != nil {
-		return ReasonCanceled, 0
-	}
+// signals are the signals a session takes here: the stop signals.
+type signals struct{ stops chan os.Signal }
+
+// due is the end condition of pending that is no stop signal: the
+// launcher's exit or the control handle's end of input, or "".
+func (s *session) due() Reason {
 	if s.parent != 0 && signalled(s.parent) {
-		return ReasonParentGone, 0
+		return ReasonParentGone
 	}
 	if s.ctl != nil {
 		select {
 		case <-s.ctl.done:
-			return ReasonControlClosed, 0
+			return ReasonControlClosed
 		default:
 		}
 	}
-	return "", 0
+	return ""
 }
 
 // watch waits for the first end condition: the Engine's or the
@@ -430,7 +424,7 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 	select {
 	case why = <-waited:
 		return why, 0, sys.WaitStatus{}
-	case v := <-s.sigCh:
+	case v := <-s.sig.stops:
 		why, sig = ReasonSignal, v.(syscall.Signal)
 	case <-ctlDone:
 		why = ReasonControlClosed

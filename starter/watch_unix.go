@@ -176,24 +176,17 @@ func (s *session) pollSet() []sys.PollFd {
 	return fds
 }
 
-// pending reports a stop that is already due, without waiting.
-func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {
-	select {
-	case sig := <-s.sig.stops:
-		return ReasonSignal, sig.(syscall.Signal)
-	default:
-	}
-	if ctx.Err() != nil {
-		return ReasonCanceled, 0
-	}
+// due is the end condition of pending that is no stop signal: the
+// guard's loss, the launcher's exit or the control descriptor's end of
+// input, or "". A hung-up standard input is not a stop here: the writer
+// may have written all and closed (printf x | …). The watch sees the
+// hang-up after the go-ahead and gives the Engine StdinGrace.
+func (s *session) due() Reason {
 	fds := s.pollSet()
 	if _, err := sys.Poll(fds, 0); err != nil {
-		return ReasonWatchFailed, 0
+		return ReasonWatchFailed
 	}
-	// A hung-up standard input is not a stop here: the writer may have
-	// written all and closed (printf x | …). The watch sees the hang-up
-	// after the go-ahead and gives the Engine StdinGrace.
-	return s.told(fds), 0
+	return s.told(fds)
 }
 
 // told is the end condition a poll of the pollSet slots shows: the
