@@ -482,11 +482,7 @@ func (c *Cmd) plan() end.Plan {
 	if stop == 0 {
 		stop = syscall.SIGTERM
 	}
-	budget := c.KillBudget
-	if budget <= 0 {
-		budget = launch.DefaultKillBudget
-	}
-	return end.Plan{Stop: stop, Grace: c.Grace, Budget: budget}
+	return end.Plan{Stop: stop, Grace: c.Grace, Budget: c.KillBudget}
 }
 
 // Wait waits for the call to end, as [exec.Cmd.Wait] does, but kills

@@ -84,7 +84,7 @@ func (t *tree) exited() bool {
 // there is no stop signal to send on Windows, so the grace is not used.
 func (t *tree) kill(c *Cmd, r *Result) error {
 	t.killed = true
-	return endAll([]end.Holder{&winjob.Holder{Job: t.job, Code: 1}}, end.Plan{Budget: c.plan().Budget}, r)
+	return endAll([]end.Holder{&winjob.Holder{Job: t.job, Code: 1}}, end.Plan{Budget: c.KillBudget}, r)
 }
 
 // unconfirmedEnds: a job whose end no look observed has not ended.

@@ -446,12 +446,12 @@ func (h *helped) watch(c *Cmd) {
 		defer context.AfterFunc(c.ctx, c.requestKill)()
 	}
 	// Once a kill or release is sent, the end's report is due within the
-	// call's grace and kill budget and helperAnswerBudget more.
+	// end's whole time (the plan's Total) and helperAnswerBudget more.
 	var due <-chan time.Time
 	expect := func() {
 		if due == nil {
 			plan := c.plan()
-			due = time.After(plan.Grace + plan.Budget + helperAnswerBudget)
+			due = time.After(plan.Total() + helperAnswerBudget)
 		}
 	}
 	for {
@@ -538,15 +538,15 @@ func (d doneMsg) err() error {
 }
 
 // endReleased asks the helper to end what the released call c left, and
-// waits for its answer for at most c's grace and kill budget and
-// helperAnswerBudget more; a helper that does not answer by then is
+// waits for its answer for at most the end's whole time (the plan's
+// Total) and helperAnswerBudget more; a helper that does not answer by then is
 // SIGKILLed.
 func (h *helped) endReleased(c *Cmd) error {
 	plan := c.plan()
 	if err := h.send(msgEndLeft); err != nil {
 		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
 	}
-	timeout := time.After(plan.Grace + plan.Budget + helperAnswerBudget)
+	timeout := time.After(plan.Total() + helperAnswerBudget)
 	for {
 		select {
 		case rep, ok := <-h.ch:
