@@ -476,15 +476,6 @@ func endAll(hs []end.Holder, plan end.Plan, r *Result) error {
 	return fmt.Errorf("%w: %s", ErrSurvivors, rep.Describe())
 }
 
-// plan is how a call is ended.
-func (c *Cmd) plan() end.Plan {
-	stop := c.StopSignal
-	if stop == 0 {
-		stop = syscall.SIGTERM
-	}
-	return end.Plan{Stop: stop, Grace: c.Grace, Budget: c.KillBudget}
-}
-
 // Wait waits for the call to end, as [exec.Cmd.Wait] does, but kills
 // before it reaps: the leader's exit is seen without reaping it, its tree
 // is ended (or released) while the leader's number is still held, and

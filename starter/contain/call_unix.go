@@ -497,3 +497,12 @@ func pipeHolders(f *os.File) []int {
 	}
 	return slices.DeleteFunc(pids, func(p int) bool { return p == os.Getpid() })
 }
+
+// plan is how a call is ended.
+func (c *Cmd) plan() end.Plan {
+	stop := c.StopSignal
+	if stop == 0 {
+		stop = syscall.SIGTERM
+	}
+	return end.Plan{Stop: stop, Grace: c.Grace, Budget: c.KillBudget}
+}
