@@ -200,7 +200,9 @@ func (c CLI) End(ctx context.Context, id string, grace time.Duration) (Ended, er
 		// The engine may be removing them already (--rm): an rm that
 		// fails is checked against what is left.
 		if _, err := c.run(ctx, append([]string{"rm", "--force"}, remove...)...); err != nil {
-			if left, lerr := c.ps(ctx, id); lerr != nil || slices.ContainsFunc(left, func(id string) bool { return slices.Contains(remove, id) }) {
+			left, lerr := c.ps(ctx, id)
+			removing := func(cid string) bool { return slices.Contains(remove, cid) }
+			if lerr != nil || slices.ContainsFunc(left, removing) {
 				return e, err
 			}
 		}
