@@ -179,6 +179,7 @@ func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
 		{"control fd not a number", append([]string{"--control-fd", "three", "--"}, engine...), nil, 2, "invalid argument \"three\""},
 		{"control fd not open", append([]string{"--control-fd", "77", "--"}, engine...), nil, 2, "not a descriptor the launcher passed"},
 		{"control fd not a pipe", append([]string{"--control-fd", "3", "--"}, engine...), []*os.File{regularFile(t)}, 2, "not a pipe or socket"},
+		{"control fd write only", append([]string{"--control-fd", "3", "--"}, engine...), []*os.File{writeOnly(t)}, 2, "--control-fd 3: not open for reading"},
 		{"parent pid not a pid", append([]string{"--parent-pid", "-4", "--"}, engine...), nil, 2, "must be a PID"},
 		{"bad kill budget", append([]string{"--kill-budget", "0s", "--"}, engine...), nil, 2, "--kill-budget"},
 		{"kill budget 0", append([]string{"--kill-budget", "0", "--"}, engine...), nil, 2, "--kill-budget"},
@@ -223,6 +224,17 @@ func TestBadInputIsAUsageErrorAndNothingRuns(t *testing.T) {
 func regularFile(t *testing.T) *os.File {
 	t.Helper()
 	f, err := os.CreateTemp(t.TempDir(), "control")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// writeOnly is a regular file opened for writing only.
+func writeOnly(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(regularFile(t).Name(), os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
