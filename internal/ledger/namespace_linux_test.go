@@ -2,9 +2,11 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +100,67 @@ func TestARecordOfAnEarlierNamespaceOfThisNumberIsDropped(t *testing.T) {
 		t.Fatalf("the record after a dry run: %v; want it kept", err)
 	}
 	rep, err = Reclaim(context.Background(), false)
+	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "namespace-gone" || len(rep.Sessions[0].Ended) != 0 {
+		t.Fatalf("Reclaim = %+v, %v; want the record namespace-gone, nothing ended", rep, err)
+	}
+	if !Alive(engine.Process.Pid, r.Engine.Token) {
+		t.Fatal("the process at the record's Engine PID was signalled")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("the ledger holds %v, want nothing", entries)
+	}
+}
+
+// TestARecordOfADescendantNamespaceIsKeptUntilItsInitIsSeenToDie: a
+// record naming another PID namespace whose init is alive here is a
+// descendant's, kept other-namespace; a reclaim that is not dry notes
+// this namespace in its SeenFrom. Once that init is gone the namespace
+// is gone with every process of it: the record is dropped,
+// namespace-gone, and nothing is signalled.
+func TestARecordOfADescendantNamespaceIsKeptUntilItsInitIsSeenToDie(t *testing.T) {
+	dir := private(t)
+	t.Setenv(EnvDir, dir)
+	init := exec.Command("/bin/sleep", "600") // stands in for the descendant's PID 1
+	if err := init.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = init.Process.Kill(); _ = init.Wait() })
+	tok, err := TokenOf(init.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := here(t)
+	home := ns.PID
+	ns.PID = PIDNamespace{Inode: home.Inode + 1, Init: tok}
+	r, engine := deadRecord(t, dir, Version, ns)
+	seenFrom := func() []PIDNamespace {
+		b, err := os.ReadFile(filepath.Join(dir, FileName(r.Session)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Record
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.SeenFrom
+	}
+	for _, dry := range []bool{true, false} {
+		rep, err := Reclaim(context.Background(), dry)
+		if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "other-namespace" || len(rep.Sessions[0].Left) != 1 ||
+			rep.Sessions[0].Left[0].Reason != "other-namespace: pid namespace (a descendant's)" {
+			t.Fatalf("Reclaim(dry %v) = %+v, %v; want the record other-namespace, a descendant's", dry, rep, err)
+		}
+		want := []PIDNamespace(nil)
+		if !dry {
+			want = []PIDNamespace{home}
+		}
+		if got := seenFrom(); !slices.Equal(got, want) {
+			t.Fatalf("after Reclaim(dry %v) the record is seen from %v, want %v", dry, got, want)
+		}
+	}
+	_ = init.Process.Kill()
+	_ = init.Wait()
+	rep, err := Reclaim(context.Background(), false)
 	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "namespace-gone" || len(rep.Sessions[0].Ended) != 0 {
 		t.Fatalf("Reclaim = %+v, %v; want the record namespace-gone, nothing ended", rep, err)
 	}
