@@ -99,16 +99,7 @@ func TestARecordOfAnEarlierNamespaceOfThisNumberIsDropped(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, FileName(r.Session))); err != nil {
 		t.Fatalf("the record after a dry run: %v; want it kept", err)
 	}
-	rep, err = Reclaim(context.Background(), false)
-	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "namespace-gone" || len(rep.Sessions[0].Ended) != 0 {
-		t.Fatalf("Reclaim = %+v, %v; want the record namespace-gone, nothing ended", rep, err)
-	}
-	if !Alive(engine.Process.Pid, r.Engine.Token) {
-		t.Fatal("the process at the record's Engine PID was signalled")
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Fatalf("the ledger holds %v, want nothing", entries)
-	}
+	reclaimDropsUntouched(t, dir, r, engine)
 }
 
 // TestARecordOfADescendantNamespaceIsKeptUntilItsInitIsSeenToDie: a
@@ -160,6 +151,14 @@ func TestARecordOfADescendantNamespaceIsKeptUntilItsInitIsSeenToDie(t *testing.T
 	}
 	_ = init.Process.Kill()
 	_ = init.Wait()
+	reclaimDropsUntouched(t, dir, r, engine)
+}
+
+// reclaimDropsUntouched reclaims dir and wants r, its one record, dropped
+// as namespace-gone, nothing ended, and the process at its Engine's PID
+// alive.
+func reclaimDropsUntouched(t *testing.T, dir string, r Record, engine *exec.Cmd) {
+	t.Helper()
 	rep, err := Reclaim(context.Background(), false)
 	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Action != "namespace-gone" || len(rep.Sessions[0].Ended) != 0 {
 		t.Fatalf("Reclaim = %+v, %v; want the record namespace-gone, nothing ended", rep, err)
