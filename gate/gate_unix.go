@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -384,41 +385,30 @@ func parseArgs(args []string) (goFD, repFD, cgFD, specFD int, err error) {
 	return goFD, repFD, cgFD, specFD, nil
 }
 
-// encodeSpec is the Engine's program, argv and environment as the gate
-// reads them: the counts of argv and environment, then the program's path
-// and every string, each ended by a NUL byte, which none of them can hold.
-func encodeSpec(spec Spec) []byte {
-	var b []byte
-	for _, s := range append([]string{strconv.Itoa(len(spec.Argv)), strconv.Itoa(len(spec.Env)), spec.Path}, append(spec.Argv, spec.Env...)...) {
-		b = append(append(b, s...), 0)
-	}
-	return b
-}
-
 // readSpec reads what writeSpec wrote, from offset 0 (the starter's
 // writes moved the shared offset to the end), and closes fd.
 func readSpec(fd int) (path string, argv, env []string, err error) {
 	f := os.NewFile(uintptr(fd), "the Engine's command line")
 	defer f.Close()
-	st, err := f.Stat()
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, math.MaxInt64))
 	if err != nil {
-		return "", nil, nil, err
-	}
-	b := make([]byte, st.Size())
-	if _, err := f.ReadAt(b, 0); err != nil {
 		return "", nil, nil, fmt.Errorf("read the Engine's command line: %w", err)
 	}
 	return parseSpec(b)
 }
 
 // writeSpec returns a close-on-exec descriptor of a file (specFile)
-// holding the Engine's program, argv and environment (encodeSpec).
+// holding the Engine's program, argv and environment as the gate reads
+// them: the counts of argv and environment, then the program's path and
+// every string, each ended by a NUL byte, which none of them can hold.
 func writeSpec(spec Spec) (int, error) {
+	head := []string{strconv.Itoa(len(spec.Argv)), strconv.Itoa(len(spec.Env)), spec.Path}
+	b := []byte(strings.Join(slices.Concat(head, spec.Argv, spec.Env), "\x00") + "\x00")
 	fd, err := specFile()
 	if err != nil {
 		return -1, err
 	}
-	if err := sys.WriteAll(fd, encodeSpec(spec)); err != nil {
+	if err := sys.WriteAll(fd, b); err != nil {
 		sys.Close(fd)
 		return -1, err
 	}
