@@ -1,9 +1,5 @@
 package gate
 
-import "github.com/session-starter/session-starter/internal/wire"
-
-func init() { wire.Play(gateMain, "gate") }
-
 // Spec says what the gate is to become.
 type Spec struct {
 	// Exe is the binary that implements the hidden mode, normally

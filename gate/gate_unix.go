@@ -21,6 +21,10 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 )
 
+// The gate plays one hidden mode. Only Unix starters start a gate: on
+// Windows the package has no gate side, and no binary there links it.
+func init() { wire.Play(gateMain, "gate") }
+
 // arg is the first argument that selects the hidden gate mode, with the
 // protocol of this version ([wire.HiddenArg]).
 var arg = wire.HiddenArg("gate")
