@@ -7,16 +7,10 @@ import (
 	"os"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 )
-
-// pinReapWait bounds the wait for the SIGKILLed pin to exit: it runs
-// nothing but a read of its pipe, so it exits at once unless it is
-// frozen; then it is left to be reaped by init when the guard exits.
-const pinReapWait = time.Second
 
 // pin is the guard's child in group E. life is the write end of the
 // pin's standard input, which only the guard holds: the pin exits at its
@@ -85,13 +79,15 @@ func pinGroup(pgid int) (*pin, int) {
 }
 
 // end kills the pin (alone, through its pidfd) and reaps it: after this
-// the guard signals group E no more.
+// the guard signals group E no more. The pin runs nothing but a read of
+// its pipe, so it exits at once unless it is frozen; after reapWait it is
+// left to be reaped by init when the guard exits.
 func (p *pin) end() {
 	if p == nil {
 		return
 	}
 	_ = sys.SignalChild(p.pid, p.pidfd, syscall.SIGKILL)
-	_, _ = sys.ReapChildWithin(p.pid, p.pidfd, pinReapWait)
+	_, _ = sys.ReapChildWithin(p.pid, p.pidfd, reapWait)
 	sys.Close(p.pidfd)
 	sys.Close(p.life)
 }
