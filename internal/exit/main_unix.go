@@ -43,9 +43,13 @@ func Main(ctx context.Context, o starter.Options, ack bool) starter.Verdict {
 	if ack {
 		o.Ack = func(pid int, mode string) error { return sys.WriteAll(1, Ack(pid, mode)) }
 	}
-	// Listed before Run opens anything of its own: every descriptor the
-	// Go runtime or this process opens is close-on-exec.
-	passed := passedFDs(o.ControlFD, o.StatusFD)
+	// The descriptors ≥ 3 the launcher passed (open and not close-on-exec),
+	// less the control and status descriptors, which the session reads and
+	// writes to its end. Listed before Run opens anything of its own: every
+	// descriptor the Go runtime or this process opens is close-on-exec. A
+	// listing that fails lists none: they then stay open until this process
+	// exits, as before.
+	passed := slices.DeleteFunc(proc.Inheritable(), func(fd int) bool { return fd == o.ControlFD || fd == o.StatusFD })
 	o.Released = func() {
 		_ = sys.Dup2(null, 0)
 		_ = sys.Dup2(null, 1)
@@ -103,14 +107,6 @@ func Uncatch() {
 	}
 }
 
-// passedFDs lists the descriptors ≥ 3 the launcher passed (open and not
-// close-on-exec), less the control and status descriptors, which the
-// session reads and writes to its end. A listing that fails lists none:
-// they then stay open until this process exits, as before.
-func passedFDs(control, status int) []int {
-	return slices.DeleteFunc(proc.Inheritable(), func(fd int) bool { return fd == control || fd == status })
-}
-
 // sameStream reports whether a and b are the same pipe or socket. Only
 // those carry an end of file the launcher waits for; a terminal or a file
 // shared by stdout and stderr stays open for reports.
@@ -132,26 +128,6 @@ const reportWait = 100 * time.Millisecond
 // writable without blocking: a pipe with room has a page free
 // (PIPE_BUF on Linux, the least on every platform here).
 const pipeChunk = 4096
-
-// writeReport writes p to fd in chunks, each only once poll shows fd
-// writable, for at most within in all; a raw write, so that a closed
-// pipe gives EPIPE, not death. It returns how much it wrote.
-func writeReport(fd int, p []byte, within time.Duration) int {
-	deadline := time.Now().Add(within)
-	written := 0
-	for written < len(p) {
-		fds := []sys.PollFd{{Fd: int32(fd), Events: sys.POLLOUT}}
-		if n, err := sys.Poll(fds, max(time.Until(deadline), 0)); err != nil || n == 0 || fds[0].Revents&sys.POLLOUT == 0 {
-			break
-		}
-		chunk := p[written:min(len(p), written+pipeChunk)]
-		if sys.WriteAll(fd, chunk) != nil {
-			break
-		}
-		written += len(chunk)
-	}
-	return written
-}
 
 // Apply ends the process as v says: death by v.Signal (with no core file
 // and no Go traceback) or, where that is impossible, exit v.Code.
@@ -178,13 +154,29 @@ type diagnostics struct {
 	dropped bool
 }
 
+// Write writes p to d.fd in chunks, each only once poll shows it
+// writable, for at most reportWait in all (none after a drop); a raw
+// write, so that a closed pipe gives EPIPE, not death. What is left
+// unwritten by then is dropped.
 func (d *diagnostics) Write(p []byte) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	wait := reportWait
+	deadline := time.Now().Add(reportWait)
 	if d.dropped {
-		wait = 0
+		deadline = time.Now()
 	}
-	d.dropped = writeReport(d.fd, p, wait) < len(p)
+	written := 0
+	for written < len(p) {
+		fds := []sys.PollFd{{Fd: int32(d.fd), Events: sys.POLLOUT}}
+		if n, err := sys.Poll(fds, max(time.Until(deadline), 0)); err != nil || n == 0 || fds[0].Revents&sys.POLLOUT == 0 {
+			break
+		}
+		chunk := p[written:min(len(p), written+pipeChunk)]
+		if sys.WriteAll(d.fd, chunk) != nil {
+			break
+		}
+		written += len(chunk)
+	}
+	d.dropped = written < len(p)
 	return len(p), nil
 }
