@@ -82,8 +82,13 @@ const noFD = ^uintptr(0)
 // platform, it is [Spec.Exe] started again in the hidden gate mode. Both
 // keep the same rules.
 func Spawn(spec Spec) (*Gate, error) {
-	if err := checkStrings(spec); err != nil {
-		return nil, err
+	// execve takes C strings: one with a NUL could only be passed on cut
+	// short, so a spec with one in the Engine's path, an argument or an
+	// environment entry is refused.
+	for _, s := range slices.Concat([]string{spec.Path}, spec.Argv, spec.Env) {
+		if strings.IndexByte(s, 0) >= 0 {
+			return nil, fmt.Errorf("gate: %q: a NUL byte cannot be passed to execve", s)
+		}
 	}
 	if !spec.ReExec && rawSupported() {
 		return spawnRaw(spec)
@@ -136,18 +141,6 @@ func spawnReExec(spec Spec) (*Gate, error) {
 		return nil, fmt.Errorf("gate: start %s: %w", spec.Exe, err)
 	}
 	return &Gate{PID: pid, Pidfd: pidfd, path: spec.Path, goW: goW, repR: repR}, nil
-}
-
-// checkStrings refuses a spec with a NUL in the Engine's path, an
-// argument or an environment entry: execve takes C strings, so such a
-// string could only be passed on cut short.
-func checkStrings(spec Spec) error {
-	for _, s := range slices.Concat([]string{spec.Path}, spec.Argv, spec.Env) {
-		if strings.IndexByte(s, 0) >= 0 {
-			return fmt.Errorf("gate: %q: a NUL byte cannot be passed to execve", s)
-		}
-	}
-	return nil
 }
 
 // AwaitReady waits until the gate shows that it leads its own process
