@@ -5,7 +5,6 @@ package guard
 import (
 	"io"
 	"os"
-	"runtime"
 	"syscall"
 
 	"github.com/session-starter/session-starter/internal/sys"
@@ -36,7 +35,7 @@ func pinGroup(pgid int) (*pin, int) {
 	pid, pidfd := 0, -1
 	if err == nil {
 		// life on 0, null on 1-2.
-		pid, pidfd, err = sys.SpawnGroup(exe, []string{"session-starter", pinArg}, []string{"GODEBUG=containermaxprocs=0"}, "/",
+		pid, pidfd, err = sys.SpawnGroup(exe, []string{"session-starter", pinArg}, guardEnv(), "/",
 			[]uintptr{uintptr(lifeR), uintptr(null), uintptr(null)}, pgid)
 	}
 	// Closed now, not deferred: where the gate's slot starts closed
@@ -93,9 +92,9 @@ func (p *pin) end() {
 }
 
 // pinMain is the pin: it waits, pinning group E, until it is killed or
-// its guard is gone (the end of its standard input).
+// its guard is gone (the end of its standard input). Its environment is
+// the guard's (guardEnv): one thread of Go code from the start.
 func pinMain() {
-	runtime.GOMAXPROCS(1)
 	_ = sys.SetName("session-pin")
 	_, _ = io.Copy(io.Discard, sys.FD(0))
 	os.Exit(0)
