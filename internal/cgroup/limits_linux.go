@@ -277,27 +277,20 @@ func (s *Supervisor) Restore() error {
 // the file.
 func (h *Handle) SetLimits(l launch.Limits) error {
 	for _, w := range writes(l, int64(os.Getpagesize())) {
-		fd, err := sys.OpenAt(h.DirFD, w.file, sys.O_RDWR)
-		if errors.Is(err, syscall.ENOENT) && w.optional {
+		err := writeFile(h.DirFD, w.file, w.value)
+		switch {
+		case errors.Is(err, syscall.ENOENT) && w.optional:
 			continue // no swap accounting: no swap to bound
-		}
-		if errors.Is(err, syscall.ENOENT) {
+		case errors.Is(err, syscall.ENOENT):
 			return fmt.Errorf("cgroup %s: no %s: its controller is not enabled for it", h.Path, w.file)
-		}
-		if err != nil {
-			return fmt.Errorf("cgroup %s: %s: %w", h.Path, w.file, err)
-		}
-		err = sys.WriteAll(fd, []byte(w.value))
-		var buf [64]byte
-		n := 0
-		if err == nil {
-			n, err = sys.Pread(fd, buf[:], 0)
-		}
-		sys.Close(fd)
-		if err != nil {
+		case err != nil:
 			return fmt.Errorf("cgroup %s: write %q to %s: %w", h.Path, w.value, w.file, err)
 		}
-		if got := strings.TrimSpace(string(buf[:n])); got != w.want {
+		b, err := readFile(h.DirFD, w.file)
+		if err != nil {
+			return fmt.Errorf("cgroup %s: after %q was written: %w", h.Path, w.value, err)
+		}
+		if got := strings.TrimSpace(string(b)); got != w.want {
 			return fmt.Errorf("cgroup %s: %s reads %q after %q was written, want %q", h.Path, w.file, got, w.value, w.want)
 		}
 	}
