@@ -75,12 +75,6 @@ const CPUPeriod = 100000
 // quota under 1 ms of CPUPeriod (EINVAL).
 const MinCPU = 1000.0 / CPUPeriod
 
-// cpuMax is what cpu.max is given for cpus CPUs: the quota and the period
-// in microseconds.
-func cpuMax(cpus float64) string {
-	return strconv.FormatInt(int64(math.Round(cpus*CPUPeriod)), 10) + " " + strconv.Itoa(CPUPeriod)
-}
-
 // write is one file of a limit: its name, what is written, and what a
 // read of it must then give. An optional file may be absent: no swap
 // bound asked for where the kernel accounts no swap.
@@ -106,7 +100,8 @@ func writes(l launch.Limits, page int64) []write {
 		}
 	}
 	if l.MaxCPU > 0 {
-		v := cpuMax(l.MaxCPU)
+		// The quota and the period, in microseconds.
+		v := strconv.FormatInt(int64(math.Round(l.MaxCPU*CPUPeriod)), 10) + " " + strconv.Itoa(CPUPeriod)
 		w = append(w, write{"cpu.max", v, v, false})
 	}
 	return w

@@ -154,12 +154,14 @@ func plan(dir int, p Place, need []string, self bool) (todo []string, move bool,
 	if todo = without(need, words(on)); len(todo) == 0 {
 		return nil, false, nil
 	}
-	root, err := isRoot(dir)
-	if err != nil {
-		return nil, false, fmt.Errorf("cgroup: %s: %w", p.Own, err)
-	}
-	if root {
+	// The root cgroup, which the no-internal-processes rule exempts, is
+	// the one cgroup without a cgroup.type (Linux 4.14, before which
+	// nothing is threaded).
+	switch _, err := sys.Fstatat(dir, "cgroup.type", 0); {
+	case errors.Is(err, syscall.ENOENT):
 		return todo, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("cgroup: %s: %w", p.Own, err)
 	}
 	pids, err := Procs(dir)
 	if err != nil {
@@ -172,17 +174,6 @@ func plan(dir int, p Place, need []string, self bool) (todo []string, move bool,
 		return nil, false, err
 	}
 	return todo, true, nil
-}
-
-// isRoot reports whether dir is the root cgroup of the hierarchy, which
-// the no-internal-processes rule exempts: the one cgroup without a
-// cgroup.type (Linux 4.14, before which nothing is threaded).
-func isRoot(dir int) (bool, error) {
-	_, err := sys.Fstatat(dir, "cgroup.type", 0)
-	if errors.Is(err, syscall.ENOENT) {
-		return true, nil
-	}
-	return false, err
 }
 
 // onlyThisProcess checks that pids, the processes of the cgroup own,
