@@ -39,8 +39,9 @@ func reclaim(s *Session, r Record, id mark.ID, dry bool) {
 	// PID that names another process now is reported, never signalled.
 	switch fd, err := open(r.Engine.PID, r.Engine.Token); {
 	case err == nil:
+		st, _ := proc.ReadStat(r.Engine.PID) // zero on an error: no command name
 		seen[r.Engine.PID] = true
-		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: commOf(r.Engine.PID)})
+		s.Ended = append(s.Ended, Ended{PID: r.Engine.PID, Comm: st.Comm})
 		if dry {
 			sys.Close(fd)
 		} else {
@@ -142,12 +143,6 @@ func reclaimCgroup(s *Session, c Cgroup, dry bool, seen map[int]bool) {
 		// Listed in the cgroup of the recorded id, then not ended.
 		s.Left = append(s.Left, LeftProcess{Reason: "cgroup: " + err.Error(), Survivor: !dry && len(held) > 0})
 	}
-}
-
-// commOf is pid's command name, or "" where it cannot be read.
-func commOf(pid int) string {
-	st, _ := proc.ReadStat(pid) // zero on an error
-	return st.Comm
 }
 
 // awaitExits waits up to within for the processes of the pidfds of
