@@ -227,8 +227,9 @@ func cgroupType(dirfd int) (string, error) {
 
 // lockNew opens and locks the fresh cgroup name, and checks that it is
 // still the one in parent (a cleaner may have removed it in between).
+// A failure closes the descriptor it opened.
 func lockNew(parent int, name string) (dir int, id uint64, err error) {
-	dir, err = openDir(parent, name)
+	fd, err := openDir(parent, name)
 	if errors.Is(err, syscall.ENOENT) {
 		return -1, 0, errTaken
 	}
@@ -237,16 +238,15 @@ func lockNew(parent int, name string) (dir int, id uint64, err error) {
 	}
 	defer func() {
 		if err != nil {
-			sys.Close(dir)
-			dir = -1
+			sys.Close(fd) // and with it the lock
 		}
 	}()
-	if err := sys.Flock(dir, sys.LOCK_EX|sys.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := sys.Flock(fd, sys.LOCK_EX|sys.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
 		return -1, 0, errTaken
 	} else if err != nil {
 		return -1, 0, err
 	}
-	in, err := sys.Fstat(dir)
+	in, err := sys.Fstat(fd)
 	if err != nil {
 		return -1, 0, err
 	}
@@ -257,14 +257,14 @@ func lockNew(parent int, name string) (dir int, id uint64, err error) {
 	if err != nil || named.Ino != in.Ino {
 		return -1, 0, errTaken
 	}
-	if _, err := Populated(dir); errors.Is(err, syscall.ENODEV) {
+	if _, err := Populated(fd); errors.Is(err, syscall.ENODEV) {
 		return -1, 0, errTaken // removed: its files answer ENODEV
 	} else if err != nil {
 		// Any other failure (EMFILE above all) is this process's, not a
 		// cleaner's: Create removes the cgroup and says why.
 		return -1, 0, fmt.Errorf("%s: %w", name, err)
 	}
-	return dir, in.Ino, nil
+	return fd, in.Ino, nil
 }
 
 // openDir opens a directory of a cgroup2 file system, close-on-exec.

@@ -151,3 +151,40 @@ func TestCreateInAThreadedSubtreeSaysSoAndLeavesNoCgroup(t *testing.T) {
 		}
 	}
 }
+
+// TestANameWhoseCgroupIsLockedIsTakenAndLeavesNoDescriptor: lockNew finds
+// a fresh cgroup locked by another descriptor (a cleaner's, or another
+// session's) taken, and closes the descriptor it opened: none of this
+// process names the cgroup but the locker's.
+func TestANameWhoseCgroupIsLockedIsTakenAndLeavesNoDescriptor(t *testing.T) {
+	p := testPlace(t)
+	parent, err := unix.Open(p.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(parent)
+	if err := unix.Mkdirat(parent, "locked", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	locker, err := unix.Openat(parent, "locked", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(locker)
+	if err := unix.Flock(locker, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	if fd, _, err := lockNew(parent, "locked"); !errors.Is(err, errTaken) || fd != -1 {
+		t.Fatalf("lockNew of a locked cgroup = %d, %v; want -1, errTaken", fd, err)
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		fd, _ := strconv.Atoi(e.Name())
+		if to, _ := os.Readlink("/proc/self/fd/" + e.Name()); to == path.Join(p.Dir, "locked") && fd != locker {
+			t.Errorf("descriptor %d of %s left open by lockNew", fd, to)
+		}
+	}
+}
