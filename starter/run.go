@@ -31,6 +31,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	res, err := run(ctx, o)
+	var st stop
+	if errors.As(err, &st) {
+		res.Reason, res.Signal, res.why, err = st.reason, st.signal, st.why, nil
+	}
 	res.Duration = time.Since(start)
 	if status.on() {
 		status.write(ended(res, err))
@@ -59,18 +63,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // holder, one deadline) and collect (what the end left to read, and the
 // Engine's status). A step that fails before the release ends what
 // contain started, through abort; close undoes prepare, in one fixed
-// order, on every return, a failed prepare's too. Each platform
-// implements the steps.
+// order, on every return, a failed prepare's too. A step ended by a stop
+// returns it as its error, and Run makes it the result's reason. Each
+// platform implements the steps.
 func run(ctx context.Context, o Options) (Result, error) {
 	s, err := prepare(o)
 	if s != nil {
 		defer s.close()
 	}
 	if err != nil {
-		var st stop
-		if errors.As(err, &st) {
-			return Result{Reason: st.reason, why: st.why}, nil
-		}
 		return Result{}, err
 	}
 	res := Result{Timeout: o.Timeout}

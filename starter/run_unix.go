@@ -415,6 +415,7 @@ func (s *session) abort(res Result, err error) (Result, error) {
 		select {
 		case sig := <-s.sig.stops:
 			st = stop{reason: ReasonSignal, signal: sig.(syscall.Signal)}
+			err = st
 		default:
 		}
 	}
@@ -435,10 +436,6 @@ func (s *session) abort(res Result, err error) (Result, error) {
 		}
 	}
 	s.guard = nil
-	if st.reason != "" {
-		res.Reason, res.Signal = st.reason, st.signal
-		return res, nil
-	}
 	return res, err
 }
 

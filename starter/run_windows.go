@@ -229,11 +229,6 @@ func (s *session) abort(res Result, err error) (Result, error) {
 	if s.eng != nil {
 		res.End = s.endHolders(end.Plan{Budget: s.ending.Budget})
 	}
-	var st stop
-	if errors.As(err, &st) {
-		res.Reason, res.Signal = st.reason, st.signal
-		return res, nil
-	}
 	return res, err
 }
 
