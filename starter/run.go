@@ -111,6 +111,21 @@ func (s *session) release(ctx context.Context, res *Result) error {
 	return nil
 }
 
+// end is the step that ends the session once the Engine was released,
+// for the reason in res: every holder under the session's plan, the stop
+// signal and the grace first; or, when the Engine exited under
+// ReleaseOnExit (not on Windows), a release of what it left.
+func (s *session) end(res Result) End {
+	if res.Reason == ReasonEngineExit && s.o.ReleaseOnExit {
+		s.log.Debug().Msg("releasing what the Engine left")
+		return s.releaseLeft()
+	}
+	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
+	plan := s.ending
+	plan.Stopped = res.Reason == ReasonSignal
+	return s.endHolders(plan)
+}
+
 // pending reports a stop that is already due, without waiting: a stop
 // signal, ctx's end, or an end condition of the platform's (due).
 func (s *session) pending(ctx context.Context) (Reason, syscall.Signal) {

@@ -461,21 +461,6 @@ func (s *session) holders() []end.Holder {
 	return hs
 }
 
-// end is the step that ends the session once the Engine was released,
-// for the reason in res: every holder under the session's plan, the stop
-// signal and the grace first; or, when the Engine exited under
-// ReleaseOnExit, a release of what it left.
-func (s *session) end(res Result) End {
-	if res.Reason == ReasonEngineExit && s.o.ReleaseOnExit {
-		s.log.Debug().Msg("releasing what the Engine left")
-		return s.releaseLeft()
-	}
-	s.log.Debug().Str("reason", res.Why()).Msg("ending the session")
-	plan := s.ending
-	plan.Stopped = res.Reason == ReasonSignal
-	return s.endHolders(plan)
-}
-
 // endHolders ends every holder under one deadline (package end), and
 // removes the session cgroup once it is empty.
 func (s *session) endHolders(plan end.Plan) End {

@@ -232,14 +232,9 @@ func (s *session) abort(res Result, err error) (Result, error) {
 	return res, err
 }
 
-// end is the step that ends the session once the Engine was resumed, for
-// the reason in res: the job, under the session's plan.
-func (s *session) end(res Result) End {
-	s.log.Debug().Str("reason", res.Why()).Msg("ending the job")
-	plan := s.ending
-	plan.Stopped = res.Reason == ReasonSignal
-	return s.endHolders(plan)
-}
+// releaseLeft is never reached here: prepare refuses ReleaseOnExit. If
+// it were, Refused would fail the session rather than pass for an end.
+func (s *session) releaseLeft() End { return End{Outcome: launch.Refused} }
 
 // collect reads the job's accounting and the Engine's exit code once its
 // handle is signalled, waiting up to reapWait for a terminated Engine.
