@@ -192,6 +192,10 @@ func checkStatusFD(n, controlFD int) error {
 	return checkPassed("--status-fd", n, sys.O_RDONLY, "writing")
 }
 
+// writeStatus writes b with raw writes: a reader that is gone gives
+// EPIPE, which is ignored, never death by SIGPIPE.
+func writeStatus(fd int, b []byte) { _ = sys.WriteAll(fd, b) }
+
 // checkPassed checks that the descriptor n of flag is one the launcher
 // passed (> 2, open and not close-on-exec) and not open only as wrong
 // (sys.O_RDONLY or sys.O_WRONLY): it is open for use.

@@ -1,7 +1,6 @@
 package starter
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"time"
@@ -133,35 +132,21 @@ func (c *control) close() {
 	}
 }
 
-// statusHandle writes the status records to a handle the launcher
-// passed; 0 writes nothing. A reader that is gone makes the write fail,
-// which is ignored.
-type statusHandle sys.Handle
-
-// openStatus is the status handle o names, checked, or 0 for none.
-func openStatus(o Options) (statusHandle, error) {
-	if o.StatusFD == 0 {
-		return 0, nil
+// checkStatusFD validates the status handle h: an open handle of this
+// process, not a standard one, and not the control handle.
+func checkStatusFD(h, controlFD int) error {
+	if err := checkHandle("--status-fd", h); err != nil {
+		return err
 	}
-	if err := checkHandle("--status-fd", o.StatusFD); err != nil {
-		return 0, err
+	if h == controlFD {
+		return fmt.Errorf("--status-fd %d: the same handle as --control-fd", h)
 	}
-	if o.StatusFD == o.ControlFD {
-		return 0, fmt.Errorf("--status-fd %d: the same handle as --control-fd", o.StatusFD)
-	}
-	return statusHandle(o.StatusFD), nil
+	return nil
 }
 
-// on reports whether h is a status handle, not none.
-func (h statusHandle) on() bool { return h != 0 }
-
-// write writes v as one line of JSON; Run calls it only when on.
-func (h statusHandle) write(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	b = append(b, '\n')
+// writeStatus writes b to the status handle h. A reader that is gone
+// makes the write fail, which is ignored.
+func writeStatus(h int, b []byte) {
 	for len(b) > 0 {
 		n, err := sys.WriteFile(sys.Handle(h), b)
 		if err != nil || n == 0 {

@@ -4,6 +4,7 @@ package starter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -176,4 +177,29 @@ func (s *session) markString() string {
 		return ""
 	}
 	return s.mark.String()
+}
+
+// statusOut is the descriptor (on Windows, the handle) the launcher
+// passed for the status records, or 0 for none.
+type statusOut int
+
+// openStatus is the status descriptor o names, checked, or 0 for none.
+func openStatus(o Options) (statusOut, error) {
+	if o.StatusFD == 0 {
+		return 0, nil
+	}
+	if err := checkStatusFD(o.StatusFD, o.ControlFD); err != nil {
+		return 0, err
+	}
+	return statusOut(o.StatusFD), nil
+}
+
+// on reports whether out is a status descriptor, not none.
+func (out statusOut) on() bool { return out != 0 }
+
+// write writes v as one line of JSON; Run calls it only when on.
+func (out statusOut) write(v any) {
+	if b, err := json.Marshal(v); err == nil {
+		writeStatus(int(out), append(b, '\n'))
+	}
 }
