@@ -57,7 +57,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return res, err
 }
 
-// run is one session in six steps: prepare (check the request, take the
+// run refuses a request without PROGRAM, then holds one session in six
+// steps: prepare (check the request, take the
 // launcher's descriptors or handles and the signals), contain (what holds
 // the session and the Engine, not yet executing), release (the ack, then
 // the go-ahead), watch (until the first end condition), end (every
@@ -68,6 +69,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // returns it as its error, and Run makes it the result's reason. Each
 // platform implements the steps.
 func run(ctx context.Context, o Options) (Result, error) {
+	if len(o.Argv) == 0 {
+		return Result{}, fail(wire.ExitUsage, "no PROGRAM given")
+	}
 	s, err := prepare(o)
 	if s != nil {
 		defer s.close()

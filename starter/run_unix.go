@@ -104,9 +104,6 @@ type execReport struct {
 // the terminal. Nothing is started. Once it has taken something, it
 // returns the session with its error, for run to close.
 func prepare(o Options) (*session, error) {
-	if len(o.Argv) == 0 {
-		return nil, fail(wire.ExitUsage, "no PROGRAM given")
-	}
 	if err := checkLimits(o.Limits); err != nil {
 		return nil, err
 	}

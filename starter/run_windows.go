@@ -80,9 +80,6 @@ func ExplainLimits(lim launch.Limits, parent string) (move bool, err error) {
 // Nothing is started. Once it has taken something, it returns the
 // session with its error, for run to close.
 func prepare(o Options) (*session, error) {
-	if len(o.Argv) == 0 {
-		return nil, fail(wire.ExitUsage, "no PROGRAM given")
-	}
 	if _, _, err := ExplainContainment(o.Containment); err != nil {
 		return nil, err
 	}
