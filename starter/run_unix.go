@@ -3,6 +3,7 @@
 package starter
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -23,15 +24,6 @@ import (
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
-
-// programName is how a message names PROGRAM: as given, or "" quoted
-// when it is empty, so that the message does not start with ": ".
-func programName(p string) string {
-	if p == "" {
-		return `""`
-	}
-	return p
-}
 
 // session is the state of one Run.
 type session struct {
@@ -155,7 +147,9 @@ func prepare(o Options) (*session, error) {
 		path, pathSet := lookupEnv(s.spec.Env, "PATH")
 		var err error
 		if s.spec.Path, err = sys.Resolve(o.Argv[0], path, pathSet); err != nil {
-			return s, fail(wire.ExitStatusFor(err), "%s: %w", programName(o.Argv[0]), err)
+			// An empty PROGRAM is named "", so that the message does
+			// not start with ": ".
+			return s, fail(wire.ExitStatusFor(err), "%s: %w", cmp.Or(o.Argv[0], `""`), err)
 		}
 	} else if err := sys.Executable(s.spec.Path); err != nil {
 		return s, fail(wire.ExitStatusFor(err), "%s: %w", s.spec.Path, err)
