@@ -125,7 +125,7 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 			return ReasonWatchFailed, 0, sys.WaitStatus{}
 		}
 		if fds[slotReport].Revents != 0 {
-			s.readExecResult()
+			s.execResult()
 			fds[slotReport].Fd = -1
 		}
 		if fds[slotEngine].Revents != 0 {
@@ -246,23 +246,17 @@ func (s *session) forward(sig syscall.Signal) {
 	s.log.Debug().Str("signal", sys.SignalName(sig)).Err(err).Msg("forwarded")
 }
 
-// readExecResult reads the gate's exec report once it is readable.
-func (s *session) readExecResult() {
-	if !s.exec.read {
-		s.exec.read = true
-		s.exec.err = s.gate.ExecResult()
-	}
-}
-
-// execResult returns the exec report after the group end, when the gate
-// has executed the Engine or exited: its report is readable (a message or
-// end of file) and reading it cannot block. If it is somehow not readable
-// yet, no exec failure was seen.
+// execResult reads the gate's exec report, once, when it is readable: the
+// watch calls it when the poll shows the report, collect after the group
+// end, when the gate has executed the Engine or exited. Then the report
+// is a message or end of file, and reading it cannot block. If it is
+// somehow not readable yet, no exec failure was seen.
 func (s *session) execResult() error {
 	if !s.exec.read {
 		fds := []sys.PollFd{{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}}
 		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
-			s.readExecResult()
+			s.exec.read = true
+			s.exec.err = s.gate.ExecResult()
 		}
 	}
 	return s.exec.err
