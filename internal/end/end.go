@@ -433,6 +433,23 @@ func settled(hs []*held, r *Report, full bool, sends ...send) bool {
 	return false
 }
 
+// told reports whether the waiter is told of the end of every holder that
+// is not empty yet, so that End need not look again without being told:
+// each has a descriptor or port that works (notifies, not deaf), and
+// they are no more than the waiter waits on at once (waitsOn).
+func told(hs []*held) bool {
+	n := 0
+	for _, h := range hs {
+		if h.empty || h.refused {
+			continue
+		}
+		if n++; n > waitsOn || !h.notifies() || h.deaf {
+			return false
+		}
+	}
+	return true
+}
+
 // earliest is until, or backoff if some holder must be looked at again
 // without being told.
 func earliest(until, backoff time.Time, told bool) time.Time {

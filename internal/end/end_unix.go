@@ -4,6 +4,7 @@ package end
 
 import (
 	"errors"
+	"math"
 	"syscall"
 	"time"
 
@@ -22,18 +23,14 @@ type notifier interface {
 // act on it.
 const resume = syscall.SIGCONT
 
-// told reports whether the kernel announces the end of every holder that
-// is not empty yet, so that End need not look again without being told.
-func told(hs []*held) bool {
-	for _, h := range hs {
-		if h.empty || h.refused {
-			continue
-		}
-		if fd, _ := h.Notify(); fd < 0 || h.deaf {
-			return false
-		}
-	}
-	return true
+// waitsOn is how many holders the waiter can be told of at once: all.
+const waitsOn = math.MaxInt
+
+// notifies reports whether the kernel announces h's end: it has a
+// descriptor to poll.
+func (h *held) notifies() bool {
+	fd, _ := h.Notify()
+	return fd >= 0
 }
 
 // waiter sleeps in poll on the holders' descriptors and on a pipe the

@@ -20,21 +20,12 @@ type notifier interface {
 // resume is none: no Windows process is stopped by a signal.
 const resume syscall.Signal = 0
 
-// told reports whether the waiter is told of the end of every holder that
-// is not empty yet: it waits on one port, so there must be one such
-// holder at most, and it must have a port.
-func told(hs []*held) bool {
-	n := 0
-	for _, h := range hs {
-		if h.empty || h.refused {
-			continue
-		}
-		if n++; n > 1 || h.Notify() == 0 || h.deaf {
-			return false
-		}
-	}
-	return true
-}
+// waitsOn is how many holders the waiter can be told of at once: it
+// waits on one port.
+const waitsOn = 1
+
+// notifies reports whether h has a port that gets a packet at its end.
+func (h *held) notifies() bool { return h.Notify() != 0 }
 
 // waiter waits on the completion port of the first holder not yet empty
 // that has one. The waker wakes it with a packet on every holder's port:
@@ -66,7 +57,7 @@ func (w *waiter) shut() {}
 func (w *waiter) wait(hs []*held, until time.Time) {
 	d := max(time.Until(until), 0)
 	for _, h := range hs {
-		if h.empty || h.refused || h.deaf || h.Notify() == 0 {
+		if h.empty || h.refused || h.deaf || !h.notifies() {
 			continue
 		}
 		ms := uint32(min((d+time.Millisecond-1)/time.Millisecond, math.MaxUint32-1))
