@@ -31,14 +31,15 @@ type Holder struct {
 // stop signal reaches one console group, not every member at once.
 func (h *Holder) Traits() end.Traits { return end.Traits{Kind: KindJob, Whole: true} }
 
-// Signal implements [end.Holder]: SIGKILL terminates the job, [Stop]
-// sends CTRL_BREAK_EVENT to Group. The event needs a console shared with
+// Signal implements [end.Holder]: SIGKILL terminates the job
+// (TerminateJobObject, with Code), which reaches nothing but the
+// processes started in it; [Stop] sends CTRL_BREAK_EVENT to Group. The event needs a console shared with
 // that group; where it cannot be sent, or for any other signal, the
 // error wraps [end.ErrUnsendable].
 func (h *Holder) Signal(sig syscall.Signal) error {
 	switch {
 	case sig == syscall.SIGKILL:
-		return h.Job.Terminate(h.Code)
+		return sys.TerminateJobObject(h.Job.h, h.Code)
 	case sig != Stop || h.Group == 0:
 		return fmt.Errorf("%w: %v to a job's console process group %d", end.ErrUnsendable, sig, h.Group)
 	}

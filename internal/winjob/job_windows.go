@@ -50,13 +50,6 @@ func New() (*Job, error) {
 // job, every process still in it is terminated by the system.
 func (j *Job) Close() { sys.CloseHandles(&j.port, &j.h) }
 
-// Terminate ends every process of the job with exit code code
-// (TerminateJobObject). The job holds only processes started in it, so
-// this reaches nothing else.
-func (j *Job) Terminate(code uint32) error {
-	return sys.TerminateJobObject(j.h, code)
-}
-
 // PIDs returns the IDs of the processes in the job, at most 1024. The
 // IDs name members only while they are members: for a report, never for
 // signalling.

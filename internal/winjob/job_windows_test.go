@@ -166,7 +166,7 @@ func TestAProcessAssignedWhileSuspendedIsInTheJob(t *testing.T) {
 	if err := p.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Terminate(9); err != nil {
+	if err := (&Holder{Job: j, Code: 9}).Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, p.Handle)
@@ -220,7 +220,7 @@ func TestANestedJobIsEndedWithItsOuterJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer windows.CloseHandle(h)
-	if err := outer.Terminate(1); err != nil {
+	if err := (&Holder{Job: outer, Code: 1}).Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, nest.Handle)
