@@ -45,7 +45,7 @@ func TestChildrenFromBeforeTheSessionAreReapedButNeverAdopted(t *testing.T) {
 	if !c.Exited(testproc.TooLong) {
 		t.Fatal("the child did not exit")
 	}
-	if n := s.reapAdopted(); n != 1 {
+	if n, _, _ := s.reapAdopted(); n != 1 {
 		t.Fatalf("reapAdopted() = %d, want the exited child reaped", n)
 	}
 	if s.notAdopted(c.PID) {

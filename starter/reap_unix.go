@@ -33,7 +33,7 @@ func beforeSession(list func() ([]int, error)) (map[int]bool, error) {
 // error means the children could not be listed: the list is then not
 // known to be complete.
 func (s *session) adopted() ([]int, error) {
-	_, left, err := s.reap()
+	_, left, err := s.reapAdopted()
 	return slices.DeleteFunc(left, func(pid int) bool { return s.notAdopted(pid) }), err
 }
 
@@ -52,20 +52,14 @@ func (s *session) helperChild(pid int) bool {
 // reaped, so that its number names nobody special afterwards. It never
 // waits on P_ALL or -1: that could take the Engine's status, and with
 // WNOWAIT the kernel would report the Engine's zombie again and again and
-// never the others. It returns how many it reaped; a listing that failed
-// reaps only the children from before the gate, and the next SIGCHLD or
-// look tries again.
-func (s *session) reapAdopted() int {
-	n, _, _ := s.reap()
-	return n
-}
-
-// reap is reapAdopted, from one reading of the children files: it also
-// returns the children it did not reap, and the error of the listing.
-// The children this process had before the gate are looked at by their
-// PIDs: a library caller's may belong to any of its threads, and
-// children lists the main thread's (and a failed listing lists none).
-func (s *session) reap() (n int, left []int, err error) {
+// never the others. It returns how many it reaped and, from the same
+// reading of the children files, the children it did not reap, and the
+// error of the listing; a listing that failed reaps only the children
+// from before the gate, and the next SIGCHLD or look tries again. The
+// children this process had before the gate are looked at by their PIDs:
+// a library caller's may belong to any of its threads, and children lists
+// the main thread's (and a failed listing lists none).
+func (s *session) reapAdopted() (n int, left []int, err error) {
 	pids, err := children()
 	for pid := range s.adopt.before {
 		if !slices.Contains(pids, pid) {

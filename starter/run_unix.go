@@ -593,7 +593,7 @@ func (s *session) close() {
 		l.close()
 	}
 	if s.adopt.on {
-		s.reapAdopted()
+		_, _, _ = s.reapAdopted()
 	}
 	s.sig.release(s.o.Exits)
 	if s.adopt.restore != nil {

@@ -98,7 +98,7 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 			// Without adopting, any other child of this process is the
 			// caller's to reap.
 			if s.adopt.on {
-				if n := s.reapAdopted(); n > 0 {
+				if n, _, _ := s.reapAdopted(); n > 0 {
 					s.log.Debug().Int("reaped", n).Msg("adopted children")
 				}
 			}
