@@ -54,7 +54,8 @@ type session struct {
 	group    end.Group
 
 	// watch and end
-	exec     execReport
+	execRead bool  // the gate's exec report was read
+	execErr  error // the exec failure it reported, or nil
 	deadline time.Time
 	usage    launch.Usage // what the tree used: the cgroup's counters, or the reaps'
 }
@@ -82,12 +83,6 @@ type adoption struct {
 	before     map[int]bool
 	neverSweep []int         // groups the sweep never signals as a group
 	cpu        time.Duration // the CPU time the reaps of adopted orphans reported
-}
-
-// execReport is the gate's report of its exec, once read.
-type execReport struct {
-	read bool
-	err  error
 }
 
 // prepare checks the request and takes what the session needs of this

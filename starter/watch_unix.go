@@ -252,12 +252,12 @@ func (s *session) forward(sig syscall.Signal) {
 // is a message or end of file, and reading it cannot block. If it is
 // somehow not readable yet, no exec failure was seen.
 func (s *session) execResult() error {
-	if !s.exec.read {
+	if !s.execRead {
 		fds := []sys.PollFd{{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}}
 		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
-			s.exec.read = true
-			s.exec.err = s.gate.ExecResult()
+			s.execRead = true
+			s.execErr = s.gate.ExecResult()
 		}
 	}
-	return s.exec.err
+	return s.execErr
 }
