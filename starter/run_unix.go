@@ -95,10 +95,8 @@ func prepare(o Options) (*session, error) {
 		return nil, err
 	}
 	s := &session{o: o, log: o.Logger, launcher: launcher{exit: -1}, sig: takeSignals(o)}
-	s.ending = end.Plan{Stop: o.StopSignal, Grace: o.Grace, Budget: o.KillBudget, Hurry: s.sig.stops, Wake: s.sig.chld}
-	if s.ending.Stop == 0 {
-		s.ending.Stop = syscall.SIGTERM
-	}
+	stopSig := cmp.Or(o.StopSignal, syscall.SIGTERM)
+	s.ending = end.Plan{Stop: stopSig, Grace: o.Grace, Budget: o.KillBudget, Hurry: s.sig.stops, Wake: s.sig.chld}
 	// From here on, the session is returned with an error too: run's
 	// close undoes what was taken.
 	if o.Exe == "" {
