@@ -32,9 +32,18 @@ type session struct {
 	mark *mark.ID // the session's id in the mark, unless NoMark
 
 	// prepare
-	spec     gate.Spec // the Engine's program, argv, environment and descriptors
-	launcher launcher
-	sig      signals
+	spec gate.Spec // the Engine's program, argv, environment and descriptors
+	// What the session takes of its launcher, and watches: its PID, its
+	// exit descriptor (a pidfd; on macOS and FreeBSD a kqueue) or -1, its
+	// descriptors (marked close-on-exec in this process's table while the
+	// session runs), the control descriptor, and its end of the Engine's
+	// standard input, watched (WatchStdin).
+	parent     int
+	parentExit int
+	inherited  []int
+	ctl        *control
+	stdin      *stdinWatch
+	sig        signals
 	// ending is how the session ends once the Engine was released: the
 	// stop signal and the grace first, then the kill budget; a second
 	// stop signal hurries the grace, and SIGCHLD tells of adopted
@@ -60,19 +69,6 @@ type session struct {
 	usage    launch.Usage // what the tree used: the cgroup's counters, or the reaps'
 }
 
-// launcher is what the session takes of its launcher, and watches.
-type launcher struct {
-	pid  int // the launcher's PID
-	exit int // its exit descriptor (a pidfd; on macOS and FreeBSD a kqueue), or -1
-	// inherited lists the launcher's descriptors, marked close-on-exec in
-	// this process's table while the session runs.
-	inherited []int
-	ctl       *control
-	// stdin is the launcher's end of the Engine's standard input, watched
-	// (WatchStdin).
-	stdin *stdinWatch
-}
-
 // adoption is the session's part as the reaper of orphans (a subreaper,
 // or PID 1 of a PID namespace).
 type adoption struct {
@@ -94,7 +90,7 @@ func prepare(o Options) (*session, error) {
 	if err := checkLimits(o.Limits); err != nil {
 		return nil, err
 	}
-	s := &session{o: o, log: o.Logger, launcher: launcher{exit: -1}, sig: takeSignals(o)}
+	s := &session{o: o, log: o.Logger, parentExit: -1, sig: takeSignals(o)}
 	stopSig := cmp.Or(o.StopSignal, syscall.SIGTERM)
 	s.ending = end.Plan{Stop: stopSig, Grace: o.Grace, Budget: o.KillBudget, Hurry: s.sig.stops, Wake: s.sig.chld}
 	// From here on, the session is returned with an error too: run's
@@ -130,10 +126,10 @@ func prepare(o Options) (*session, error) {
 		return s, fail(wire.ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
 	// The launcher: recorded first, so that a parent gone already is seen.
-	s.launcher.pid = os.Getppid()
-	if o.ParentPID != 0 && s.launcher.pid != o.ParentPID {
+	s.parent = os.Getppid()
+	if o.ParentPID != 0 && s.parent != o.ParentPID {
 		return s, stop{reason: ReasonParentGone,
-			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.launcher.pid, o.ParentPID)}
+			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.parent, o.ParentPID)}
 	}
 	s.spec.Path = o.Path
 	if s.spec.Path == "" {
@@ -160,12 +156,12 @@ func prepare(o Options) (*session, error) {
 		return s, fail(wire.ExitContainment, "list inherited descriptors: %w", err)
 	}
 	if o.ControlFD != 0 {
-		if s.launcher.ctl, err = openControl(o.ControlFD, inherited); err != nil {
+		if s.ctl, err = openControl(o.ControlFD, inherited); err != nil {
 			return s, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	if o.WatchStdin || o.Stdio {
-		s.launcher.stdin, err = openStdinWatch(inherited)
+		s.stdin, err = openStdinWatch(inherited)
 		if !o.WatchStdin && errors.Is(err, errNeverHangsUp) {
 			s.log.Debug().Err(err).Msg("--stdio: standard input is not watched")
 		} else if err != nil {
@@ -179,7 +175,7 @@ func prepare(o Options) (*session, error) {
 		if err := sys.SetCloseOnExec(fd); err != nil {
 			return s, fail(wire.ExitContainment, "%w", err)
 		}
-		s.launcher.inherited = append(s.launcher.inherited, fd)
+		s.inherited = append(s.inherited, fd)
 	}
 	s.spec.Files = []int{0, 1, 2}
 	for _, fd := range inherited {
@@ -205,7 +201,7 @@ func prepare(o Options) (*session, error) {
 			return s, fail(wire.ExitContainment, "%w", err)
 		}
 	}
-	s.adopt.neverSweep = neverSweep(s.launcher.pid)
+	s.adopt.neverSweep = neverSweep(s.parent)
 	return s, nil
 }
 
@@ -216,10 +212,10 @@ func prepare(o Options) (*session, error) {
 // Neither watches or runs anything until it says so.
 func (s *session) contain(res *Result) error {
 	if s.o.WatchParent || s.o.ParentPID != 0 || s.o.Stdio {
-		if s.launcher.pid <= 1 {
+		if s.parent <= 1 {
 			// PID 1 is taken as a container init and not watched; a
 			// launcher that died before we started cannot be told apart.
-			s.log.Debug().Int("ppid", s.launcher.pid).Msg("parent not watched")
+			s.log.Debug().Int("ppid", s.parent).Msg("parent not watched")
 		} else {
 			// An exit descriptor of the launcher (sys.WatchExit: a pidfd,
 			// or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
@@ -227,15 +223,15 @@ func (s *session) contain(res *Result) error {
 			// descriptor was opened has re-parented us by then. Either
 			// watches the parent process, not the thread that forked us,
 			// unlike PR_SET_PDEATHSIG (golang/go#27505).
-			fd, err := sys.WatchExit(s.launcher.pid)
+			fd, err := sys.WatchExit(s.parent)
 			switch {
 			case errors.Is(err, sys.ErrGone):
 				return errParentGone
 			case err != nil:
 				return fail(wire.ExitContainment, "watch parent: %w", err)
 			}
-			s.launcher.exit = fd
-			if os.Getppid() != s.launcher.pid {
+			s.parentExit = fd
+			if os.Getppid() != s.parent {
 				return errParentGone
 			}
 		}
@@ -468,7 +464,7 @@ func (s *session) endHolders(plan end.Plan) End {
 	}
 	// The session's holders are empty (or the end is over): the
 	// launcher's writes to the Engine's input may fail now.
-	s.launcher.stdin.close()
+	s.stdin.close()
 	return e
 }
 
@@ -486,7 +482,7 @@ func (s *session) releaseLeft() End {
 	for _, l := range s.layers {
 		l.ended(e, &s.usage)
 	}
-	s.launcher.stdin.close()
+	s.stdin.close()
 	e.Elapsed = time.Since(start)
 	return e
 }
@@ -562,15 +558,15 @@ func (s *session) collect(res Result) (Result, error) {
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
-	s.launcher.stdin.close()
+	s.stdin.close()
 	if s.tty != nil {
 		if s.tty.released {
 			s.returnTerminal()
 		}
 		s.tty.close()
 	}
-	if s.launcher.exit >= 0 {
-		sys.Close(s.launcher.exit)
+	if s.parentExit >= 0 {
+		sys.Close(s.parentExit)
 	}
 	if s.guard != nil {
 		// Reached only on a failure between the arming and the end.
@@ -596,12 +592,12 @@ func (s *session) close() {
 		// A process that exits right after has no later exec to pass
 		// them to, and its end may have closed them (package
 		// internal/exit): their numbers may name descriptors of ours.
-		for _, fd := range s.launcher.inherited {
+		for _, fd := range s.inherited {
 			_ = sys.ClearCloseOnExec(fd)
 		}
 	}
-	if s.launcher.ctl != nil {
-		s.launcher.ctl.close()
+	if s.ctl != nil {
+		s.ctl.close()
 	}
 }
 

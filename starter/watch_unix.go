@@ -44,8 +44,8 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 	fds[slotWake] = sys.PollFd{Fd: int32(wakeR), Events: sys.POLLIN}
 	fds[slotEngine] = sys.PollFd{Fd: int32(s.gate.Pidfd), Events: sys.POLLIN}
 	fds[slotReport] = sys.PollFd{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}
-	if s.launcher.stdin != nil {
-		fds[slotStdin] = sys.PollFd{Fd: int32(s.launcher.stdin.fd), Events: s.launcher.stdin.events}
+	if s.stdin != nil {
+		fds[slotStdin] = sys.PollFd{Fd: int32(s.stdin.fd), Events: s.stdin.events}
 	}
 	var timeout <-chan time.Time
 	if s.o.Timeout > 0 {
@@ -167,11 +167,11 @@ func (s *session) pollSet() []sys.PollFd {
 		fds[i].Fd = -1
 	}
 	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
-	if s.launcher.exit > 0 {
-		fds[slotParent] = sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN}
+	if s.parentExit > 0 {
+		fds[slotParent] = sys.PollFd{Fd: int32(s.parentExit), Events: sys.POLLIN}
 	}
-	if s.launcher.ctl != nil {
-		fds[slotControl] = sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()}
+	if s.ctl != nil {
+		fds[slotControl] = sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
 	}
 	return fds
 }
@@ -199,7 +199,7 @@ func (s *session) told(fds []sys.PollFd) Reason {
 		return ReasonGuardLost
 	case fds[slotParent].Revents != 0:
 		return ReasonParentGone
-	case fds[slotControl].Revents != 0 && s.launcher.ctl.ended():
+	case fds[slotControl].Revents != 0 && s.ctl.ended():
 		return ReasonControlClosed
 	}
 	return ""
