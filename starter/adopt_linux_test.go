@@ -35,7 +35,7 @@ func TestANewChildWithTheReapedEnginesNumberIsTheSweeps(t *testing.T) {
 // adopted, reaped when they exit, and their number forgotten then.
 func TestChildrenFromBeforeTheSessionAreReapedButNeverAdopted(t *testing.T) {
 	c := testproc.StartLeader(t, "/bin/sleep", "600")
-	s := &session{adopt: adoption{before: map[int]bool{c.PID: true}}}
+	s := &session{childrenBefore: map[int]bool{c.PID: true}}
 	if !s.notAdopted(c.PID) {
 		t.Fatal("a child from before the session is taken as adopted")
 	}

@@ -49,8 +49,16 @@ type session struct {
 	// stop signal hurries the grace, and SIGCHLD tells of adopted
 	// children.
 	ending end.Plan
-	adopt  adoption
 	tty    *terminal // the terminal handed to the Engine, or nil
+	// The session's part as the reaper of orphans (a subreaper, or PID 1
+	// of a PID namespace).
+	adopting      bool   // children other than the gate and guard are ours to reap
+	restoreReaper func() // puts the previous subreaper setting back, or nil
+	// childrenBefore lists the children this process had before the
+	// gate: they are not the session's.
+	childrenBefore map[int]bool
+	neverSweep     []int         // groups the sweep never signals as a group
+	adoptedCPU     time.Duration // the CPU time the reaps of adopted orphans reported
 
 	// contain
 	mode     string
@@ -67,18 +75,6 @@ type session struct {
 	execErr  error // the exec failure it reported, or nil
 	deadline time.Time
 	usage    launch.Usage // what the tree used: the cgroup's counters, or the reaps'
-}
-
-// adoption is the session's part as the reaper of orphans (a subreaper,
-// or PID 1 of a PID namespace).
-type adoption struct {
-	on      bool   // children other than the gate and guard are ours to reap
-	restore func() // puts the previous subreaper setting back, or nil
-	// before lists the children this process had before the gate: they
-	// are not the session's.
-	before     map[int]bool
-	neverSweep []int         // groups the sweep never signals as a group
-	cpu        time.Duration // the CPU time the reaps of adopted orphans reported
 }
 
 // prepare checks the request and takes what the session needs of this
@@ -184,24 +180,24 @@ func prepare(o Options) (*session, error) {
 		}
 	}
 
-	s.adopt.on = o.Subreaper || os.Getpid() == 1
+	s.adopting = o.Subreaper || os.Getpid() == 1
 	if o.Subreaper {
-		if s.adopt.restore, err = subreaper(); err != nil {
+		if s.restoreReaper, err = subreaper(); err != nil {
 			return s, fail(wire.ExitContainment, "become a subreaper: %w", err)
 		}
 	}
 	if o.Terminal {
 		s.tty = openTerminal()
 	}
-	if s.adopt.on {
+	if s.adopting {
 		// Children this process has already (a wrapper's background job
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
-		if s.adopt.before, err = beforeSession(everyChild); err != nil {
+		if s.childrenBefore, err = beforeSession(everyChild); err != nil {
 			return s, fail(wire.ExitContainment, "%w", err)
 		}
 	}
-	s.adopt.neverSweep = neverSweep(s.parent)
+	s.neverSweep = neverSweep(s.parent)
 	return s, nil
 }
 
@@ -428,8 +424,8 @@ func (s *session) abort(res Result, err error) (Result, error) {
 // session cgroup.
 func (s *session) holders() []end.Holder {
 	hs := []end.Holder{s.engine}
-	if s.adopt.on {
-		hs = append(hs, &end.Adopted{List: s.adopted, Forbidden: append(slices.Clone(s.adopt.neverSweep), s.forbidden()...), Held: s.gate.PID,
+	if s.adopting {
+		hs = append(hs, &end.Adopted{List: s.adopted, Forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...), Held: s.gate.PID,
 			Sent: func(pid, pgrp int, sig syscall.Signal, err error) {
 				s.log.Debug().Int("pid", pid).Int("pgid", pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
 			}})
@@ -535,7 +531,7 @@ func (s *session) collect(res Result) (Result, error) {
 		if res.Usage.CPUMS == nil {
 			// No session cgroup: the reaps' rusage, the Engine's (with
 			// what it reaped itself) and the adopted orphans'.
-			res.Usage.SetCPU(st.CPU+s.adopt.cpu, "rusage")
+			res.Usage.SetCPU(st.CPU+s.adoptedCPU, "rusage")
 		}
 	case res.End.Outcome == launch.Empty || res.End.Outcome == launch.Unconfirmed || res.End.Outcome == launch.Released:
 		return res, fail(wire.ExitContainment, "the Engine could not be reaped: %w", err)
@@ -581,12 +577,12 @@ func (s *session) close() {
 	for _, l := range slices.Backward(s.layers) {
 		l.close()
 	}
-	if s.adopt.on {
+	if s.adopting {
 		_, _, _ = s.reapAdopted()
 	}
 	s.sig.release(s.o.Exits)
-	if s.adopt.restore != nil {
-		s.adopt.restore()
+	if s.restoreReaper != nil {
+		s.restoreReaper()
 	}
 	if !s.o.Exits {
 		// A process that exits right after has no later exec to pass

@@ -97,7 +97,7 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 		case <-s.sig.chld:
 			// Without adopting, any other child of this process is the
 			// caller's to reap.
-			if s.adopt.on {
+			if s.adopting {
 				if n, _, _ := s.reapAdopted(); n > 0 {
 					s.log.Debug().Int("reaped", n).Msg("adopted children")
 				}
