@@ -137,12 +137,8 @@ func End(holders []Holder, p Plan) Report {
 	defer w.close()
 	done := func(o launch.Outcome) Report {
 		r.Outcome = o
-		if o == launch.Empty {
-			for _, h := range hs {
-				if h.refused {
-					r.Outcome = launch.Refused
-				}
-			}
+		if o == launch.Empty && slices.ContainsFunc(hs, func(h *held) bool { return h.refused }) {
+			r.Outcome = launch.Refused
 		}
 		r.Elapsed = time.Since(start)
 		return r
@@ -527,11 +523,9 @@ func LivePIDs(holders []Holder) []int {
 			continue
 		}
 		for _, m := range ms {
-			if !slices.Contains(out, m.PID) {
-				out = append(out, m.PID)
-			}
+			out = append(out, m.PID)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
