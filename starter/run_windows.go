@@ -99,10 +99,9 @@ func prepare(o Options) (*session, error) {
 		env = os.Environ()
 	}
 	var err error
-	if env, s.mark, err = engineEnv(env, o.NoMark); err != nil {
+	if s.spec.Env, s.mark, err = engineEnv(env, o.NoMark); err != nil {
 		return nil, err
 	}
-	s.spec.Env = env
 
 	if o.WatchStdin {
 		return nil, fail(wire.ExitUsage, "--watch-stdin: not on Windows yet: %w", errors.ErrUnsupported)
@@ -122,7 +121,7 @@ func prepare(o Options) (*session, error) {
 
 	s.program = o.Path
 	if s.program == "" {
-		if s.program, err = lookPath(o.Argv[0], env); err != nil {
+		if s.program, err = lookPath(o.Argv[0], s.spec.Env); err != nil {
 			return nil, fail(wire.ExitNotFound, "%s: %w", o.Argv[0], err)
 		}
 	} else if !isFile(s.program) {
