@@ -166,15 +166,14 @@ func prepare(o Options) (*session, error) {
 	}
 	// No helper of ours may inherit the launcher's descriptors: mark them
 	// close-on-exec in our table (the flag is per table, so the launcher's
-	// own descriptors are untouched); close puts them back.
+	// own descriptors are untouched); close puts them back. The Engine
+	// gets them all, but the control and status descriptors.
+	s.spec.Files = []int{0, 1, 2}
 	for _, fd := range inherited {
 		if err := sys.SetCloseOnExec(fd); err != nil {
 			return s, fail(wire.ExitContainment, "%w", err)
 		}
 		s.inherited = append(s.inherited, fd)
-	}
-	s.spec.Files = []int{0, 1, 2}
-	for _, fd := range inherited {
 		if fd != o.ControlFD && fd != o.StatusFD {
 			s.spec.Files = append(s.spec.Files, fd)
 		}
