@@ -83,8 +83,7 @@ func prepare(o Options) (*session, error) {
 	if _, _, err := ExplainContainment(o.Containment); err != nil {
 		return nil, err
 	}
-	s := &session{o: o, log: o.Logger}
-	s.ending = end.Plan{Stop: winjob.Stop, Grace: o.Grace, Budget: o.KillBudget}
+	s := &session{o: o, log: o.Logger, ending: end.Plan{Stop: winjob.Stop, Grace: o.Grace, Budget: o.KillBudget}}
 	if o.ReleaseOnExit {
 		return nil, fail(wire.ExitUsage, "--release-on-exit: not supported on Windows")
 	}
