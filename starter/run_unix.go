@@ -130,7 +130,6 @@ func prepare(o Options) (*session, error) {
 	s.spec.Path = o.Path
 	if s.spec.Path == "" {
 		path, pathSet := lookupEnv(s.spec.Env, "PATH")
-		var err error
 		if s.spec.Path, err = sys.Resolve(o.Argv[0], path, pathSet); err != nil {
 			// An empty PROGRAM is named "", so that the message does
 			// not start with ": ".
