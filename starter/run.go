@@ -58,12 +58,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 }
 
 // run refuses a request without PROGRAM, then holds one session in six
-// steps: prepare (check the request, take the
-// launcher's descriptors or handles and the signals), contain (what holds
-// the session and the Engine, not yet executing), release (the ack, then
-// the go-ahead), watch (until the first end condition), end (every
-// holder, one deadline) and collect (what the end left to read, and the
-// Engine's status). A step that fails before the release ends what
+// steps: prepare (check the request, take the launcher's descriptors or
+// handles and the signals), contain (what holds the session and the
+// Engine, not yet executing), release (the ack, then the go-ahead), watch
+// (until the first end condition), end (every holder, one deadline) and
+// collect (what the end left to read, and the Engine's status). A step that fails before the release ends what
 // contain started, through abort; close undoes prepare, in one fixed
 // order, on every return, a failed prepare's too. A step ended by a stop
 // returns it as its error, and Run makes it the result's reason. Each
