@@ -423,10 +423,14 @@ func (s *session) abort(res Result, err error) (Result, error) {
 func (s *session) holders() []end.Holder {
 	hs := []end.Holder{s.engine}
 	if s.adopting {
-		hs = append(hs, &end.Adopted{List: s.adopted, Forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...), Held: s.gate.PID,
+		hs = append(hs, &end.Adopted{
+			List:      s.adopted,
+			Forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...),
+			Held:      s.gate.PID,
 			Sent: func(pid, pgrp int, sig syscall.Signal, err error) {
 				s.log.Debug().Int("pid", pid).Int("pgid", pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
-			}})
+			},
+		})
 	}
 	hs = append(hs, s.group)
 	for _, l := range s.layers {
