@@ -62,11 +62,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // handles and the signals), contain (what holds the session and the
 // Engine, not yet executing), release (the ack, then the go-ahead), watch
 // (until the first end condition), end (every holder, one deadline) and
-// collect (what the end left to read, and the Engine's status). A step that fails before the release ends what
-// contain started, through abort; close undoes prepare, in one fixed
-// order, on every return, a failed prepare's too. A step ended by a stop
-// returns it as its error, and Run makes it the result's reason. Each
-// platform implements the steps.
+// collect (what the end left to read, and the Engine's status). A step
+// that fails before the release ends what contain started, through
+// abort; close undoes prepare, in one fixed order, on every return, a
+// failed prepare's too. A step ended by a stop returns it as its error,
+// and Run makes it the result's reason. Each platform implements the
+// steps.
 func run(ctx context.Context, o Options) (Result, error) {
 	if len(o.Argv) == 0 {
 		return Result{}, fail(wire.ExitUsage, "no PROGRAM given")
