@@ -52,28 +52,27 @@ func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, shorthand string, v
 // for the caller to refuse; anything beyond [launch.MaxDuration] either way is
 // [launch.ErrDurationRange].
 func parseDuration(s string) (time.Duration, error) {
+	var d time.Duration
 	if ns, ok := parseSeconds(s); ok {
 		if ns > float64(launch.MaxDuration) {
 			return 0, launch.ErrDurationRange
 		}
-		d := time.Duration(math.Round(ns))
-		if d == 0 && nonzero(s) {
-			d = 1
+		d = time.Duration(math.Round(ns))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, errors.New("want seconds (10, 0.5, 1e-1), a number with one suffix s, m, h or d (90s, 1.5m, 1d), or a Go duration (1m30s)")
 		}
-		return d, nil
+		if d > launch.MaxDuration || d < -launch.MaxDuration {
+			return 0, launch.ErrDurationRange
+		}
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, errors.New("want seconds (10, 0.5, 1e-1), a number with one suffix s, m, h or d (90s, 1.5m, 1d), or a Go duration (1m30s)")
-	}
+	// Only the Go form takes a sign.
 	if d == 0 && nonzero(s) {
 		d = 1
 		if s[0] == '-' {
 			d = -1
 		}
-	}
-	if d > launch.MaxDuration || d < -launch.MaxDuration {
-		return 0, launch.ErrDurationRange
 	}
 	return d, nil
 }
