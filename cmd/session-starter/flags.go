@@ -142,8 +142,7 @@ func read(fs *pflag.FlagSet, inv *invocation, args []string) error {
 	if inv.help || inv.version {
 		// Built only here: laying out the flags' help costs a session's
 		// start-up tens of microseconds.
-		// The head's own "Flags:" gives way to the groups' titles.
-		inv.usage = strings.TrimSuffix(usageHead, "Flags:\n") + flagHelp(fs) + helpFoot
+		inv.usage = usageHead + flagHelp(fs) + helpFoot
 		return nil
 	}
 	if inv.dryRun && !inv.reclaim {

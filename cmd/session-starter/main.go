@@ -66,7 +66,6 @@ Exit statuses of its own: 2 usage error, 124 --timeout fired, 125
 containment failed or members survived, 126 PROGRAM cannot be executed,
 127 PROGRAM not found.
 
-Flags:
 `
 
 // run parses args and holds the session. A mode that holds none gives
