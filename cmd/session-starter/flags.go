@@ -365,7 +365,6 @@ func flagHelp(fs *pflag.FlagSet) string {
 			col = max(col, len(d.Flag))
 		}
 	}
-	col += 4 // two columns of indent, two before the line
 	var b strings.Builder
 	for _, g := range groups {
 		b.WriteString(g.Title + ":\n")
@@ -374,7 +373,7 @@ func flagHelp(fs *pflag.FlagSet) string {
 			if d.Default != "" {
 				text += " (default " + d.Default + ")"
 			}
-			fmt.Fprintf(&b, "  %-*s%s\n", col-2, d.Flag, text)
+			fmt.Fprintf(&b, "  %-*s  %s\n", col, d.Flag, text)
 		}
 	}
 	return b.String()
