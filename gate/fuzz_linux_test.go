@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strconv"
 	"testing"
 
@@ -46,7 +47,7 @@ func FuzzGoAhead(f *testing.F) {
 			if !useKind(k.reExec) {
 				continue
 			}
-			canary := testproc.StartLeader(t, "/bin/sleep", "600")
+			canary := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 			dir := t.TempDir()
 			g := startGate(t, dir, "/bin/sh", k.reExec)
 			msg := bytes.ReplaceAll(in, []byte("%P"), []byte(strconv.Itoa(g.PID)))

@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -49,7 +50,7 @@ func FuzzFinishMessage(f *testing.F) {
 			t.Skip("longer than a pipe write needs to be")
 		}
 		kinds(t, func(t *testing.T, k kind) {
-			canary := testproc.StartLeader(t, "/bin/sleep", "600")
+			canary := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 			leader, member := group(t)
 			g := arm(t, leader, k)
 			msg := bytes.ReplaceAll(in, []byte("%P"), []byte(strconv.Itoa(leader.PID)))

@@ -37,7 +37,7 @@ func group(t *testing.T) (*testproc.Child, int) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	leader := testproc.StartLeaderWithStdout(t, w, "/bin/sh", "-c", `sleep 600 & echo $!; exec sleep 600`)
+	leader := testproc.StartLeader(t, w, "/bin/sh", "-c", `sleep 600 & echo $!; exec sleep 600`)
 	w.Close()
 	var member int
 	if _, err := fmt.Fscan(r, &member); err != nil {

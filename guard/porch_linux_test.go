@@ -91,7 +91,7 @@ func TestWithoutTheGuardProperThePorchEndsTheMarkedAlone(t *testing.T) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			t.Setenv(k, v)
 		}
-		return testproc.StartLeader(t, "/bin/sleep", "600")
+		return testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 	}
 	before := apart(mark.Var + "=" + id.String())
 	// The session starts after before: its start is the leader's, in

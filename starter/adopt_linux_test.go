@@ -3,6 +3,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // unreaped: once reaped, a new child with that number (an escapee's
 // orphan that got it back) is adopted and ended like any other.
 func TestANewChildWithTheReapedEnginesNumberIsTheSweeps(t *testing.T) {
-	c := testproc.StartLeader(t, "/bin/sleep", "600")
+	c := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 	s := &session{engine: &end.Process{PID: c.PID, Pidfd: c.Pidfd, Child: true}}
 	if !s.notAdopted(c.PID) {
 		t.Fatal("the unreaped Engine is taken as an adopted child")
@@ -34,7 +35,7 @@ func TestANewChildWithTheReapedEnginesNumberIsTheSweeps(t *testing.T) {
 // Children the starter had before the gate are not the session's: never
 // adopted, reaped when they exit, and their number forgotten then.
 func TestChildrenFromBeforeTheSessionAreReapedButNeverAdopted(t *testing.T) {
-	c := testproc.StartLeader(t, "/bin/sleep", "600")
+	c := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 	s := &session{childrenBefore: map[int]bool{c.PID: true}}
 	if !s.notAdopted(c.PID) {
 		t.Fatal("a child from before the session is taken as adopted")
@@ -71,7 +72,7 @@ func TestAFailedListingOfTheChildrenAtTheStartIsAnError(t *testing.T) {
 // everyChild lists a child this process has, with no error for the
 // threads it lists.
 func TestEveryChildListsAChildThisProcessHas(t *testing.T) {
-	c := testproc.StartLeader(t, "/bin/sleep", "600")
+	c := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 	pids, err := everyChild()
 	if err != nil {
 		t.Fatalf("everyChild() = %v", err)

@@ -453,7 +453,7 @@ func TestAnOrphanAdoptedBetweenRoundsIsKilledAtTheLookThatFindsIt(t *testing.T) 
 // TestLivePIDsListsEachLiveProcessOnceAndSignalsNothing: a process two
 // holders hold is listed once, and stays running.
 func TestLivePIDsListsEachLiveProcessOnceAndSignalsNothing(t *testing.T) {
-	leader := testproc.StartLeader(t, "/bin/sleep", "600")
+	leader := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
 	p := &Process{PID: leader.PID, Pidfd: leader.Pidfd, Child: true}
 	g := Group{PGID: leader.PID, Send: PidfdGroupSend(leader.Pidfd)}
 	if got := LivePIDs([]Holder{p, g}); !slices.Equal(got, []int{leader.PID}) {

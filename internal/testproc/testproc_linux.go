@@ -16,16 +16,10 @@ type Child struct {
 	Pidfd int
 }
 
-// StartLeader starts argv as the leader of a new process group and
-// registers a cleanup that kills the group (pinned by the unreaped leader)
-// and reaps the leader.
-func StartLeader(t testing.TB, argv ...string) *Child {
-	t.Helper()
-	return StartLeaderWithStdout(t, os.Stdout, argv...)
-}
-
-// StartLeaderWithStdout is StartLeader with stdout connected to out.
-func StartLeaderWithStdout(t testing.TB, out *os.File, argv ...string) *Child {
+// StartLeader starts argv as the leader of a new process group, its
+// stdout connected to out, and registers a cleanup that kills the group
+// (pinned by the unreaped leader) and reaps the leader.
+func StartLeader(t testing.TB, out *os.File, argv ...string) *Child {
 	t.Helper()
 	pidfd := -1
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
