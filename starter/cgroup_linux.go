@@ -285,7 +285,7 @@ func (l *cgroupLayer) holders() []end.Holder {
 // works before the Engine is reaped). A released session's cgroup stays:
 // it holds what the Engine left.
 func (l *cgroupLayer) ended(e End, u *launch.Usage) {
-	*u = l.cg.ReadUsage()
+	*u = cgroup.UsageOf(l.cg.DirFD)
 	if e.Outcome != launch.Released {
 		l.remove()
 	}

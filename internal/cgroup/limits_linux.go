@@ -288,9 +288,6 @@ func (h *Handle) SetLimits(l launch.Limits) error {
 	return nil
 }
 
-// ReadUsage reads the cgroup's counters (see [UsageOf]).
-func (h *Handle) ReadUsage() launch.Usage { return UsageOf(h.DirFD) }
-
 // UsageOf reads the counters of the cgroup dirfd names, a session's or a
 // contained call's (see [usageFrom]); a counter it cannot read is nil.
 func UsageOf(dirfd int) launch.Usage {

@@ -251,7 +251,7 @@ func TestSetLimitsWritesEachLimitAndReadsItBack(t *testing.T) {
 			t.Errorf("%s reads %q, %v; want %q", file, got, err, want)
 		}
 	}
-	u := s.ReadUsage()
+	u := UsageOf(s.DirFD)
 	if b, _ := json.Marshal(u); u.CPUMS == nil || u.TasksPeak == nil && u.MemoryPeakBytes == nil {
 		t.Errorf("usage of a cgroup with every controller: %s; want cpu and the peaks", b)
 	}
