@@ -98,17 +98,22 @@ func Peek(pidfd int) (WaitStatus, bool, error) { return peek(unix.P_PIDFD, pidfd
 // peek is waitid(idtype, id, WEXITED|WNOHANG|WNOWAIT): whether the child
 // has ended, and how, without reaping it.
 func peek(idtype, id int) (WaitStatus, bool, error) {
-	var info unix.Siginfo
-	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(idtype, id, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-	})
-	if err != nil {
-		return WaitStatus{}, false, named("waitid", err)
-	}
-	if info.Signo == 0 {
-		return WaitStatus{}, false, nil
+	info, err := waitid(idtype, id, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	if err != nil || info.Signo == 0 {
+		return WaitStatus{}, false, err
 	}
 	return statusOf(&info), true, nil
+}
+
+// waitid is waitid(idtype, id, options) with the reap's rusage in ru (if
+// not nil), retrying EINTR. Without a state change (WNOHANG) the siginfo
+// it returns has Signo 0.
+func waitid(idtype, id, options int, ru *unix.Rusage) (unix.Siginfo, error) {
+	var info unix.Siginfo
+	_, err := ignoringEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Waitid(idtype, id, &info, options, ru)
+	})
+	return info, named("waitid", err)
 }
 
 // ReapWithin waits up to d for the child the pidfd names to exit, then
@@ -136,13 +141,10 @@ func reapWithin(fd int, d time.Duration, idtype, id int) (WaitStatus, error) {
 	}
 	pause := 100 * time.Microsecond
 	for {
-		var info unix.Siginfo
 		var ru unix.Rusage
-		_, err := ignoringEINTR(func() (struct{}, error) {
-			return struct{}{}, unix.Waitid(idtype, id, &info, unix.WEXITED|unix.WNOHANG, &ru)
-		})
+		info, err := waitid(idtype, id, unix.WEXITED|unix.WNOHANG, &ru)
 		if err != nil {
-			return WaitStatus{}, named("waitid", err)
+			return WaitStatus{}, err
 		}
 		if info.Signo != 0 {
 			st := statusOf(&info)
@@ -342,14 +344,8 @@ func SignalThread(sig syscall.Signal) error {
 // whether there was one: with WNOHANG, false while there is none. What
 // the change was is not kept.
 func Waitid(pid, options int) (bool, error) {
-	var info unix.Siginfo
-	_, err := ignoringEINTR(func() (struct{}, error) {
-		return struct{}{}, unix.Waitid(unix.P_PID, pid, &info, options, nil)
-	})
-	if err != nil {
-		return false, named("waitid", err)
-	}
-	return info.Signo != 0, nil
+	info, err := waitid(unix.P_PID, pid, options, nil)
+	return err == nil && info.Signo != 0, err
 }
 
 // ChildSubreaper reports whether this process is a child subreaper
