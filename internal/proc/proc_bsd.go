@@ -22,7 +22,7 @@ func kinfo(name string, args ...int) ([]kproc, error) {
 	if err := SameNamespace(); err != nil {
 		return nil, err
 	}
-	b, err := sys.KinfoProcs(name, args...)
+	b, err := sys.KernProc(name, args...)
 	if errors.Is(err, sys.ErrGone) {
 		return nil, nil
 	}

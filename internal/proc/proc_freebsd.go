@@ -29,7 +29,7 @@ var parseTable = freebsdLayout.parse
 // credentials, is refused with an error. A process that is not there is
 // os.ErrNotExist.
 func ReadEnviron(pid int) ([]byte, error) {
-	b, err := sys.ProcEnv(pid)
+	b, err := sys.KernProc("kern.proc.env", pid)
 	if errors.Is(err, sys.ErrGone) {
 		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
 	}

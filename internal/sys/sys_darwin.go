@@ -6,12 +6,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// KinfoProcs reads the struct kinfo_proc records of the kern.proc sysctl
+// KernProc reads the struct kinfo_proc records of the kern.proc sysctl
 // name with its arguments (kern.proc.pid, kern.proc.pgrp, kern.proc.all),
 // as raw bytes for package proc to decode. The size is asked first; a
 // table that grew past it before the read (ENOMEM) is read again, up to
 // kinfoTries times. ESRCH becomes [ErrGone].
-func KinfoProcs(name string, args ...int) ([]byte, error) {
+func KernProc(name string, args ...int) ([]byte, error) {
 	var err error
 	for range kinfoTries {
 		var b []byte

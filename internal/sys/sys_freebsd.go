@@ -10,26 +10,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The MIBs of the kern.proc listings, as <sys/sysctl.h> numbers them:
+// The MIBs of the kern.proc sysctls, as <sys/sysctl.h> numbers them:
 // CTL_KERN (1), KERN_PROC (14), then KERN_PROC_PID (1) or KERN_PROC_PGRP
 // (2), each with its argument, or KERN_PROC_PROC (8), every process once
-// (not once per thread).
-var kinfoMIBs = map[string][]int32{
+// (not once per thread); or KERN_PROC_ENV (35) with a PID.
+var kernProcMIBs = map[string][]int32{
 	"kern.proc.pid":  {1, 14, 1},
 	"kern.proc.pgrp": {1, 14, 2},
 	"kern.proc.proc": {1, 14, 8},
+	"kern.proc.env":  {1, 14, 35},
 }
 
-// KinfoProcs reads the struct kinfo_proc records of the kern.proc
-// sysctl name (kern.proc.pid, kern.proc.pgrp, kern.proc.proc) with its
-// arguments, as raw bytes. The kernel's estimate of the size has room
-// for five more processes than it has; a listing that grew past it
-// between the estimate and the read (ENOMEM) is read again, in a bigger
-// buffer (readGrowing). ESRCH becomes [ErrGone].
-func KinfoProcs(name string, args ...int) ([]byte, error) {
-	mib, ok := kinfoMIBs[name]
+// KernProc reads the kern.proc sysctl name with its arguments, as raw
+// bytes: the struct kinfo_proc records of a listing (kern.proc.pid,
+// kern.proc.pgrp, kern.proc.proc), or the environment strings of pid,
+// each with its NUL (kern.proc.env; a process the caller may not debug is
+// refused: EPERM, ESRCH for one in another jail). The kernel's estimate
+// of the size has room for five more processes than it has; a listing
+// that grew past it between the estimate and the read (ENOMEM) is read
+// again, in a bigger buffer (readGrowing). ESRCH becomes [ErrGone].
+func KernProc(name string, args ...int) ([]byte, error) {
+	mib, ok := kernProcMIBs[name]
 	if !ok {
-		return nil, fmt.Errorf("sysctl %s: not a kern.proc listing", name)
+		return nil, fmt.Errorf("sysctl %s: not a kern.proc sysctl", name)
 	}
 	mib = append([]int32(nil), mib...)
 	for _, a := range args {
@@ -40,19 +43,6 @@ func KinfoProcs(name string, args ...int) ([]byte, error) {
 		return nil, ErrGone
 	}
 	return b, named("sysctl "+name, err)
-}
-
-// ProcEnv reads the sysctl kern.proc.env (CTL_KERN, KERN_PROC,
-// KERN_PROC_ENV (35), pid): the environment strings of pid, each with its
-// NUL. ESRCH becomes [ErrGone]; a process the caller may not debug is
-// refused (EPERM, ESRCH for one in another jail).
-func ProcEnv(pid int) ([]byte, error) {
-	mib := []int32{1, 14, 35, int32(pid)}
-	b, err := readGrowing(func(buf []byte) (int, error) { return sysctl(mib, buf) })
-	if errors.Is(err, unix.ESRCH) {
-		return nil, ErrGone
-	}
-	return b, named("sysctl kern.proc.env", err)
 }
 
 // sysctl reads the MIB mib into old (nil: only its size) with a raw
