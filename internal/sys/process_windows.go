@@ -126,10 +126,7 @@ func WaitForMultipleObjects(handles []Handle, waitAll bool, ms uint32) (uint32, 
 // not inheritable, reset by hand and not signalled at first.
 func CreateEvent() (Handle, error) {
 	h, err := windows.CreateEvent(nil, 1, 0, nil)
-	if err != nil {
-		return 0, os.NewSyscallError("CreateEvent", err)
-	}
-	return h, nil
+	return h, os.NewSyscallError("CreateEvent", err)
 }
 
 // SetEvent wraps SetEvent: the event is signalled.
