@@ -12,23 +12,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Poll waits for events on fds, as poll(2) does: a negative timeout waits
-// without limit; a positive one is rounded up to whole milliseconds. On
-// EINTR it retries with the time that is left.
-func Poll(fds []PollFd, timeout time.Duration) (int, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		ms := -1
-		if timeout >= 0 {
-			left := max(time.Until(deadline), 0)
-			ms = int((left + time.Millisecond - 1) / time.Millisecond)
-		}
-		n, err := unix.Poll(fds, ms)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return n, named("poll", err)
+// poll is one poll(2) on fds, its timeout (< 0: without limit) rounded up
+// to whole milliseconds ([Poll]).
+func poll(fds []PollFd, timeout time.Duration) (int, error) {
+	ms := -1
+	if timeout >= 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
 	}
+	n, err := unix.Poll(fds, ms)
+	return n, named("poll", err)
 }
 
 // fionread is FIONREAD ([Buffered]): _IOR('f', 127, int).

@@ -177,26 +177,16 @@ func statusOf(info *unix.Siginfo) WaitStatus {
 	}
 }
 
-// Poll waits for events on fds, as poll(2) does, with a timeout of
-// nanosecond precision (ppoll): a negative timeout waits without limit.
-// On EINTR it retries with the time that is left.
-func Poll(fds []PollFd, timeout time.Duration) (int, error) {
-	var deadline time.Time
+// poll is one ppoll on fds, with a timeout of nanosecond precision (< 0:
+// without limit) ([Poll]).
+func poll(fds []PollFd, timeout time.Duration) (int, error) {
+	var ts *unix.Timespec
 	if timeout >= 0 {
-		deadline = time.Now().Add(timeout)
+		t := unix.NsecToTimespec(timeout.Nanoseconds())
+		ts = &t
 	}
-	for {
-		var ts *unix.Timespec
-		if timeout >= 0 {
-			t := unix.NsecToTimespec(max(time.Until(deadline), 0).Nanoseconds())
-			ts = &t
-		}
-		n, err := unix.Ppoll(fds, ts, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return n, named("ppoll", err)
-	}
+	n, err := unix.Ppoll(fds, ts, nil)
+	return n, named("ppoll", err)
 }
 
 // Pipe returns a close-on-exec pipe: read end, write end.

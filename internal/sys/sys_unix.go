@@ -51,6 +51,21 @@ const (
 	S_IFCHR  = unix.S_IFCHR
 )
 
+// Poll waits for events on fds, as poll(2) does: a negative timeout waits
+// without limit. Linux takes the timeout to the nanosecond (ppoll); macOS
+// and FreeBSD round a positive one up to whole milliseconds. On EINTR it
+// retries with the time that is left.
+func Poll(fds []PollFd, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	return ignoringEINTR(func() (int, error) {
+		left := time.Duration(-1)
+		if timeout >= 0 {
+			left = max(time.Until(deadline), 0)
+		}
+		return poll(fds, left)
+	})
+}
+
 // Read wraps [unix.Read], retrying EINTR.
 func Read(fd int, p []byte) (int, error) {
 	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, p) })
