@@ -68,27 +68,18 @@ var death = deathSteps{
 		// Sound: sa outlives the call, which only reads it.
 		_, _, errno := syscall_rawSyscall(libc_sigaction_trampoline_addr, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0)
 		runtime.KeepAlive(&sa)
-		if errno != 0 {
-			return named("sigaction", errno)
-		}
-		return nil
+		return namedErrno("sigaction", errno)
 	},
 	unblock: func(sig syscall.Signal) error {
 		set := uint32(1) << (uint(sig) - 1)
 		// Sound: set outlives the call, which only reads it.
 		r, _, _ := syscall_rawSyscall(libc_pthread_sigmask_trampoline_addr, sigUnblock, uintptr(unsafe.Pointer(&set)), 0)
 		runtime.KeepAlive(&set)
-		if e := syscall.Errno(uint32(r)); e != 0 {
-			return named("pthread_sigmask", e)
-		}
-		return nil
+		return namedErrno("pthread_sigmask", syscall.Errno(uint32(r)))
 	},
 	raise: func(sig syscall.Signal) error {
 		self, _, _ := syscall_rawSyscall(libc_pthread_self_trampoline_addr, 0, 0, 0)
 		r, _, _ := syscall_rawSyscall(libc_pthread_kill_trampoline_addr, self, uintptr(sig), 0)
-		if e := syscall.Errno(uint32(r)); e != 0 {
-			return named("pthread_kill", e)
-		}
-		return nil
+		return namedErrno("pthread_kill", syscall.Errno(uint32(r)))
 	},
 }

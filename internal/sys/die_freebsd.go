@@ -27,20 +27,14 @@ var death = deathSteps{
 		var sa sigactiont
 		// Sound: sa outlives the raw call, which only reads it.
 		_, _, errno := unix.RawSyscall(unix.SYS_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0)
-		if errno != 0 {
-			return named("sigaction", errno)
-		}
-		return nil
+		return namedErrno("sigaction", errno)
 	},
 	unblock: func(sig syscall.Signal) error {
 		var set unix.Sigset_t
 		set.Val[(int(sig)-1)/32] |= 1 << ((uint(sig) - 1) % 32)
 		// Sound: set outlives the raw call, which only reads it.
 		_, _, errno := unix.RawSyscall(unix.SYS_SIGPROCMASK, sigUnblock, uintptr(unsafe.Pointer(&set)), 0)
-		if errno != 0 {
-			return named("sigprocmask", errno)
-		}
-		return nil
+		return namedErrno("sigprocmask", errno)
 	},
 	raise: func(sig syscall.Signal) error {
 		var tid int // a C long on every FreeBSD port
@@ -48,9 +42,7 @@ var death = deathSteps{
 		if _, _, errno := unix.RawSyscall(unix.SYS_THR_SELF, uintptr(unsafe.Pointer(&tid)), 0, 0); errno != 0 {
 			return named("thr_self", errno)
 		}
-		if _, _, errno := unix.RawSyscall(unix.SYS_THR_KILL, uintptr(tid), uintptr(sig), 0); errno != 0 {
-			return named("thr_kill", errno)
-		}
-		return nil
+		_, _, errno := unix.RawSyscall(unix.SYS_THR_KILL, uintptr(tid), uintptr(sig), 0)
+		return namedErrno("thr_kill", errno)
 	},
 }

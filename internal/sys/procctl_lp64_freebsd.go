@@ -16,10 +16,7 @@ func procctlSelf(call string, cmd int, data unsafe.Pointer) error {
 	// Sound: data points to a structure of the caller's that outlives the
 	// call, which reads and writes it; the conversion is in the call.
 	_, _, errno := unix.Syscall6(unix.SYS_PROCCTL, pPID, uintptr(os.Getpid()), uintptr(cmd), uintptr(data), 0, 0)
-	if errno != 0 {
-		return named(call, errno)
-	}
-	return nil
+	return namedErrno(call, errno)
 }
 
 // CanAdoptOrphans (package starter's Options.Subreaper can be had) is

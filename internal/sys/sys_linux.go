@@ -221,10 +221,7 @@ var death = deathSteps{
 		var sa [4]uintptr
 		// Sound: sa outlives the raw call, which only reads it.
 		_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
-		if errno != 0 {
-			return named("rt_sigaction", errno)
-		}
-		return nil
+		return namedErrno("rt_sigaction", errno)
 	},
 	unblock: func(sig syscall.Signal) error {
 		var set unix.Sigset_t

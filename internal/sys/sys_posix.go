@@ -5,6 +5,7 @@ package sys
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,6 +40,14 @@ func named(call string, err error) error {
 		return nil
 	}
 	return os.NewSyscallError(call, err)
+}
+
+// namedErrno is named for the errno of a raw call: 0 is no error.
+func namedErrno(call string, errno syscall.Errno) error {
+	if errno == 0 {
+		return nil
+	}
+	return named(call, errno)
 }
 
 // Faccessat checks whether name, in the directory of the descriptor dir
