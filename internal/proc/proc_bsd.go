@@ -72,6 +72,20 @@ func LiveMembers(pgid int) ([]Stat, error) {
 	return out, nil
 }
 
+// ReadEnviron returns the environment of pid as entries each ended by a
+// NUL, as each system lets it be read (readEnviron). A process that is not
+// there is os.ErrNotExist.
+func ReadEnviron(pid int) ([]byte, error) {
+	b, err := readEnviron(pid)
+	if errors.Is(err, sys.ErrGone) {
+		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("proc: pid %d: %w", pid, err)
+	}
+	return b, nil
+}
+
 // UID returns the real user ID of pid, or -1.
 func UID(pid int) int {
 	e, err := ReadEntry(pid)

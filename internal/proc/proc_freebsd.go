@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"os"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
@@ -22,22 +21,11 @@ var errKinfo32 = fmt.Errorf("proc: the kinfo_proc of 32-bit FreeBSD is not decod
 // parseTable decodes the records of a kern.proc sysctl ([kinfo]).
 var parseTable = freebsdLayout.parse
 
-// ReadEnviron returns the environment of pid as entries each ended by a NUL,
-// from sysctl kern.proc.env (KERN_PROC_ENV), which FreeBSD answers with
-// the strings of the process's environment alone (never its argv) for a
-// process the caller may debug: another user's, or one that changed its
-// credentials, is refused with an error. A process that is not there is
-// os.ErrNotExist.
-func ReadEnviron(pid int) ([]byte, error) {
-	b, err := sys.KernProc("kern.proc.env", pid)
-	if errors.Is(err, sys.ErrGone) {
-		return nil, fmt.Errorf("proc: pid %d: %w", pid, os.ErrNotExist)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("proc: pid %d: %w", pid, err)
-	}
-	return b, nil
-}
+// readEnviron reads sysctl kern.proc.env (KERN_PROC_ENV), which FreeBSD
+// answers with the strings of the process's environment alone (never its
+// argv) for a process the caller may debug: another user's, or one that
+// changed its credentials, is refused with an error.
+func readEnviron(pid int) ([]byte, error) { return sys.KernProc("kern.proc.env", pid) }
 
 // SameNamespace holds trivially on the 64-bit ports: FreeBSD has one PID
 // space (a jail sees a subset of the same numbers). On the 32-bit ones
