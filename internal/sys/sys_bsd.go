@@ -92,12 +92,9 @@ const (
 	SocketHangups = false
 )
 
-// IsTerminal reports whether fd is a terminal: ioctl TIOCGETA succeeds
-// on it.
-func IsTerminal(fd int) bool {
-	_, err := unix.IoctlGetTermios(fd, unix.TIOCGETA)
-	return err == nil
-}
+// getTermios is the ioctl of [IsTerminal], which macOS and FreeBSD name
+// TIOCGETA.
+const getTermios = unix.TIOCGETA
 
 // SignalIgnored reports whether sig is ignored in this process. Here it
 // is signal.Ignored, which sees an inherited ignore of SIGHUP and SIGINT

@@ -267,12 +267,8 @@ func PidfdCgroupID(pidfd int) (uint64, bool, error) {
 	return info.Cgroupid, true, nil
 }
 
-// IsTerminal reports whether fd is a terminal: ioctl TCGETS succeeds on
-// it.
-func IsTerminal(fd int) bool {
-	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	return err == nil
-}
+// getTermios is the ioctl of [IsTerminal], which Linux names TCGETS.
+const getTermios = unix.TCGETS
 
 // MemfdCreate returns a close-on-exec memfd named name (memfd_create
 // with MFD_CLOEXEC).

@@ -167,6 +167,13 @@ func Buffered(fd int) (int, error) {
 	return n, named("ioctl FIONREAD", err)
 }
 
+// IsTerminal reports whether fd is a terminal: the ioctl that reads its
+// settings (TCGETS, TIOCGETA) succeeds on it.
+func IsTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, getTermios)
+	return err == nil
+}
+
 // Pread reads from fd at offset off, retrying EINTR.
 func Pread(fd int, p []byte, off int64) (int, error) {
 	n, err := ignoringEINTR(func() (int, error) { return unix.Pread(fd, p, off) })
