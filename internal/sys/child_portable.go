@@ -33,11 +33,7 @@ func SignalChild(pid, _ int, sig syscall.Signal) error {
 	if pid <= 1 {
 		return fmt.Errorf("kill: refusing pid %d", pid)
 	}
-	err := unix.Kill(pid, sig)
-	if errors.Is(err, unix.ESRCH) {
-		return ErrGone
-	}
-	return named("kill", err)
+	return namedOrGone("kill", unix.Kill(pid, sig))
 }
 
 // SignalWatched refuses: a process that is not the caller's child has no

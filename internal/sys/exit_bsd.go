@@ -3,7 +3,6 @@
 package sys
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -51,10 +50,7 @@ func watch(pid int, fflags uint32) (int, error) {
 	_, err = ignoringEINTR(func() (int, error) { return unix.Kevent(kq, ev, nil, nil) })
 	if err != nil {
 		unix.Close(kq)
-		if errors.Is(err, unix.ESRCH) {
-			return -1, ErrGone
-		}
-		return -1, named("kevent", err)
+		return -1, namedOrGone("kevent", err)
 	}
 	return kq, nil
 }

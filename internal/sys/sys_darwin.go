@@ -19,10 +19,8 @@ func KernProc(name string, args ...int) ([]byte, error) {
 		switch {
 		case errors.Is(err, unix.ENOMEM):
 			continue
-		case errors.Is(err, unix.ESRCH):
-			return nil, ErrGone
 		case err != nil:
-			return nil, named("sysctl "+name, err)
+			return nil, namedOrGone("sysctl "+name, err)
 		}
 		return b, nil
 	}
@@ -41,10 +39,7 @@ const kinfoTries = 16
 // ESRCH [ErrGone].
 func ProcArgs(pid int) ([]byte, error) {
 	b, err := unix.SysctlRaw("kern.procargs2", pid)
-	if errors.Is(err, unix.ESRCH) {
-		return nil, ErrGone
-	}
-	return b, named("sysctl kern.procargs2", err)
+	return b, namedOrGone("sysctl kern.procargs2", err)
 }
 
 // BootSessionUUID is sysctl kern.bootsessionuuid: a UUID the kernel draws

@@ -39,10 +39,7 @@ func KernProc(name string, args ...int) ([]byte, error) {
 		mib = append(mib, int32(a))
 	}
 	b, err := readGrowing(func(buf []byte) (int, error) { return sysctl(mib, buf) })
-	if errors.Is(err, unix.ESRCH) {
-		return nil, ErrGone
-	}
-	return b, named("sysctl "+name, err)
+	return b, namedOrGone("sysctl "+name, err)
 }
 
 // sysctl reads the MIB mib into old (nil: only its size) with a raw

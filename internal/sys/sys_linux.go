@@ -44,11 +44,7 @@ func PidfdSignal(pidfd int, sig syscall.Signal) error {
 
 // pidfdSend is pidfd_send_signal with flags; ESRCH becomes [ErrGone].
 func pidfdSend(pidfd int, sig syscall.Signal, flags int) error {
-	err := unix.PidfdSendSignal(pidfd, sig, nil, flags)
-	if errors.Is(err, unix.ESRCH) {
-		return ErrGone
-	}
-	return named("pidfd_send_signal", err)
+	return namedOrGone("pidfd_send_signal", unix.PidfdSendSignal(pidfd, sig, nil, flags))
 }
 
 // PidfdSignalGroup wraps [unix.PidfdSendSignal] with
@@ -256,10 +252,7 @@ func Getxattr(path, attr string, dest []byte) (int, error) {
 func PidfdCgroupID(pidfd int) (uint64, bool, error) {
 	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CGROUPID}
 	if err := unix.IoctlPidfdInfo(pidfd, &info); err != nil {
-		if errors.Is(err, unix.ESRCH) {
-			return 0, false, ErrGone
-		}
-		return 0, false, named("ioctl PIDFD_GET_INFO", err)
+		return 0, false, namedOrGone("ioctl PIDFD_GET_INFO", err)
 	}
 	if info.Mask&unix.PIDFD_INFO_CGROUPID == 0 {
 		return 0, false, nil

@@ -50,6 +50,15 @@ func namedErrno(call string, errno syscall.Errno) error {
 	return named(call, errno)
 }
 
+// namedOrGone is named, but for ESRCH (no such process), which becomes
+// [ErrGone].
+func namedOrGone(call string, err error) error {
+	if errors.Is(err, unix.ESRCH) {
+		return ErrGone
+	}
+	return named(call, err)
+}
+
 // Faccessat checks whether name, in the directory of the descriptor dir
 // (AT_FDCWD: the working directory), may be accessed with mode (W_OK,
 // X_OK), by the real user and group, or with AT_EACCESS in flags by the

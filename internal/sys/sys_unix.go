@@ -237,11 +237,7 @@ func KillGroup(pgid int, sig syscall.Signal) error {
 	if pgid <= 1 {
 		return fmt.Errorf("kill: refusing group %d", pgid)
 	}
-	err := unix.Kill(-pgid, sig)
-	if errors.Is(err, unix.ESRCH) {
-		return ErrGone
-	}
-	return named("kill", err)
+	return namedOrGone("kill", unix.Kill(-pgid, sig))
 }
 
 // AccessMode returns the O_ACCMODE bits of fd's open file.
