@@ -94,12 +94,8 @@ func SignalIdentified(pid int, version int32, fd int, sig syscall.Signal) error 
 	// returns the error number itself, 0 on success.
 	r, _, _ := syscall_syscall6(fn, uintptr(unsafe.Pointer(&token)), uintptr(sig), 0, 0, 0, 0)
 	runtime.KeepAlive(&token)
-	switch e := syscall.Errno(uint32(r)); e {
-	case 0:
-		return nil
-	case syscall.ESRCH:
-		return ErrGone
-	default:
-		return named("proc_signal_with_audittoken", e)
+	if e := syscall.Errno(uint32(r)); e != 0 {
+		return namedOrGone("proc_signal_with_audittoken", e)
 	}
+	return nil
 }
