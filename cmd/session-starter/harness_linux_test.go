@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,7 +154,8 @@ func marked(mark string) []int {
 
 // killMarked SIGKILLs every live process carrying mark, each through a
 // pidfd opened first and the mark checked again after the open, so that a
-// reused PID is never signalled.
+// reused PID is never signalled, and waits for each to exit. It returns
+// each PID it killed once.
 func killMarked(mark string) []int {
 	var killed []int
 	for range 20 {
@@ -168,13 +170,15 @@ func killMarked(mark string) []int {
 			}
 			env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 			if err == nil && bytes.Contains(env, []byte(markVar+"="+mark+"\x00")) {
-				if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+				if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil && !slices.Contains(killed, pid) {
 					killed = append(killed, pid)
 				}
+				// Its pidfd is readable once it has exited: the next
+				// look finds it no more (a zombie is not listed).
+				_, _ = unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 10_000)
 			}
 			unix.Close(fd)
 		}
-		time.Sleep(50 * time.Millisecond) // let the killed exit before the next look
 	}
 	return killed
 }
