@@ -238,12 +238,7 @@ func (g *Gate) Release() error {
 
 // Abort closes the go-ahead pipe without a go-ahead: the gate exits
 // without executing anything.
-func (g *Gate) Abort() {
-	if g.goW >= 0 {
-		sys.Close(g.goW)
-		g.goW = -1
-	}
-}
+func (g *Gate) Abort() { sys.CloseFDs(&g.goW) }
 
 // ReportFD is the descriptor on which the exec result arrives; it becomes
 // readable (data or end of file) when the gate has executed the Engine or
@@ -276,12 +271,7 @@ func (g *Gate) ExecResult() error {
 // Close releases the starter's descriptors of the gate, the pidfd
 // included. It does not reap the gate.
 func (g *Gate) Close() {
-	for _, fd := range []*int{&g.goW, &g.repR, &g.Pidfd} {
-		if *fd >= 0 {
-			sys.Close(*fd)
-			*fd = -1
-		}
-	}
+	sys.CloseFDs(&g.goW, &g.repR, &g.Pidfd)
 }
 
 // gateMain is the gate side. It never returns: it executes the Engine's

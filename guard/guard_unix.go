@@ -273,12 +273,7 @@ const reapWait = time.Second
 
 // close releases the starter's descriptors of the guard.
 func (g *Guard) close() {
-	for _, fd := range []*int{&g.finW, &g.armR, &g.Pidfd} {
-		if *fd >= 0 {
-			sys.Close(*fd)
-			*fd = -1
-		}
-	}
+	sys.CloseFDs(&g.finW, &g.armR, &g.Pidfd)
 }
 
 // Lost reaps a guard that has exited on its own (its pidfd is readable)

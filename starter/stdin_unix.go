@@ -75,8 +75,7 @@ func openStdinWatch(inherited []int) (*stdinWatch, error) {
 // close closes the duplicate: the launcher's writes then fail with EPIPE
 // once the Engine's tree has closed its end too.
 func (w *stdinWatch) close() {
-	if w != nil && w.fd >= 0 {
-		sys.Close(w.fd)
-		w.fd = -1
+	if w != nil {
+		sys.CloseFDs(&w.fd)
 	}
 }

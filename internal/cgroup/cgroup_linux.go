@@ -157,7 +157,7 @@ func Create(p Place) (*Session, error) {
 			engine, err = engineLeaf(parent, dir, p.Own)
 		}
 		if err != nil {
-			closeFDs(&dir) // -1 where lockNew failed
+			sys.CloseFDs(&dir) // -1 where lockNew failed
 			_ = Remove(parent, name)
 			sys.Close(parent)
 			return nil, fmt.Errorf("cgroup: new session cgroup in %s: %w", p.Dir, err)
@@ -361,17 +361,7 @@ func (h *Handle) Remove() error {
 func (h *Handle) Removed() bool { return h.removed }
 
 // Close releases the cgroup's descriptors; it does not remove it.
-func (h *Handle) Close() { closeFDs(&h.DirFD, &h.ParentFD) }
-
-// closeFDs closes each open descriptor of fds and sets it to -1.
-func closeFDs(fds ...*int) {
-	for _, fd := range fds {
-		if *fd >= 0 {
-			sys.Close(*fd)
-			*fd = -1
-		}
-	}
-}
+func (h *Handle) Close() { sys.CloseFDs(&h.DirFD, &h.ParentFD) }
 
 // Remove removes the session cgroup (see [Remove]); it is done once.
 // The Engine's leaf goes first: in the common case, a session whose
@@ -385,7 +375,7 @@ func (s *Session) Remove() error {
 
 // Close releases the descriptors of the session; it does not remove it.
 func (s *Session) Close() {
-	closeFDs(&s.EngineFD)
+	sys.CloseFDs(&s.EngineFD)
 	s.Handle.Close()
 }
 

@@ -43,7 +43,7 @@ func NewHolder(dirfd int) (*Holder, error) {
 }
 
 // Close releases the holder's descriptor of cgroup.events.
-func (h *Holder) Close() { closeFDs(&h.events) }
+func (h *Holder) Close() { sys.CloseFDs(&h.events) }
 
 // Kind names the session cgroup in an end's report.
 const Kind end.Kind = "cgroup"

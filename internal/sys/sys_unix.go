@@ -186,6 +186,17 @@ func Close(fd int) error {
 	return named("close", unix.Close(fd))
 }
 
+// CloseFDs closes each open descriptor of fds (not negative) and sets
+// it to -1, so that a second call closes nothing.
+func CloseFDs(fds ...*int) {
+	for _, fd := range fds {
+		if *fd >= 0 {
+			Close(*fd)
+			*fd = -1
+		}
+	}
+}
+
 // CloseOnExec reports whether fd is open and close-on-exec.
 // It returns [ErrBadFD] if fd is not open.
 func CloseOnExec(fd int) (bool, error) {
