@@ -3,85 +3,12 @@ package starter
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
 
 	"github.com/session-starter/session-starter/internal/sys"
 )
-
-// defaultPathext is what cmd.exe uses when PATHEXT is not set.
-const defaultPathext = ".com;.exe;.bat;.cmd"
-
-// lookPath resolves PROGRAM as cmd.exe does, with env's PATH and PATHEXT:
-// a name with a directory part is taken relative to the current
-// directory, any other is looked for in the current directory (unless
-// NoDefaultCurrentDirectoryInExePath is set) and then in each PATH entry.
-// In each place the name is tried as it is when it has an extension, then
-// with each PATHEXT extension. The error wraps [fs.ErrNotExist] when
-// nothing was found.
-func lookPath(name string, env []string) (string, error) {
-	pathext, ok := lookupEnv(env, "PATHEXT")
-	if !ok || pathext == "" {
-		pathext = defaultPathext
-	}
-	var exts []string
-	for _, e := range strings.Split(strings.ToLower(pathext), ";") {
-		if e != "" {
-			if e[0] != '.' {
-				e = "." + e
-			}
-			exts = append(exts, e)
-		}
-	}
-	if strings.ContainsAny(name, `\/:`) {
-		if p, err := findExecutable(name, exts); err == nil {
-			return filepath.Abs(p)
-		}
-		return "", fmt.Errorf("%w (PATHEXT %s)", fs.ErrNotExist, pathext)
-	}
-	var dirs []string
-	if _, ok := lookupEnv(env, "NoDefaultCurrentDirectoryInExePath"); !ok {
-		dirs = append(dirs, ".")
-	}
-	path, _ := lookupEnv(env, "PATH")
-	for _, dir := range filepath.SplitList(path) {
-		if dir != "" {
-			dirs = append(dirs, dir)
-		}
-	}
-	for _, dir := range dirs {
-		if p, err := findExecutable(filepath.Join(dir, name), exts); err == nil {
-			return filepath.Abs(p)
-		}
-	}
-	return "", fmt.Errorf("%w in PATH (PATHEXT %s)", fs.ErrNotExist, pathext)
-}
-
-// findExecutable returns file itself if it has an extension and is a
-// regular file, else the first of file+ext that is.
-func findExecutable(file string, exts []string) (string, error) {
-	if filepath.Ext(file) != "" && isFile(file) {
-		return file, nil
-	}
-	for _, e := range exts {
-		if f := file + e; isFile(f) {
-			return f, nil
-		}
-	}
-	return "", fs.ErrNotExist
-}
-
-func isFile(name string) bool {
-	fi, err := os.Stat(name)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// sameEnvKey reports whether a and b name the same environment variable:
-// Windows names are case-insensitive, as in os/exec's dedupEnv.
-func sameEnvKey(a, b string) bool { return strings.EqualFold(a, b) }
 
 // ErrUnsafeBatchArgument means an argument cannot be passed to a batch
 // file unchanged: cmd.exe would cut the command line at it or run part of

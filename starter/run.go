@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter/launch"
 )
@@ -163,7 +164,7 @@ var errParentGone = stop{reason: ReasonParentGone}
 func engineEnv(env []string, noMark bool) ([]string, *mark.ID, error) {
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return sameEnvKey(k, launch.RequestEnv)
+		return sys.SameEnvKey(k, launch.RequestEnv)
 	})
 	if noMark {
 		return env, nil, nil

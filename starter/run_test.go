@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/starter/launch"
 )
 
@@ -24,10 +25,10 @@ func TestTheEngineEnvironmentDropsTheRequestAndCarriesTheMark(t *testing.T) {
 	if id == nil {
 		t.Fatal("engineEnv(..., noMark=false) gave no id")
 	}
-	if got, _ := lookupEnv(env, mark.Var); !mark.Carries(got, *id) {
+	if got, _ := sys.LookupEnv(env, mark.Var); !mark.Carries(got, *id) {
 		t.Errorf("%s = %q, want it to carry %s", mark.Var, got, id)
 	}
-	if _, ok := lookupEnv(env, launch.RequestEnv); ok {
+	if _, ok := sys.LookupEnv(env, launch.RequestEnv); ok {
 		t.Errorf("the Engine's environment %q keeps %s", env, launch.RequestEnv)
 	}
 	if !slices.Equal(launcher, before) {

@@ -114,7 +114,7 @@ func prepare(o Options) (*session, error) {
 			// and this process exit, outside every session.
 			return s, fail(wire.ExitUsage, "--release-on-exit: not on this platform: with no subreaper, what it released would leave every session")
 		}
-		if v, ok := lookupEnv(env, mark.Var); !ok || v == "" {
+		if v, ok := sys.LookupEnv(env, mark.Var); !ok || v == "" {
 			return s, fail(wire.ExitUsage, "--release-on-exit needs an enclosing session (%s in the environment): what it releases must have a session to end it", mark.Var)
 		}
 	}
@@ -129,8 +129,7 @@ func prepare(o Options) (*session, error) {
 	}
 	s.spec.Path = o.Path
 	if s.spec.Path == "" {
-		path, pathSet := lookupEnv(s.spec.Env, "PATH")
-		if s.spec.Path, err = sys.Resolve(o.Argv[0], path, pathSet); err != nil {
+		if s.spec.Path, err = sys.Resolve(o.Argv[0], s.spec.Env); err != nil {
 			// An empty PROGRAM is named "", so that the message does
 			// not start with ": ".
 			return s, fail(wire.ExitStatusFor(err), "%s: %w", cmp.Or(o.Argv[0], `""`), err)

@@ -120,11 +120,11 @@ func prepare(o Options) (*session, error) {
 
 	s.program = o.Path
 	if s.program == "" {
-		if s.program, err = lookPath(o.Argv[0], s.spec.Env); err != nil {
+		if s.program, err = sys.Resolve(o.Argv[0], s.spec.Env); err != nil {
 			return nil, fail(wire.ExitNotFound, "%s: %w", o.Argv[0], err)
 		}
-	} else if !isFile(s.program) {
-		return nil, fail(wire.ExitNotFound, "%s: %w", s.program, fs.ErrNotExist)
+	} else if err := sys.Executable(s.program); err != nil {
+		return nil, fail(wire.ExitNotFound, "%s: %w", s.program, err)
 	}
 	if s.spec.App, s.spec.CmdLine, err = commandLine(s.program, o.Argv); err != nil {
 		return nil, fail(wire.ExitCannotExecute, "%s: %w", o.Argv[0], err)

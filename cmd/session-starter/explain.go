@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/session-starter/session-starter/internal/cgroup"
+	"github.com/session-starter/session-starter/internal/sys"
 	"github.com/session-starter/session-starter/internal/wire"
 	"github.com/session-starter/session-starter/starter"
 	"github.com/session-starter/session-starter/starter/launch"
@@ -118,6 +119,17 @@ func wrapperKind(comm, exe string, argv []string) string {
 		}
 	}
 	return ""
+}
+
+// lookProgram finds program as a session does (sys.Resolve), with the
+// status a session would exit with where it is not there
+// (wire.ExitStatusFor: 127 not found, 126 not executable).
+func lookProgram(program string) (string, int, error) {
+	found, err := sys.Resolve(program, os.Environ())
+	if err != nil {
+		return "", wire.ExitStatusFor(err), err
+	}
+	return found, 0, nil
 }
 
 // explainProgram says where PATH finds program, as a session would look

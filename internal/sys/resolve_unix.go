@@ -16,13 +16,19 @@ import (
 // confstr(_CS_PATH)).
 const defaultPath = "/bin:/usr/bin"
 
-// Resolve finds program as execvp would: a name with a slash is taken as
-// it is; otherwise each PATH entry is tried in order, an empty entry
-// meaning the current directory (unlike exec.LookPath, which refuses "."
-// entries). It returns the path, or an error that is ENOENT (not found,
-// exit 127) or EACCES (found but not executable, exit 126). Its message
-// says when the program is an empty name or a directory.
-func Resolve(program, path string, pathSet bool) (string, error) {
+// SameEnvKey reports whether a and b name the same environment variable:
+// names are case-sensitive.
+func SameEnvKey(a, b string) bool { return a == b }
+
+// Resolve finds program as execvp would, with env's PATH: a name with a
+// slash is taken as it is; otherwise each PATH entry is tried in order,
+// an empty entry meaning the current directory (unlike exec.LookPath,
+// which refuses "." entries). It returns the path, or an error that is
+// ENOENT (not found, exit 127) or EACCES (found but not executable, exit
+// 126). Its message says when the program is an empty name or a
+// directory.
+func Resolve(program string, env []string) (string, error) {
+	path, pathSet := LookupEnv(env, "PATH")
 	if program == "" {
 		return "", errEmptyProgram
 	}

@@ -78,7 +78,7 @@ func TestResolveFindsProgramsAsExecvpWould(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Resolve(tt.program, tt.path, tt.pathSet)
+			got, err := Resolve(tt.program, pathEnv(tt.path, tt.pathSet))
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Resolve(%q, %q, %v) = %q, %v; want error %v", tt.program, tt.path, tt.pathSet, got, err, tt.wantErr)
@@ -100,7 +100,7 @@ func TestResolveTakesAnEmptyPathEntryAsTheCurrentDirectory(t *testing.T) {
 	t.Chdir(filepath.Join(base, "exe"))
 	empty := filepath.Join(base, "empty")
 	for _, path := range []string{":" + empty, empty + ":", empty + "::" + empty, ""} {
-		got, err := Resolve("prog", path, true)
+		got, err := Resolve("prog", pathEnv(path, true))
 		if err != nil || got != "./prog" {
 			t.Errorf("Resolve(prog, %q, true) in a directory holding prog = %q, %v; want %q, nil", path, got, err, "./prog")
 		}
@@ -108,11 +108,11 @@ func TestResolveTakesAnEmptyPathEntryAsTheCurrentDirectory(t *testing.T) {
 	// A relative name with a slash is taken as it is, from the current
 	// directory.
 	t.Chdir(base)
-	if got, err := Resolve("exe/prog", "", false); err != nil || got != "exe/prog" {
+	if got, err := Resolve("exe/prog", nil); err != nil || got != "exe/prog" {
 		t.Errorf("Resolve(exe/prog) = %q, %v; want %q, nil", got, err, "exe/prog")
 	}
 	// An empty entry does not find a program the current directory lacks.
-	if got, err := Resolve("prog", ":", true); !errors.Is(err, syscall.ENOENT) {
+	if got, err := Resolve("prog", pathEnv(":", true)); !errors.Is(err, syscall.ENOENT) {
 		t.Errorf("Resolve(prog, %q, true) in a directory without prog = %q, %v; want ENOENT", ":", got, err)
 	}
 }
@@ -131,9 +131,18 @@ func TestResolveSaysADirectoryOrAnEmptyNameIsOne(t *testing.T) {
 		{"prog", filepath.Join(base, "plain") + ":" + filepath.Join(base, "dir"), syscall.EACCES, "permission denied"},
 		{"", filepath.Join(base, "exe"), syscall.ENOENT, "an empty PROGRAM names no file"},
 	} {
-		_, err := Resolve(tt.program, tt.path, true)
+		_, err := Resolve(tt.program, pathEnv(tt.path, true))
 		if !errors.Is(err, tt.errno) || err.Error() != tt.message {
 			t.Errorf("Resolve(%q, %q) = %v; want %q, which is %v", tt.program, tt.path, err, tt.message, tt.errno)
 		}
 	}
+}
+
+// pathEnv is an environment whose PATH is path, or that has no PATH
+// (set false).
+func pathEnv(path string, set bool) []string {
+	if !set {
+		return []string{"HOME=/"}
+	}
+	return []string{"PATH=/elsewhere", "PATH=" + path}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package starter
+package sys
 
 import "testing"
 
@@ -25,9 +25,9 @@ func TestLookupEnvTakesTheLastDefinition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := lookupEnv(tt.env, tt.key)
+			got, ok := LookupEnv(tt.env, tt.key)
 			if got != tt.want || ok != tt.wantOK {
-				t.Fatalf("lookupEnv(%q, %q) = %q, %v; want %q, %v", tt.env, tt.key, got, ok, tt.want, tt.wantOK)
+				t.Fatalf("LookupEnv(%q, %q) = %q, %v; want %q, %v", tt.env, tt.key, got, ok, tt.want, tt.wantOK)
 			}
 		})
 	}
