@@ -217,8 +217,11 @@ func recvPacket(sock int, buf, oob []byte) (data []byte, fds []int, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if oobn > 0 {
-			fds, err = parseRights(oob[:oobn])
+		scms, err := syscall.ParseSocketControlMessage(oob[:oobn])
+		for i := 0; err == nil && i < len(scms); i++ {
+			var got []int
+			got, err = syscall.ParseUnixRights(&scms[i])
+			fds = append(fds, got...)
 		}
 		if err == nil && flags&(syscall.MSG_TRUNC|syscall.MSG_CTRUNC) != 0 {
 			err = errMalformed
@@ -229,23 +232,6 @@ func recvPacket(sock int, buf, oob []byte) (data []byte, fds []int, err error) {
 		}
 		return buf[:n], fds, nil
 	}
-}
-
-func parseRights(oob []byte) ([]int, error) {
-	scms, err := syscall.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil, err
-	}
-	var fds []int
-	for i := range scms {
-		got, err := syscall.ParseUnixRights(&scms[i])
-		if err != nil {
-			closeFDs(fds)
-			return nil, err
-		}
-		fds = append(fds, got...)
-	}
-	return fds, nil
 }
 
 func closeFDs(fds []int) {

@@ -113,8 +113,9 @@ func (l *link) read() {
 	greeted := false
 	sock := int(l.sock.Fd()) // closed only here, once the loop ends
 	for {
-		data, fds, err := recvPacket(sock, buf, nil)
-		closeFDs(fds)
+		// No room for descriptors: a packet that carries any is
+		// truncated (MSG_CTRUNC), malformed, and its descriptors dropped.
+		data, _, err := recvPacket(sock, buf, nil)
 		if err != nil || len(data) == 0 {
 			break
 		}
