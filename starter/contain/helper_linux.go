@@ -113,7 +113,7 @@ func helperMain(sock int) int {
 		}
 	}()
 	faultAt("hello")
-	if h.send(encode(msgHello, struct{ Protocol uint64 }{wire.Protocol}), nil) != nil {
+	if h.send(msgHello, struct{ Protocol uint64 }{wire.Protocol}) != nil {
 		return 0
 	}
 	h.serve()
@@ -133,10 +133,10 @@ func (h *helper) spawner() {
 	}
 }
 
-// send sends one message. Sends need no lock: each packet is queued
-// whole. The Engine reads all the time: no deadline.
-func (h *helper) send(m []byte, fds []int) error {
-	return sendPacket(h.sock, m, fds, time.Time{})
+// send sends the message of kind that carries v. Sends need no lock:
+// each packet is queued whole. The Engine reads all the time: no deadline.
+func (h *helper) send(kind byte, v any) error {
+	return sendPacket(h.sock, encode(kind, v), nil, time.Time{})
 }
 
 // serve reads the Engine's requests until the connection ends, or a
@@ -180,7 +180,7 @@ func (h *helper) serve() {
 				if err := hc.c.EndReleased(); err != nil {
 					a.Err = err.Error()
 				}
-				_ = h.send(encode(msgLeftDone, a), nil)
+				_ = h.send(msgLeftDone, a)
 			}()
 		case msgForget:
 			_ = hc.c.Close()
@@ -229,12 +229,12 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		// Start fails only before the program was executed (the leader
 		// is held by its pidfd from the fork: there is no later step to
 		// fail on this build).
-		_ = h.send(encode(msgFailed, answer{Call: s.Call, Fail: failureOf(err)}), nil)
+		_ = h.send(msgFailed, answer{Call: s.Call, Fail: failureOf(err)})
 		return
 	}
 	pid := c.Process.Pid
 	faultAt("spawned")
-	_ = h.send(encode(msgStarted, answer{Call: s.Call, PID: pid}), nil)
+	_ = h.send(msgStarted, answer{Call: s.Call, PID: pid})
 	close(hc.started)
 	faultAt("started")
 	h.running.Add(1)
@@ -261,7 +261,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 			delete(h.calls, s.Call)
 		}
 		h.mu.Unlock()
-		_ = h.send(encode(msgDone, a), nil)
+		_ = h.send(msgDone, a)
 	}()
 }
 
@@ -270,7 +270,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 // release or a kill. The connection's end is a kill.
 func (h *helper) decide(call uint64, hc *helperCall) (kill bool) {
 	<-hc.started
-	if h.send(encode(msgExited, answer{Call: call}), nil) != nil {
+	if h.send(msgExited, answer{Call: call}) != nil {
 		return true
 	}
 	select {
