@@ -212,15 +212,6 @@ func (l *link) abandon(kill bool) {
 	l.control(func(sock int) { _ = syscall.Shutdown(sock, syscall.SHUT_RDWR) })
 }
 
-func (l *link) register() (uint64, chan reply) {
-	call := l.next.Add(1)
-	ch := make(chan reply, 8)
-	l.mu.Lock()
-	l.calls[call] = ch
-	l.mu.Unlock()
-	return call, ch
-}
-
 func (l *link) unregister(call uint64) {
 	l.mu.Lock()
 	delete(l.calls, call)
@@ -401,7 +392,10 @@ func (c *Cmd) request() (req spawnReq, fds []int, cleanup func(), err error) {
 // or err the helper's "spawn failed" (NotStarted), or both nil: Unclear.
 func (l *link) spawn(req *spawnReq, fds []int) (h *helped, pid int, sent bool, err error) {
 	deadline := time.Now().Add(helperAnswerBudget)
-	call, ch := l.register()
+	call, ch := l.next.Add(1), make(chan reply, 8)
+	l.mu.Lock()
+	l.calls[call] = ch
+	l.mu.Unlock()
 	req.Call = call
 	if l.gone.Load() {
 		l.unregister(call)
@@ -451,8 +445,7 @@ func (h *helped) watch(c *Cmd) {
 	var due <-chan time.Time
 	expect := func() {
 		if due == nil {
-			plan := c.plan()
-			due = time.After(plan.Total() + helperAnswerBudget)
+			due = time.After(c.plan().Total() + helperAnswerBudget)
 		}
 	}
 	for {
@@ -543,11 +536,10 @@ func (d doneMsg) err() error {
 // Total) and helperAnswerBudget more; a helper that does not answer by then is
 // SIGKILLed.
 func (h *helped) endReleased(c *Cmd) error {
-	plan := c.plan()
 	if err := h.send(msgEndLeft); err != nil {
 		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
 	}
-	timeout := time.After(plan.Total() + helperAnswerBudget)
+	timeout := time.After(c.plan().Total() + helperAnswerBudget)
 	for {
 		select {
 		case rep, ok := <-h.ch:
