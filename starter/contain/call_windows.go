@@ -107,9 +107,8 @@ func (t *tree) close() {
 		_ = sys.CloseHandle(t.h)
 		t.h = 0
 	}
-	if t.killed && t.job != nil {
-		t.job.Close()
-		t.job = nil
+	if t.killed {
+		t.forget(true)
 	}
 }
 
