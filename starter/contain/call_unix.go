@@ -56,17 +56,6 @@ type callLayer interface {
 	close(remove bool)
 }
 
-// noCallLayer is the steps a layer takes no part in, for embedding.
-type noCallLayer struct{}
-
-func (noCallLayer) born(*Cmd, *syscall.SysProcAttr)                     {}
-func (noCallLayer) holders(*tree) ([]end.Holder, []*end.Process, error) { return nil, nil, nil }
-func (noCallLayer) release(*tree, []int) ([]int, error)                 { return nil, nil }
-func (noCallLayer) leftHolders(hs []end.Holder) []end.Holder            { return hs }
-func (noCallLayer) ended(*launch.Usage, *os.ProcessState)               {}
-func (noCallLayer) holds() bool                                         { return false }
-func (noCallLayer) close(bool)                                          {}
-
 // conflict names the field of a that asks for a group, session or
 // terminal of its own, or "".
 func conflict(a *syscall.SysProcAttr) string {
@@ -351,32 +340,32 @@ func (w *walkLayer) release(t *tree, left []int) ([]int, error) {
 	if len(left) == 0 {
 		return nil, nil
 	}
-	var pids []int
-	pids, w.kept = keepNew(escapees(t.pid), left)
-	return pids, nil
+	return w.keepNew(escapees(t.pid), left), nil
 }
+
+// keeper holds what a release left, each process by a pidfd, for
+// endReleased. A layer that embeds it takes no part in the leader's
+// birth or in the call's usage unless it says so.
+type keeper struct {
+	kept []*end.Process
+}
+
+func (*keeper) born(*Cmd, *syscall.SysProcAttr)       {}
+func (*keeper) ended(*launch.Usage, *os.ProcessState) {}
 
 // keepNew keeps, of found, the processes left lacks where there are
 // pidfds, closing the others, and lists their PIDs.
-func keepNew(found []*end.Process, left []int) ([]int, []*end.Process) {
+func (k *keeper) keepNew(found []*end.Process, left []int) []int {
 	var pids []int
-	var kept []*end.Process
 	for _, p := range found {
 		if slices.Contains(left, p.PID) || slices.Contains(pids, p.PID) || sys.Pidless {
 			sys.Close(p.Pidfd)
 			continue
 		}
 		pids = append(pids, p.PID)
-		kept = append(kept, p)
+		k.kept = append(k.kept, p)
 	}
-	return pids, kept
-}
-
-// keeper holds what a release left, each process by a pidfd, for
-// endReleased.
-type keeper struct {
-	noCallLayer
-	kept []*end.Process
+	return pids
 }
 
 func (k *keeper) leftHolders(hs []end.Holder) []end.Holder {

@@ -81,9 +81,7 @@ func (m *callMark) holders(t *tree) ([]end.Holder, []*end.Process, error) {
 // release keeps the orphans of the call that left lacks.
 func (m *callMark) release(t *tree, left []int) ([]int, error) {
 	orphans, err := m.orphans(t.pid)
-	var pids []int
-	pids, m.kept = keepNew(orphans, left)
-	return pids, err
+	return m.keepNew(orphans, left), err
 }
 
 // leftHolders adds the orphans kept and, when any process was kept, the
