@@ -1087,10 +1087,11 @@ func TestARequestTheHelperDoesNotTakeInTimeRunsDirectly(t *testing.T) {
 	budget := helperAnswerBudget
 	helperAnswerBudget = time.Second
 	t.Cleanup(func() { helperAnswerBudget = budget })
-	ours, theirs, err := socketpair()
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ours, theirs := pair[0], pair[1]
 	t.Cleanup(func() { _ = syscall.Close(theirs) })
 	fill := encode(msgKill, answer{Err: strings.Repeat("x", 16<<10)})
 	for sendPacket(ours, fill, nil, time.Now()) == nil {

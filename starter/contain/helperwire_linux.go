@@ -239,14 +239,3 @@ func closeFDs(fds []int) {
 		_ = syscall.Close(fd)
 	}
 }
-
-// socketpair makes the helper's connection: close-on-exec, so that no
-// other child of either process holds an end (the helper must see the
-// Engine's end close when the Engine dies).
-func socketpair() (engine, helper int, err error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, -1, err
-	}
-	return fds[0], fds[1], nil
-}

@@ -77,10 +77,13 @@ func startLink() (*link, error) {
 	if exe == "" {
 		return nil, errNoHelperBinary
 	}
-	ours, theirs, err := socketpair()
+	// Close-on-exec, so that no other child of either process holds an
+	// end: the helper must see the Engine's end close when the Engine dies.
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
+	ours, theirs := pair[0], pair[1]
 	end := os.NewFile(uintptr(theirs), "spawn-helper")
 	cmd := exec.Command(exe, wire.HiddenArg(helperMode))
 	cmd.ExtraFiles = []*os.File{end}
