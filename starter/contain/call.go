@@ -394,9 +394,7 @@ func (c *Cmd) Start() error {
 		c.closePipes()
 		return err
 	}
-	for _, cl := range c.closers {
-		_ = cl.Close()
-	}
+	closeEach(c.closers)
 	c.closers = nil
 	c.result.Executed = Started
 	for _, d := range c.pipes {
@@ -508,9 +506,7 @@ func (c *Cmd) Wait() error {
 	if perr := c.drainPipes(); perr != nil && err == nil {
 		err = perr
 	}
-	for _, p := range c.parents {
-		_ = p.Close()
-	}
+	closeEach(c.parents)
 	if c.endErr != nil && err == nil {
 		err = c.endErr
 	}
@@ -703,16 +699,19 @@ func sameWriter(a, b io.Writer) (same bool) {
 
 // closePipes closes every pipe end of a call that did not start.
 func (c *Cmd) closePipes() {
-	for _, cl := range c.closers {
-		_ = cl.Close()
-	}
+	closeEach(c.closers)
 	for _, d := range c.pipes {
 		_ = d.parent.Close()
 	}
-	for _, p := range c.parents {
-		_ = p.Close()
-	}
+	closeEach(c.parents)
 	c.closers, c.pipes, c.parents = nil, nil, nil
+}
+
+// closeEach closes each of cs; their errors are of no use here.
+func closeEach(cs []io.Closer) {
+	for _, cl := range cs {
+		_ = cl.Close()
+	}
 }
 
 // drainPipes reads the output pipes for at most the Drain bound, then
