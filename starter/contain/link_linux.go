@@ -52,19 +52,6 @@ var (
 	probed = sync.OnceValue(installedStarter)
 )
 
-// helperBinary is the binary a helper is started from: this one when
-// IfRequested ran first in main (it dispatches the helper mode; any
-// other binary run with the helper's argument would run a second copy
-// of the Engine), else an installed session-starter of this protocol,
-// else none.
-func helperBinary() string {
-	if dispatched.Load() {
-		// This very binary, even if its file was replaced since.
-		return "/proc/self/exe"
-	}
-	return probed()
-}
-
 // helpersStarted counts the helper processes this process started.
 var helpersStarted atomic.Int64
 
@@ -73,7 +60,15 @@ var errNoHelperBinary = errors.New("contain: no binary plays the spawn helper")
 
 // startLink starts a helper and waits for its hello.
 func startLink() (*link, error) {
-	exe := helperBinary()
+	// A helper is started from this very binary (even if its file was
+	// replaced since) when IfRequested ran first in main: it dispatches
+	// the helper mode, and any other binary run with the helper's argument
+	// would run a second copy of the Engine. Else from an installed
+	// session-starter of this protocol, else from none.
+	exe := "/proc/self/exe"
+	if !dispatched.Load() {
+		exe = probed()
+	}
 	if exe == "" {
 		return nil, errNoHelperBinary
 	}
