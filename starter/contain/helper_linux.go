@@ -84,11 +84,9 @@ func helperMain(sock int) int {
 	// ignored in every call (execve keeps SIG_IGN), a caught one does not.
 	// A full channel drops what comes.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP)
-	if err := sys.SetChildSubreaper(true); err != nil {
-		return 125
-	}
-	if err := sys.SetCloseOnExec(sock); err != nil {
-		return 125
+	// Without the subreaper the calls' orphans would escape it.
+	if sys.SetChildSubreaper(true) != nil || sys.SetCloseOnExec(sock) != nil {
+		return wire.ExitContainment
 	}
 	h := &helper{
 		sock:    sock,
