@@ -636,23 +636,22 @@ func (d *drain) run() {
 // exec starts no copying of its own (which its Wait would wait for
 // without a bound).
 func (c *Cmd) pipeStdio() error {
-	if r := c.Stdin; r != nil {
-		if _, ok := r.(*os.File); !ok {
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				return err
-			}
-			c.Stdin = pr
-			c.closers = append(c.closers, pr)
-			c.pipes = append(c.pipes, &drain{parent: pw, done: make(chan struct{}), copy: func() error {
-				_, err := io.Copy(pw, r)
-				_ = pw.Close()
-				if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
-					err = nil // the call stopped reading, as exec ignores it too
-				}
-				return err
-			}})
+	r := c.Stdin
+	if _, ok := r.(*os.File); !ok && r != nil {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return err
 		}
+		c.Stdin = pr
+		c.closers = append(c.closers, pr)
+		c.pipes = append(c.pipes, &drain{parent: pw, done: make(chan struct{}), copy: func() error {
+			_, err := io.Copy(pw, r)
+			_ = pw.Close()
+			if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+				err = nil // the call stopped reading, as exec ignores it too
+			}
+			return err
+		}})
 	}
 	var shared *os.File
 	origOut := c.Stdout
