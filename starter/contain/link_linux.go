@@ -58,8 +58,14 @@ var helpersStarted atomic.Int64
 // errNoHelperBinary: there is no binary to start a helper from.
 var errNoHelperBinary = errors.New("contain: no binary plays the spawn helper")
 
-// startLink starts a helper and waits for its hello.
-func startLink() (*link, error) {
+// liveLink is this process's helper, started (once more) when there is
+// none or it is gone: then it is waited for until its hello.
+func liveLink() (*link, error) {
+	linkMu.Lock()
+	defer linkMu.Unlock()
+	if current != nil && !current.gone.Load() {
+		return current, nil
+	}
 	// A helper is started from this very binary (even if its file was
 	// replaced since) when IfRequested ran first in main: it dispatches
 	// the helper mode, and any other binary run with the helper's argument
@@ -93,6 +99,7 @@ func startLink() (*link, error) {
 	go l.read()
 	select {
 	case <-l.hello:
+		current = l
 		return l, nil
 	case <-l.ended:
 		return nil, errors.New("contain: the spawn helper ended before its hello")
@@ -214,19 +221,6 @@ func (l *link) unregister(call uint64) {
 	l.mu.Lock()
 	delete(l.calls, call)
 	l.mu.Unlock()
-}
-
-// liveLink is this process's helper, started (once more) when there is
-// none or it is gone.
-func liveLink() (*link, error) {
-	linkMu.Lock()
-	defer linkMu.Unlock()
-	if current != nil && !current.gone.Load() {
-		return current, nil
-	}
-	l, err := startLink()
-	current = l
-	return l, err
 }
 
 // helped is a call whose leader the helper parents, seen from the
