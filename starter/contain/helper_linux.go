@@ -171,15 +171,13 @@ func (h *helper) serve() {
 		case msgRelease:
 			hc.relOnce.Do(func() { close(hc.released) })
 		case msgEndLeft:
-			h.running.Add(1)
-			go func() {
-				defer h.running.Done()
+			h.running.Go(func() {
 				a := answer{Call: s.Call}
 				if err := hc.c.EndReleased(); err != nil {
 					a.Err = err.Error()
 				}
 				_ = h.send(msgLeftDone, a)
-			}()
+			})
 		case msgForget:
 			_ = hc.c.Close()
 			h.mu.Lock()
@@ -235,9 +233,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 	_ = h.send(msgStarted, answer{Call: s.Call, PID: pid})
 	close(hc.started)
 	faultAt("started")
-	h.running.Add(1)
-	go func() {
-		defer h.running.Done()
+	h.running.Go(func() {
 		werr := c.Wait()
 		r := c.Result()
 		a := answer{Call: s.Call, Done: doneMsg{Tree: r.Tree, Elapsed: r.Elapsed, Left: r.Left, Escaped: r.Escaped, Survivors: r.Survivors}}
@@ -245,8 +241,8 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		if c.ProcessState != nil {
 			d.Reaped, d.Status = true, c.ProcessState.Sys().(syscall.WaitStatus)
 		}
-		var ee *exec.ExitError
-		if werr != nil && !errors.As(werr, &ee) {
+		// The leader's status is in Done; any other error is sent as text.
+		if _, exited := errors.AsType[*exec.ExitError](werr); werr != nil && !exited {
 			a.Err = werr.Error()
 		}
 		h.mu.Lock()
@@ -260,7 +256,7 @@ func (h *helper) spawn(s spawnReq, fds []int) {
 		}
 		h.mu.Unlock()
 		_ = h.send(msgDone, a)
-	}()
+	})
 }
 
 // decide is the call's choice at its leader's exit, made by the Engine:
