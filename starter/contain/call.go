@@ -252,22 +252,19 @@ func (c *Cmd) pipe(fd int) (io.ReadWriteCloser, error) {
 		c.Stderr = child
 	}
 	c.closers = append(c.closers, child)
-	p := &closeOnce{File: parent}
+	p := &closeOnce{File: parent, once: sync.OnceValue(parent.Close)}
 	c.parents = append(c.parents, p)
 	return p, nil
 }
 
-// closeOnce is a pipe end that Wait and the caller may both close.
+// closeOnce is a pipe end that Wait and the caller may both close: the
+// first Close closes it, and each returns that Close's error.
 type closeOnce struct {
 	*os.File
-	once sync.Once
-	err  error
+	once func() error // the file's Close, run once
 }
 
-func (c *closeOnce) Close() error {
-	c.once.Do(func() { c.err = c.File.Close() })
-	return c.err
-}
+func (c *closeOnce) Close() error { return c.once() }
 
 // checkLimits refuses a call's limits that no kernel could take, and a
 // session's field, before anything runs.
