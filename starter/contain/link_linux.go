@@ -115,7 +115,6 @@ func liveLink() (*link, error) {
 func (l *link) read() {
 	defer close(l.ended)
 	buf := make([]byte, maxPacket+1)
-	greeted := false
 	sock := int(l.sock.Fd()) // closed only here, once the loop ends
 	for {
 		// No room for descriptors: a packet that carries any is
@@ -124,12 +123,11 @@ func (l *link) read() {
 		if err != nil || len(data) == 0 {
 			break
 		}
-		if !greeted {
+		if !closed(l.hello) {
 			var hello struct{ Protocol uint64 }
 			if data[0] != msgHello || decode(data[1:], &hello) != nil || hello.Protocol != wire.Protocol {
 				break
 			}
-			greeted = true
 			close(l.hello)
 			continue
 		}
