@@ -89,19 +89,17 @@ func (c *Cmd) startTree() error {
 	for _, l := range layers {
 		l.born(c, &attr)
 	}
-	abandon := func() {
-		for _, l := range layers {
-			l.close(true)
-		}
-		c.result.Cgroup = ""
-	}
+	// Until the leader is held, a failed start closes the layers (and
+	// removes the call's cgroup) through the tree.
+	c.tree = tree{layers: layers}
 	pidfd := preparePidfd(&attr)
 	c.SysProcAttr = &attr
 	restore := passOnlyAsked()
 	err = c.Cmd.Start()
 	restore()
 	if err != nil {
-		abandon()
+		c.tree.forget(true)
+		c.result.Cgroup = ""
 		return err
 	}
 	fd, err := exitHandle(c.Process.Pid, pidfd)
@@ -110,11 +108,12 @@ func (c *Cmd) startTree() error {
 		// its own pidfd where it has one) and report the call as run.
 		_ = c.Process.Kill()
 		_ = c.Cmd.Wait()
-		abandon()
+		c.tree.forget(true)
+		c.result.Cgroup = ""
 		c.result.Executed = Started
 		return fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
 	}
-	c.tree = tree{pid: c.Process.Pid, fd: fd, layers: layers}
+	c.tree.pid, c.tree.fd = c.Process.Pid, fd
 	c.result.Group = c.Process.Pid
 	return nil
 }
