@@ -28,6 +28,10 @@ type Holder struct {
 	// it is also what a session reads whose leader is outside this PID
 	// namespace, shared by every such session.
 	Session int
+	// Active, when set, says whether the holder acts at all: while it
+	// reports false, Signal and Live see no process (a contained call's
+	// marked processes are its other holders' until one is adopted).
+	Active func() bool
 }
 
 // Unverified lists the live candidates the holder cannot verify, and so
@@ -70,6 +74,9 @@ func (h *Holder) Notify() (int, int16) { return -1, 0 }
 // Signal implements end.Holder: sig to every verified marked process, each
 // through its own pidfd. sys.ErrGone when none is left.
 func (h *Holder) Signal(sig syscall.Signal) error {
+	if h.Active != nil && !h.Active() {
+		return nil
+	}
 	found, _, err := Scan(h.ID, h.Since, h.UID, h.Skip)
 	if err != nil {
 		return err
@@ -89,6 +96,9 @@ func (h *Holder) Signal(sig syscall.Signal) error {
 
 // Live implements end.Holder: the verified marked processes now.
 func (h *Holder) Live() ([]end.Member, error) {
+	if h.Active != nil && !h.Active() {
+		return nil, nil
+	}
 	found, _, err := Scan(h.ID, h.Since, h.UID, h.Skip)
 	if err != nil {
 		return nil, err

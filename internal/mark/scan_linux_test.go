@@ -129,6 +129,26 @@ func TestTheHolderEndsTheMarkedProcessesAndThenIsEmpty(t *testing.T) {
 	}
 }
 
+func TestAHolderThatIsNotActiveNeitherSeesNorSignalsItsMarkedProcesses(t *testing.T) {
+	id, _ := New()
+	marked := sleeper(t, nil, []string{Var + "=" + id.String()})
+	active := false
+	h := &Holder{ID: id, UID: os.Getuid(), Active: func() bool { return active }}
+	if live, err := h.Live(); err != nil || len(live) != 0 {
+		t.Fatalf("Live() while not active = %v, %v; want none", live, err)
+	}
+	if err := h.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("Signal() while not active = %v, want nil", err)
+	}
+	if st, err := proc.ReadStat(marked.Process.Pid); err != nil || !st.Live() {
+		t.Fatalf("the marked %d after a Signal while not active: %v, %v; want it alive", marked.Process.Pid, st, err)
+	}
+	active = true
+	if live, err := h.Live(); err != nil || len(live) != 1 || live[0].PID != marked.Process.Pid {
+		t.Fatalf("Live() once active = %v, %v; want the marked %d", live, err, marked.Process.Pid)
+	}
+}
+
 // BenchmarkScanAmong5000UnrelatedProcesses is the cost of one look of the
 // guard's mark sweep (and of each pass of a reclaim) on a host with 5,000
 // processes that carry no mark: "older", started before the session,

@@ -123,30 +123,7 @@ func (m *callMark) holder() []end.Holder {
 	if m.since == 0 {
 		return nil
 	}
-	return []end.Holder{markHolder{Holder: &mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid()}, m: m}}
-}
-
-// markHolder is callMark.holder's.
-type markHolder struct {
-	*mark.Holder
-	m *callMark
-}
-
-// Live implements end.Holder.
-func (h markHolder) Live() ([]end.Member, error) {
-	if !h.m.adopted() {
-		return nil, nil
-	}
-	return h.Holder.Live()
-}
-
-// Signal implements end.Holder: the processes not adopted yet are the
-// other holders' to signal.
-func (h markHolder) Signal(sig syscall.Signal) error {
-	if !h.m.adopted() {
-		return nil
-	}
-	return h.Holder.Signal(sig)
+	return []end.Holder{&mark.Holder{ID: m.id, Since: m.since, UID: os.Getuid(), Active: m.adopted}}
 }
 
 // orphans lists the live processes verified to carry the call's mark
