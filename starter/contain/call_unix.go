@@ -457,10 +457,7 @@ func (t *tree) usage(ps *os.ProcessState) launch.Usage {
 // empty (its removal, which the kernel refuses for a populated cgroup,
 // is the proof), so a call that left nothing holds nothing until Close.
 func (t *tree) close() {
-	if t.fd >= 0 {
-		sys.Close(t.fd)
-		t.fd = -1
-	}
+	sys.CloseFDs(&t.fd)
 	if t.killed || !slices.ContainsFunc(t.layers, callLayer.holds) {
 		t.forget(true)
 	}
