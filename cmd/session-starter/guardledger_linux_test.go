@@ -106,7 +106,7 @@ func TestTheGuardKeepsTheRecordOfASessionItCouldNotEmpty(t *testing.T) {
 	// A reclaim now cannot end it either: a survivor, verified as the
 	// session's, exit 125, and the record stays for the next.
 	out, rep, code := reclaimCmd(t, dir)
-	if code != 125 || len(rep.Sessions) != 1 || rep.Survivors() != 1 ||
+	if code != 125 || len(rep.Sessions) != 1 || survivors(rep) != 1 ||
 		!slices.Contains(rep.Sessions[0].Left, ledger.LeftProcess{PID: stuck, Reason: "survivor: SIGKILL did not end it within 10s", Survivor: true}) ||
 		slices.ContainsFunc(rep.Sessions[0].Ended, func(e ledger.Ended) bool { return e.PID == stuck }) {
 		t.Fatalf("--reclaim with the member stuck: exit %d, %q, %+v; want 125 and it left, a survivor", code, out, rep)

@@ -113,7 +113,7 @@ func Reclaim(ctx context.Context, dry bool) (Report, error) {
 			} else {
 				// A survivor keeps the record, for the next reclaim.
 				s.Action = "reclaimed"
-				if survivors(s) > 0 {
+				if slices.ContainsFunc(s.Left, func(l LeftProcess) bool { return l.Survivor }) {
 					break
 				}
 				if err := Remove(fd, r.Session); err != nil {

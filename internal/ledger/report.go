@@ -17,24 +17,3 @@ type (
 
 // Report is what Reclaim found and did.
 type Report launch.StatusReclaimed
-
-// Survivors counts the processes left that were verified as a session's.
-func (r Report) Survivors() int {
-	n := 0
-	for _, s := range r.Sessions {
-		n += survivors(s)
-	}
-	return n
-}
-
-// survivors counts the session's processes left that were verified as
-// its own.
-func survivors(s Session) int {
-	n := 0
-	for _, l := range s.Left {
-		if l.Survivor {
-			n++
-		}
-	}
-	return n
-}
