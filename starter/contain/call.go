@@ -497,6 +497,8 @@ func (c *Cmd) Wait() error {
 		err = c.Cmd.Wait()
 		c.result.Usage = c.tree.usage(c.ProcessState)
 		c.tree.close()
+	case c.ProcessState != nil:
+		// Reaped by a Start that could not hold it: endErr says so.
 	default:
 		err = fmt.Errorf("%w: its leader %d did not exit; it is not reaped", ErrSurvivors, c.Process.Pid)
 	}

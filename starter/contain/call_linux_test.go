@@ -141,6 +141,40 @@ func TestKillEndsTheTreeAndWaitThenReaps(t *testing.T) {
 	}
 }
 
+// TestAStartThatCannotHoldItsLeaderLeavesKillAndWaitReturningItsError:
+// the leader ran, so the call is Started, but without its exit handle no
+// watch runs; Kill and Wait return Start's error at once.
+func TestAStartThatCannotHoldItsLeaderLeavesKillAndWaitReturningItsError(t *testing.T) {
+	held := exitHandle
+	t.Cleanup(func() { exitHandle = held })
+	exitHandle = func(_ int, pidfd *int) (int, error) {
+		if pidfd != nil && *pidfd >= 0 {
+			_ = syscall.Close(*pidfd)
+		}
+		return -1, syscall.EMFILE
+	}
+	c := Command(context.Background(), "sleep", "600")
+	err := c.Start()
+	if !errors.Is(err, syscall.EMFILE) || c.Result().Executed != Started {
+		t.Fatalf("Start() = %v, Executed %v; want EMFILE, Started", err, c.Result().Executed)
+	}
+	for _, call := range []struct {
+		name string
+		f    func() error
+	}{{"Kill", c.Kill}, {"Wait", c.Wait}} {
+		done := make(chan error, 1)
+		go func() { done <- call.f() }()
+		select {
+		case got := <-done:
+			if !errors.Is(got, syscall.EMFILE) {
+				t.Errorf("%s() = %v, want Start's error", call.name, got)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s() still blocks a minute after a Start that could not hold its leader", call.name)
+		}
+	}
+}
+
 // TestGraceSendsTheStopSignalToTheWholeGroupFirst: with a grace, the
 // tree gets the stop signal and may exit on it, before any SIGKILL.
 func TestGraceSendsTheStopSignalToTheWholeGroupFirst(t *testing.T) {

@@ -111,7 +111,9 @@ func (c *Cmd) startTree() error {
 		c.tree.forget(true)
 		c.result.Cgroup = ""
 		c.result.Executed = Started
-		return fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
+		c.endErr = fmt.Errorf("contain: hold the call's leader %d: %w (it was killed; the call ran)", c.Process.Pid, err)
+		close(c.done) // no watch runs: Kill and Wait return this error at once
+		return c.endErr
 	}
 	c.tree.pid, c.tree.fd = c.Process.Pid, fd
 	c.result.Group = c.Process.Pid

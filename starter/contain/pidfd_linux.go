@@ -13,5 +13,6 @@ func preparePidfd(attr *syscall.SysProcAttr) *int {
 	return &fd
 }
 
-// exitHandle is the leader's pidfd from the fork.
-func exitHandle(_ int, pidfd *int) (int, error) { return *pidfd, nil }
+// exitHandle is the leader's pidfd from the fork. A variable, so that a
+// test can make it fail.
+var exitHandle = func(_ int, pidfd *int) (int, error) { return *pidfd, nil }

@@ -13,4 +13,4 @@ func preparePidfd(*syscall.SysProcAttr) *int { return nil }
 // exitHandle opens the leader's exit descriptor after the fork: safe,
 // since the leader is this process's unreaped child, whose number cannot
 // be handed out again.
-func exitHandle(pid int, _ *int) (int, error) { return sys.WatchExit(pid) }
+var exitHandle = func(pid int, _ *int) (int, error) { return sys.WatchExit(pid) }
