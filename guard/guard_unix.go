@@ -465,12 +465,12 @@ func (g guarded) endHolders() []end.Holder {
 
 // guardEnv is the environment of a guard of this binary, and of its pin:
 // nothing of the Engine's but a race detector setting, so that a
-// race-built test binary playing either exits at once. containermaxprocs=0 keeps the Go
-// runtime from holding the cgroup v1 cpu files open for its whole life
-// (Go 1.25+), which would pin that mount (a helper of ours holds nothing
-// the launcher may want to unmount). GOMAXPROCS=1 from the start: the
-// runtime then starts fewer threads than it would before guardMain could set
-// it.
+// race-built test binary playing either exits at once.
+// containermaxprocs=0 keeps the Go runtime from holding the cgroup v1
+// cpu files open for its whole life (Go 1.25+), which would pin that
+// mount (a helper of ours holds nothing the launcher may want to
+// unmount). GOMAXPROCS=1 from the start: the runtime then starts fewer
+// threads than it would before guardMain could set it.
 func guardEnv() []string {
 	env := []string{"GODEBUG=containermaxprocs=0", "GOMAXPROCS=1"}
 	if race, ok := os.LookupEnv("GORACE"); ok {
