@@ -36,7 +36,8 @@ func TestANewChildWithTheReapedEnginesNumberIsTheSweeps(t *testing.T) {
 // adopted, reaped when they exit, and their number forgotten then.
 func TestChildrenFromBeforeTheSessionAreReapedButNeverAdopted(t *testing.T) {
 	c := testproc.StartLeader(t, os.Stdout, "/bin/sleep", "600")
-	s := &session{childrenBefore: map[int]bool{c.PID: true}}
+	s := &session{}
+	s.adopt.before = map[int]bool{c.PID: true}
 	if !s.notAdopted(c.PID) {
 		t.Fatal("a child from before the session is taken as adopted")
 	}

@@ -39,7 +39,7 @@ func (s *session) hold(c launch.Containment) (string, error) {
 	if _, err := ExplainLimits(s.o.Limits, s.o.CgroupParent); err != nil {
 		return "", err
 	}
-	mode, _, err := chooseContainment(c, s.restoreReaper != nil)
+	mode, _, err := chooseContainment(c, s.adopt.restore != nil)
 	if err != nil {
 		return "", err
 	}

@@ -34,7 +34,7 @@ func subreaper() (func(), error) {
 // descendants by (PID, ki_start), seen while their parents live, and by
 // the session mark.
 func (s *session) reaper() layer {
-	if s.restoreReaper == nil {
+	if s.adopt.restore == nil {
 		return nil
 	}
 	return &subtree{}

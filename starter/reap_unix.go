@@ -38,7 +38,7 @@ func (s *session) adopted() ([]int, error) {
 }
 
 // notAdopted reports whether the child pid is not the session's to end.
-func (s *session) notAdopted(pid int) bool { return s.childrenBefore[pid] || s.helperChild(pid) }
+func (s *session) notAdopted(pid int) bool { return s.adopt.before[pid] || s.helperChild(pid) }
 
 // helperChild reports whether the child pid is the guard, or the Engine
 // while it is unreaped.
@@ -61,7 +61,7 @@ func (s *session) helperChild(pid int) bool {
 // the main thread's (and a failed listing lists none).
 func (s *session) reapAdopted() (n int, left []int, err error) {
 	pids, err := children()
-	for pid := range s.childrenBefore {
+	for pid := range s.adopt.before {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}
@@ -74,10 +74,10 @@ func (s *session) reapAdopted() (n int, left []int, err error) {
 		// By number (wait4 with WNOHANG): only a child that has exited.
 		if cpu, exited, err := sys.ReapIfExited(pid); err == nil && exited {
 			n++
-			if !s.childrenBefore[pid] {
-				s.adoptedCPU += cpu // an orphan of the session's
+			if !s.adopt.before[pid] {
+				s.adopt.cpu += cpu // an orphan of the session's
 			}
-			delete(s.childrenBefore, pid)
+			delete(s.adopt.before, pid)
 		} else {
 			left = append(left, pid)
 		}

@@ -33,32 +33,38 @@ type session struct {
 
 	// prepare
 	spec gate.Spec // the Engine's program, argv, environment and descriptors
-	// What the session takes of its launcher, and watches: its PID, its
-	// exit descriptor (a pidfd; on macOS and FreeBSD a kqueue) or -1, its
-	// descriptors (marked close-on-exec in this process's table while the
-	// session runs), the control descriptor, and its end of the Engine's
-	// standard input, watched (WatchStdin).
-	parent     int
-	parentExit int
-	inherited  []int
-	ctl        *control
-	stdin      *stdinWatch
-	sig        signals
+	// launcher is what the session takes of its launcher, and watches:
+	// its PID; its exit descriptor (a pidfd; on macOS and FreeBSD a
+	// kqueue), or -1; its descriptors, marked close-on-exec in this
+	// process's table while the session runs; the control descriptor; and
+	// its end of the Engine's standard input, watched (WatchStdin).
+	launcher struct {
+		pid, exit int
+		inherited []int
+		ctl       *control
+		stdin     *stdinWatch
+	}
+	sig signals
 	// ending is how the session ends once the Engine was released: the
 	// stop signal and the grace first, then the kill budget; a second
 	// stop signal hurries the grace, and SIGCHLD tells of adopted
 	// children.
 	ending end.Plan
 	tty    *terminal // the terminal handed to the Engine, or nil
-	// The session's part as the reaper of orphans (a subreaper, or PID 1
-	// of a PID namespace).
-	adopting      bool   // children other than the gate and guard are ours to reap
-	restoreReaper func() // puts the previous subreaper setting back, or nil
-	// childrenBefore lists the children this process had before the
-	// gate: they are not the session's.
-	childrenBefore map[int]bool
-	neverSweep     []int         // groups the sweep never signals as a group
-	adoptedCPU     time.Duration // the CPU time the reaps of adopted orphans reported
+	// adopt is the session's part as the reaper of orphans (a subreaper,
+	// or PID 1 of a PID namespace): whether children other than the gate
+	// and guard are ours to reap; what puts the previous subreaper
+	// setting back, or nil; the children this process had before the
+	// gate, which are not the session's; the groups the sweep never
+	// signals as a group; and the CPU time the reaps of adopted orphans
+	// reported.
+	adopt struct {
+		on         bool
+		restore    func()
+		before     map[int]bool
+		neverSweep []int
+		cpu        time.Duration
+	}
 
 	// contain
 	mode     string
@@ -71,8 +77,12 @@ type session struct {
 	group    end.Group
 
 	// watch and end
-	execRead bool  // the gate's exec report was read
-	execErr  error // the exec failure it reported, or nil
+	// exec is the gate's report of its exec: whether it was read, and
+	// the exec failure it reported, or nil.
+	exec struct {
+		read bool
+		err  error
+	}
 	deadline time.Time
 	usage    launch.Usage // what the tree used: the cgroup's counters, or the reaps'
 }
@@ -86,7 +96,8 @@ func prepare(o Options) (*session, error) {
 	if err := checkLimits(o.Limits); err != nil {
 		return nil, err
 	}
-	s := &session{o: o, log: o.Logger, parentExit: -1, sig: takeSignals(o)}
+	s := &session{o: o, log: o.Logger, sig: takeSignals(o)}
+	s.launcher.exit = -1
 	stopSig := cmp.Or(o.StopSignal, syscall.SIGTERM)
 	s.ending = end.Plan{Stop: stopSig, Grace: o.Grace, Budget: o.KillBudget, Hurry: s.sig.stops, Wake: s.sig.chld}
 	// From here on, the session is returned with an error too: run's
@@ -122,10 +133,10 @@ func prepare(o Options) (*session, error) {
 		return s, fail(wire.ExitUsage, "--watch-parent without --parent-pid as PID 1: a namespace's init has no parent to watch")
 	}
 	// The launcher: recorded first, so that a parent gone already is seen.
-	s.parent = os.Getppid()
-	if o.ParentPID != 0 && s.parent != o.ParentPID {
+	s.launcher.pid = os.Getppid()
+	if o.ParentPID != 0 && s.launcher.pid != o.ParentPID {
 		return s, stop{reason: ReasonParentGone,
-			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.parent, o.ParentPID)}
+			why: fmt.Sprintf("its parent at start is PID %d, not %d, the launcher's PID given", s.launcher.pid, o.ParentPID)}
 	}
 	s.spec.Path = o.Path
 	if s.spec.Path == "" {
@@ -150,12 +161,12 @@ func prepare(o Options) (*session, error) {
 		return s, fail(wire.ExitContainment, "list inherited descriptors: %w", err)
 	}
 	if o.ControlFD != 0 {
-		if s.ctl, err = openControl(o.ControlFD, inherited); err != nil {
+		if s.launcher.ctl, err = openControl(o.ControlFD, inherited); err != nil {
 			return s, fail(wire.ExitUsage, "%w", err)
 		}
 	}
 	if o.WatchStdin || o.Stdio {
-		s.stdin, err = openStdinWatch(inherited)
+		s.launcher.stdin, err = openStdinWatch(inherited)
 		if !o.WatchStdin && errors.Is(err, errNeverHangsUp) {
 			s.log.Debug().Err(err).Msg("--stdio: standard input is not watched")
 		} else if err != nil {
@@ -171,30 +182,30 @@ func prepare(o Options) (*session, error) {
 		if err := sys.SetCloseOnExec(fd); err != nil {
 			return s, fail(wire.ExitContainment, "%w", err)
 		}
-		s.inherited = append(s.inherited, fd)
+		s.launcher.inherited = append(s.launcher.inherited, fd)
 		if fd != o.ControlFD && fd != o.StatusFD {
 			s.spec.Files = append(s.spec.Files, fd)
 		}
 	}
 
-	s.adopting = o.Subreaper || os.Getpid() == 1
+	s.adopt.on = o.Subreaper || os.Getpid() == 1
 	if o.Subreaper {
-		if s.restoreReaper, err = subreaper(); err != nil {
+		if s.adopt.restore, err = subreaper(); err != nil {
 			return s, fail(wire.ExitContainment, "become a subreaper: %w", err)
 		}
 	}
 	if o.Terminal {
 		s.tty = openTerminal()
 	}
-	if s.adopting {
+	if s.adopt.on {
 		// Children this process has already (a wrapper's background job
 		// that exec'd us, say) are not the session's: reaped when they
 		// exit, never signalled.
-		if s.childrenBefore, err = beforeSession(everyChild); err != nil {
+		if s.adopt.before, err = beforeSession(everyChild); err != nil {
 			return s, fail(wire.ExitContainment, "%w", err)
 		}
 	}
-	s.neverSweep = neverSweep(s.parent)
+	s.adopt.neverSweep = neverSweep(s.launcher.pid)
 	return s, nil
 }
 
@@ -205,10 +216,10 @@ func prepare(o Options) (*session, error) {
 // Neither watches or runs anything until it says so.
 func (s *session) contain(res *Result) error {
 	if s.o.WatchParent || s.o.ParentPID != 0 || s.o.Stdio {
-		if s.parent <= 1 {
+		if s.launcher.pid <= 1 {
 			// PID 1 is taken as a container init and not watched; a
 			// launcher that died before we started cannot be told apart.
-			s.log.Debug().Int("ppid", s.parent).Msg("parent not watched")
+			s.log.Debug().Int("ppid", s.launcher.pid).Msg("parent not watched")
 		} else {
 			// An exit descriptor of the launcher (sys.WatchExit: a pidfd,
 			// or on macOS and FreeBSD a kqueue with EVFILT_PROC/NOTE_EXIT),
@@ -216,15 +227,15 @@ func (s *session) contain(res *Result) error {
 			// descriptor was opened has re-parented us by then. Either
 			// watches the parent process, not the thread that forked us,
 			// unlike PR_SET_PDEATHSIG (golang/go#27505).
-			fd, err := sys.WatchExit(s.parent)
+			fd, err := sys.WatchExit(s.launcher.pid)
 			switch {
 			case errors.Is(err, sys.ErrGone):
 				return errParentGone
 			case err != nil:
 				return fail(wire.ExitContainment, "watch parent: %w", err)
 			}
-			s.parentExit = fd
-			if os.Getppid() != s.parent {
+			s.launcher.exit = fd
+			if os.Getppid() != s.launcher.pid {
 				return errParentGone
 			}
 		}
@@ -421,10 +432,10 @@ func (s *session) abort(res Result, err error) (Result, error) {
 // session cgroup.
 func (s *session) holders() []end.Holder {
 	hs := []end.Holder{s.engine}
-	if s.adopting {
+	if s.adopt.on {
 		hs = append(hs, &end.Adopted{
 			List:      s.adopted,
-			Forbidden: append(slices.Clone(s.neverSweep), s.forbidden()...),
+			Forbidden: append(slices.Clone(s.adopt.neverSweep), s.forbidden()...),
 			Held:      s.gate.PID,
 			Sent: func(pid, pgrp int, sig syscall.Signal, err error) {
 				s.log.Debug().Int("pid", pid).Int("pgid", pgrp).Str("signal", sys.SignalName(sig)).Err(err).Msg("escapee signalled")
@@ -461,7 +472,7 @@ func (s *session) endHolders(plan end.Plan) End {
 	}
 	// The session's holders are empty (or the end is over): the
 	// launcher's writes to the Engine's input may fail now.
-	s.stdin.close()
+	s.launcher.stdin.close()
 	return e
 }
 
@@ -479,7 +490,7 @@ func (s *session) releaseLeft() End {
 	for _, l := range s.layers {
 		l.ended(e, &s.usage)
 	}
-	s.stdin.close()
+	s.launcher.stdin.close()
 	e.Elapsed = time.Since(start)
 	return e
 }
@@ -532,7 +543,7 @@ func (s *session) collect(res Result) (Result, error) {
 		if res.Usage.CPUMS == nil {
 			// No session cgroup: the reaps' rusage, the Engine's (with
 			// what it reaped itself) and the adopted orphans'.
-			res.Usage.SetCPU(st.CPU+s.adoptedCPU, "rusage")
+			res.Usage.SetCPU(st.CPU+s.adopt.cpu, "rusage")
 		}
 	case res.End.Outcome == launch.Empty || res.End.Outcome == launch.Unconfirmed || res.End.Outcome == launch.Released:
 		return res, fail(wire.ExitContainment, "the Engine could not be reaped: %w", err)
@@ -555,15 +566,15 @@ func (s *session) collect(res Result) (Result, error) {
 // It waits for nothing: a gate or guard that has not exited is not reaped
 // here.
 func (s *session) close() {
-	s.stdin.close()
+	s.launcher.stdin.close()
 	if s.tty != nil {
 		if s.tty.released {
 			s.returnTerminal()
 		}
 		s.tty.close()
 	}
-	if s.parentExit >= 0 {
-		sys.Close(s.parentExit)
+	if s.launcher.exit >= 0 {
+		sys.Close(s.launcher.exit)
 	}
 	if s.guard != nil {
 		// Reached only on a failure between the arming and the end.
@@ -578,23 +589,23 @@ func (s *session) close() {
 	for _, l := range slices.Backward(s.layers) {
 		l.close()
 	}
-	if s.adopting {
+	if s.adopt.on {
 		_, _, _ = s.reapAdopted()
 	}
 	s.sig.release(s.o.Exits)
-	if s.restoreReaper != nil {
-		s.restoreReaper()
+	if s.adopt.restore != nil {
+		s.adopt.restore()
 	}
 	if !s.o.Exits {
 		// A process that exits right after has no later exec to pass
 		// them to, and its end may have closed them (package
 		// internal/exit): their numbers may name descriptors of ours.
-		for _, fd := range s.inherited {
+		for _, fd := range s.launcher.inherited {
 			_ = sys.ClearCloseOnExec(fd)
 		}
 	}
-	if s.ctl != nil {
-		s.ctl.close()
+	if s.launcher.ctl != nil {
+		s.launcher.ctl.close()
 	}
 }
 

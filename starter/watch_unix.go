@@ -44,8 +44,8 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 	fds[slotWake] = sys.PollFd{Fd: int32(wakeR), Events: sys.POLLIN}
 	fds[slotEngine] = sys.PollFd{Fd: int32(s.gate.Pidfd), Events: sys.POLLIN}
 	fds[slotReport] = sys.PollFd{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}
-	if s.stdin != nil {
-		fds[slotStdin] = sys.PollFd{Fd: int32(s.stdin.fd), Events: s.stdin.events}
+	if s.launcher.stdin != nil {
+		fds[slotStdin] = sys.PollFd{Fd: int32(s.launcher.stdin.fd), Events: s.launcher.stdin.events}
 	}
 	var timeout <-chan time.Time
 	if s.o.Timeout > 0 {
@@ -97,7 +97,7 @@ func (s *session) watch(ctx context.Context) (Reason, syscall.Signal, sys.WaitSt
 		case <-s.sig.chld:
 			// Without adopting, any other child of this process is the
 			// caller's to reap.
-			if s.adopting {
+			if s.adopt.on {
 				if n, _, _ := s.reapAdopted(); n > 0 {
 					s.log.Debug().Int("reaped", n).Msg("adopted children")
 				}
@@ -167,11 +167,11 @@ func (s *session) pollSet() []sys.PollFd {
 		fds[i].Fd = -1
 	}
 	fds[slotGuard] = sys.PollFd{Fd: int32(s.guard.Pidfd), Events: sys.POLLIN}
-	if s.parentExit > 0 {
-		fds[slotParent] = sys.PollFd{Fd: int32(s.parentExit), Events: sys.POLLIN}
+	if s.launcher.exit > 0 {
+		fds[slotParent] = sys.PollFd{Fd: int32(s.launcher.exit), Events: sys.POLLIN}
 	}
-	if s.ctl != nil {
-		fds[slotControl] = sys.PollFd{Fd: int32(s.ctl.fd), Events: s.ctl.events()}
+	if s.launcher.ctl != nil {
+		fds[slotControl] = sys.PollFd{Fd: int32(s.launcher.ctl.fd), Events: s.launcher.ctl.events()}
 	}
 	return fds
 }
@@ -199,7 +199,7 @@ func (s *session) told(fds []sys.PollFd) Reason {
 		return ReasonGuardLost
 	case fds[slotParent].Revents != 0:
 		return ReasonParentGone
-	case fds[slotControl].Revents != 0 && s.ctl.ended():
+	case fds[slotControl].Revents != 0 && s.launcher.ctl.ended():
 		return ReasonControlClosed
 	}
 	return ""
@@ -252,12 +252,12 @@ func (s *session) forward(sig syscall.Signal) {
 // is a message or end of file, and reading it cannot block. If it is
 // somehow not readable yet, no exec failure was seen.
 func (s *session) execResult() error {
-	if !s.execRead {
+	if !s.exec.read {
 		fds := []sys.PollFd{{Fd: int32(s.gate.ReportFD()), Events: sys.POLLIN}}
 		if n, err := sys.Poll(fds, 0); err == nil && n > 0 {
-			s.execRead = true
-			s.execErr = s.gate.ExecResult()
+			s.exec.read = true
+			s.exec.err = s.gate.ExecResult()
 		}
 	}
-	return s.execErr
+	return s.exec.err
 }
