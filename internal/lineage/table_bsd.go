@@ -7,8 +7,32 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/session-starter/session-starter/internal/mark"
+	"github.com/session-starter/session-starter/internal/proc"
 	"github.com/session-starter/session-starter/internal/sys"
 )
+
+// System is this system's table: one read of every process (proc.All)
+// for a snapshot, each as entry names it and with its parent as parents
+// names it; with id, each reads its mark on demand ([Proc.Marked]).
+func System(id *mark.ID) Table {
+	return Table{
+		Snapshot: func() ([]Proc, error) {
+			all, err := proc.All()
+			if err != nil {
+				return nil, err
+			}
+			out := make([]Proc, 0, len(all))
+			for _, e := range all {
+				if p, ok := entry(e, id); ok {
+					out = append(out, p)
+				}
+			}
+			return parents(out), nil
+		},
+		Open: Open,
+	}
+}
 
 // watched is a process opened by its exit watch (a kqueue NOTE_EXIT
 // filter registered before it was read again): it is signalled by number

@@ -17,39 +17,31 @@ func Token(id Identity) uint64 { return id.Unique }
 // FromToken is the identity that pid and token ([Token]) name.
 func FromToken(pid int, token uint64) Identity { return Identity{PID: pid, Unique: token} }
 
-// System is macOS's table: one read of kern.proc.all for a snapshot,
-// proc_pidinfo PROC_PIDUNIQIDENTIFIERINFO for each process's unique id
-// and its parent's; with id, the mark read from kern.procargs2 (argv
-// skipped by its count), where macOS lets it be read.
-func System(id *mark.ID) Table {
-	return Table{
-		Snapshot: func() ([]Proc, error) {
-			all, err := proc.All()
-			if err != nil {
-				return nil, err
-			}
-			out := make([]Proc, 0, len(all))
-			for _, e := range all {
-				ids, err := sys.ProcUniqueIDs(e.PID)
-				if err != nil {
-					continue // gone, or not to be named: never signalled
-				}
-				p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime, Unique: ids.Unique}, Parent: Identity{Unique: ids.Parent}, UID: e.UID, Stat: e.Stat}
-				if id != nil {
-					p.Marked = func() (bool, bool) {
-						return carries(e.PID, *id, func() bool {
-							again, err := sys.ProcUniqueIDs(e.PID)
-							return err == nil && again.Unique == ids.Unique
-						})
-					}
-				}
-				out = append(out, p)
-			}
-			return out, nil
-		},
-		Open: Open,
+// entry is macOS's Proc of e: its unique id and its parent's from
+// proc_pidinfo PROC_PIDUNIQIDENTIFIERINFO; with id, the mark read from
+// kern.procargs2 (argv skipped by its count), where macOS lets it be
+// read. A process whose ids cannot be read is left out: gone, or not to
+// be named, it is never signalled.
+func entry(e proc.Entry, id *mark.ID) (Proc, bool) {
+	ids, err := sys.ProcUniqueIDs(e.PID)
+	if err != nil {
+		return Proc{}, false
 	}
+	p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime, Unique: ids.Unique}, Parent: Identity{Unique: ids.Parent}, UID: e.UID, Stat: e.Stat}
+	if id != nil {
+		p.Marked = func() (bool, bool) {
+			return carries(e.PID, *id, func() bool {
+				again, err := sys.ProcUniqueIDs(e.PID)
+				return err == nil && again.Unique == ids.Unique
+			})
+		}
+	}
+	return p, true
 }
+
+// parents is the snapshot as it is: each process names its parent by
+// unique id already.
+func parents(ps []Proc) []Proc { return ps }
 
 // identified is a process opened by its exit watch, with the PID version
 // read after the watch: signalled through the kernel's check of that

@@ -13,31 +13,20 @@ func Token(id Identity) uint64 { return id.Start }
 // FromToken is the identity that pid and token ([Token]) name.
 func FromToken(pid int, token uint64) Identity { return Identity{PID: pid, Start: token} }
 
-// System is FreeBSD's table: one read of kern.proc.proc for a snapshot,
-// each process named by (PID, ki_start) and its parent by its PPID with
-// that parent's ki_start from the same snapshot (a parent not in it, or
-// started after the child, is not known); with id, the mark read from
-// kern.proc.env, where FreeBSD lets it be read.
-func System(id *mark.ID) Table {
-	return Table{
-		Snapshot: func() ([]Proc, error) {
-			all, err := proc.All()
-			if err != nil {
-				return nil, err
-			}
-			out := make([]Proc, 0, len(all))
-			for _, e := range all {
-				p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime}, UID: e.UID, Stat: e.Stat}
-				if id != nil {
-					p.Marked = markedByStart(e.PID, e.StartTime, *id)
-				}
-				out = append(out, p)
-			}
-			return byPID(out), nil
-		},
-		Open: Open,
+// entry is FreeBSD's Proc of e, named by (PID, ki_start); with id, the
+// mark read from kern.proc.env, where FreeBSD lets it be read.
+func entry(e proc.Entry, id *mark.ID) (Proc, bool) {
+	p := Proc{ID: Identity{PID: e.PID, Start: e.StartTime}, UID: e.UID, Stat: e.Stat}
+	if id != nil {
+		p.Marked = markedByStart(e.PID, e.StartTime, *id)
 	}
+	return p, true
 }
+
+// parents names each process's parent by its PPID, with that parent's
+// ki_start from the same snapshot (a parent not in it, or started after
+// the child, is not known).
+func parents(ps []Proc) []Proc { return byPID(ps) }
 
 // Open opens pid for a signal: it registers pid's exit watch, then reads
 // its record ([Table.Open]).
