@@ -1,5 +1,3 @@
-//go:build !linux
-
 package main
 
 import (
@@ -22,5 +20,5 @@ func diagnosticsTo(w io.Writer) io.Writer {
 }
 
 // isTerminal reports false: console output is chosen with
-// --log-format console on platforms other than Linux.
+// --log-format console on Windows.
 func isTerminal(io.Writer) bool { return false }
