@@ -106,8 +106,8 @@ class CallTest(SessionTest):
             line = self.bounded(s.stdout.readline)
             self.assertTrue(line, "the enclosing Engine wrote nothing")
             r = json.loads(line)
-            self.assertGreaterEqual(len(r["released"]), 2, r)
-            self.assertTrue(all(self.alive(p) for p in r["released"]), "the call ended what it released")
+            # The sleep 300 and the loop; a sleep 0.05 of the loop may be listed too.
+            self.assertGreaterEqual(sum(self.alive(p) for p in r["released"]), 2, f"the call ended what it released: {r}")
             eventually("the released loop starts a sleep after the call", lambda: set(carrying(r["session"])) - set(r["released"]))
             s.stdin.write(b"end\n")
             s.stdin.flush()
