@@ -3,6 +3,7 @@
 package contain
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -485,11 +486,8 @@ func pipeHolders(f *os.File) []int {
 	return slices.DeleteFunc(pids, func(p int) bool { return p == os.Getpid() })
 }
 
-// plan is how a call is ended.
+// plan is how a call is ended: its stop signal (SIGTERM by default), its
+// grace and its kill budget (a zero one is the plan's default).
 func (c *Cmd) plan() end.Plan {
-	stop := c.StopSignal
-	if stop == 0 {
-		stop = syscall.SIGTERM
-	}
-	return end.Plan{Stop: stop, Grace: c.Grace, Budget: c.KillBudget}
+	return end.Plan{Stop: cmp.Or(c.StopSignal, syscall.SIGTERM), Grace: c.Grace, Budget: c.KillBudget}
 }

@@ -523,8 +523,8 @@ func (d doneMsg) err() error {
 
 // endReleased asks the helper to end what the released call c left, and
 // waits for its answer for at most the end's whole time (the plan's
-// Total) and helperAnswerBudget more; a helper that does not answer by then is
-// SIGKILLed.
+// Total) and helperAnswerBudget more; a helper that does not answer by
+// then is SIGKILLed.
 func (h *helped) endReleased(c *Cmd) error {
 	if err := h.send(msgEndLeft); err != nil {
 		return fmt.Errorf("contain: EndReleased: %w (the spawn helper ends what it holds when it goes)", err)
