@@ -129,23 +129,33 @@ func TestTheHolderEndsTheMarkedProcessesAndThenIsEmpty(t *testing.T) {
 	}
 }
 
+// TestAHolderThatIsNotActiveNeitherSeesNorSignalsItsMarkedProcesses: the
+// marked process is stopped, and the holder sends SIGCONT, which wakes a
+// stopped process within the sender's call: a process still stopped after
+// the holder's Signal got none.
 func TestAHolderThatIsNotActiveNeitherSeesNorSignalsItsMarkedProcesses(t *testing.T) {
 	id, _ := New()
 	marked := sleeper(t, nil, []string{Var + "=" + id.String()})
+	pid := marked.Process.Pid
+	if err := marked.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := func() bool { st, err := proc.ReadStat(pid); return err == nil && st.State == 'T' }
+	testproc.Eventually(t, "the marked process must stop", stopped)
 	active := false
 	h := &Holder{ID: id, UID: os.Getuid(), Active: func() bool { return active }}
 	if live, err := h.Live(); err != nil || len(live) != 0 {
 		t.Fatalf("Live() while not active = %v, %v; want none", live, err)
 	}
-	if err := h.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("Signal() while not active = %v, want nil", err)
-	}
-	if st, err := proc.ReadStat(marked.Process.Pid); err != nil || !st.Live() {
-		t.Fatalf("the marked %d after a Signal while not active: %v, %v; want it alive", marked.Process.Pid, st, err)
+	if err := h.Signal(syscall.SIGCONT); err != nil || !stopped() {
+		t.Fatalf("Signal(SIGCONT) while not active = %v, and the marked %d stopped %v; want nil, still stopped", err, pid, stopped())
 	}
 	active = true
-	if live, err := h.Live(); err != nil || len(live) != 1 || live[0].PID != marked.Process.Pid {
-		t.Fatalf("Live() once active = %v, %v; want the marked %d", live, err, marked.Process.Pid)
+	if live, err := h.Live(); err != nil || len(live) != 1 || live[0].PID != pid {
+		t.Fatalf("Live() once active = %v, %v; want the marked %d", live, err, pid)
+	}
+	if err := h.Signal(syscall.SIGCONT); err != nil || stopped() {
+		t.Fatalf("Signal(SIGCONT) once active = %v, and the marked %d stopped %v; want nil, continued", err, pid, stopped())
 	}
 }
 
